@@ -1,0 +1,2 @@
+export * from "./object-store/index";
+export * from "./state-store/index";

@@ -1,0 +1,71 @@
+/**
+ * The object store port: a flat key → text store with ETags and conditional writes.
+ * S3 implements it in the cloud, a directory on disk in the embedded default.
+ * One `list` call is one page, so port calls map 1:1 to storage requests.
+ */
+
+/** An object as read from the store. `etag` is opaque and changes on every write. */
+export interface StoredObject {
+  readonly key: string;
+  readonly body: string;
+  readonly etag: string;
+  readonly contentType: string | undefined;
+}
+
+/** One entry of a listing page. ETags come with the listing (as S3's ListObjectsV2 gives them). */
+export interface ObjectMeta {
+  readonly key: string;
+  readonly etag: string;
+  readonly size: number;
+}
+
+export interface ListPage {
+  readonly items: readonly ObjectMeta[];
+  /** Present when another page follows; pass it back as `cursor`. */
+  readonly cursor: string | undefined;
+}
+
+export interface GetOptions {
+  /** Answer `{ notModified: true }` instead of the body when the object still has this ETag. */
+  readonly ifNoneMatch?: string;
+}
+
+export interface PutOptions {
+  readonly contentType?: string;
+  /** Write only when the stored object has exactly this ETag. */
+  readonly ifMatch?: string;
+  /** `"*"`: write only when no object exists under the key. */
+  readonly ifNoneMatch?: "*";
+}
+
+export interface DeleteOptions {
+  readonly ifMatch?: string;
+}
+
+export interface ListOptions {
+  readonly cursor?: string;
+  /** Page size; adapters cap it (S3: 1000). */
+  readonly limit?: number;
+}
+
+export type PutResult = { readonly ok: true; readonly etag: string } | { readonly ok: false; readonly reason: "precondition_failed" };
+
+export type DeleteResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: "not_found" | "precondition_failed" };
+
+export type GetResult = StoredObject | { readonly notModified: true } | null;
+
+export interface ObjectStore {
+  /** `null` when absent. */
+  get(key: string, options?: GetOptions): Promise<GetResult>;
+  put(key: string, body: string, options?: PutOptions): Promise<PutResult>;
+  delete(key: string, options?: DeleteOptions): Promise<DeleteResult>;
+  /** One page of keys starting with `prefix`, in ascending key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListPage>;
+}
+
+/** Narrowing helper for `GetResult`. */
+export function isNotModified(result: GetResult): result is { readonly notModified: true } {
+  return result !== null && "notModified" in result;
+}

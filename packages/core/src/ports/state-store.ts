@@ -1,0 +1,103 @@
+/**
+ * The state store port: small mutable records that must be shared by every function
+ * instance — process records, tool usage counters, observed tool limits, fire-once markers.
+ * DynamoDB implements it in the cloud (one table, single-table design), SQLite locally.
+ * Every mutation is atomic on its own; no method reads-then-writes across calls.
+ */
+
+/** A tool declared by the engine's client side; answered with a routing result, never run here. */
+export interface ClientToolDeclaration {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** A spawned process: the frozen allow set and the recipe hints that classification reads. */
+export interface ProcessRecord {
+  readonly tenant: string;
+  readonly project: string;
+  readonly processId: string;
+  /** ISO-8601. */
+  readonly createdAt: string;
+  readonly recipe: string | null;
+  readonly engine: string | null;
+  /** Usage counters are kept per role: the recipe name, else the engine name, else "default". */
+  readonly role: string;
+  /** Frozen at spawn: label selectors already expanded, sorted. */
+  readonly allowedTools: readonly string[];
+  readonly allowedToolsAdd: readonly string[];
+  readonly allowedToolsKeep: readonly string[];
+  readonly allowedToolsDefer: readonly string[];
+  readonly allowedToolsDropFirst: readonly string[];
+  /** Model chain, primary first: "instance/slug". */
+  readonly models: readonly string[];
+  readonly clientTools: readonly ClientToolDeclaration[];
+  /** Deferred tools activated by use or `tool_description`: name → last use, epoch milliseconds. */
+  readonly activatedTools: Readonly<Record<string, number>>;
+}
+
+export interface ProcessKey {
+  readonly tenant: string;
+  readonly project: string;
+  readonly processId: string;
+}
+
+export interface ToolUsageKey {
+  readonly tenant: string;
+  readonly project: string;
+  readonly role: string;
+  readonly tool: string;
+}
+
+export interface ToolUsageDelta {
+  readonly calls?: number;
+  readonly discoveryHits?: number;
+  /** Epoch milliseconds of this use; the stored `lastUsedAt` becomes the max. */
+  readonly at: number;
+}
+
+export interface ToolUsageRow {
+  readonly role: string;
+  readonly tool: string;
+  readonly calls: number;
+  readonly discoveryHits: number;
+  /** Epoch milliseconds. */
+  readonly lastUsedAt: number;
+}
+
+export interface ObservedToolLimit {
+  /** "instance/slug". */
+  readonly model: string;
+  readonly maxTools: number;
+  /** Epoch milliseconds. */
+  readonly observedAt: number;
+}
+
+export interface StateStore {
+  /** Stores a new process; `false` when the id is taken (nothing is overwritten). */
+  createProcess(record: ProcessRecord): Promise<boolean>;
+  getProcess(key: ProcessKey): Promise<ProcessRecord | null>;
+  /**
+   * Sets `activatedTools[name] = at` for each name, atomically, without touching other
+   * entries or fields. `false` when the process does not exist (nothing is created).
+   */
+  touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean>;
+  /** Removes these names from `activatedTools` (decayed or evicted); absent names are ignored. */
+  removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void>;
+
+  /** Atomic increment (DynamoDB `ADD`); creates the row at zero first when absent. */
+  addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void>;
+  /** All rows of a project, optionally one role; sorted by role, then tool. */
+  listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]>;
+
+  /** Records the limit a provider's rejection named for a model (the latest observation wins). */
+  putObservedToolLimit(limit: ObservedToolLimit): Promise<void>;
+  /** The observed limits of these models; models never observed are absent from the result. */
+  getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]>;
+
+  /**
+   * Fire-once gate: `true` for the first caller of this marker, `false` for every later one
+   * (across instances) until `ttlSeconds` have passed.
+   */
+  markOnce(marker: string, ttlSeconds: number): Promise<boolean>;
+}
