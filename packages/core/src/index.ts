@@ -1,1 +1,15 @@
+export * from "./builtins/index";
+export * from "./cascade/document-cascade";
+export * from "./concurrency";
+export * from "./config/parse";
+export * from "./config/schema";
+export * from "./config/yaml";
+export * from "./errors";
+export * from "./ids";
+export type { JsonSchema } from "./json-schema";
 export * from "./ports/index";
+export * from "./tools/server-tool-service";
+export * from "./types/builtin-types";
+export * from "./types/inputs";
+export * from "./types/registry";
+export * from "./types/tool-type";

@@ -1,2 +1,3 @@
+export * from "./logger";
 export * from "./object-store";
 export * from "./state-store";

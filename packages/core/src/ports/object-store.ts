@@ -48,7 +48,9 @@ export interface ListOptions {
   readonly limit?: number;
 }
 
-export type PutResult = { readonly ok: true; readonly etag: string } | { readonly ok: false; readonly reason: "precondition_failed" };
+export type PutResult =
+  | { readonly ok: true; readonly etag: string }
+  | { readonly ok: false; readonly reason: "precondition_failed" };
 
 export type DeleteResult =
   | { readonly ok: true }

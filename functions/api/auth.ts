@@ -1,0 +1,60 @@
+import { VanceError } from "@vance/core";
+import { createMiddleware } from "hono/factory";
+import { sign, verify } from "hono/jwt";
+import * as v from "valibot";
+
+/** The roles a token may carry (API.md "Conventions"). */
+export type Role = "read" | "write" | "admin";
+
+const ClaimsSchema = v.object({
+  tenant: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9][a-z0-9_-]{0,62})$/)),
+  roles: v.array(v.picklist(["read", "write", "admin"])),
+});
+
+/** The verified claims of the caller. */
+export type Claims = v.InferOutput<typeof ClaimsSchema>;
+
+export type AuthEnv = { Variables: { claims: Claims } };
+
+const unauthenticated = (detail: string) => new VanceError("unauthenticated", 401, detail);
+const forbidden = (detail: string) => new VanceError("forbidden", 403, detail);
+
+/**
+ * Verifies the bearer JWT (HS256, `exp` honoured) and, when given, the role the route needs and
+ * that the path's tenant is the token's (or the token is a platform token, `tenant: "*"`).
+ */
+export function authenticate(secret: string, role?: Role, options: { platformOnly?: boolean } = {}) {
+  return createMiddleware<AuthEnv>(async (c, next) => {
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
+    let payload: unknown;
+    try {
+      payload = await verify(match[1]!, secret, "HS256");
+    } catch {
+      throw unauthenticated("the token is invalid or expired");
+    }
+    const claims = v.safeParse(ClaimsSchema, payload);
+    if (!claims.success) throw unauthenticated("the token lacks valid 'tenant' and 'roles' claims");
+    const tenant = c.req.param("tenant");
+    if (tenant !== undefined && claims.output.tenant !== "*" && claims.output.tenant !== tenant) {
+      throw forbidden(`the token is for tenant '${claims.output.tenant}', not '${tenant}'`);
+    }
+    if (options.platformOnly && claims.output.tenant !== "*") {
+      throw forbidden("this route changes every tenant and needs a platform token (tenant '*')");
+    }
+    if (role && !claims.output.roles.includes(role)) throw forbidden(`this route needs the '${role}' role`);
+    c.set("claims", claims.output);
+    await next();
+  });
+}
+
+/** Mints an HS256 token, e.g. for `npm run token` and the development token printed at start. */
+export async function mintToken(
+  secret: string,
+  claims: Claims,
+  ttlSeconds: number,
+  now: number = Math.floor(Date.now() / 1000),
+): Promise<string> {
+  return sign({ ...claims, iat: now, exp: now + ttlSeconds }, secret, "HS256");
+}

@@ -1,0 +1,50 @@
+import * as v from "valibot";
+
+const Flag = v.pipe(
+  v.optional(v.picklist(["true", "false", "1", "0"]), "false"),
+  v.transform((value) => value === "true" || value === "1"),
+);
+
+/**
+ * The service's settings, read once from the environment at the entry and validated here;
+ * a bad or missing value fails fast naming the variable.
+ */
+export const ConfigSchema = v.pipe(
+  v.object({
+    PORT: v.pipe(
+      v.optional(v.string(), "8787"),
+      v.transform(Number),
+      v.integer("PORT must be a port number"),
+      v.minValue(1),
+      v.maxValue(65535),
+    ),
+    HOST: v.optional(v.string(), "127.0.0.1"),
+    VANCE_DATA_DIR: v.optional(v.string(), "./.data"),
+    VANCE_JWT_SECRET: v.optional(
+      v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
+    ),
+    VANCE_STORE: v.optional(v.picklist(["fs", "s3"], "VANCE_STORE must be 'fs' or 's3'"), "fs"),
+    VANCE_DOCUMENTS_BUCKET: v.optional(v.string()),
+    VANCE_CATALOG_BUCKET: v.optional(v.string()),
+    VANCE_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url("VANCE_S3_ENDPOINT must be a URL"))),
+    VANCE_S3_FORCE_PATH_STYLE: Flag,
+    VANCE_DEFAULTS_DIR: v.optional(v.string()),
+    AWS_REGION: v.optional(v.string(), "us-east-1"),
+  }),
+  v.check(
+    (env) =>
+      env.VANCE_STORE !== "s3" ||
+      (env.VANCE_DOCUMENTS_BUCKET !== undefined && env.VANCE_CATALOG_BUCKET !== undefined),
+    "VANCE_STORE=s3 needs VANCE_DOCUMENTS_BUCKET and VANCE_CATALOG_BUCKET",
+  ),
+);
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+/** Validates the environment; throws one error listing every bad setting. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = v.safeParse(ConfigSchema, env);
+  if (result.success) return result.output;
+  const lines = result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+  throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+}

@@ -1,0 +1,64 @@
+import { VanceError, type WriteOptions } from "@vance/core";
+import type { Context } from "hono";
+
+/** Content types accepted for tool documents. */
+const TOOL_TYPES = new Set([
+  "application/yaml",
+  "application/x-yaml",
+  "text/yaml",
+  "text/x-yaml",
+  "application/json",
+]);
+
+/** The media type of the request without parameters, lowercased. */
+export function mediaType(c: Context): string {
+  return (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** Throws 415 unless the request carries a YAML or JSON body. */
+export function requireToolContentType(c: Context): string {
+  const type = mediaType(c);
+  if (!TOOL_TYPES.has(type)) {
+    throw new VanceError(
+      "unsupported_media_type",
+      415,
+      `a tool document is sent as application/yaml or application/json, not '${type || "(none)"}'`,
+    );
+  }
+  return type;
+}
+
+/** Throws 415 unless the body is text a document may hold. */
+export function requireDocumentContentType(c: Context): string {
+  const type = mediaType(c);
+  if (type.startsWith("text/") || TOOL_TYPES.has(type) || type === "application/javascript") return type;
+  throw new VanceError(
+    "unsupported_media_type",
+    415,
+    `documents are text: text/*, application/yaml, application/json or application/javascript, not '${type || "(none)"}'`,
+  );
+}
+
+/** The write preconditions of the request (`If-Match`, `If-None-Match: *`). */
+export function preconditions(c: Context, contentType: string): WriteOptions {
+  const ifMatch = c.req.header("if-match");
+  const ifNoneMatch = c.req.header("if-none-match");
+  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== "*") {
+    throw new VanceError("invalid_precondition", 400, "only 'If-None-Match: *' is supported on writes");
+  }
+  return {
+    contentType,
+    ...(ifMatch === undefined ? {} : { ifMatch: ifMatch.trim() }),
+    ...(ifNoneMatch === undefined ? {} : { ifNoneMatch: "*" as const }),
+  };
+}
+
+/** The request body as UTF-8 text; rejects bodies that are not valid UTF-8. */
+export async function textBody(c: Context): Promise<string> {
+  const bytes = await c.req.arrayBuffer();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new VanceError("invalid_body", 400, "the body is not valid UTF-8 text");
+  }
+}

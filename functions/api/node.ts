@@ -1,0 +1,34 @@
+import { resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app";
+import { mintToken } from "./auth";
+import { loadConfig } from "./config";
+import { localJwtSecret } from "./local-secret";
+import { buildServices } from "./services";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const secret = localJwtSecret(config);
+  const app = createApp(buildServices(config, secret));
+  const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
+  const base = `http://${config.HOST}:${config.PORT}`;
+  serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => {
+    console.log(`Vance Server Tools listening on ${base}`);
+    console.log(
+      `  storage: ${config.VANCE_STORE === "fs" ? `embedded, in ${resolve(config.VANCE_DATA_DIR)}` : "S3"}`,
+    );
+    console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
+    console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
+    console.log(`  export TOKEN=${token}\n`);
+    console.log("Try:\n");
+    console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
+    console.log(
+      `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
+    );
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,192 @@
+/**
+ * The OpenAPI 3.1 description of the HTTP API (API.md). Kept by hand next to the routes; a
+ * test checks that every registered route is described here.
+ */
+
+type Operation = {
+  summary: string;
+  tags: string[];
+  auth?: false;
+  body?: string[];
+  responses: Record<string, string>;
+  query?: Record<string, string>;
+};
+
+const P = "/v1/tenants/{tenant}/projects/{project}";
+const problem = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+
+const OPERATIONS: Record<string, Record<string, Operation>> = {
+  "/v1/health": {
+    get: { summary: "Liveness and version", tags: ["meta"], auth: false, responses: { 200: "ok" } },
+  },
+  "/openapi.json": {
+    get: { summary: "This document", tags: ["meta"], auth: false, responses: { 200: "OpenAPI" } },
+  },
+  "/docs": {
+    get: { summary: "Human-readable route list", tags: ["meta"], auth: false, responses: { 200: "HTML" } },
+  },
+  "/v1/types": {
+    get: {
+      summary: "Tool types with their parameters JSON Schema",
+      tags: ["types"],
+      responses: { 200: "types" },
+    },
+  },
+  [`${P}/tools`]: {
+    get: {
+      summary: "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name",
+      tags: ["tools"],
+      query: { label: "only tools carrying this label" },
+      responses: { 200: "{ tools: ToolSummary[] }" },
+    },
+  },
+  [`${P}/tools/{name}`]: {
+    get: {
+      summary: "First hit of project → tenant → bundled → built-in",
+      tags: ["tools"],
+      responses: { 200: "Tool", 404: "tool_not_found | tool_disabled" },
+    },
+    put: {
+      summary: "Create or replace the tool document of this layer (stored as sent)",
+      tags: ["tools"],
+      body: ["application/yaml", "application/json"],
+      responses: {
+        200: "replaced",
+        201: "created",
+        412: "precondition_failed",
+        413: "payload_too_large",
+        415: "unsupported_media_type",
+        422: "validation_failed | name_mismatch | unknown_type",
+      },
+    },
+    delete: {
+      summary: "Delete the tool document of this layer",
+      tags: ["tools"],
+      responses: { 204: "deleted", 404: "tool_not_found", 412: "precondition_failed" },
+    },
+  },
+  [`${P}/documents/{path}`]: {
+    get: {
+      summary: "A document resolved through the cascade, as stored",
+      tags: ["documents"],
+      responses: { 200: "the stored bytes", 404: "document_not_found" },
+    },
+    put: {
+      summary: "Create or replace a document of this layer; server-tools/ paths are validated as tools",
+      tags: ["documents"],
+      body: ["text/*", "application/yaml", "application/json", "application/javascript"],
+      responses: {
+        200: "replaced",
+        201: "created",
+        412: "precondition_failed",
+        413: "payload_too_large",
+        415: "unsupported_media_type",
+      },
+    },
+    delete: {
+      summary: "Delete a document of this layer",
+      tags: ["documents"],
+      responses: { 204: "deleted", 404: "document_not_found" },
+    },
+  },
+};
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+}
+
+/** The OpenAPI document served at `/openapi.json`. */
+export function openApiDocument(version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, methods] of Object.entries(OPERATIONS)) {
+    paths[path] = {};
+    for (const [method, op] of Object.entries(methods)) {
+      paths[path][method] = {
+        summary: op.summary,
+        tags: op.tags,
+        ...(op.auth === false ? { security: [] } : {}),
+        parameters: [
+          ...pathParameters(path),
+          ...Object.entries(op.query ?? {}).map(([name, description]) => ({
+            name,
+            in: "query",
+            required: false,
+            description,
+            schema: { type: "string" },
+          })),
+        ],
+        ...(op.body
+          ? {
+              requestBody: {
+                required: true,
+                content: Object.fromEntries(op.body.map((type) => [type, { schema: { type: "string" } }])),
+              },
+            }
+          : {}),
+        responses: Object.fromEntries(
+          Object.entries(op.responses).map(([status, description]) => [
+            status,
+            Number(status) >= 400 ? { description, content: problem } : { description },
+          ]),
+        ),
+      };
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Vance Server Tools", version },
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      schemas: {
+        Problem: {
+          type: "object",
+          required: ["type", "title", "status", "code"],
+          properties: {
+            type: { type: "string" },
+            title: { type: "string" },
+            status: { type: "integer" },
+            detail: { type: "string" },
+            code: { type: "string" },
+            errors: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: {
+                  path: { type: "string" },
+                  message: { type: "string" },
+                  line: { type: "integer" },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    paths,
+  };
+}
+
+/** A small HTML page listing the routes (no external assets: it must work offline). */
+export function docsPage(version: string): string {
+  const rows = Object.entries(OPERATIONS)
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(
+        ([method, op]) =>
+          `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary)}</td></tr>`,
+      ),
+    )
+    .join("\n");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Vance Server Tools ${escapeHtml(version)}</title></head>
+<body><h1>Vance Server Tools</h1><p>Version ${escapeHtml(version)}. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
+<table>${rows}</table></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+}

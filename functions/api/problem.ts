@@ -1,0 +1,42 @@
+import { VanceError } from "@vance/core";
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  412: "Precondition Failed",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  500: "Internal Server Error",
+};
+
+/** The one place that turns failures into RFC 9457 problem+json answers. */
+export function problemResponse(error: unknown, log: (fields: Record<string, unknown>) => void): Response {
+  const vance =
+    error instanceof VanceError
+      ? error
+      : new VanceError("internal_error", 500, "the service failed unexpectedly");
+  if (!(error instanceof VanceError)) {
+    log({
+      event: "http.unhandled_error",
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  }
+  const body = {
+    type: `urn:vance:problem:${vance.code}`,
+    title: TITLES[vance.status] ?? "Error",
+    status: vance.status,
+    detail: vance.message,
+    code: vance.code,
+    ...(vance.errors.length > 0 ? { errors: vance.errors } : {}),
+    ...vance.extra,
+  };
+  return new Response(JSON.stringify(body), {
+    status: vance.status,
+    headers: { "content-type": "application/problem+json" },
+  });
+}

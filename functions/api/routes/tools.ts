@@ -1,0 +1,66 @@
+import { type ResolvedTool, type ServerToolService, VanceError } from "@vance/core";
+import { Hono } from "hono";
+import { type AuthEnv, authenticate } from "../auth";
+import { preconditions, requireToolContentType, textBody } from "../http";
+
+/** The tool as `GET T/tools/{name}` answers it. */
+export function toolView(tool: ResolvedTool) {
+  return {
+    name: tool.name,
+    layer: tool.layer,
+    etag: tool.etag,
+    config: tool.config,
+    inputSchema: tool.inputSchema,
+  };
+}
+
+function summary(tool: ResolvedTool) {
+  const { name, type, description, primary, labels, enabled } = tool.config;
+  return { name, type, description, layer: tool.layer, primary, labels, enabled };
+}
+
+/** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
+export function toolRoutes(tools: ServerToolService, secret: string) {
+  const app = new Hono<AuthEnv>();
+
+  app.get("/", authenticate(secret, "read"), async (c) => {
+    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const label = c.req.query("label");
+    const list =
+      label === undefined
+        ? await tools.listAll(tenant, project)
+        : await tools.findByLabel(tenant, project, label);
+    return c.json({ tools: list.map(summary) });
+  });
+
+  app.get("/:name", authenticate(secret, "read"), async (c) => {
+    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const tool = await tools.require(tenant, project, name);
+    if (tool.etag) c.header("ETag", tool.etag);
+    return c.json(toolView(tool));
+  });
+
+  app.put("/:name", authenticate(secret, "write"), async (c) => {
+    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const contentType = requireToolContentType(c);
+    const options = preconditions(
+      c,
+      contentType === "application/json" ? "application/json" : "application/yaml",
+    );
+    const { created, tool } = await tools.put(tenant, project, name, await textBody(c), options);
+    c.header("ETag", tool.etag ?? "");
+    return c.json(toolView(tool), created ? 201 : 200);
+  });
+
+  app.delete("/:name", authenticate(secret, "write"), async (c) => {
+    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
+    return c.body(null, 204);
+  });
+
+  app.all("/:name", () => {
+    throw new VanceError("method_not_allowed", 405, "tools support GET, PUT and DELETE");
+  });
+
+  return app;
+}

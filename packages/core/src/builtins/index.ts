@@ -1,0 +1,2 @@
+export * from "./built-in-tool";
+export { whoami } from "./whoami";

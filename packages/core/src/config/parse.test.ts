@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
+import { ToolTypeRegistry } from "../types/registry";
+import { parseToolDocument } from "./parse";
+
+const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+
+const ADD_NUMBERS = `name: add_numbers
+type: scripted
+description: Add two numbers and return the sum.
+enabled: true
+parameters:
+  engine: javascript
+  timeoutMs: 1000
+  inputs:
+    - name: a
+      type: number
+      description: First operand
+    - name: b
+      type: number
+      description: Second operand
+  source: |
+    a + b
+`;
+
+function errorOf(text: string, name = "t") {
+  const result = parseToolDocument(text, name, registry);
+  if (result.ok) throw new Error("expected a failure");
+  return result.error;
+}
+
+describe("parseToolDocument", () => {
+  it("normalises the spec's add_numbers example with defaults filled", () => {
+    const result = parseToolDocument(ADD_NUMBERS, "add_numbers", registry);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config).toMatchObject({
+      name: "add_numbers",
+      type: "scripted",
+      primary: false,
+      labels: [],
+      defaultDeferred: false,
+      disabledSubTools: [],
+      parameters: { engine: "javascript", timeoutMs: 1000, source: "a + b\n" },
+    });
+    expect(result.config.parameters.inputs).toEqual([
+      { name: "a", type: "number", description: "First operand", required: true },
+      { name: "b", type: "number", description: "Second operand", required: true },
+    ]);
+  });
+
+  it("derives the name from the file name when the document has none", () => {
+    const result = parseToolDocument(
+      "type: doc_lookup\ndescription: d\nparameters: { path: documents/a.md }\n",
+      "doc_a",
+      registry,
+    );
+    expect(result.ok && result.config.name).toBe("doc_a");
+  });
+
+  it("reports malformed YAML with its line", () => {
+    const error = errorOf("type: doc_lookup\ndescription: [unclosed\n");
+    expect(error.code).toBe("validation_failed");
+    expect(error.errors[0]?.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it("requires type and description", () => {
+    const error = errorOf("enabled: true\n");
+    expect(error.code).toBe("validation_failed");
+    expect(error.errors.map((e) => e.path).sort()).toEqual(["description", "type"]);
+  });
+
+  it("rejects an unknown type naming the known ones", () => {
+    const error = errorOf("type: teleport\ndescription: d\n");
+    expect(error.code).toBe("unknown_type");
+    expect(error.message).toContain("scripted");
+  });
+
+  it("rejects a name that disagrees with the file name", () => {
+    expect(
+      errorOf("name: other\ntype: doc_lookup\ndescription: d\nparameters: {path: a.md}\n", "mine").code,
+    ).toBe("name_mismatch");
+  });
+
+  it.each([["Upper"], ["with@at"], ["pack__op"], ["9lives"], ["a".repeat(65)]])(
+    "rejects the name %s",
+    (name) => {
+      const error = errorOf(`name: ${name}\ntype: doc_lookup\ndescription: d\n`, name);
+      expect(error.code).toBe("validation_failed");
+      expect(error.errors[0]?.path).toBe("name");
+    },
+  );
+
+  it("rejects unknown top-level fields (typos do not pass silently)", () => {
+    const error = errorOf("type: doc_lookup\ndescription: d\nprimay: true\nparameters: {path: a.md}\n");
+    expect(error.errors[0]).toMatchObject({ path: "primay", line: 3 });
+  });
+
+  it("points parameter errors at their YAML line", () => {
+    const error = errorOf(ADD_NUMBERS.replace("timeoutMs: 1000", "timeoutMs: 60000"), "add_numbers");
+    expect(error.code).toBe("validation_failed");
+    expect(error.errors[0]).toMatchObject({ path: "parameters.timeoutMs", line: 7 });
+    expect(error.errors[0]?.message).toContain("30000");
+  });
+
+  it("rejects an engine other than javascript", () => {
+    const error = errorOf(ADD_NUMBERS.replace("engine: javascript", "engine: python"), "add_numbers");
+    expect(error.errors[0]).toMatchObject({ path: "parameters.engine", line: 6 });
+  });
+
+  it("reserves the input name vance", () => {
+    const error = errorOf(ADD_NUMBERS.replace("- name: a", "- name: vance"), "add_numbers");
+    expect(error.errors[0]?.path).toBe("parameters.inputs.0.name");
+    expect(error.errors[0]?.message).toContain("reserved");
+  });
+
+  it("requires exactly one of source and scriptPath", () => {
+    const both = ADD_NUMBERS.replace("  source: |", "  scriptPath: scripts/add.js\n  source: |");
+    expect(errorOf(both, "add_numbers").errors[0]?.message).toContain("exactly one");
+    const neither = ADD_NUMBERS.replace(/ {2}source: \|\n {4}a \+ b\n/, "");
+    expect(errorOf(neither, "add_numbers").errors[0]?.message).toContain("exactly one");
+  });
+});

@@ -1,0 +1,53 @@
+import * as v from "valibot";
+import { toolNameProblem } from "../ids";
+
+/** Labels: lowercase words, used as `@label` selectors in recipes. */
+export const LabelSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[a-z0-9][a-z0-9_-]{0,62}$/,
+    "labels are lowercase words: [a-z0-9][a-z0-9_-]*, at most 63 characters",
+  ),
+);
+
+/** A configured tool's name (from the file name; a `name` field must agree). */
+export const ToolNameSchema = v.pipe(
+  v.string(),
+  v.check(
+    (name) => toolNameProblem(name) === null,
+    (issue) => `invalid tool name: ${toolNameProblem(String(issue.input))}`,
+  ),
+);
+
+/**
+ * A server tool configuration document (spec §2), before its type's `parameters` schema
+ * applies. Unknown top-level fields are rejected so that typos do not pass silently.
+ */
+export const ServerToolConfigSchema = v.strictObject({
+  name: v.optional(ToolNameSchema),
+  type: v.pipe(v.string("type is required"), v.minLength(1, "type is required")),
+  description: v.pipe(
+    v.string("description is required"),
+    v.trim(),
+    v.minLength(1, "description must not be empty"),
+  ),
+  enabled: v.optional(v.boolean(), true),
+  primary: v.optional(v.boolean(), false),
+  labels: v.optional(v.array(LabelSchema), []),
+  disabledSubTools: v.optional(v.array(v.string()), []),
+  defaultDeferred: v.optional(v.boolean(), false),
+  parameters: v.optional(v.nullable(v.record(v.string(), v.unknown())), {}),
+});
+
+/** A normalised configuration: defaults filled, `name` set, `parameters` as its type's schema returns them. */
+export interface ServerToolConfig {
+  readonly name: string;
+  readonly type: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  readonly primary: boolean;
+  readonly labels: readonly string[];
+  readonly disabledSubTools: readonly string[];
+  readonly defaultDeferred: boolean;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}

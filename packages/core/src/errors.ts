@@ -1,0 +1,62 @@
+/**
+ * Expected failures of the domain. Each carries a stable `code` (part of the HTTP contract)
+ * and the HTTP status it maps to; exactly one place (the API's error handler) turns them
+ * into problem+json.
+ */
+
+/** One field-level problem, e.g. a schema violation at `parameters.timeoutMs` (line 7). */
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+  readonly line?: number;
+}
+
+/** A domain failure with a stable machine-readable code. */
+export class VanceError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly errors: readonly FieldError[] = [],
+    readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = "VanceError";
+  }
+}
+
+/** Shorthands for the codes API.md names, so call sites read like the contract. */
+export const Errors = {
+  invalidId: (what: string, value: string) =>
+    new VanceError("invalid_id", 400, `${what} '${truncate(value)}' is not a valid id`),
+  toolNotFound: (name: string) => new VanceError("tool_not_found", 404, `no tool named '${name}'`),
+  toolDisabled: (name: string, layer: string) =>
+    new VanceError("tool_disabled", 404, `tool '${name}' is disabled in the ${layer} layer`, [], { layer }),
+  documentNotFound: (path: string) => new VanceError("document_not_found", 404, `no document at '${path}'`),
+  validationFailed: (message: string, errors: readonly FieldError[]) =>
+    new VanceError("validation_failed", 422, message, errors),
+  invalidDocument: (path: string, layer: string, cause: VanceError) =>
+    new VanceError(
+      "invalid_document",
+      422,
+      `the stored document '${path}' in the ${layer} layer is invalid: ${cause.message}`,
+      cause.errors,
+      { layer },
+    ),
+  nameMismatch: (fromPath: string, inDocument: string) =>
+    new VanceError(
+      "name_mismatch",
+      422,
+      `the document names itself '${inDocument}' but is stored as '${fromPath}'`,
+      [{ path: "name", message: `must equal '${fromPath}'` }],
+    ),
+  unknownType: (typeId: string, known: readonly string[]) =>
+    new VanceError("unknown_type", 422, `unknown tool type '${typeId}'; known types: ${known.join(", ")}`, [
+      { path: "type", message: `must be one of ${known.join(", ")}` },
+    ]),
+  preconditionFailed: (detail: string) => new VanceError("precondition_failed", 412, detail),
+} as const;
+
+function truncate(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
+}

@@ -1,0 +1,135 @@
+import * as v from "valibot";
+import { TOOL_NAME_PATTERN } from "../ids";
+import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
+import { defineToolType } from "./tool-type";
+
+const DocumentPathSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]{0,511}$/,
+    "a relative document path such as documents/guide.md (no '..', no leading '/')",
+  ),
+);
+
+const ServerNameSchema = v.pipe(
+  v.string(),
+  v.regex(
+    TOOL_NAME_PATTERN,
+    "server names are lowercase snake_case (the document mcp-servers/{server}.yaml)",
+  ),
+);
+
+const OpenJsonSchema = v.record(v.string(), v.unknown());
+
+/** `doc_lookup`: exposes one document of the cascade as a tool. */
+export const DocLookupType = defineToolType({
+  typeId: "doc_lookup",
+  description:
+    "Returns the text of a document, resolved through the cascade (project → tenant → bundled) at call time.",
+  parametersSchema: v.strictObject({ path: DocumentPathSchema }),
+  inputSchema: () => NO_INPUT_SCHEMA,
+});
+
+/** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
+export const ScriptedType = defineToolType({
+  typeId: "scripted",
+  description:
+    "Runs a JavaScript snippet in a QuickJS sandbox. Inputs are top-level variables, the last expression is the result, and vance.tools.call(name, params) calls sibling tools.",
+  parametersSchema: v.pipe(
+    v.strictObject({
+      engine: v.optional(
+        v.literal("javascript", "engine must be 'javascript' (the only engine)"),
+        "javascript",
+      ),
+      timeoutMs: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer("timeoutMs must be an integer"),
+          v.minValue(1, "timeoutMs must be at least 1"),
+          v.maxValue(30_000, "timeoutMs must be at most 30000"),
+        ),
+        5000,
+      ),
+      inputs: ToolInputsSchema,
+      source: v.optional(v.pipe(v.string(), v.minLength(1, "source must not be empty"))),
+      scriptPath: v.optional(DocumentPathSchema),
+    }),
+    v.check(
+      (parameters) => (parameters.source === undefined) !== (parameters.scriptPath === undefined),
+      "exactly one of source and scriptPath is required",
+    ),
+  ),
+  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+});
+
+/** `rest`: a generic HTTP call with parameter mapping. */
+export const RestType = defineToolType({
+  typeId: "rest",
+  description:
+    "Calls an HTTP endpoint. {input} placeholders in the URL path, query, headers and body template are filled from the call's params; ${secret:NAME} from the function's secrets.",
+  parametersSchema: v.strictObject({
+    url: v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, "url must be an absolute http(s) URL")),
+    method: v.optional(v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE"]), "GET"),
+    headers: v.optional(v.record(v.string(), v.string()), {}),
+    query: v.optional(v.record(v.string(), v.string()), {}),
+    bodyTemplate: v.optional(v.unknown()),
+    responseSchema: v.optional(OpenJsonSchema),
+    timeoutMs: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30_000, "timeoutMs must be at most 30000")),
+      10_000,
+    ),
+    inputs: v.optional(ToolInputsSchema, []),
+  }),
+  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+});
+
+/** `mcp`: one tool of a server-side MCP server. */
+export const McpType = defineToolType({
+  typeId: "mcp",
+  description: "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml.",
+  parametersSchema: v.strictObject({
+    server: ServerNameSchema,
+    toolName: v.pipe(v.string(), v.minLength(1)),
+    inputSchema: v.optional(OpenJsonSchema),
+  }),
+  inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
+});
+
+/** `mcp_server`: a pack of all tools of a server-side MCP server, named `{tool}__{op}`. */
+export const McpServerType = defineToolType({
+  typeId: "mcp_server",
+  description:
+    "A pack: every tool of a server-side MCP server becomes a sub-tool named {name}__{tool}. disabledSubTools and defaultDeferred apply.",
+  parametersSchema: v.strictObject({
+    server: ServerNameSchema,
+    promptHint: v.optional(v.string()),
+  }),
+  inputSchema: () => ({ type: "object" }),
+});
+
+/** `prompt_template`: an LLM call with a fixed prompt prefix — a mini-agent. */
+export const PromptTemplateType = defineToolType({
+  typeId: "prompt_template",
+  description: "Calls a model with a fixed prompt prefix followed by the caller's input.",
+  parametersSchema: v.strictObject({
+    promptPrefix: v.pipe(v.string(), v.minLength(1, "promptPrefix must not be empty")),
+    model: v.optional(
+      v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9._:-]+$/, "model is instance/slug")),
+    ),
+    modelSize: v.optional(v.picklist(["small", "medium", "large"])),
+    inputs: v.optional(ToolInputsSchema, [
+      { name: "input", type: "string", description: "Text appended to the prompt", required: true },
+    ]),
+  }),
+  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+});
+
+/** Every type this service ships, in the order `GET /v1/types` lists them. */
+export const BUILT_IN_TOOL_TYPES = [
+  DocLookupType,
+  McpType,
+  McpServerType,
+  RestType,
+  PromptTemplateType,
+  ScriptedType,
+];

@@ -1,0 +1,31 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import type { JsonSchema } from "../json-schema";
+import type { AnyToolType } from "./tool-type";
+
+/** The tool types known to this service, by `typeId`. Read-only after construction. */
+export class ToolTypeRegistry {
+  private readonly types: ReadonlyMap<string, AnyToolType>;
+
+  constructor(types: readonly AnyToolType[]) {
+    this.types = new Map(types.map((type) => [type.typeId, type]));
+  }
+
+  /** The type with this id, or `undefined`. */
+  find(typeId: string): AnyToolType | undefined {
+    return this.types.get(typeId);
+  }
+
+  /** All type ids, in registration order. */
+  ids(): string[] {
+    return [...this.types.keys()];
+  }
+
+  /** All types with their `parameters` JSON Schema, for `GET /v1/types`. */
+  describe(): { typeId: string; description: string; parametersSchema: JsonSchema }[] {
+    return [...this.types.values()].map((type) => ({
+      typeId: type.typeId,
+      description: type.description,
+      parametersSchema: toJsonSchema(type.parametersSchema, { errorMode: "ignore" }) as JsonSchema,
+    }));
+  }
+}
