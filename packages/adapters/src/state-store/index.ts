@@ -1,1 +1,10 @@
-export {};
+export {
+  createDynamoClient,
+  type DynamoClientOptions,
+  DynamoStateStore,
+  type DynamoStateStoreOptions,
+  ensureStateTable,
+  stateTableDefinition,
+  stateTableTtlAttribute,
+} from "./dynamodb";
+export { SqliteStateStore, type SqliteStateStoreOptions } from "./sqlite";

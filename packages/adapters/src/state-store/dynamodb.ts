@@ -1,0 +1,491 @@
+/**
+ * The state store on DynamoDB: one table, single-table design, keys `pk` / `sk` (strings).
+ *
+ * | record            | pk                          | sk                 | attributes |
+ * | ----------------- | --------------------------- | ------------------ | ---------- |
+ * | process           | `PROC#{tenant}#{project}`   | `{processId}`      | the record's fields; `activatedTools` a map name → epoch ms (created empty at spawn) |
+ * | tool usage        | `USAGE#{tenant}#{project}`  | `{role}#{tool}`    | `role`, `tool`, `calls`, `discoveryHits`, `lastUsedAt` (epoch ms) |
+ * | observed limit    | `LIMIT`                     | `{model}`          | `model`, `maxTools`, `observedAt` (epoch ms) |
+ * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) |
+ *
+ * Key parts are escaped (`%` → `%25`, `#` → `%23`) so that no tenant, project, role or tool
+ * containing `#` can reach another's items; ordinary ids read unchanged in the console.
+ * Values are read back from attributes, never parsed out of keys.
+ *
+ * Every mutation is one conditional request, except `addToolUsage` with an out-of-order
+ * timestamp (two) and the chunked `touchActivatedTools` / `getObservedToolLimits`.
+ */
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  type DynamoDBClientConfig,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import type {
+  ObservedToolLimit,
+  ProcessKey,
+  ProcessRecord,
+  StateStore,
+  ToolUsageDelta,
+  ToolUsageKey,
+  ToolUsageRow,
+} from "@vance/core";
+
+/** The table's TTL attribute: epoch seconds after which DynamoDB may delete the item. */
+export const stateTableTtlAttribute = "expiresAt";
+
+/** Shared by infra and tests, so the deployed table and the test table cannot drift apart. */
+export function stateTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [
+      { AttributeName: "pk", AttributeType: "S" },
+      { AttributeName: "sk", AttributeType: "S" },
+    ],
+    KeySchema: [
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ],
+    BillingMode: "PAY_PER_REQUEST",
+  };
+}
+
+/**
+ * Creates the state table when absent, waits until it is active and enables its TTL.
+ * For tests and local use; deployed tables come from infra.
+ */
+export async function ensureStateTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new CreateTableCommand(stateTableDefinition(tableName)));
+  } catch (error) {
+    if (errorName(error) !== "ResourceInUseException") throw error;
+  }
+  await waitUntilTableExists({ client, maxWaitTime: 60 }, { TableName: tableName });
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: stateTableTtlAttribute, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    // Enabling TTL twice is a ValidationException ("already enabled"); the state we want holds.
+    if (errorName(error) !== "ValidationException") throw error;
+  }
+}
+
+export interface DynamoClientOptions {
+  /** e.g. DynamoDB Local's `http://127.0.0.1:8000`; absent in AWS. */
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: DynamoDBClientConfig["credentials"];
+}
+
+/**
+ * A DynamoDB client. With an `endpoint` (DynamoDB Local) region and credentials default to
+ * placeholders, because Local ignores them but the SDK refuses to sign without them.
+ */
+export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
+  const local = options.endpoint !== undefined;
+  return new DynamoDBClient({
+    ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
+    ...(options.region !== undefined ? { region: options.region } : local ? { region: "us-east-1" } : {}),
+    ...(options.credentials !== undefined
+      ? { credentials: options.credentials }
+      : local
+        ? { credentials: { accessKeyId: "local", secretAccessKey: "local" } }
+        : {}),
+  });
+}
+
+export interface DynamoStateStoreOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
+  readonly now?: () => number;
+  /** Query page size. DynamoDB pages at 1 MB anyway; a small value lets tests reach page two. */
+  readonly queryPageSize?: number;
+}
+
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_MAX_KEYS = 100;
+/** Keeps an UpdateExpression far below DynamoDB's 4 KB limit. */
+const MAX_NAMES_PER_UPDATE = 100;
+const UNPROCESSED_MAX_ROUNDS = 8;
+
+/** {@link StateStore} on one DynamoDB table; see the item design at the top of this file. */
+export class DynamoStateStore implements StateStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #now: () => number;
+  readonly #queryPageSize: number | undefined;
+  #requests = 0;
+
+  constructor(options: DynamoStateStoreOptions) {
+    this.#doc = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.#table = options.tableName;
+    this.#now = options.now ?? Date.now;
+    this.#queryPageSize = options.queryPageSize;
+  }
+
+  /** HTTP requests sent to DynamoDB by this store (SDK retries included) since the last reset. */
+  get requestCount(): number {
+    return this.#requests;
+  }
+
+  /** Starts counting {@link requestCount} from zero. */
+  resetRequestCount(): void {
+    this.#requests = 0;
+  }
+
+  async createProcess(record: ProcessRecord): Promise<boolean> {
+    const item = {
+      ...processKey(record),
+      tenant: record.tenant,
+      project: record.project,
+      processId: record.processId,
+      createdAt: record.createdAt,
+      recipe: record.recipe,
+      engine: record.engine,
+      role: record.role,
+      allowedTools: record.allowedTools,
+      allowedToolsAdd: record.allowedToolsAdd,
+      allowedToolsKeep: record.allowedToolsKeep,
+      allowedToolsDefer: record.allowedToolsDefer,
+      allowedToolsDropFirst: record.allowedToolsDropFirst,
+      models: record.models,
+      clientTools: record.clientTools,
+      // Always a map, so touch/remove can address `activatedTools.name` without creating it.
+      activatedTools: { ...record.activatedTools },
+    };
+    return this.#conditional(() =>
+      this.#doc.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      ),
+    );
+  }
+
+  async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
+    const { Item } = await this.#request(() =>
+      this.#doc.send(new GetCommand({ TableName: this.#table, Key: processKey(key), ConsistentRead: true })),
+    );
+    return Item === undefined ? null : toProcessRecord(Item);
+  }
+
+  /**
+   * One UpdateItem per 100 names (a turn touches a handful), each atomic on its own; with no
+   * names, one GetItem answers whether the process exists.
+   */
+  async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
+    const unique = [...new Set(names)];
+    if (unique.length === 0) {
+      const { Item } = await this.#request(() =>
+        this.#doc.send(
+          new GetCommand({
+            TableName: this.#table,
+            Key: processKey(key),
+            ProjectionExpression: "pk",
+            ConsistentRead: true,
+          }),
+        ),
+      );
+      return Item !== undefined;
+    }
+    for (const chunk of chunks(unique, MAX_NAMES_PER_UPDATE)) {
+      const names = placeholders("#n", chunk);
+      const applied = await this.#conditional(() =>
+        this.#doc.send(
+          new UpdateCommand({
+            TableName: this.#table,
+            Key: processKey(key),
+            UpdateExpression: `SET ${Object.keys(names)
+              .map((n) => `activatedTools.${n} = :at`)
+              .join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ":at": at },
+          }),
+        ),
+      );
+      if (!applied) return false;
+    }
+    return true;
+  }
+
+  async removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
+    for (const chunk of chunks([...new Set(names)], MAX_NAMES_PER_UPDATE)) {
+      const placeholderNames = placeholders("#n", chunk);
+      // The condition keeps UpdateItem from creating a bare item for an unknown process.
+      await this.#conditional(() =>
+        this.#doc.send(
+          new UpdateCommand({
+            TableName: this.#table,
+            Key: processKey(key),
+            UpdateExpression: `REMOVE ${Object.keys(placeholderNames)
+              .map((n) => `activatedTools.${n}`)
+              .join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: placeholderNames,
+          }),
+        ),
+      );
+    }
+  }
+
+  /**
+   * One UpdateItem in the usual case. DynamoDB has no `max()` in update expressions, so the
+   * first request sets `lastUsedAt` only under the condition that the stored value is not
+   * newer; when an older timestamp arrives late, that condition fails (nothing is written) and
+   * a second UpdateItem adds the counters alone. Both requests are atomic; no read happens.
+   */
+  async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
+    const itemKey = usageKey(key);
+    const counters = { ":c": delta.calls ?? 0, ":d": delta.discoveryHits ?? 0 };
+    const names = { "#calls": "calls", "#hits": "discoveryHits" };
+    const advanced = await this.#conditional(() =>
+      this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: itemKey,
+          UpdateExpression: "ADD #calls :c, #hits :d SET #last = :at, #role = :role, #tool = :tool",
+          ConditionExpression: "attribute_not_exists(#last) OR #last <= :at",
+          ExpressionAttributeNames: { ...names, "#last": "lastUsedAt", "#role": "role", "#tool": "tool" },
+          ExpressionAttributeValues: { ...counters, ":at": delta.at, ":role": key.role, ":tool": key.tool },
+        }),
+      ),
+    );
+    if (advanced) return;
+    await this.#request(() =>
+      this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: itemKey,
+          UpdateExpression: "ADD #calls :c, #hits :d",
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: counters,
+        }),
+      ),
+    );
+  }
+
+  async listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
+    const rows: ToolUsageRow[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#request(() =>
+        this.#doc.send(
+          new QueryCommand({
+            TableName: this.#table,
+            KeyConditionExpression:
+              role === undefined ? "pk = :pk" : "pk = :pk AND begins_with(sk, :rolePrefix)",
+            ExpressionAttributeValues: {
+              ":pk": `USAGE#${keyPart(tenant)}#${keyPart(project)}`,
+              ...(role === undefined ? {} : { ":rolePrefix": `${keyPart(role)}#` }),
+            },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+            Limit: this.#queryPageSize,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) {
+        rows.push({
+          role: String(item.role),
+          tool: String(item.tool),
+          calls: Number(item.calls ?? 0),
+          discoveryHits: Number(item.discoveryHits ?? 0),
+          lastUsedAt: Number(item.lastUsedAt ?? 0),
+        });
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    // The sort key orders `role#tool` as one string; the port promises role, then tool.
+    return rows.sort((a, b) => compare(a.role, b.role) || compare(a.tool, b.tool));
+  }
+
+  /** "Latest" is by `observedAt`: a stale observation that arrives late does not win. */
+  async putObservedToolLimit(limit: ObservedToolLimit): Promise<void> {
+    await this.#conditional(() =>
+      this.#doc.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: {
+            pk: "LIMIT",
+            sk: keyPart(limit.model),
+            model: limit.model,
+            maxTools: limit.maxTools,
+            observedAt: limit.observedAt,
+          },
+          ConditionExpression: "attribute_not_exists(pk) OR observedAt <= :at",
+          ExpressionAttributeValues: { ":at": limit.observedAt },
+        }),
+      ),
+    );
+  }
+
+  /** One BatchGetItem per 100 models, plus a retry round for any unprocessed keys. */
+  async getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]> {
+    const unique = [...new Set(models)];
+    const found = new Map<string, ObservedToolLimit>();
+    for (const chunk of chunks(unique, BATCH_GET_MAX_KEYS)) {
+      let keys: Record<string, unknown>[] = chunk.map((model) => ({ pk: "LIMIT", sk: keyPart(model) }));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round === UNPROCESSED_MAX_ROUNDS) {
+          throw new Error(`DynamoDB left ${keys.length} keys unprocessed after ${round} rounds`);
+        }
+        if (round > 0) await sleep(25 * 2 ** round);
+        const requestKeys = keys;
+        const out = await this.#request(() =>
+          this.#doc.send(
+            new BatchGetCommand({
+              RequestItems: { [this.#table]: { Keys: requestKeys, ConsistentRead: true } },
+            }),
+          ),
+        );
+        for (const item of out.Responses?.[this.#table] ?? []) {
+          found.set(String(item.model), {
+            model: String(item.model),
+            maxTools: Number(item.maxTools),
+            observedAt: Number(item.observedAt),
+          });
+        }
+        keys = out.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+      }
+    }
+    return unique.flatMap((model) => found.get(model) ?? []);
+  }
+
+  /**
+   * DynamoDB's TTL deletes expired items lazily (within days), so the condition itself treats
+   * an expired marker as absent rather than relying on deletion.
+   */
+  async markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
+    const nowMs = this.#now();
+    return this.#conditional(() =>
+      this.#doc.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: {
+            pk: "ONCE",
+            sk: keyPart(marker),
+            [stateTableTtlAttribute]: onceExpiresAt(nowMs, ttlSeconds),
+          },
+          ConditionExpression: "attribute_not_exists(pk) OR #exp <= :now",
+          ExpressionAttributeNames: { "#exp": stateTableTtlAttribute },
+          ExpressionAttributeValues: { ":now": Math.floor(nowMs / 1000) },
+        }),
+      ),
+    );
+  }
+
+  /** Sends one command and counts the HTTP attempts the SDK made for it. */
+  async #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
+    try {
+      const out = await send();
+      this.#requests += out.$metadata.attempts ?? 1;
+      return out;
+    } catch (error) {
+      this.#requests += attemptsOf(error);
+      throw error;
+    }
+  }
+
+  /** `false` when the request's condition failed (an expected outcome, not an error). */
+  async #conditional(send: () => Promise<{ $metadata: { attempts?: number } }>): Promise<boolean> {
+    try {
+      await this.#request(send);
+      return true;
+    } catch (error) {
+      if (errorName(error) === "ConditionalCheckFailedException") return false;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Epoch seconds (the unit DynamoDB's TTL reads), rounded up so a marker never opens early:
+ * it holds for at least `ttlSeconds` and at most one second longer.
+ */
+function onceExpiresAt(nowMs: number, ttlSeconds: number): number {
+  return Math.ceil((nowMs + ttlSeconds * 1000) / 1000);
+}
+
+function keyPart(value: string): string {
+  return value.replaceAll("%", "%25").replaceAll("#", "%23");
+}
+
+function processKey(key: ProcessKey): { pk: string; sk: string } {
+  return { pk: `PROC#${keyPart(key.tenant)}#${keyPart(key.project)}`, sk: keyPart(key.processId) };
+}
+
+function usageKey(key: ToolUsageKey): { pk: string; sk: string } {
+  return {
+    pk: `USAGE#${keyPart(key.tenant)}#${keyPart(key.project)}`,
+    sk: `${keyPart(key.role)}#${keyPart(key.tool)}`,
+  };
+}
+
+function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
+  const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  return {
+    tenant: String(item.tenant),
+    project: String(item.project),
+    processId: String(item.processId),
+    createdAt: String(item.createdAt),
+    recipe: typeof item.recipe === "string" ? item.recipe : null,
+    engine: typeof item.engine === "string" ? item.engine : null,
+    role: String(item.role),
+    allowedTools: strings(item.allowedTools),
+    allowedToolsAdd: strings(item.allowedToolsAdd),
+    allowedToolsKeep: strings(item.allowedToolsKeep),
+    allowedToolsDefer: strings(item.allowedToolsDefer),
+    allowedToolsDropFirst: strings(item.allowedToolsDropFirst),
+    models: strings(item.models),
+    clientTools: (item.clientTools ?? []) as ProcessRecord["clientTools"],
+    activatedTools: (item.activatedTools ?? {}) as ProcessRecord["activatedTools"],
+  };
+}
+
+/** `{ "#n0": names[0], ... }` for use as ExpressionAttributeNames. */
+function placeholders(prefix: string, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name, i) => [`${prefix}${i}`, name]));
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+function attemptsOf(error: unknown): number {
+  const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
+  return metadata?.attempts ?? 1;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,262 @@
+/**
+ * The embedded state store: SQLite through better-sqlite3, for `npm start` and tests.
+ *
+ * better-sqlite3 is synchronous, so within one Node process every statement runs to the end
+ * before another starts; across processes sharing the file, each mutation is a single
+ * statement or one transaction, and WAL plus a busy timeout lets readers and one writer
+ * proceed together. Methods return Promises only to satisfy the port.
+ *
+ * Semantics match the DynamoDB store, including the second-granularity expiry of fire-once
+ * markers, so one contract suite covers both.
+ */
+
+import type {
+  ObservedToolLimit,
+  ProcessKey,
+  ProcessRecord,
+  StateStore,
+  ToolUsageDelta,
+  ToolUsageKey,
+  ToolUsageRow,
+} from "@vance/core";
+import Database from "better-sqlite3";
+
+export interface SqliteStateStoreOptions {
+  /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
+  readonly now?: () => number;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS processes (
+    tenant TEXT NOT NULL,
+    project TEXT NOT NULL,
+    process_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (tenant, project, process_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS activated_tools (
+    tenant TEXT NOT NULL,
+    project TEXT NOT NULL,
+    process_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (tenant, project, process_id, name)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS tool_usage (
+    tenant TEXT NOT NULL,
+    project TEXT NOT NULL,
+    role TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    discovery_hits INTEGER NOT NULL,
+    last_used_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant, project, role, tool)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS observed_tool_limits (
+    model TEXT PRIMARY KEY,
+    max_tools INTEGER NOT NULL,
+    observed_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS once_markers (
+    marker TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
+/** SQLite keeps at most 32766 bound parameters per statement; stay far below. */
+const MAX_IN_PARAMS = 500;
+
+/** {@link StateStore} in one SQLite file (or `":memory:"`). Call {@link close} when done. */
+export class SqliteStateStore implements StateStore {
+  readonly #db: Database.Database;
+  readonly #now: () => number;
+  readonly #statements;
+
+  constructor(filePath: string, options: SqliteStateStoreOptions = {}) {
+    this.#db = new Database(filePath);
+    this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma("busy_timeout = 5000");
+    this.#db.exec(SCHEMA);
+    this.#now = options.now ?? Date.now;
+    const db = this.#db;
+    this.#statements = {
+      insertProcess: db.prepare(
+        `INSERT INTO processes (tenant, project, process_id, record) VALUES (?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+      ),
+      selectProcess: db.prepare(
+        "SELECT record FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
+      ),
+      selectActivated: db.prepare(
+        "SELECT name, at FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ?",
+      ),
+      upsertActivated: db.prepare(
+        `INSERT INTO activated_tools (tenant, project, process_id, name, at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET at = excluded.at`,
+      ),
+      deleteActivated: db.prepare(
+        "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ? AND name = ?",
+      ),
+      addUsage: db.prepare(
+        `INSERT INTO tool_usage (tenant, project, role, tool, calls, discovery_hits, last_used_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET
+           calls = calls + excluded.calls,
+           discovery_hits = discovery_hits + excluded.discovery_hits,
+           last_used_at = max(last_used_at, excluded.last_used_at)`,
+      ),
+      listUsage: db.prepare(
+        `SELECT role, tool, calls, discovery_hits, last_used_at FROM tool_usage
+         WHERE tenant = ? AND project = ?`,
+      ),
+      listUsageOfRole: db.prepare(
+        `SELECT role, tool, calls, discovery_hits, last_used_at FROM tool_usage
+         WHERE tenant = ? AND project = ? AND role = ?`,
+      ),
+      putLimit: db.prepare(
+        `INSERT INTO observed_tool_limits (model, max_tools, observed_at) VALUES (?, ?, ?)
+         ON CONFLICT DO UPDATE SET max_tools = excluded.max_tools, observed_at = excluded.observed_at
+         WHERE excluded.observed_at >= observed_tool_limits.observed_at`,
+      ),
+      markOnce: db.prepare(
+        `INSERT INTO once_markers (marker, expires_at) VALUES (?, ?)
+         ON CONFLICT DO UPDATE SET expires_at = excluded.expires_at
+         WHERE once_markers.expires_at <= ?`,
+      ),
+    };
+  }
+
+  async createProcess(record: ProcessRecord): Promise<boolean> {
+    const { activatedTools, ...rest } = record;
+    return this.#db.transaction(() => {
+      const inserted = this.#statements.insertProcess.run(
+        record.tenant,
+        record.project,
+        record.processId,
+        JSON.stringify(rest),
+      );
+      if (inserted.changes === 0) return false;
+      for (const [name, at] of Object.entries(activatedTools)) {
+        this.#statements.upsertActivated.run(record.tenant, record.project, record.processId, name, at);
+      }
+      return true;
+    })();
+  }
+
+  async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
+    // One read transaction, so the record and its activated tools come from one snapshot.
+    return this.#db.transaction(() => {
+      const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
+        | { record: string }
+        | undefined;
+      if (row === undefined) return null;
+      const activated = this.#statements.selectActivated.all(key.tenant, key.project, key.processId) as {
+        name: string;
+        at: number;
+      }[];
+      const record = JSON.parse(row.record) as Omit<ProcessRecord, "activatedTools">;
+      return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
+    })();
+  }
+
+  async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
+    return this.#db.transaction(() => {
+      if (this.#statements.selectProcess.get(key.tenant, key.project, key.processId) === undefined) {
+        return false;
+      }
+      for (const name of names) {
+        this.#statements.upsertActivated.run(key.tenant, key.project, key.processId, name, at);
+      }
+      return true;
+    })();
+  }
+
+  async removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
+    this.#db.transaction(() => {
+      for (const name of names) {
+        this.#statements.deleteActivated.run(key.tenant, key.project, key.processId, name);
+      }
+    })();
+  }
+
+  async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
+    this.#statements.addUsage.run(
+      key.tenant,
+      key.project,
+      key.role,
+      key.tool,
+      delta.calls ?? 0,
+      delta.discoveryHits ?? 0,
+      delta.at,
+    );
+  }
+
+  async listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
+    const rows = (
+      role === undefined
+        ? this.#statements.listUsage.all(tenant, project)
+        : this.#statements.listUsageOfRole.all(tenant, project, role)
+    ) as { role: string; tool: string; calls: number; discovery_hits: number; last_used_at: number }[];
+    // Sorted in JS (UTF-16 order) rather than by SQLite's byte order, to match the DynamoDB store.
+    return rows
+      .map((r) => ({
+        role: r.role,
+        tool: r.tool,
+        calls: r.calls,
+        discoveryHits: r.discovery_hits,
+        lastUsedAt: r.last_used_at,
+      }))
+      .sort((a, b) => compare(a.role, b.role) || compare(a.tool, b.tool));
+  }
+
+  /** "Latest" is by `observedAt`: a stale observation that arrives late does not win. */
+  async putObservedToolLimit(limit: ObservedToolLimit): Promise<void> {
+    this.#statements.putLimit.run(limit.model, limit.maxTools, limit.observedAt);
+  }
+
+  async getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]> {
+    const unique = [...new Set(models)];
+    const found = new Map<string, ObservedToolLimit>();
+    for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
+      const chunk = unique.slice(i, i + MAX_IN_PARAMS);
+      const rows = this.#db
+        .prepare(
+          `SELECT model, max_tools, observed_at FROM observed_tool_limits
+           WHERE model IN (${chunk.map(() => "?").join(", ")})`,
+        )
+        .all(...chunk) as { model: string; max_tools: number; observed_at: number }[];
+      for (const row of rows) {
+        found.set(row.model, { model: row.model, maxTools: row.max_tools, observedAt: row.observed_at });
+      }
+    }
+    return unique.flatMap((model) => found.get(model) ?? []);
+  }
+
+  async markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
+    const nowMs = this.#now();
+    const result = this.#statements.markOnce.run(
+      marker,
+      onceExpiresAt(nowMs, ttlSeconds),
+      Math.floor(nowMs / 1000),
+    );
+    // An upsert whose WHERE fails changes nothing: the marker is still held.
+    return result.changes > 0;
+  }
+
+  /** Closes the database; the store must not be used afterwards. */
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/**
+ * Epoch seconds, rounded up so a marker never opens early (same rule as the DynamoDB store,
+ * whose TTL attribute is in seconds): it holds for at least `ttlSeconds`, at most one second longer.
+ */
+function onceExpiresAt(nowMs: number, ttlSeconds: number): number {
+  return Math.ceil((nowMs + ttlSeconds * 1000) / 1000);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,204 @@
+import { MemoryObjectStore } from "@vance/adapters";
+import { describe, expect, it } from "vitest";
+import { docTool, toolServices } from "./support/fixtures";
+
+const T = "acme";
+const P = "shop";
+
+async function layerOf(tools: ReturnType<typeof toolServices>["tools"], name: string) {
+  const found = await tools.lookup(T, P, name);
+  return found.status === "found" ? found.tool.layer : found.status;
+}
+
+describe("ServerToolService cascade (spec §4)", () => {
+  it("project beats tenant beats bundled beats built-in", async () => {
+    const { tools } = toolServices({ bundled: { "server-tools/whoami.yaml": docTool("bundled whoami") } });
+    expect(await layerOf(tools, "whoami")).toBe("bundled");
+    await tools.put(T, "_tenant", "whoami", docTool("tenant whoami"));
+    expect(await layerOf(tools, "whoami")).toBe("tenant");
+    await tools.put(T, P, "whoami", docTool("project whoami"));
+    expect(await layerOf(tools, "whoami")).toBe("project");
+    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "whoami");
+    expect(listed?.config.description).toBe("project whoami");
+
+    await tools.delete(T, P, "whoami");
+    expect(await layerOf(tools, "whoami")).toBe("tenant");
+    await tools.delete(T, "_tenant", "whoami");
+    expect(await layerOf(tools, "whoami")).toBe("bundled");
+  });
+
+  it("falls back to the built-in layer when no document names the tool", async () => {
+    const { tools } = toolServices();
+    const found = await tools.lookup(T, P, "whoami");
+    expect(found.status === "found" && found.tool.layer).toBe("builtin");
+    expect(await layerOf(tools, "nothing_here")).toBe("not_found");
+  });
+
+  it("a disabled project document hides the tenant tool from lookup and listAll; deleting it brings the tenant tool back", async () => {
+    const { tools } = toolServices();
+    await tools.put(T, "_tenant", "jira", docTool("tenant jira"));
+    await tools.put(T, P, "jira", docTool("off here", "enabled: false\n"));
+
+    expect(await tools.lookup(T, P, "jira")).toEqual({ status: "disabled", layer: "project" });
+    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("jira");
+    expect((await tools.listAll(T, "other")).map((tool) => tool.name)).toContain("jira");
+
+    await tools.delete(T, P, "jira");
+    expect(await layerOf(tools, "jira")).toBe("tenant");
+    expect((await tools.listAll(T, P)).find((tool) => tool.name === "jira")?.config.description).toBe(
+      "tenant jira",
+    );
+  });
+
+  it("a disabled document hides a built-in tool too", async () => {
+    const { tools } = toolServices();
+    await tools.put(T, P, "whoami", docTool("nope", "enabled: false\n"));
+    expect((await tools.lookup(T, P, "whoami")).status).toBe("disabled");
+    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("whoami");
+  });
+
+  it("an override is a complete replace: primary and labels are not inherited", async () => {
+    const { tools } = toolServices();
+    await tools.put(T, "_tenant", "search", docTool("tenant", "primary: true\nlabels: [web, external]\n"));
+    await tools.put(T, P, "search", docTool("project"));
+    const found = await tools.lookup(T, P, "search");
+    expect(found.status === "found" && found.tool.config).toMatchObject({
+      primary: false,
+      labels: [],
+      description: "project",
+    });
+    expect((await tools.findByLabel(T, P, "web")).map((tool) => tool.name)).not.toContain("search");
+    expect((await tools.findByLabel(T, "other", "web")).map((tool) => tool.name)).toContain("search");
+  });
+
+  it("the type may change in an override", async () => {
+    const { tools } = toolServices();
+    await tools.put(T, "_tenant", "calc", docTool("a document"));
+    await tools.put(
+      T,
+      P,
+      "calc",
+      "type: scripted\ndescription: now a script\nparameters:\n  inputs: [{ name: a, type: number }]\n  source: a * 2\n",
+    );
+    const found = await tools.lookup(T, P, "calc");
+    expect(found.status === "found" && found.tool.config.type).toBe("scripted");
+    expect(found.status === "found" && found.tool.inputSchema).toMatchObject({ required: ["a"] });
+  });
+
+  it("finds labels across layers, built-in tools included", async () => {
+    const { tools } = toolServices({
+      bundled: { "server-tools/doc_web_guide.yaml": docTool("bundled", "labels: [web]\n") },
+    });
+    await tools.put(T, "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
+    await tools.put(T, P, "crawl", docTool("project", "labels: [web, slow]\n"));
+    await tools.put(T, P, "offline", docTool("project", "labels: [local]\n"));
+    const names = (await tools.findByLabel(T, P, "web")).map((tool) => tool.name);
+    expect(names).toEqual(["crawl", "doc_web_guide", "fetch_page", "web_search"]);
+  });
+
+  it("listAll merges every layer, sorted by name, each with its layer", async () => {
+    const { tools } = toolServices({ bundled: { "server-tools/doc_intro.yaml": docTool("bundled") } });
+    await tools.put(T, "_tenant", "b_tool", docTool("tenant"));
+    await tools.put(T, P, "a_tool", docTool("project"));
+    const listed = (await tools.listAll(T, P)).map((tool) => [tool.name, tool.layer]);
+    expect(listed).toEqual([
+      ["a_tool", "project"],
+      ["b_tool", "tenant"],
+      ["doc_intro", "bundled"],
+      ["web_search", "builtin"],
+      ["whoami", "builtin"],
+    ]);
+  });
+
+  it("an invalid document written behind the service's back is a hit that reports its errors", async () => {
+    const raw = new MemoryObjectStore();
+    const { tools } = toolServices({ store: raw });
+    await tools.put(T, "_tenant", "broken", docTool("tenant ok"));
+    await raw.put(
+      `${T}/${P}/server-tools/broken.yaml`,
+      "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
+    );
+    const found = await tools.lookup(T, P, "broken");
+    expect(found.status).toBe("invalid");
+    if (found.status !== "invalid") return;
+    expect(found.error.code).toBe("invalid_document");
+    expect(found.error.errors.some((e) => e.path === "parameters.timeoutMs" && e.line === 4)).toBe(true);
+    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("broken");
+  });
+});
+
+describe("ServerToolService storage requests", () => {
+  it("a lookup of a project tool costs one parallel round of at most 2 GETs", async () => {
+    const { tools, store } = toolServices();
+    await tools.put(T, P, "mine", docTool("p"));
+    store.reset();
+    const found = await tools.lookup(T, P, "mine");
+    expect(found.status).toBe("found");
+    expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
+    expect(store.maxInFlight).toBe(2);
+  });
+
+  it("`_tenant` as the project collapses the lookup to one read", async () => {
+    const { tools, store } = toolServices();
+    await tools.put(T, "_tenant", "shared", docTool("t"));
+    store.reset();
+    const found = await tools.lookup(T, "_tenant", "shared");
+    expect(found.status === "found" && found.tool.layer).toBe("tenant");
+    expect(store.counts.get).toBe(1);
+  });
+
+  it("a cold listAll costs the LIST pages plus one GET per document; a warm one only the LIST pages", async () => {
+    const N = 60;
+    const raw = new MemoryObjectStore({ pageSize: 25 });
+    for (let i = 0; i < N; i++) {
+      await raw.put(`${T}/${P}/server-tools/tool_${String(i).padStart(3, "0")}.yaml`, docTool(`tool ${i}`));
+    }
+    const { tools, store } = toolServices({ store: raw });
+    const cold = await tools.listAll(T, P);
+    expect(cold.filter((tool) => tool.layer === "project")).toHaveLength(N);
+    // project: 3 pages of 25; tenant: 1 empty page
+    expect(store.counts).toEqual({ get: N, put: 0, delete: 0, list: 4 });
+    expect(store.maxInFlight).toBeLessThanOrEqual(16);
+
+    store.reset();
+    const warm = await tools.listAll(T, P);
+    expect(warm).toEqual(cold);
+    expect(store.counts).toEqual({ get: 0, put: 0, delete: 0, list: 4 });
+  });
+
+  it("only the winning layer's document is fetched when a name exists in both", async () => {
+    const { tools, store } = toolServices();
+    await tools.put(T, "_tenant", "dup", docTool("tenant"));
+    await tools.put(T, P, "dup", docTool("project"));
+    const fresh = toolServices({ store: store });
+    fresh.store.reset();
+    await fresh.tools.listAll(T, P);
+    expect(fresh.store.counts.get).toBe(1);
+  });
+
+  it("a write through the service is visible to the very next read and list", async () => {
+    const { tools } = toolServices();
+    await tools.put(T, P, "live", docTool("v1"));
+    await tools.listAll(T, P);
+    await tools.put(T, P, "live", docTool("v2"));
+    const found = await tools.lookup(T, P, "live");
+    expect(found.status === "found" && found.tool.config.description).toBe("v2");
+    expect((await tools.listAll(T, P)).find((tool) => tool.name === "live")?.config.description).toBe("v2");
+  });
+
+  it("a document changed behind the service's back is picked up by the next LIST and lookup", async () => {
+    const raw = new MemoryObjectStore();
+    const { tools } = toolServices({ store: raw });
+    await tools.put(T, P, "drift", docTool("v1"));
+    expect((await tools.listAll(T, P)).find((tool) => tool.name === "drift")?.config.description).toBe("v1");
+    await raw.put(`${T}/${P}/server-tools/drift.yaml`, docTool("changed elsewhere"));
+    expect((await tools.listAll(T, P)).find((tool) => tool.name === "drift")?.config.description).toBe(
+      "changed elsewhere",
+    );
+    const found = await tools.lookup(T, P, "drift");
+    expect(found.status === "found" && found.tool.config.description).toBe("changed elsewhere");
+    await raw.delete(`${T}/${P}/server-tools/drift.yaml`);
+    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("drift");
+    expect((await tools.lookup(T, P, "drift")).status).toBe("not_found");
+  });
+});

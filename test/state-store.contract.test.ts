@@ -1,0 +1,438 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DescribeTimeToLiveCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  createDynamoClient,
+  DynamoStateStore,
+  ensureStateTable,
+  SqliteStateStore,
+  stateTableTtlAttribute,
+} from "@vance/adapters";
+import type { ProcessKey, ProcessRecord, StateStore } from "@vance/core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+/** A store under test, built around the suite's clock (epoch ms). */
+type StoreFactory = (now: () => number) => Promise<{ store: StateStore; close: () => Promise<void> }>;
+
+const START = Date.UTC(2025, 0, 1, 12, 0, 0);
+
+function processRecord(key: ProcessKey, overrides: Partial<ProcessRecord> = {}): ProcessRecord {
+  return {
+    ...key,
+    createdAt: "2025-01-01T12:00:00.000Z",
+    recipe: "research",
+    engine: null,
+    role: "research",
+    allowedTools: ["doc_lookup", "tool_description", "tool_list", "weather__today"],
+    allowedToolsAdd: ["@weather"],
+    allowedToolsKeep: ["doc_lookup"],
+    allowedToolsDefer: ["weather__today"],
+    allowedToolsDropFirst: [],
+    models: ["openai/gpt-4.1", "anthropic/claude-sonnet"],
+    clientTools: [
+      {
+        name: "open_file",
+        description: "Opens a file in the editor",
+        inputSchema: {
+          type: "object",
+          properties: { path: { type: "string" }, lines: { type: "array", items: { type: "integer" } } },
+          required: ["path"],
+          additionalProperties: false,
+        },
+      },
+    ],
+    activatedTools: {},
+    ...overrides,
+  };
+}
+
+/** The one contract every StateStore implementation must pass. */
+function stateStoreContract(name: string, factory: StoreFactory): void {
+  describe(`StateStore contract: ${name}`, () => {
+    let store: StateStore;
+    let close: () => Promise<void>;
+    let nowMs = START;
+    let sequence = 0;
+    /** Every test works on its own tenant, marker and model names, so one store serves the suite. */
+    const unique = (prefix: string) => `${prefix}-${++sequence}`;
+    const newKey = (): ProcessKey => ({
+      tenant: unique("tenant"),
+      project: unique("project"),
+      processId: randomUUID(),
+    });
+
+    beforeAll(async () => {
+      ({ store, close } = await factory(() => nowMs));
+    });
+    afterAll(async () => {
+      await close?.();
+    });
+
+    describe("processes", () => {
+      it("returns a created process with every field, nested client tool schemas included", async () => {
+        const key = newKey();
+        const record = processRecord(key, { activatedTools: { weather__today: START } });
+        expect(await store.createProcess(record)).toBe(true);
+        expect(await store.getProcess(key)).toEqual(record);
+      });
+
+      it("keeps null recipe and empty lists as they were", async () => {
+        const key = newKey();
+        const record = processRecord(key, {
+          recipe: null,
+          engine: "vance-engine",
+          role: "vance-engine",
+          allowedToolsAdd: [],
+          clientTools: [],
+          models: [],
+        });
+        await store.createProcess(record);
+        expect(await store.getProcess(key)).toEqual(record);
+      });
+
+      it("refuses a second create with the same id and leaves the first record unchanged", async () => {
+        const key = newKey();
+        const first = processRecord(key);
+        expect(await store.createProcess(first)).toBe(true);
+        expect(
+          await store.createProcess(processRecord(key, { role: "intruder", allowedTools: ["evil"] })),
+        ).toBe(false);
+        expect(await store.getProcess(key)).toEqual(first);
+      });
+
+      it("answers null for an unknown process", async () => {
+        expect(await store.getProcess(newKey())).toBeNull();
+      });
+
+      it("isolates processes by tenant and project", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key));
+        expect(await store.getProcess({ ...key, tenant: unique("other-tenant") })).toBeNull();
+        expect(await store.getProcess({ ...key, project: unique("other-project") })).toBeNull();
+        const sameIdElsewhere = { ...key, project: unique("project") };
+        expect(await store.createProcess(processRecord(sameIdElsewhere, { role: "elsewhere" }))).toBe(true);
+        expect((await store.getProcess(key))?.role).toBe("research");
+        expect((await store.getProcess(sameIdElsewhere))?.role).toBe("elsewhere");
+      });
+
+      it("does not confuse ids that only differ in where a '#' sits", async () => {
+        const a: ProcessKey = { tenant: "t#1", project: "p", processId: "x" };
+        const b: ProcessKey = { tenant: "t", project: "1#p", processId: "x" };
+        const suffix = unique("");
+        const ka = { ...a, processId: `x${suffix}` };
+        const kb = { ...b, processId: `x${suffix}` };
+        expect(await store.createProcess(processRecord(ka, { role: "a" }))).toBe(true);
+        expect(await store.createProcess(processRecord(kb, { role: "b" }))).toBe(true);
+        expect((await store.getProcess(ka))?.role).toBe("a");
+        expect((await store.getProcess(kb))?.role).toBe("b");
+      });
+    });
+
+    describe("activated tools", () => {
+      it("sets timestamps for the touched names and keeps the others", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key, { activatedTools: { old_tool: START - 5_000 } }));
+        expect(await store.touchActivatedTools(key, ["weather__today", "weather__week"], START)).toBe(true);
+        const record = await store.getProcess(key);
+        expect(record?.activatedTools).toEqual({
+          old_tool: START - 5_000,
+          weather__today: START,
+          weather__week: START,
+        });
+        expect(record?.allowedTools).toEqual(processRecord(key).allowedTools);
+      });
+
+      it("moves the time forward when a name is touched again", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key));
+        await store.touchActivatedTools(key, ["a_tool", "b_tool"], START);
+        await store.touchActivatedTools(key, ["a_tool", "a_tool"], START + 60_000);
+        expect((await store.getProcess(key))?.activatedTools).toEqual({
+          a_tool: START + 60_000,
+          b_tool: START,
+        });
+      });
+
+      it("accepts tool names with dots and dashes as plain map keys", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key));
+        await store.touchActivatedTools(key, ["mcp.pack__op-1"], START);
+        expect((await store.getProcess(key))?.activatedTools).toEqual({ "mcp.pack__op-1": START });
+      });
+
+      it("answers false for an unknown process and creates nothing", async () => {
+        const key = newKey();
+        expect(await store.touchActivatedTools(key, ["weather__today"], START)).toBe(false);
+        expect(await store.touchActivatedTools(key, [], START)).toBe(false);
+        expect(await store.getProcess(key)).toBeNull();
+      });
+
+      it("removes the named entries, ignores absent ones, and keeps the rest", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key));
+        await store.touchActivatedTools(key, ["a_tool", "b_tool", "c_tool"], START);
+        await store.removeActivatedTools(key, ["a_tool", "never_activated"]);
+        const record = await store.getProcess(key);
+        expect(record?.activatedTools).toEqual({ b_tool: START, c_tool: START });
+        expect(record?.models).toEqual(processRecord(key).models);
+      });
+
+      it("removing from an unknown process creates nothing", async () => {
+        const key = newKey();
+        await store.removeActivatedTools(key, ["a_tool"]);
+        expect(await store.getProcess(key)).toBeNull();
+      });
+    });
+
+    describe("tool usage", () => {
+      it("counts 50 concurrent calls on one key exactly", async () => {
+        const tenant = unique("tenant");
+        const key = { tenant, project: "p", role: "research", tool: "doc_lookup" };
+        await Promise.all(Array.from({ length: 50 }, () => store.addToolUsage(key, { calls: 1, at: START })));
+        expect(await store.listToolUsage(tenant, "p")).toEqual([
+          { role: "research", tool: "doc_lookup", calls: 50, discoveryHits: 0, lastUsedAt: START },
+        ]);
+      });
+
+      it("counts discovery hits apart from calls", async () => {
+        const tenant = unique("tenant");
+        const key = { tenant, project: "p", role: "r", tool: "weather__today" };
+        await store.addToolUsage(key, { discoveryHits: 1, at: START });
+        await store.addToolUsage(key, { discoveryHits: 1, at: START + 1 });
+        await store.addToolUsage(key, { calls: 3, at: START + 2 });
+        const [row] = await store.listToolUsage(tenant, "p");
+        expect(row).toMatchObject({ calls: 3, discoveryHits: 2 });
+      });
+
+      it("keeps lastUsedAt at the newest use when an older one arrives later", async () => {
+        const tenant = unique("tenant");
+        const key = { tenant, project: "p", role: "r", tool: "t" };
+        await store.addToolUsage(key, { calls: 1, at: START + 10_000 });
+        await store.addToolUsage(key, { calls: 1, at: START });
+        await store.addToolUsage(key, { calls: 1, at: START + 5_000 });
+        expect(await store.listToolUsage(tenant, "p")).toEqual([
+          { role: "r", tool: "t", calls: 3, discoveryHits: 0, lastUsedAt: START + 10_000 },
+        ]);
+        await store.addToolUsage(key, { calls: 1, at: START + 20_000 });
+        expect((await store.listToolUsage(tenant, "p"))[0]?.lastUsedAt).toBe(START + 20_000);
+      });
+
+      it("lists by role then tool, filters one role, and keeps projects apart", async () => {
+        const tenant = unique("tenant");
+        const uses: [string, string, string][] = [
+          ["p", "zeta", "b_tool"],
+          ["p", "alpha", "z_tool"],
+          ["p", "zeta", "a_tool"],
+          ["p", "alpha", "a_tool"],
+          ["p", "alpha-2", "a_tool"],
+          ["other", "alpha", "only_in_other"],
+        ];
+        for (const [project, role, tool] of uses) {
+          await store.addToolUsage({ tenant, project, role, tool }, { calls: 1, at: START });
+        }
+        const listed = await store.listToolUsage(tenant, "p");
+        expect(listed.map((r) => `${r.role}/${r.tool}`)).toEqual([
+          "alpha/a_tool",
+          "alpha/z_tool",
+          "alpha-2/a_tool",
+          "zeta/a_tool",
+          "zeta/b_tool",
+        ]);
+        // "alpha" must not pick up the rows of role "alpha-2".
+        expect((await store.listToolUsage(tenant, "p", "alpha")).map((r) => r.tool)).toEqual([
+          "a_tool",
+          "z_tool",
+        ]);
+        expect((await store.listToolUsage(tenant, "other")).map((r) => r.tool)).toEqual(["only_in_other"]);
+        expect(await store.listToolUsage(unique("tenant"), "p")).toEqual([]);
+      });
+
+      it("keeps a role containing '#' apart from its prefix", async () => {
+        const tenant = unique("tenant");
+        await store.addToolUsage({ tenant, project: "p", role: "r", tool: "x#y" }, { calls: 1, at: START });
+        await store.addToolUsage({ tenant, project: "p", role: "r#x", tool: "y" }, { calls: 2, at: START });
+        expect((await store.listToolUsage(tenant, "p", "r")).map((r) => [r.tool, r.calls])).toEqual([
+          ["x#y", 1],
+        ]);
+        expect((await store.listToolUsage(tenant, "p", "r#x")).map((r) => [r.tool, r.calls])).toEqual([
+          ["y", 2],
+        ]);
+      });
+    });
+
+    describe("observed tool limits", () => {
+      it("returns recorded limits, leaves unknown models out, and lets a newer observation win", async () => {
+        const model = `openai/${unique("gpt")}`;
+        await store.putObservedToolLimit({ model, maxTools: 128, observedAt: START });
+        await store.putObservedToolLimit({ model, maxTools: 64, observedAt: START + 1_000 });
+        expect(await store.getObservedToolLimits([model, `openai/${unique("never-seen")}`])).toEqual([
+          { model, maxTools: 64, observedAt: START + 1_000 },
+        ]);
+      });
+
+      it("does not let an older observation that arrives late replace a newer one", async () => {
+        const model = `openai/${unique("gpt")}`;
+        await store.putObservedToolLimit({ model, maxTools: 40, observedAt: START + 1_000 });
+        await store.putObservedToolLimit({ model, maxTools: 128, observedAt: START });
+        expect(await store.getObservedToolLimits([model])).toEqual([
+          { model, maxTools: 40, observedAt: START + 1_000 },
+        ]);
+      });
+
+      it("answers for more than 100 models at once", async () => {
+        const models = Array.from({ length: 230 }, (_, i) => `bulk/${unique("m")}-${i}`);
+        const observed = models.filter((_, i) => i % 3 === 0);
+        for (const [i, model] of observed.entries()) {
+          await store.putObservedToolLimit({ model, maxTools: 10 + i, observedAt: START });
+        }
+        const limits = await store.getObservedToolLimits([...models, models[0]!]);
+        expect(limits.map((l) => l.model)).toEqual(observed);
+        expect(limits.at(-1)?.maxTools).toBe(10 + observed.length - 1);
+      });
+
+      it("answers an empty list for no models", async () => {
+        expect(await store.getObservedToolLimits([])).toEqual([]);
+      });
+    });
+
+    describe("fire-once markers", () => {
+      it("lets the first caller through and holds back the second", async () => {
+        const marker = unique("diag");
+        expect(await store.markOnce(marker, 3600)).toBe(true);
+        expect(await store.markOnce(marker, 3600)).toBe(false);
+        expect(await store.markOnce(unique("diag"), 3600)).toBe(true);
+      });
+
+      it("lets exactly one of 10 concurrent callers through", async () => {
+        const marker = unique("diag");
+        const results = await Promise.all(Array.from({ length: 10 }, () => store.markOnce(marker, 3600)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it("opens again once the ttl has passed, and not before", async () => {
+        const marker = unique("diag");
+        expect(await store.markOnce(marker, 60)).toBe(true);
+        nowMs += 59_000;
+        expect(await store.markOnce(marker, 60)).toBe(false);
+        nowMs += 2_000;
+        expect(await store.markOnce(marker, 60)).toBe(true);
+        expect(await store.markOnce(marker, 60)).toBe(false);
+      });
+    });
+  });
+}
+
+stateStoreContract("SqliteStateStore in memory", async (now) => {
+  const store = new SqliteStateStore(":memory:", { now });
+  return { store, close: async () => store.close() };
+});
+
+const sqliteDir = mkdtempSync(join(tmpdir(), "vance-state-"));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+
+stateStoreContract("SqliteStateStore in a file", async (now) => {
+  const store = new SqliteStateStore(join(sqliteDir, "contract.sqlite"), { now });
+  return { store, close: async () => store.close() };
+});
+
+stateStoreContract("DynamoStateStore on DynamoDB Local", async (now) => {
+  const client = createDynamoClient({ endpoint: inject("dynamoEndpoint") });
+  const tableName = `state-${randomUUID()}`;
+  await ensureStateTable(client, tableName);
+  const store = new DynamoStateStore({ client, tableName, now });
+  return { store, close: async () => client.destroy() };
+});
+
+describe("SqliteStateStore in a file", () => {
+  it("keeps processes, activations and counters after the file is reopened", async () => {
+    const file = join(sqliteDir, "reopen.sqlite");
+    const key: ProcessKey = { tenant: "t", project: "p", processId: "proc-1" };
+    const first = new SqliteStateStore(file);
+    await first.createProcess(processRecord(key));
+    await first.touchActivatedTools(key, ["weather__today"], START);
+    await first.addToolUsage({ tenant: "t", project: "p", role: "r", tool: "x" }, { calls: 2, at: START });
+    first.close();
+
+    const second = new SqliteStateStore(file);
+    try {
+      expect((await second.getProcess(key))?.activatedTools).toEqual({ weather__today: START });
+      expect((await second.listToolUsage("t", "p"))[0]?.calls).toBe(2);
+    } finally {
+      second.close();
+    }
+  });
+});
+
+describe("DynamoStateStore requests and table", () => {
+  let client: DynamoDBClient;
+  let tableName: string;
+  let store: DynamoStateStore;
+
+  beforeAll(async () => {
+    client = createDynamoClient({ endpoint: inject("dynamoEndpoint") });
+    tableName = `state-${randomUUID()}`;
+    await ensureStateTable(client, tableName);
+    store = new DynamoStateStore({ client, tableName, queryPageSize: 2 });
+  });
+  afterAll(() => client.destroy());
+
+  /** Requests DynamoDB received for one operation. */
+  async function requestsFor(operation: () => Promise<unknown>): Promise<number> {
+    store.resetRequestCount();
+    await operation();
+    return store.requestCount;
+  }
+
+  it("sends one write per usage increment, and a second only for an out-of-order timestamp", async () => {
+    const key = { tenant: "t", project: "counted", role: "r", tool: "x" };
+    expect(await requestsFor(() => store.addToolUsage(key, { calls: 1, at: START }))).toBe(1);
+    expect(await requestsFor(() => store.addToolUsage(key, { calls: 1, at: START + 1 }))).toBe(1);
+    expect(await requestsFor(() => store.addToolUsage(key, { discoveryHits: 1, at: START + 1 }))).toBe(1);
+    expect(await requestsFor(() => store.addToolUsage(key, { calls: 1, at: START - 1 }))).toBe(2);
+    expect((await store.listToolUsage("t", "counted"))[0]).toMatchObject({
+      calls: 3,
+      discoveryHits: 1,
+      lastUsedAt: START + 1,
+    });
+  });
+
+  it("sends one request per process operation and per marker", async () => {
+    const key: ProcessKey = { tenant: "t", project: "counted", processId: "p-1" };
+    expect(await requestsFor(() => store.createProcess(processRecord(key)))).toBe(1);
+    expect(await requestsFor(() => store.createProcess(processRecord(key)))).toBe(1);
+    expect(await requestsFor(() => store.getProcess(key))).toBe(1);
+    expect(await requestsFor(() => store.touchActivatedTools(key, ["a", "b", "c"], START))).toBe(1);
+    expect(await requestsFor(() => store.removeActivatedTools(key, ["a", "b"]))).toBe(1);
+    expect(await requestsFor(() => store.removeActivatedTools(key, []))).toBe(0);
+    expect(await requestsFor(() => store.markOnce("counted", 60))).toBe(1);
+    expect(
+      await requestsFor(() => store.putObservedToolLimit({ model: "m/1", maxTools: 1, observedAt: 1 })),
+    ).toBe(1);
+  });
+
+  it("reads observed limits with one BatchGetItem per 100 models", async () => {
+    const models = Array.from({ length: 201 }, (_, i) => `batch/m-${i}`);
+    expect(await requestsFor(() => store.getObservedToolLimits(models))).toBe(3);
+    expect(await requestsFor(() => store.getObservedToolLimits([]))).toBe(0);
+  });
+
+  it("follows query pages until the last one", async () => {
+    for (const tool of ["a", "b", "c", "d", "e"]) {
+      await store.addToolUsage({ tenant: "t", project: "paged", role: "r", tool }, { calls: 1, at: START });
+    }
+    store.resetRequestCount();
+    const rows = await store.listToolUsage("t", "paged");
+    expect(rows.map((r) => r.tool)).toEqual(["a", "b", "c", "d", "e"]);
+    // Pages of 2: a+b, c+d, e — and DynamoDB only knows the third was the last after reading it.
+    expect(store.requestCount).toBe(3);
+  });
+
+  it("creates the table with TTL on expiresAt, and a second ensure is harmless", async () => {
+    await ensureStateTable(client, tableName);
+    const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+    expect(ttl.TimeToLiveDescription?.AttributeName).toBe(stateTableTtlAttribute);
+    expect(ttl.TimeToLiveDescription?.TimeToLiveStatus).toBe("ENABLED");
+  });
+});

@@ -1,0 +1,25 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FsObjectStore } from "@vance/adapters";
+import { type ObjectStore, silentLogger } from "@vance/core";
+import { createApp } from "../../functions/api/app";
+import { type Claims, mintToken } from "../../functions/api/auth";
+import { loadConfig } from "../../functions/api/config";
+import { buildServices } from "../../functions/api/services";
+
+export const SECRET = "test-secret-0123456789abcdef";
+
+/** An app over a fresh data directory (fs store) or the given document store. */
+export function testApp(options: { documents?: ObjectStore } = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), "vance-app-"));
+  const config = loadConfig({ VANCE_DATA_DIR: dataDir });
+  const documents = options.documents ?? new FsObjectStore(join(dataDir, "documents"));
+  const services = buildServices(config, SECRET, { documents, logger: silentLogger });
+  return { app: createApp(services), services, documents, dataDir };
+}
+
+/** A bearer header for the given claims. */
+export async function bearer(claims: Claims, ttlSeconds = 3600): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await mintToken(SECRET, claims, ttlSeconds)}` };
+}

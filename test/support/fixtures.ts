@@ -1,0 +1,46 @@
+import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters";
+import {
+  BUILT_IN_TOOL_TYPES,
+  type BuiltInTool,
+  type BundledDocuments,
+  DocumentCascade,
+  NO_INPUT_SCHEMA,
+  type ObjectStore,
+  ServerToolService,
+  ToolTypeRegistry,
+  whoami,
+} from "@vance/core";
+
+/** A tool document of type doc_lookup with the given extra YAML lines. */
+export function docTool(description: string, extra = ""): string {
+  return `type: doc_lookup\ndescription: ${description}\nparameters:\n  path: documents/x.md\n${extra}`;
+}
+
+/** A built-in tool for tests, labelled `web`. */
+export const webSearch: BuiltInTool = {
+  name: "web_search",
+  description: "Searches the web (test double).",
+  labels: ["web"],
+  primary: true,
+  inputSchema: NO_INPUT_SCHEMA,
+  async invoke() {
+    return { value: [] };
+  },
+};
+
+/** Builds a ServerToolService over a counting store; the bundled layer is a map. */
+export function toolServices(
+  options: { bundled?: Record<string, string>; store?: ObjectStore; builtIns?: BuiltInTool[] } = {},
+) {
+  const store = new CountingObjectStore(options.store ?? new MemoryObjectStore());
+  const bundled: BundledDocuments = new Map(
+    Object.entries(options.bundled ?? {}).map(([path, body]) => [
+      path,
+      { body, contentType: "application/yaml" },
+    ]),
+  );
+  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+  const cascade = new DocumentCascade(store, bundled);
+  const tools = new ServerToolService(cascade, types, options.builtIns ?? [whoami, webSearch]);
+  return { store, cascade, tools, types };
+}
