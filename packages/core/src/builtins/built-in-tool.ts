@@ -1,7 +1,9 @@
 import type { JsonSchema } from "../json-schema";
 
 /** What a tool call returns: a value, or the tool's own failure as data (spec §3.1 return convention). */
-export type ToolOutcome = { readonly value: unknown } | { readonly error: string; readonly message: string };
+export type ToolOutcome =
+  | { readonly value: unknown }
+  | { readonly error: string; readonly message: string; readonly status?: number };
 
 /** Who is calling: the addressed project and, inside a process, its id and role. */
 export interface CallerContext {

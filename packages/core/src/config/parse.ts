@@ -50,6 +50,17 @@ export function parseToolDocument(
       ),
     );
   }
+  const problems = type.check?.(parameters.output, registry.environment) ?? [];
+  if (problems.length > 0) {
+    const errors = problems.map((problem) => {
+      const keys = ["parameters", ...problem.path.split(".").filter(Boolean)];
+      const line = yaml.lineOf(keys);
+      return { path: keys.join("."), message: problem.message, ...(line === undefined ? {} : { line }) };
+    });
+    return fail(
+      Errors.validationFailed(`the parameters do not pass the '${type.typeId}' type's checks`, errors),
+    );
+  }
   const { name: _ignored, ...fields } = base.output;
   return { ok: true, config: { name, ...fields, parameters: parameters.output } };
 }

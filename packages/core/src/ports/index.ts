@@ -1,3 +1,4 @@
 export * from "./logger";
 export * from "./object-store";
 export * from "./state-store";
+export * from "./tool-runtime";

@@ -1,25 +1,8 @@
 import * as v from "valibot";
-import { TOOL_NAME_PATTERN } from "../ids";
+import { DocumentPathSchema, OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
+import { RestType } from "./rest";
 import { defineToolType } from "./tool-type";
-
-const DocumentPathSchema = v.pipe(
-  v.string(),
-  v.regex(
-    /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]{0,511}$/,
-    "a relative document path such as documents/guide.md (no '..', no leading '/')",
-  ),
-);
-
-const ServerNameSchema = v.pipe(
-  v.string(),
-  v.regex(
-    TOOL_NAME_PATTERN,
-    "server names are lowercase snake_case (the document mcp-servers/{server}.yaml)",
-  ),
-);
-
-const OpenJsonSchema = v.record(v.string(), v.unknown());
 
 /** `doc_lookup`: exposes one document of the cascade as a tool. */
 export const DocLookupType = defineToolType({
@@ -59,27 +42,6 @@ export const ScriptedType = defineToolType({
       "exactly one of source and scriptPath is required",
     ),
   ),
-  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
-});
-
-/** `rest`: a generic HTTP call with parameter mapping. */
-export const RestType = defineToolType({
-  typeId: "rest",
-  description:
-    "Calls an HTTP endpoint. {input} placeholders in the URL path, query, headers and body template are filled from the call's params; ${secret:NAME} from the function's secrets.",
-  parametersSchema: v.strictObject({
-    url: v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, "url must be an absolute http(s) URL")),
-    method: v.optional(v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE"]), "GET"),
-    headers: v.optional(v.record(v.string(), v.string()), {}),
-    query: v.optional(v.record(v.string(), v.string()), {}),
-    bodyTemplate: v.optional(v.unknown()),
-    responseSchema: v.optional(OpenJsonSchema),
-    timeoutMs: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30_000, "timeoutMs must be at most 30000")),
-      10_000,
-    ),
-    inputs: v.optional(ToolInputsSchema, []),
-  }),
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
 });
 

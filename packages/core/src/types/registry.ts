@@ -1,12 +1,18 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { JsonSchema } from "../json-schema";
-import type { AnyToolType } from "./tool-type";
+import type { AnyToolType, NetworkPolicy, ToolTypeEnvironment } from "./tool-type";
+
+/** A policy that refuses nothing: for validation where no network settings apply. */
+export const OPEN_NETWORK_POLICY: NetworkPolicy = { addressProblem: () => null };
 
 /** The tool types known to this service, by `typeId`. Read-only after construction. */
 export class ToolTypeRegistry {
   private readonly types: ReadonlyMap<string, AnyToolType>;
 
-  constructor(types: readonly AnyToolType[]) {
+  constructor(
+    types: readonly AnyToolType[],
+    readonly environment: ToolTypeEnvironment = { networkPolicy: OPEN_NETWORK_POLICY },
+  ) {
     this.types = new Map(types.map((type) => [type.typeId, type]));
   }
 

@@ -1,9 +1,35 @@
 import type * as v from "valibot";
+import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { ServerToolConfig } from "../config/schema";
+import type { FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
+import type { ToolRuntime } from "../ports/tool-runtime";
+
+/** Decides which network addresses tenant-controlled URLs (`rest`, `mcp`) may reach. */
+export interface NetworkPolicy {
+  /** Why this IP address (v4 or v6 literal) must not be reached, or null when it may. */
+  addressProblem(address: string): string | null;
+}
+
+/** Settings that validation depends on (a literal private IP in a `rest` URL is refused on write). */
+export interface ToolTypeEnvironment {
+  readonly networkPolicy: NetworkPolicy;
+}
+
+/** Everything a running tool may use: who calls, the platform, the cascade and its siblings. */
+export interface InvocationContext {
+  readonly caller: CallerContext;
+  readonly runtime: ToolRuntime;
+  readonly networkPolicy: NetworkPolicy;
+  /** A document through the caller's cascade (project → tenant → bundled), or null. */
+  readDocument(path: string): Promise<string | null>;
+  /** Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper. */
+  callTool(name: string, params: unknown): Promise<ToolOutcome>;
+}
 
 /**
- * A tool type (spec §3): code that knows the schema of its `parameters` and turns a validated
- * configuration into an invocable tool. Types are few and structural; tools are configuration.
+ * A tool type (spec §3): code that knows the schema of its `parameters` and runs configured
+ * tools. Types are few and structural; tools are configuration.
  */
 export interface ToolType<P extends Record<string, unknown> = Record<string, unknown>> {
   readonly typeId: string;
@@ -12,6 +38,15 @@ export interface ToolType<P extends Record<string, unknown> = Record<string, unk
   readonly parametersSchema: v.GenericSchema<unknown, P>;
   /** The JSON Schema of the tool's input as the LLM sees it. */
   inputSchema(parameters: P): JsonSchema;
+  /** Checks beyond the schema that depend on settings; paths are relative to `parameters`. */
+  check?(parameters: P, environment: ToolTypeEnvironment): FieldError[];
+  /** Runs a configured tool; absent for types this service can configure but not yet run. */
+  invoke?(
+    config: ServerToolConfig,
+    parameters: P,
+    input: Readonly<Record<string, unknown>>,
+    context: InvocationContext,
+  ): Promise<ToolOutcome>;
 }
 
 /** A tool type with its parameter type erased, as the registry holds it. */
