@@ -1,14 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { BundledDocuments } from "@vance/core";
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".yaml": "application/yaml",
-  ".yml": "application/yaml",
-  ".json": "application/json",
-  ".js": "application/javascript",
-  ".md": "text/markdown; charset=utf-8",
-};
+import { contentTypeForKey } from "./object-store/memory";
 
 /** Reads the bundled documents under `dir` (only `server-tools/`, `documents/`, `scripts/`) once, at start-up. */
 export function loadBundledDocuments(
@@ -23,7 +16,7 @@ export function loadBundledDocuments(
       else if (entry.isFile()) {
         documents.set(relative(dir, full).split(sep).join("/"), {
           body: readFileSync(full, "utf8"),
-          contentType: CONTENT_TYPES[extname(entry.name)] ?? "text/plain; charset=utf-8",
+          contentType: contentTypeForKey(entry.name),
         });
       }
     }

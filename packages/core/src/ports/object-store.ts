@@ -4,7 +4,7 @@
  * One `list` call is one page, so port calls map 1:1 to storage requests.
  */
 
-/** An object as read from the store. `etag` is opaque and changes on every write. */
+/** An object as read from the store. `etag` is opaque and changes whenever the content changes (S3: an MD5 of it). */
 export interface StoredObject {
   readonly key: string;
   readonly body: string;

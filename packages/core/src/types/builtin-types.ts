@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { DocumentPathSchema, OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
 import { RestType } from "./rest";
+import { ScriptedType } from "./scripted";
 import { defineToolType } from "./tool-type";
 
 /** `doc_lookup`: exposes one document of the cascade as a tool. */
@@ -11,38 +12,15 @@ export const DocLookupType = defineToolType({
     "Returns the text of a document, resolved through the cascade (project → tenant → bundled) at call time.",
   parametersSchema: v.strictObject({ path: DocumentPathSchema }),
   inputSchema: () => NO_INPUT_SCHEMA,
-});
-
-/** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
-export const ScriptedType = defineToolType({
-  typeId: "scripted",
-  description:
-    "Runs a JavaScript snippet in a QuickJS sandbox. Inputs are top-level variables, the last expression is the result, and vance.tools.call(name, params) calls sibling tools.",
-  parametersSchema: v.pipe(
-    v.strictObject({
-      engine: v.optional(
-        v.literal("javascript", "engine must be 'javascript' (the only engine)"),
-        "javascript",
-      ),
-      timeoutMs: v.optional(
-        v.pipe(
-          v.number(),
-          v.integer("timeoutMs must be an integer"),
-          v.minValue(1, "timeoutMs must be at least 1"),
-          v.maxValue(30_000, "timeoutMs must be at most 30000"),
-        ),
-        5000,
-      ),
-      inputs: ToolInputsSchema,
-      source: v.optional(v.pipe(v.string(), v.minLength(1, "source must not be empty"))),
-      scriptPath: v.optional(DocumentPathSchema),
-    }),
-    v.check(
-      (parameters) => (parameters.source === undefined) !== (parameters.scriptPath === undefined),
-      "exactly one of source and scriptPath is required",
-    ),
-  ),
-  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+  async invoke(_config, parameters, _input, context) {
+    const text = await context.readDocument(parameters.path);
+    return text === null
+      ? {
+          error: "DocumentNotFound",
+          message: `no document at '${parameters.path}' in this project's cascade`,
+        }
+      : { value: text };
+  },
 });
 
 /** `mcp`: one tool of a server-side MCP server. */

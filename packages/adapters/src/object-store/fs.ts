@@ -1,0 +1,302 @@
+import { randomBytes } from "node:crypto";
+import type { BigIntStats, Dirent } from "node:fs";
+import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListPage,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+} from "@vance/core";
+import {
+  compareKeys,
+  contentTypeForKey,
+  decodeCursor,
+  encodeCursor,
+  MAX_LIST_PAGE_SIZE,
+  resolvePageLimit,
+} from "./memory";
+
+/** Suffix of in-flight temp files; `list` skips them and no key segment may end with it. */
+const TEMP_SUFFIX = ".vance-tmp";
+/** How often `put` retries when a concurrent `delete` pruned the directory it just created. */
+const MKDIR_ATTEMPTS = 5;
+
+export interface FsObjectStoreOptions {
+  /** Default and maximum page size of `list`; 1000 (the cap) unless given. */
+  readonly pageSize?: number;
+}
+
+/** Thrown for a key (or list prefix) that cannot name a file safely under the root directory. */
+export class InvalidObjectKeyError extends Error {
+  readonly code = "invalid_object_key";
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
+    super(`invalid object key ${JSON.stringify(key)}: ${reason}`);
+    this.name = "InvalidObjectKeyError";
+  }
+}
+
+/**
+ * `ObjectStore` over a directory: the embedded default. Key `a/b/c.yaml` is the file
+ * `rootDir/a/b/c.yaml`. Writes go to a temp file in the same directory and are renamed into
+ * place, so a reader sees the old bytes or the new bytes, never a mix.
+ *
+ * The ETag is derived from `stat` (inode, mtime in ns, size), so `list` never reads content.
+ * Every write sets the file's mtime to a value strictly above the previous write's of this
+ * process: ext4 reuses a just-freed inode at once, so inode + a coarse clock alone could repeat
+ * an old ETag (A → B → A') and let a stale `ifMatch` through.
+ *
+ * Content type is not stored: it is inferred from the key's extension (`contentTypeForKey`),
+ * and `PutOptions.contentType` is ignored. Conditional writes are serialised per key by an
+ * in-process mutex; two processes writing the same directory are not coordinated.
+ */
+export class FsObjectStore implements ObjectStore {
+  readonly #root: string;
+  readonly #pageSize: number;
+  readonly #locks = new KeyedMutex();
+
+  constructor(rootDir: string, options: FsObjectStoreOptions = {}) {
+    this.#root = resolve(rootDir);
+    this.#pageSize = resolvePageLimit(options.pageSize, MAX_LIST_PAGE_SIZE);
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const path = this.#pathOf(key);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "r");
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    try {
+      // The fd pins the inode, and files are only ever replaced by rename, so these stats
+      // describe exactly the bytes read below.
+      const stats = await handle.stat({ bigint: true });
+      if (!stats.isFile()) return null;
+      const etag = etagOf(stats);
+      if (options?.ifNoneMatch !== undefined && options.ifNoneMatch === etag) return { notModified: true };
+      const body = await handle.readFile("utf8");
+      return { key, body, etag, contentType: contentTypeForKey(key) };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
+    const path = this.#pathOf(key);
+    return this.#locks.run(key, async () => {
+      const current = await statFile(path);
+      if (options?.ifNoneMatch === "*" && current) return { ok: false, reason: "precondition_failed" };
+      if (options?.ifMatch !== undefined && (!current || etagOf(current) !== options.ifMatch)) {
+        return { ok: false, reason: "precondition_failed" };
+      }
+      return { ok: true, etag: await this.#writeAtomically(path, body) };
+    });
+  }
+
+  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    const path = this.#pathOf(key);
+    return this.#locks.run(key, async () => {
+      const current = await statFile(path);
+      if (!current) return { ok: false, reason: "not_found" };
+      if (options?.ifMatch !== undefined && etagOf(current) !== options.ifMatch) {
+        return { ok: false, reason: "precondition_failed" };
+      }
+      try {
+        await unlink(path);
+      } catch (error) {
+        if (isMissing(error)) return { ok: false, reason: "not_found" };
+        throw error;
+      }
+      await this.#pruneEmptyDirectories(dirname(path));
+      return { ok: true };
+    });
+  }
+
+  async list(prefix: string, options?: ListOptions): Promise<ListPage> {
+    const limit = resolvePageLimit(options?.limit, this.#pageSize);
+    const after = options?.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const { directorySegments, namePrefix } = this.#splitPrefix(prefix);
+    const keys: string[] = [];
+    await this.#collectKeys(directorySegments, namePrefix, keys);
+    const remaining = keys
+      .filter((key) => after === undefined || compareKeys(key, after) > 0)
+      .sort(compareKeys);
+    const page = remaining.slice(0, limit);
+    const stats = await Promise.all(page.map((key) => statFile(join(this.#root, key))));
+    const items: ObjectMeta[] = [];
+    page.forEach((key, index) => {
+      const entry = stats[index];
+      // Deleted between readdir and stat: leave it out rather than report a ghost.
+      if (entry) items.push({ key, etag: etagOf(entry), size: Number(entry.size) });
+    });
+    const last = page.at(-1);
+    return { items, cursor: remaining.length > limit && last !== undefined ? encodeCursor(last) : undefined };
+  }
+
+  async #writeAtomically(path: string, body: string): Promise<string> {
+    const tempPath = `${path}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+    const handle = await this.#createTempFile(tempPath);
+    try {
+      await handle.writeFile(body, "utf8");
+      const mtimeNs = nextMtimeNs();
+      const seconds = Number(mtimeNs) / 1e9;
+      await handle.utimes(seconds, seconds);
+      // rename keeps inode, mtime and size, so the temp file's stats are the final ETag.
+      const stats = await handle.stat({ bigint: true });
+      await handle.close();
+      await rename(tempPath, path);
+      return etagOf(stats);
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await unlink(tempPath).catch(() => {});
+      throw error;
+    }
+  }
+
+  async #createTempFile(tempPath: string): Promise<FileHandle> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await mkdir(dirname(tempPath), { recursive: true });
+        return await open(tempPath, "wx");
+      } catch (error) {
+        // A concurrent delete of a sibling prunes empty directories, possibly one that
+        // mkdir just created or was about to descend into: create the path again.
+        if (!isErrno(error, "ENOENT") || attempt >= MKDIR_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #pruneEmptyDirectories(directory: string): Promise<void> {
+    let current = directory;
+    while (current !== this.#root && current.startsWith(this.#root)) {
+      try {
+        await rmdir(current);
+      } catch {
+        return; // not empty (or already gone): stop climbing
+      }
+      current = dirname(current);
+    }
+  }
+
+  async #collectKeys(
+    directorySegments: readonly string[],
+    namePrefix: string,
+    into: string[],
+  ): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(this.#root, ...directorySegments), { withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (!entry.name.startsWith(namePrefix) || entry.name.endsWith(TEMP_SUFFIX)) return;
+        if (entry.isDirectory()) await this.#collectKeys([...directorySegments, entry.name], "", into);
+        else if (entry.isFile()) into.push([...directorySegments, entry.name].join("/"));
+      }),
+    );
+  }
+
+  #pathOf(key: string): string {
+    return join(this.#root, ...parseSegments(key, key, false));
+  }
+
+  #splitPrefix(prefix: string): { directorySegments: string[]; namePrefix: string } {
+    if (prefix === "") return { directorySegments: [], namePrefix: "" };
+    const segments = parseSegments(prefix, prefix, true);
+    const namePrefix = segments.pop() ?? "";
+    return { directorySegments: segments, namePrefix };
+  }
+}
+
+/**
+ * Splits a key into path segments, rejecting anything that could leave the root or collide
+ * with temp files. A list prefix may end in "/" or a partial name, so its last segment may be empty.
+ */
+function parseSegments(value: string, key: string, isPrefix: boolean): string[] {
+  if (value === "") throw new InvalidObjectKeyError(key, "empty");
+  if (value.startsWith("/")) throw new InvalidObjectKeyError(key, "leading '/'");
+  if (value.includes("\\")) throw new InvalidObjectKeyError(key, "backslash");
+  if (value.includes("\0")) throw new InvalidObjectKeyError(key, "NUL character");
+  const segments = value.split("/");
+  segments.forEach((segment, index) => {
+    const isLast = index === segments.length - 1;
+    if (segment === "" && !(isPrefix && isLast)) throw new InvalidObjectKeyError(key, "empty path segment");
+    if (segment === "." || segment === "..") throw new InvalidObjectKeyError(key, `'${segment}' segment`);
+    if (segment.endsWith(TEMP_SUFFIX))
+      throw new InvalidObjectKeyError(key, `segment ends with ${TEMP_SUFFIX}`);
+  });
+  return segments;
+}
+
+let lastMtimeNs = 0n;
+
+/**
+ * The mtime for the next write: strictly increasing across all stores of this process, and at
+ * least 1 µs apart so the float seconds that `utimes` takes still map to distinct nanoseconds.
+ */
+function nextMtimeNs(): bigint {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  lastMtimeNs = now > lastMtimeNs + 1000n ? now : lastMtimeNs + 1000n;
+  return lastMtimeNs;
+}
+
+/** Quoted like S3's ETags; derived from stat so it needs no read of the content. */
+function etagOf(stats: BigIntStats): string {
+  return `"${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}"`;
+}
+
+/** Stats of a regular file, or `null` when nothing (or a directory) is there. */
+async function statFile(path: string): Promise<BigIntStats | null> {
+  try {
+    const stats = await lstat(path, { bigint: true });
+    return stats.isFile() ? stats : null;
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+/** ENOENT, or ENOTDIR when a path segment is a file (key `a/b` exists, `a/b/c` asked). */
+function isMissing(error: unknown): boolean {
+  return isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR");
+}
+
+/** Runs tasks one at a time per key, in call order. */
+class KeyedMutex {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const done = new Promise<void>((resolveDone) => {
+      release = resolveDone;
+    });
+    const tail = previous.then(() => done);
+    this.#tails.set(key, tail);
+    await previous;
+    try {
+      return await task();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from "@aws-sdk/client-s3";
+import type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListPage,
+  ObjectMeta,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+} from "@vance/core";
+import { MAX_LIST_PAGE_SIZE, resolvePageLimit } from "./memory";
+
+export interface S3ClientSettings {
+  /** e.g. `http://127.0.0.1:4568` for s3rver; AWS's endpoint when absent. */
+  readonly endpoint?: string;
+  /** Falls back to the SDK's resolution (`AWS_REGION`, profile) when absent. */
+  readonly region?: string;
+  readonly credentials?: S3ClientConfig["credentials"];
+  /** `true` for local servers that do not resolve `bucket.host` names. */
+  readonly forcePathStyle?: boolean;
+}
+
+/**
+ * An `S3Client` that only computes and validates checksums when an operation requires them;
+ * s3rver (and other S3 look-alikes) reject or mangle the SDK's default flexible checksums.
+ */
+export function createS3Client(settings: S3ClientSettings = {}): S3Client {
+  return new S3Client({
+    ...(settings.endpoint !== undefined && { endpoint: settings.endpoint }),
+    ...(settings.region !== undefined && { region: settings.region }),
+    ...(settings.credentials !== undefined && { credentials: settings.credentials }),
+    ...(settings.forcePathStyle !== undefined && { forcePathStyle: settings.forcePathStyle }),
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+}
+
+export interface S3ObjectStoreOptions {
+  readonly client: S3Client;
+  readonly bucket: string;
+  /** Key prefix so one bucket can hold several stores; a missing trailing "/" is added. */
+  readonly prefix?: string;
+}
+
+/**
+ * `ObjectStore` over one S3 bucket (optionally under a key prefix). One port call is one HTTP
+ * request, except `delete`, which needs a HEAD first because S3's DELETE answers 204 for
+ * absent keys. `requestCount` counts every request this store sends, retries included.
+ */
+export class S3ObjectStore implements ObjectStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #prefix: string;
+  #requestCount = 0;
+
+  constructor(options: S3ObjectStoreOptions) {
+    this.#client = options.client;
+    this.#bucket = options.bucket;
+    const prefix = options.prefix ?? "";
+    this.#prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
+  }
+
+  /** HTTP requests sent by this store since construction or the last `resetRequestCount()`. */
+  get requestCount(): number {
+    return this.#requestCount;
+  }
+
+  /** Starts `requestCount` from zero again. */
+  resetRequestCount(): void {
+    this.#requestCount = 0;
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const command = new GetObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#prefix + key,
+      IfNoneMatch: options?.ifNoneMatch,
+    });
+    command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
+    try {
+      const output = await this.#client.send(command);
+      const body = (await output.Body?.transformToString("utf-8")) ?? "";
+      return { key, body, etag: requireEtag(output.ETag, key), contentType: output.ContentType };
+    } catch (error) {
+      // The SDK surfaces 304 as an error without a name of its own ("Unknown").
+      if (statusOf(error) === 304) return { notModified: true };
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
+    const command = new PutObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#prefix + key,
+      Body: body,
+      ContentType: options?.contentType,
+      IfMatch: options?.ifMatch,
+      IfNoneMatch: options?.ifNoneMatch,
+    });
+    command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
+    try {
+      const output = await this.#client.send(command);
+      return { ok: true, etag: requireEtag(output.ETag, key) };
+    } catch (error) {
+      if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
+      throw error;
+    }
+  }
+
+  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    const head = new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key });
+    head.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
+    let currentEtag: string | undefined;
+    try {
+      currentEtag = (await this.#client.send(head)).ETag;
+    } catch (error) {
+      if (isNotFound(error)) return { ok: false, reason: "not_found" };
+      throw error;
+    }
+    if (options?.ifMatch !== undefined && currentEtag !== options.ifMatch) {
+      return { ok: false, reason: "precondition_failed" };
+    }
+    // IfMatch again on the DELETE itself closes the window between HEAD and DELETE on real S3.
+    const command = new DeleteObjectCommand({
+      Bucket: this.#bucket,
+      Key: this.#prefix + key,
+      IfMatch: options?.ifMatch,
+    });
+    command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
+    try {
+      await this.#client.send(command);
+      return { ok: true };
+    } catch (error) {
+      if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
+      if (isNotFound(error)) return { ok: false, reason: "not_found" };
+      throw error;
+    }
+  }
+
+  async list(prefix: string, options?: ListOptions): Promise<ListPage> {
+    const command = new ListObjectsV2Command({
+      Bucket: this.#bucket,
+      Prefix: this.#prefix + prefix,
+      MaxKeys: resolvePageLimit(options?.limit, MAX_LIST_PAGE_SIZE),
+      ContinuationToken: options?.cursor,
+    });
+    command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
+    const output = await this.#client.send(command);
+    const items = (output.Contents ?? []).map(
+      (object): ObjectMeta => ({
+        key: (object.Key ?? "").slice(this.#prefix.length),
+        etag: requireEtag(object.ETag, object.Key ?? ""),
+        size: object.Size ?? 0,
+      }),
+    );
+    return { items, cursor: output.IsTruncated ? output.NextContinuationToken : undefined };
+  }
+
+  /**
+   * Sits in the deserialize step, inside the retry loop, so it runs once per HTTP attempt.
+   * Added per command rather than on the client, which several stores may share.
+   */
+  readonly #countRequest = <Args, Output>(next: (args: Args) => Promise<Output>) => {
+    return (args: Args): Promise<Output> => {
+      this.#requestCount++;
+      return next(args);
+    };
+  };
+}
+
+const COUNTER_OPTIONS = { step: "deserialize", name: "vanceRequestCounter" } as const;
+
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null || !("$metadata" in error)) return undefined;
+  const metadata = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
+  return metadata?.httpStatusCode;
+}
+
+function nameOf(error: unknown): string | undefined {
+  return error instanceof Error || (typeof error === "object" && error !== null && "name" in error)
+    ? String((error as { name: unknown }).name)
+    : undefined;
+}
+
+function isNotFound(error: unknown): boolean {
+  const name = nameOf(error);
+  return statusOf(error) === 404 || name === "NoSuchKey" || name === "NotFound";
+}
+
+/** 412 when the condition did not hold; 409 when a concurrent conditional write to the key won. */
+function isPreconditionFailure(error: unknown): boolean {
+  const name = nameOf(error);
+  return statusOf(error) === 412 || name === "PreconditionFailed" || name === "ConditionalRequestConflict";
+}
+
+function requireEtag(etag: string | undefined, key: string): string {
+  if (etag === undefined || etag === "") throw new Error(`S3 returned no ETag for ${key}`);
+  return etag;
+}

@@ -1,0 +1,152 @@
+import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { DocumentCascade } from "../cascade/document-cascade";
+import { VanceError } from "../errors";
+import { validateJsonSchema } from "../json-schema-validator";
+import type { ClientToolDeclaration } from "../ports/state-store";
+import type { ToolRuntime } from "../ports/tool-runtime";
+import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
+
+/** One call to dispatch: who calls, what, and under which allow set. */
+export interface DispatchRequest {
+  readonly caller: CallerContext;
+  readonly name: string;
+  readonly params: unknown;
+  /** The names the caller may invoke; `null` means unrestricted (a direct API call without a list). */
+  readonly allowedTools: ReadonlySet<string> | null;
+  /** Tools the engine's client side runs; answered with a routing result. */
+  readonly clientTools?: readonly ClientToolDeclaration[];
+}
+
+/** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
+export type DispatchResult =
+  | (ToolOutcome & { readonly durationMs: number })
+  | {
+      readonly route: "client";
+      readonly name: string;
+      readonly params: unknown;
+      readonly durationMs: number;
+    };
+
+export interface ToolDispatcherOptions {
+  readonly tools: ServerToolService;
+  readonly cascade: DocumentCascade;
+  readonly runtime: ToolRuntime;
+  readonly networkPolicy: NetworkPolicy;
+  /** How deep sibling calls (`vance.tools.call`) may nest; a script calling itself stops here. */
+  readonly maxCallDepth?: number;
+}
+
+/** The default limit of nested sibling calls. */
+export const DEFAULT_MAX_CALL_DEPTH = 8;
+
+/**
+ * `ToolDispatcher` (spec §7): resolves a name through the configured tools (project, tenant,
+ * bundled) and then the built-in tools, then the process's client tools; checks the allow set
+ * and the params against the tool's input schema; runs it and times it. Sibling calls from
+ * scripts come back through here with the caller's allow set, one level deeper.
+ */
+export class ToolDispatcher {
+  private readonly maxCallDepth: number;
+
+  constructor(private readonly options: ToolDispatcherOptions) {
+    this.maxCallDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+  }
+
+  /**
+   * Runs a call. Refusals the caller must fix (not allowed, not found, disabled, bad params)
+   * throw `VanceError`s; the tool's own failures come back as `{ error, message }`.
+   */
+  async invoke(request: DispatchRequest): Promise<DispatchResult> {
+    const started = this.options.runtime.now();
+    const result = await this.dispatch(request, 0);
+    return { ...result, durationMs: this.options.runtime.now() - started };
+  }
+
+  /** Resolves what a call would run, without running it (allow set checked, client tools included). */
+  async resolve(request: Omit<DispatchRequest, "params">): Promise<ResolvedTool | ClientToolDeclaration> {
+    if (request.allowedTools && !request.allowedTools.has(request.name)) {
+      throw new VanceError(
+        "tool_not_allowed",
+        403,
+        `tool '${request.name}' is not in the caller's allowed tools`,
+      );
+    }
+    const { caller, name } = request;
+    try {
+      return await this.options.tools.require(caller.tenant, caller.project, name);
+    } catch (error) {
+      const client = request.clientTools?.find((tool) => tool.name === name);
+      if (client && error instanceof VanceError && error.code === "tool_not_found") return client;
+      throw error;
+    }
+  }
+
+  private async dispatch(
+    request: DispatchRequest,
+    depth: number,
+  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
+    const target = await this.resolve(request);
+    const input = request.params ?? {};
+    const schema = "layer" in target ? target.inputSchema : target.inputSchema;
+    const problems = validateJsonSchema(schema, input);
+    if (problems.length > 0) {
+      throw new VanceError(
+        "invalid_params",
+        422,
+        `the params do not match the input schema of '${request.name}'`,
+        problems,
+      );
+    }
+    if (!("layer" in target)) return { route: "client", name: target.name, params: input };
+    const params = input as Readonly<Record<string, unknown>>;
+    if (target.builtIn) return target.builtIn.invoke(params, request.caller);
+    const type = this.options.tools.registry.find(target.config.type);
+    if (!type?.invoke) {
+      return {
+        error: "UnsupportedToolType",
+        message: `tools of type '${target.config.type}' can be configured but not yet invoked by this service`,
+      };
+    }
+    return type.invoke(target.config, target.config.parameters, params, this.context(request, depth));
+  }
+
+  private context(request: DispatchRequest, depth: number): InvocationContext {
+    const { caller } = request;
+    return {
+      caller,
+      runtime: this.options.runtime,
+      networkPolicy: this.options.networkPolicy,
+      readDocument: async (path) =>
+        (await this.options.cascade.lookup(caller.tenant, caller.project, path))?.body ?? null,
+      callTool: async (name, params) => {
+        if (depth + 1 > this.maxCallDepth) {
+          return {
+            error: "CallDepthExceeded",
+            message: `sibling calls nest at most ${this.maxCallDepth} deep (calling '${name}')`,
+          };
+        }
+        try {
+          const result = await this.dispatch({ ...request, name, params }, depth + 1);
+          return "route" in result
+            ? {
+                error: "ClientToolNotCallable",
+                message: `'${name}' runs on the client and cannot be called from a script`,
+              }
+            : result;
+        } catch (error) {
+          if (error instanceof VanceError) return { error: errorClass(error.code), message: error.message };
+          throw error;
+        }
+      },
+    };
+  }
+}
+
+/** `tool_not_allowed` → `ToolNotAllowed`: the class name a script sees for a refused sibling call. */
+function errorClass(code: string): string {
+  return code
+    .split("_")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+}

@@ -1,0 +1,54 @@
+import * as v from "valibot";
+import { DocumentPathSchema } from "./common";
+import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
+import { defineToolType } from "./tool-type";
+
+/** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
+export const ScriptedType = defineToolType({
+  typeId: "scripted",
+  description:
+    "Runs a JavaScript snippet in a QuickJS sandbox. Inputs are top-level variables, the last expression is the result, and vance.tools.call(name, params) calls sibling tools.",
+  parametersSchema: v.pipe(
+    v.strictObject({
+      engine: v.optional(
+        v.literal("javascript", "engine must be 'javascript' (the only engine)"),
+        "javascript",
+      ),
+      timeoutMs: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer("timeoutMs must be an integer"),
+          v.minValue(1, "timeoutMs must be at least 1"),
+          v.maxValue(30_000, "timeoutMs must be at most 30000"),
+        ),
+        5000,
+      ),
+      inputs: ToolInputsSchema,
+      source: v.optional(v.pipe(v.string(), v.minLength(1, "source must not be empty"))),
+      scriptPath: v.optional(DocumentPathSchema),
+    }),
+    v.check(
+      (parameters) => (parameters.source === undefined) !== (parameters.scriptPath === undefined),
+      "exactly one of source and scriptPath is required",
+    ),
+  ),
+  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+  async invoke(_config, parameters, input, context) {
+    const source =
+      parameters.source ??
+      (parameters.scriptPath === undefined ? null : await context.readDocument(parameters.scriptPath));
+    if (source === null) {
+      return { error: "ScriptNotFound", message: `no script document at '${parameters.scriptPath}'` };
+    }
+    const inputs: Record<string, unknown> = {};
+    for (const declared of parameters.inputs) inputs[declared.name] = input[declared.name] ?? null;
+    // Only scripts that mention the host object pay for the asyncify path.
+    const outcome = await context.runtime.scripts.run({
+      source,
+      inputs,
+      timeoutMs: parameters.timeoutMs,
+      ...(source.includes("vance") ? { callTool: (name, params) => context.callTool(name, params) } : {}),
+    });
+    return outcome.ok ? { value: outcome.value } : { error: outcome.error, message: outcome.message };
+  },
+});

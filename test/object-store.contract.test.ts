@@ -1,0 +1,565 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import {
+  CountingObjectStore,
+  createS3Client,
+  FsObjectStore,
+  InvalidObjectKeyError,
+  MemoryObjectStore,
+  S3ObjectStore,
+} from "@vance/adapters";
+import type { GetResult, ObjectStore, StoredObject } from "@vance/core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+
+/** Builds a fresh, empty store for one test and knows how to clean it up. */
+type StoreFactory = () => Promise<{ store: ObjectStore; dispose: () => Promise<void> }>;
+
+function expectObject(result: GetResult): StoredObject {
+  expect(result).not.toBeNull();
+  if (result === null || "notModified" in result)
+    throw new Error(`expected an object, got ${JSON.stringify(result)}`);
+  return result;
+}
+
+async function putOk(store: ObjectStore, key: string, body: string, contentType?: string): Promise<string> {
+  const result = await store.put(key, body, contentType === undefined ? {} : { contentType });
+  if (!result.ok) throw new Error(`put ${key} failed: ${result.reason}`);
+  return result.etag;
+}
+
+async function listAll(store: ObjectStore, prefix: string, limit?: number) {
+  const pages = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(prefix, {
+      ...(limit !== undefined && { limit }),
+      ...(cursor && { cursor }),
+    });
+    pages.push(page);
+    cursor = page.cursor;
+  } while (cursor !== undefined && pages.length < 100);
+  return pages;
+}
+
+function withStore(factory: StoreFactory): () => ObjectStore {
+  let current: { store: ObjectStore; dispose: () => Promise<void> } | undefined;
+  beforeEach(async () => {
+    current = await factory();
+  });
+  afterEach(async () => {
+    await current?.dispose();
+    current = undefined;
+  });
+  return () => {
+    if (!current) throw new Error("store used outside a test");
+    return current.store;
+  };
+}
+
+/** The behaviour every ObjectStore adapter must share. */
+function objectStoreContract(name: string, factory: StoreFactory): void {
+  describe(`ObjectStore contract: ${name}`, () => {
+    const store = withStore(factory);
+
+    it("answers null for a key that was never written", async () => {
+      expect(await store().get("t1/p1/server-tools/missing.yaml")).toBeNull();
+    });
+
+    it("returns the written body, the put's etag and the content type", async () => {
+      const etag = await putOk(store(), "t1/p1/server-tools/a.yaml", "name: a\n", "application/yaml");
+      expect(etag).toMatch(/^".+"$/);
+      const object = expectObject(await store().get("t1/p1/server-tools/a.yaml"));
+      expect(object).toEqual({
+        key: "t1/p1/server-tools/a.yaml",
+        body: "name: a\n",
+        etag,
+        contentType: "application/yaml",
+      });
+    });
+
+    it("changes the etag when an object is overwritten", async () => {
+      const first = await putOk(store(), "doc.md", "# one", "text/markdown");
+      const second = await putOk(store(), "doc.md", "# two", "text/markdown");
+      expect(second).not.toBe(first);
+      const object = expectObject(await store().get("doc.md"));
+      expect(object.body).toBe("# two");
+      expect(object.etag).toBe(second);
+    });
+
+    it("pages through 25 keys 10 at a time, in order, with the etags get returns", async () => {
+      const keys = Array.from({ length: 25 }, (_, i) => `docs/k${String(i).padStart(2, "0")}.md`);
+      for (const key of [...keys].reverse()) await putOk(store(), key, `body of ${key}`, "text/markdown");
+      await putOk(store(), "other/k00.md", "outside the prefix", "text/markdown");
+
+      const pages = await listAll(store(), "docs/", 10);
+      expect(pages.map((page) => page.items.length)).toEqual([10, 10, 5]);
+      expect(pages.at(-1)?.cursor).toBeUndefined();
+      const items = pages.flatMap((page) => page.items);
+      expect(items.map((item) => item.key)).toEqual(keys);
+      for (const item of items) {
+        const object = expectObject(await store().get(item.key));
+        expect(item.etag).toBe(object.etag);
+        expect(item.size).toBe(Buffer.byteLength(object.body, "utf8"));
+      }
+    });
+
+    it("lists only keys under the prefix", async () => {
+      for (const key of ["a/x", "a/y", "ab/z", "b/x"]) {
+        await putOk(store(), key, key, "text/plain");
+      }
+      const keysOf = async (prefix: string) => (await store().list(prefix)).items.map((item) => item.key);
+      expect(await keysOf("a/")).toEqual(["a/x", "a/y"]);
+      expect(await keysOf("a")).toEqual(["a/x", "a/y", "ab/z"]);
+      expect(await keysOf("b/")).toEqual(["b/x"]);
+      expect(await store().list("c/")).toEqual({ items: [], cursor: undefined });
+    });
+
+    it("forgets a deleted object in get and list", async () => {
+      await putOk(store(), "t/p/scripts/s.js", "export default 1;", "application/javascript");
+      await putOk(store(), "t/p/scripts/keep.js", "export default 2;", "application/javascript");
+      expect(await store().delete("t/p/scripts/s.js")).toEqual({ ok: true });
+      expect(await store().get("t/p/scripts/s.js")).toBeNull();
+      expect((await store().list("t/p/")).items.map((item) => item.key)).toEqual(["t/p/scripts/keep.js"]);
+    });
+
+    it("answers not_found when deleting an absent key", async () => {
+      expect(await store().delete("t/p/nothing.yaml")).toEqual({ ok: false, reason: "not_found" });
+    });
+
+    it("answers notModified for the current etag and the object for a stale one", async () => {
+      const stale = await putOk(store(), "c.json", '{"v":1}', "application/json");
+      const current = await putOk(store(), "c.json", '{"v":2}', "application/json");
+      expect(await store().get("c.json", { ifNoneMatch: current })).toEqual({ notModified: true });
+      expect(expectObject(await store().get("c.json", { ifNoneMatch: stale })).body).toBe('{"v":2}');
+    });
+
+    it("keeps UTF-8 bodies intact (umlauts, emoji, CJK)", async () => {
+      const body = "description: Grüße aus Köln — ñandú 中文 🎉🚀👩‍💻\n";
+      const etag = await putOk(store(), "t/p/server-tools/ümlaut.yaml", body, "application/yaml");
+      const object = expectObject(await store().get("t/p/server-tools/ümlaut.yaml"));
+      expect(object.body).toBe(body);
+      const [item] = (await store().list("t/p/server-tools/")).items;
+      expect(item).toEqual({
+        key: "t/p/server-tools/ümlaut.yaml",
+        etag,
+        size: Buffer.byteLength(body, "utf8"),
+      });
+    });
+  });
+}
+
+/** S3's listing order, which s3rver does not reproduce. */
+function keyOrderContract(name: string, factory: StoreFactory): void {
+  describe(`ObjectStore key order: ${name} (memory and fs only — s3rver walks its directories and lists "a/b" before "a-c"; S3 orders by UTF-8 bytes)`, () => {
+    const store = withStore(factory);
+
+    it("lists keys in UTF-8 byte order across directory boundaries, also when paging", async () => {
+      // "-" (0x2d) < "." (0x2e) < "/" (0x2f) < "z"; "\uffff" is 3 UTF-8 bytes, "😀" 4 (a surrogate pair in UTF-16).
+      const expected = ["o/a-c", "o/a.d", "o/a/b", "o/a/z", "o/az", "o/\uffff", "o/😀"];
+      for (const key of [...expected].reverse()) await putOk(store(), key, key);
+      const keysOf = (pages: Awaited<ReturnType<typeof listAll>>) =>
+        pages.flatMap((page) => page.items.map((i) => i.key));
+      expect(keysOf(await listAll(store(), "o/"))).toEqual(expected);
+      expect(keysOf(await listAll(store(), "o/", 2))).toEqual(expected);
+    });
+  });
+}
+
+/** If-Match / If-None-Match semantics, which s3rver does not implement (so S3 cannot run them here). */
+function conditionalWriteContract(name: string, factory: StoreFactory): void {
+  describe(`ObjectStore conditional writes: ${name} (memory and fs only — s3rver ignores If-Match / If-None-Match, DESIGN.md §5)`, () => {
+    const store = withStore(factory);
+
+    it("creates with ifNoneMatch '*' only when the key is absent, and changes nothing otherwise", async () => {
+      const created = await store().put("t/p/server-tools/x.yaml", "v: 1", { ifNoneMatch: "*" });
+      expect(created.ok).toBe(true);
+      const again = await store().put("t/p/server-tools/x.yaml", "v: 2", { ifNoneMatch: "*" });
+      expect(again).toEqual({ ok: false, reason: "precondition_failed" });
+      const object = expectObject(await store().get("t/p/server-tools/x.yaml"));
+      expect(object.body).toBe("v: 1");
+      expect(created.ok && object.etag).toBe(created.ok && created.etag);
+    });
+
+    it("rejects a stale ifMatch and accepts the current one", async () => {
+      const v1 = await putOk(store(), "k.yaml", "v: 1");
+      const v2 = await putOk(store(), "k.yaml", "v: 2");
+      expect(await store().put("k.yaml", "v: lost", { ifMatch: v1 })).toEqual({
+        ok: false,
+        reason: "precondition_failed",
+      });
+      expect(expectObject(await store().get("k.yaml")).body).toBe("v: 2");
+
+      const v3 = await store().put("k.yaml", "v: 3", { ifMatch: v2 });
+      expect(v3.ok).toBe(true);
+      const object = expectObject(await store().get("k.yaml"));
+      expect(object.body).toBe("v: 3");
+      expect(v3.ok && object.etag).toBe(v3.ok && v3.etag);
+    });
+
+    it("rejects ifMatch on an absent key without creating it", async () => {
+      expect(await store().put("absent.yaml", "v: 1", { ifMatch: '"whatever"' })).toEqual({
+        ok: false,
+        reason: "precondition_failed",
+      });
+      expect(await store().get("absent.yaml")).toBeNull();
+    });
+
+    it("changes the etag even when identical bytes are rewritten, so an old etag stays stale", async () => {
+      const first = await putOk(store(), "same.yaml", "v: 1");
+      await putOk(store(), "same.yaml", "v: 2");
+      const third = await putOk(store(), "same.yaml", "v: 1");
+      expect(third).not.toBe(first);
+      expect((await store().put("same.yaml", "v: 4", { ifMatch: first })).ok).toBe(false);
+    });
+
+    it("deletes with ifMatch only when the etag is current", async () => {
+      const v1 = await putOk(store(), "d.yaml", "v: 1");
+      const v2 = await putOk(store(), "d.yaml", "v: 2");
+      expect(await store().delete("d.yaml", { ifMatch: v1 })).toEqual({
+        ok: false,
+        reason: "precondition_failed",
+      });
+      expect(expectObject(await store().get("d.yaml")).body).toBe("v: 2");
+      expect(await store().delete("d.yaml", { ifMatch: v2 })).toEqual({ ok: true });
+      expect(await store().get("d.yaml")).toBeNull();
+      expect(await store().delete("d.yaml", { ifMatch: v2 })).toEqual({ ok: false, reason: "not_found" });
+    });
+  });
+}
+
+const memoryFactory: StoreFactory = async () => ({ store: new MemoryObjectStore(), dispose: async () => {} });
+
+const fsFactory: StoreFactory = async () => {
+  const root = await mkdtemp(join(tmpdir(), "vance-fs-store-"));
+  return { store: new FsObjectStore(root), dispose: () => rm(root, { recursive: true, force: true }) };
+};
+
+function s3rverClient(): S3Client {
+  return createS3Client({
+    endpoint: inject("s3Endpoint"),
+    region: "us-east-1",
+    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+    forcePathStyle: true,
+  });
+}
+
+/** One fresh bucket per suite; each test gets its own key prefix inside it. */
+function s3Factory(): StoreFactory {
+  const client = s3rverClient();
+  const bucket = `contract-${randomUUID().slice(0, 8)}`;
+  let created: Promise<unknown> | undefined;
+  return async () => {
+    created ??= client.send(new CreateBucketCommand({ Bucket: bucket }));
+    await created;
+    const store = new S3ObjectStore({ client, bucket, prefix: `test-${randomUUID().slice(0, 8)}` });
+    return { store, dispose: async () => {} };
+  };
+}
+
+objectStoreContract("MemoryObjectStore", memoryFactory);
+objectStoreContract("FsObjectStore", fsFactory);
+objectStoreContract("S3ObjectStore (s3rver)", s3Factory());
+keyOrderContract("MemoryObjectStore", memoryFactory);
+keyOrderContract("FsObjectStore", fsFactory);
+conditionalWriteContract("MemoryObjectStore", memoryFactory);
+conditionalWriteContract("FsObjectStore", fsFactory);
+
+describe("MemoryObjectStore.fromRecord", () => {
+  it("serves preloaded objects with content types from their extensions", async () => {
+    const store = MemoryObjectStore.fromRecord({
+      "server-tools/web_search.yaml": "type: rest\n",
+      "documents/guide.md": "# Guide",
+    });
+    expect(expectObject(await store.get("server-tools/web_search.yaml")).contentType).toBe(
+      "application/yaml",
+    );
+    expect(expectObject(await store.get("documents/guide.md")).contentType).toBe("text/markdown");
+    expect((await store.list("")).items.map((item) => item.key)).toEqual([
+      "documents/guide.md",
+      "server-tools/web_search.yaml",
+    ]);
+  });
+});
+
+describe("FsObjectStore on disk", () => {
+  let root: string;
+  let store: FsObjectStore;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "vance-fs-store-"));
+    store = new FsObjectStore(join(root, "data"));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("stores key a/b/c.yaml as the file a/b/c.yaml under the root", async () => {
+    await putOk(store, "a/b/c.yaml", "name: c\n");
+    expect(await readFile(join(root, "data", "a", "b", "c.yaml"), "utf8")).toBe("name: c\n");
+  });
+
+  it("rejects keys that could escape the root or are malformed, and writes nothing", async () => {
+    const bad = [
+      "../escape.yaml",
+      "a/../../escape.yaml",
+      "/etc/passwd",
+      "a//b.yaml",
+      "a\\b.yaml",
+      "a/./b",
+      "a/",
+      "",
+    ];
+    for (const key of bad) {
+      await expect(store.put(key, "x"), key).rejects.toBeInstanceOf(InvalidObjectKeyError);
+      await expect(store.get(key), key).rejects.toBeInstanceOf(InvalidObjectKeyError);
+      await expect(store.delete(key), key).rejects.toBeInstanceOf(InvalidObjectKeyError);
+    }
+    await expect(store.list("../")).rejects.toBeInstanceOf(InvalidObjectKeyError);
+    expect(existsSync(join(root, "escape.yaml"))).toBe(false);
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it("infers the content type from the extension, not from the put option", async () => {
+    await store.put("t/p/c.json", "{}", { contentType: "text/plain" });
+    await putOk(store, "t/p/s.js", "1");
+    await putOk(store, "t/p/notes.txt", "n");
+    expect(expectObject(await store.get("t/p/c.json")).contentType).toBe("application/json");
+    expect(expectObject(await store.get("t/p/s.js")).contentType).toBe("application/javascript");
+    expect(expectObject(await store.get("t/p/notes.txt")).contentType).toBe("text/plain");
+  });
+
+  it("leaves temp files of interrupted writes out of listings", async () => {
+    await putOk(store, "t/p/a.yaml", "a");
+    await writeFile(join(root, "data", "t", "p", "b.yaml.0123abcd.vance-tmp"), "half a wri");
+    expect((await store.list("t/")).items.map((item) => item.key)).toEqual(["t/p/a.yaml"]);
+  });
+
+  it("removes directories a delete leaves empty", async () => {
+    await putOk(store, "t/p/deep/x.yaml", "x");
+    await putOk(store, "t/keep.yaml", "k");
+    await store.delete("t/p/deep/x.yaml");
+    expect(await readdir(join(root, "data", "t"))).toEqual(["keep.yaml"]);
+  });
+
+  it("lets exactly one of 20 concurrent puts with the same ifMatch win, and stores its body whole", async () => {
+    const base = await putOk(store, "t/p/race.yaml", "v: 0");
+    const bodies = Array.from(
+      { length: 20 },
+      (_, i) => `writer: ${i}\n${String.fromCharCode(65 + i).repeat(256 * 1024)}`,
+    );
+    const results = await Promise.all(
+      bodies.map((body) => store.put("t/p/race.yaml", body, { ifMatch: base })),
+    );
+
+    const winners = results.flatMap((result, index) => (result.ok ? [{ index, etag: result.etag }] : []));
+    expect(winners).toHaveLength(1);
+    expect(results.filter((result) => !result.ok)).toEqual(
+      Array.from({ length: 19 }, () => ({ ok: false, reason: "precondition_failed" })),
+    );
+    const object = expectObject(await store.get("t/p/race.yaml"));
+    expect(object.body).toBe(bodies[winners[0]!.index]);
+    expect(object.etag).toBe(winners[0]!.etag);
+    expect(await readdir(join(root, "data", "t", "p"))).toEqual(["race.yaml"]);
+  });
+
+  it("keeps concurrent creates of sibling keys and deletes in one directory from failing", async () => {
+    for (let round = 0; round < 20; round++) {
+      await putOk(store, "t/p/old.yaml", "old");
+      const [deleted, created] = await Promise.all([
+        store.delete("t/p/old.yaml"),
+        store.put("t/p/new.yaml", "new"),
+      ]);
+      expect(deleted).toEqual({ ok: true });
+      expect(created.ok).toBe(true);
+      expect(expectObject(await store.get("t/p/new.yaml")).body).toBe("new");
+      await store.delete("t/p/new.yaml");
+    }
+  });
+});
+
+describe("S3ObjectStore against s3rver", () => {
+  const client = s3rverClient();
+  const bucket = `counting-${randomUUID().slice(0, 8)}`;
+  beforeAll(async () => {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  });
+  afterAll(() => client.destroy());
+
+  it("sends one HTTP request per get, put and list page, and two per delete", async () => {
+    const store = new S3ObjectStore({ client, bucket, prefix: "count" });
+    await putOk(store, "a.yaml", "a: 1", "application/yaml");
+    await putOk(store, "b.yaml", "b: 1", "application/yaml");
+    store.resetRequestCount();
+
+    await store.get("a.yaml");
+    expect(store.requestCount).toBe(1);
+    await store.get("missing.yaml");
+    expect(store.requestCount).toBe(2);
+    const page = await store.list("", { limit: 1 });
+    expect(page.items).toHaveLength(1);
+    expect(page.cursor).toBeDefined();
+    expect(store.requestCount).toBe(3);
+    await store.list("", { limit: 1, cursor: page.cursor });
+    expect(store.requestCount).toBe(4);
+    await putOk(store, "c.yaml", "c: 1", "application/yaml");
+    expect(store.requestCount).toBe(5);
+    await store.delete("c.yaml");
+    expect(store.requestCount).toBe(7);
+  });
+
+  it("keeps stores with different prefixes in one bucket apart", async () => {
+    const left = new S3ObjectStore({ client, bucket, prefix: "left/" });
+    const right = new S3ObjectStore({ client, bucket, prefix: "right" });
+    await putOk(left, "doc.md", "left", "text/markdown");
+    expect(await right.get("doc.md")).toBeNull();
+    expect((await right.list("")).items).toEqual([]);
+    expect((await left.list("")).items.map((item) => item.key)).toEqual(["doc.md"]);
+    expect(await right.delete("doc.md")).toEqual({ ok: false, reason: "not_found" });
+    expect(expectObject(await left.get("doc.md")).body).toBe("left");
+  });
+});
+
+describe("S3ObjectStore error mapping (stubbed client)", () => {
+  function failure(name: string, status: number): S3ServiceException {
+    return new S3ServiceException({
+      name,
+      $fault: "client",
+      $metadata: { httpStatusCode: status },
+      message: name,
+    });
+  }
+
+  /** A client whose `send` answers each command by its class, recording every input. */
+  function stubbedClient(answers: Partial<Record<string, () => unknown>>) {
+    const sent: { command: string; input: Record<string, unknown> }[] = [];
+    const client = {
+      send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
+        const name = command.constructor.name;
+        sent.push({ command: name, input: command.input });
+        const answer = answers[name];
+        if (!answer) throw new Error(`unexpected ${name}`);
+        return answer();
+      },
+    };
+    return { client: client as unknown as S3Client, sent };
+  }
+
+  it("maps 412 PreconditionFailed on put to precondition_failed (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw failure("PreconditionFailed", 412);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b", prefix: "p" });
+    expect(await store.put("k.yaml", "v", { ifMatch: '"old"', contentType: "application/yaml" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent[0]?.input).toMatchObject({
+      Bucket: "b",
+      Key: "p/k.yaml",
+      IfMatch: '"old"',
+      ContentType: "application/yaml",
+    });
+  });
+
+  it("maps 409 ConditionalRequestConflict on put to precondition_failed (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw failure("ConditionalRequestConflict", 409);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent[0]?.input).toMatchObject({ Key: "k.yaml", IfNoneMatch: "*" });
+  });
+
+  it("rethrows other S3 errors on put (stubbed client)", async () => {
+    const { client } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw failure("InternalError", 500);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    await expect(store.put("k.yaml", "v", { ifMatch: '"x"' })).rejects.toMatchObject({
+      name: "InternalError",
+    });
+  });
+
+  it("maps 412 on the conditional DELETE to precondition_failed and sends IfMatch (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({
+      [HeadObjectCommand.name]: () => ({ ETag: '"v1"' }),
+      [DeleteObjectCommand.name]: () => {
+        throw failure("PreconditionFailed", 412);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    expect(await store.delete("k.yaml", { ifMatch: '"v1"' })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([HeadObjectCommand.name, DeleteObjectCommand.name]);
+    expect(sent[1]?.input).toMatchObject({ Key: "k.yaml", IfMatch: '"v1"' });
+  });
+
+  it("answers precondition_failed without a DELETE when HEAD shows another etag (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({ [HeadObjectCommand.name]: () => ({ ETag: '"v2"' }) });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    expect(await store.delete("k.yaml", { ifMatch: '"v1"' })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([HeadObjectCommand.name]);
+  });
+
+  it("answers not_found when HEAD says 404 (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({
+      [HeadObjectCommand.name]: () => {
+        throw failure("NotFound", 404);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    expect(await store.delete("k.yaml")).toEqual({ ok: false, reason: "not_found" });
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("CountingObjectStore", () => {
+  it("counts calls per method and sees two GETs issued together", async () => {
+    const store = new CountingObjectStore(MemoryObjectStore.fromRecord({ "a.yaml": "a", "b.yaml": "b" }));
+    await Promise.all([store.get("a.yaml"), store.get("b.yaml")]);
+    expect(store.maxInFlight).toBe(2);
+    expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
+
+    store.reset();
+    await store.get("a.yaml");
+    await store.get("b.yaml");
+    await store.put("c.yaml", "c");
+    await store.list("");
+    await store.delete("c.yaml");
+    expect(store.maxInFlight).toBe(1);
+    expect(store.counts).toEqual({ get: 2, put: 1, delete: 1, list: 1 });
+    expect(store.inFlight).toBe(0);
+  });
+
+  it("passes results and failures of the inner store through", async () => {
+    const store = new CountingObjectStore(new FsObjectStore(join(tmpdir(), "vance-never-written")));
+    expect(await store.get("absent.yaml")).toBeNull();
+    await expect(store.get("../x")).rejects.toBeInstanceOf(InvalidObjectKeyError);
+    expect(store.counts.get).toBe(2);
+    expect(store.inFlight).toBe(0);
+  });
+});
