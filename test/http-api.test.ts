@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 function putYaml(
-  app: ReturnType<typeof testApp>["app"],
+  app: Awaited<ReturnType<typeof testApp>>["app"],
   path: string,
   body: string,
   headers: Record<string, string> = {},
@@ -39,14 +39,14 @@ function putYaml(
 
 describe("HTTP API: happy paths", () => {
   it("health answers without a token", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request("/v1/health");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "ok" });
   });
 
   it("lists the six tool types with JSON Schemas", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request("/v1/types", { headers: reader });
     const body = (await res.json()) as { types: { typeId: string; parametersSchema: { type?: string } }[] };
     expect(body.types.map((t) => t.typeId).sort()).toEqual([
@@ -65,7 +65,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("creates (201), replaces (200), reads and deletes a tool; the YAML is stored as sent", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const created = await putYaml(app, `${T}/tools/add_numbers`, ADD);
     expect(created.status).toBe(201);
     const etag = created.headers.get("etag");
@@ -111,7 +111,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("accepts JSON documents", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request(`${T}/tools/doc_a`, {
       method: "PUT",
       headers: { ...writer, "content-type": "application/json" },
@@ -121,7 +121,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("filters the list by label", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     await putYaml(
       app,
       `${T}/tools/doc_a`,
@@ -133,7 +133,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("a disabled document answers 404 tool_disabled with its layer", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     await putYaml(
       app,
       "/v1/tenants/acme/projects/_tenant/tools/doc_a",
@@ -150,7 +150,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("serves bundled documents and any text document per layer", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const bundled = await app.request(`${T}/documents/documents/getting_started.md`, { headers: reader });
     expect(bundled.status).toBe(200);
     expect(bundled.headers.get("x-vance-layer")).toBe("bundled");
@@ -173,7 +173,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("validates server-tools/ paths written as documents exactly like tools", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request(`${T}/documents/server-tools/bad_one.yaml`, {
       method: "PUT",
       headers: { ...writer, "content-type": "application/yaml" },
@@ -185,7 +185,7 @@ describe("HTTP API: happy paths", () => {
   });
 
   it("describes every registered route in /openapi.json", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const doc = (await (await app.request("/openapi.json")).json()) as ReturnType<typeof openApiDocument>;
     const described = new Set(
       Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -220,7 +220,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
     ],
   ];
   it.each(cases)("%s", async (_label, body, status, code) => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await putYaml(app, `${T}/tools/my_tool`, body);
     expect(res.status).toBe(status);
     const problem = (await res.json()) as { code: string; errors?: unknown[]; type: string; title: string };
@@ -231,7 +231,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   });
 
   it("reports YAML line numbers", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await putYaml(
       app,
       `${T}/tools/my_tool`,
@@ -243,7 +243,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   it.each([["With_Upper"], ["has@at"], ["pack__op"]])(
     "refuses the tool name %s in the path",
     async (name) => {
-      const { app } = testApp();
+      const { app } = await testApp();
       const res = await putYaml(
         app,
         `${T}/tools/${name}`,
@@ -262,7 +262,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
     [`${T}/documents/scripts/../../x.js`],
     [`${T}/documents/scripts%2F..%2F..%2Fx.js`],
   ])("refuses a smuggled path: %s", async (path) => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const admin = await bearer({ tenant: "*", roles: ["read", "write"] });
     const res = await app.request(path, {
       method: "PUT",
@@ -275,7 +275,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   });
 
   it("refuses bodies over 256 KiB with 413", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const body = `type: doc_lookup\ndescription: ${"x".repeat(300 * 1024)}\nparameters: {path: a.md}\n`;
     const res = await putYaml(app, `${T}/tools/big_one`, body);
     expect(res.status).toBe(413);
@@ -284,7 +284,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   });
 
   it("refuses other content types with 415", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request(`${T}/tools/doc_a`, {
       method: "PUT",
       headers: { ...writer, "content-type": "text/plain" },
@@ -295,7 +295,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   });
 
   it("If-None-Match: * refuses to overwrite; a stale If-Match refuses to replace", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const first = await putYaml(
       app,
       `${T}/tools/doc_a`,
@@ -338,7 +338,7 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
   });
 
   it("DELETE of a tool this layer lacks answers 404 even when an outer layer has it", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request(`${T}/tools/doc_getting_started`, { method: "DELETE", headers: writer });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: "tool_not_found" });
@@ -347,14 +347,14 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
 
 describe("HTTP API: security", () => {
   it("requires a token", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await app.request(`${T}/tools`);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: "unauthenticated" });
   });
 
   it("rejects a token signed with another secret, and an expired one", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const forged = await mintToken("another-secret-0123456789", { tenant: "acme", roles: ["read"] }, 3600);
     expect((await app.request(`${T}/tools`, { headers: { authorization: `Bearer ${forged}` } })).status).toBe(
       401,
@@ -366,7 +366,7 @@ describe("HTTP API: security", () => {
   });
 
   it("a token for another tenant gets 403 and sees nothing", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     await putYaml(
       app,
       `${T}/tools/doc_a`,
@@ -385,7 +385,7 @@ describe("HTTP API: security", () => {
   });
 
   it("a read-only token cannot write or delete", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const res = await putYaml(
       app,
       `${T}/tools/doc_a`,
@@ -399,7 +399,7 @@ describe("HTTP API: security", () => {
   });
 
   it("a platform token (tenant '*') reaches every tenant", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const platform = await bearer({ tenant: "*", roles: ["read"] });
     expect((await app.request(`${T}/tools`, { headers: platform })).status).toBe(200);
   });
@@ -407,7 +407,7 @@ describe("HTTP API: security", () => {
 
 describe("HTTP API: concurrency", () => {
   it("20 concurrent PUTs with the same If-Match: exactly one wins, the rest get 412, the stored document is the winner's, whole", async () => {
-    const { app } = testApp();
+    const { app } = await testApp();
     const first = await putYaml(
       app,
       `${T}/tools/doc_race`,

@@ -3,7 +3,12 @@ import {
   assertTenantId,
   type DocumentCascade,
   type Logger,
+  type ObservedToolLimits,
+  type ProcessService,
+  type RecipeResolver,
   type ServerToolService,
+  type ToolBudgetService,
+  type ToolDispatcher,
   type ToolTypeRegistry,
   VanceError,
 } from "@vance/core";
@@ -14,6 +19,8 @@ import { type AuthEnv, authenticate } from "./auth";
 import { docsPage, openApiDocument } from "./openapi";
 import { problemResponse } from "./problem";
 import { documentRoutes } from "./routes/documents";
+import { modelRoutes } from "./routes/models";
+import { processRoutes, recipeRoutes } from "./routes/processes";
 import { toolRoutes } from "./routes/tools";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
@@ -24,6 +31,11 @@ export interface AppServices {
   readonly types: ToolTypeRegistry;
   readonly cascade: DocumentCascade;
   readonly tools: ServerToolService;
+  readonly dispatcher: ToolDispatcher;
+  readonly recipes: RecipeResolver;
+  readonly processes: ProcessService;
+  readonly budget: ToolBudgetService;
+  readonly observedLimits: ObservedToolLimits;
 }
 
 /** Request bodies above this size are refused with 413 before they are read whole. */
@@ -63,10 +75,17 @@ export function createApp(services: AppServices) {
   app.get("/docs", (c) => c.html(docsPage(services.version)));
   app.get("/v1/types", authenticate(secret), (c) => c.json({ types: services.types.describe() }));
 
+  app.route(
+    "/v1/models",
+    modelRoutes({ budget: services.budget, observed: services.observedLimits, secret }),
+  );
+
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);
-  app.route(`${project}/tools`, toolRoutes(services.tools, secret));
+  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, secret));
   app.route(`${project}/documents`, documentRoutes(services.cascade, services.tools, secret));
+  app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
+  app.route(`${project}/processes`, processRoutes(services.processes, secret));
   return app;
 }
 

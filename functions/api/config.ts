@@ -5,6 +5,14 @@ const Flag = v.pipe(
   v.transform((value) => value === "true" || value === "1"),
 );
 
+const Count = (name: string, fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.transform(Number),
+    v.integer(`${name} must be a whole number`),
+    v.minValue(0, `${name} must not be negative`),
+  );
+
 /**
  * The service's settings, read once from the environment at the entry and validated here;
  * a bad or missing value fails fast naming the variable.
@@ -28,7 +36,25 @@ export const ConfigSchema = v.pipe(
     VANCE_CATALOG_BUCKET: v.optional(v.string()),
     VANCE_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url("VANCE_S3_ENDPOINT must be a URL"))),
     VANCE_S3_FORCE_PATH_STYLE: Flag,
+    VANCE_STATE: v.optional(
+      v.picklist(["sqlite", "dynamodb"], "VANCE_STATE must be 'sqlite' or 'dynamodb'"),
+      "sqlite",
+    ),
+    VANCE_STATE_TABLE: v.optional(v.string()),
+    VANCE_DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url("VANCE_DYNAMODB_ENDPOINT must be a URL"))),
+    VANCE_EXTERNAL_RESERVE: Count("VANCE_EXTERNAL_RESERVE", "1"),
+    VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
+    VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
+    VANCE_NETWORK_ALLOWLIST: v.pipe(
+      v.optional(v.string(), ""),
+      v.transform((list) =>
+        list
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
+    ),
     AWS_REGION: v.optional(v.string(), "us-east-1"),
   }),
   v.check(

@@ -8,4 +8,4 @@ if (!config.VANCE_JWT_SECRET)
   throw new Error("invalid configuration:\n- VANCE_JWT_SECRET: required in Lambda");
 
 /** The Lambda entry: the same Hono app as the local server, over S3. */
-export const handler = handle(createApp(buildServices(config, config.VANCE_JWT_SECRET)));
+export const handler = handle(createApp(await buildServices(config, config.VANCE_JWT_SECRET)));

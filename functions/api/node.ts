@@ -9,7 +9,7 @@ import { buildServices } from "./services";
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
-  const app = createApp(buildServices(config, secret));
+  const app = createApp(await buildServices(config, secret));
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
   serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => {

@@ -65,6 +65,83 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
       responses: { 204: "deleted", 404: "tool_not_found", 412: "precondition_failed" },
     },
   },
+  [`${P}/tools/{name}/invoke`]: {
+    post: {
+      summary:
+        "Invoke a tool: { params, allowedTools? } → { value, durationMs } or { error, message, durationMs }",
+      tags: ["invocation"],
+      body: ["application/json"],
+      responses: {
+        200: "the tool's outcome",
+        403: "tool_not_allowed",
+        404: "tool_not_found | tool_disabled",
+        422: "invalid_params",
+      },
+    },
+  },
+  [`${P}/recipes/resolve`]: {
+    post: {
+      summary: "(engineDefault ∪ allowedToolsAdd) ∖ allowedToolsRemove, @labels expanded",
+      tags: ["processes"],
+      body: ["application/json"],
+      responses: { 200: "{ allowedTools }", 422: "validation_failed" },
+    },
+  },
+  [`${P}/processes`]: {
+    post: {
+      summary: "Spawn a process: resolves the recipe once and freezes the allow set",
+      tags: ["processes"],
+      body: ["application/json"],
+      responses: { 201: "{ processId, allowedTools }", 422: "validation_failed" },
+    },
+  },
+  [`${P}/processes/{id}`]: {
+    get: {
+      summary: "The process record, activated tools included",
+      tags: ["processes"],
+      responses: { 200: "ProcessRecord", 404: "process_not_found" },
+    },
+  },
+  [`${P}/processes/{id}/manifest`]: {
+    get: {
+      summary: "This turn's tools array (sorted), buckets, budget and discovery blocks",
+      tags: ["processes"],
+      query: {
+        format: "openai (default) or anthropic",
+        with: "comma-separated skill tools added after classification (ranked keep)",
+      },
+      responses: { 200: "Manifest", 404: "process_not_found", 409: "budget_floor_exceeded" },
+    },
+  },
+  [`${P}/processes/{id}/invoke`]: {
+    post: {
+      summary: "Invoke inside a process: { name, params } — allow set, activation, usage; meta-tools too",
+      tags: ["processes"],
+      body: ["application/json"],
+      responses: {
+        200: "the tool's outcome",
+        403: "tool_not_allowed",
+        404: "process_not_found | tool_not_found",
+        422: "invalid_params",
+      },
+    },
+  },
+  "/v1/models/budget": {
+    get: {
+      summary: "maxTools for a model chain (min over the chain, catalog and observed limits)",
+      tags: ["models"],
+      query: { chain: "comma-separated instance/slug ids" },
+      responses: { 200: "{ maxTools, models }", 400: "invalid_model" },
+    },
+  },
+  "/v1/models/observed-limits": {
+    post: {
+      summary: "Learn a model's tool limit from a provider's rejection text (admin, platform token)",
+      tags: ["models"],
+      body: ["application/json"],
+      responses: { 200: "{ model, maxTools }", 403: "forbidden", 422: "no_limit_in_error" },
+    },
+  },
   [`${P}/documents/{path}`]: {
     get: {
       summary: "A document resolved through the cascade, as stored",

@@ -1,15 +1,39 @@
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createS3Client, FsObjectStore, loadBundledDocuments, S3ObjectStore } from "@vance/adapters";
+import {
+  createDynamoClient,
+  createGuardedFetch,
+  createS3Client,
+  DynamoStateStore,
+  dnsHostResolver,
+  FsObjectStore,
+  loadBundledDocuments,
+  S3ObjectStore,
+  SqliteStateStore,
+} from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
+  catalogDocumentsFromBundled,
+  createNetworkPolicy,
   DocumentCascade,
   type Logger,
+  META_TOOLS,
+  ModelCatalogService,
   type ObjectStore,
+  ObservedToolLimits,
+  ProcessService,
+  RecipeResolver,
+  type ScriptRunner,
   ServerToolService,
+  type StateStore,
+  ToolBudgetService,
+  ToolDispatcher,
+  type ToolRuntime,
   ToolTypeRegistry,
   whoami,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
+import { ScriptSandbox } from "@vance/sandbox";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 
@@ -22,27 +46,101 @@ export const jsonLogger: Logger = {
   warn: (event, fields) => console.warn(JSON.stringify({ level: "WARN", event, ...fields })),
 };
 
-/** The document store the configuration selects: a directory on disk, or an S3 bucket. */
-export function documentStore(config: Config): ObjectStore {
-  if (config.VANCE_STORE === "fs") return new FsObjectStore(join(config.VANCE_DATA_DIR, "documents"));
+/** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
+export function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
+  if (config.VANCE_STORE === "fs") return new FsObjectStore(join(config.VANCE_DATA_DIR, which));
   const client = createS3Client({
     region: config.AWS_REGION,
     ...(config.VANCE_S3_ENDPOINT ? { endpoint: config.VANCE_S3_ENDPOINT } : {}),
     forcePathStyle: config.VANCE_S3_FORCE_PATH_STYLE,
   });
-  return new S3ObjectStore({ client, bucket: config.VANCE_DOCUMENTS_BUCKET! });
+  const bucket = which === "documents" ? config.VANCE_DOCUMENTS_BUCKET! : config.VANCE_CATALOG_BUCKET!;
+  return new S3ObjectStore({ client, bucket });
 }
 
+/** The state store the configuration selects: SQLite in the data dir, or a DynamoDB table. */
+export function stateStore(config: Config): StateStore {
+  if (config.VANCE_STATE === "sqlite") {
+    mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
+    return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
+  }
+  const client = createDynamoClient({
+    region: config.AWS_REGION,
+    ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
+  });
+  return new DynamoStateStore({ client, tableName: config.VANCE_STATE_TABLE! });
+}
+
+/** Prefix of environment variables that `${secret:NAME}` may read: only these, never AWS keys or settings. */
+export const SECRET_ENV_PREFIX = "VANCE_SECRET_";
+
 /** The composition root: builds every service from settings and ports. */
-export function buildServices(
+export async function buildServices(
   config: Config,
   jwtSecret: string,
-  overrides: { documents?: ObjectStore; logger?: Logger } = {},
-): AppServices {
+  overrides: {
+    documents?: ObjectStore;
+    catalog?: ObjectStore;
+    state?: StateStore;
+    logger?: Logger;
+    scripts?: ScriptRunner;
+    env?: Record<string, string | undefined>;
+    now?: () => number;
+  } = {},
+): Promise<AppServices> {
   const logger = overrides.logger ?? jsonLogger;
-  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
-  const bundled = loadBundledDocuments(config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR);
-  const cascade = new DocumentCascade(overrides.documents ?? documentStore(config), bundled);
-  const tools = new ServerToolService(cascade, types, [whoami], logger);
-  return { version: VERSION, jwtSecret, logger, types, cascade, tools };
+  const env = overrides.env ?? process.env;
+  const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
+  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
+  const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
+  const cascade = new DocumentCascade(
+    overrides.documents ?? objectStore(config, "documents"),
+    loadBundledDocuments(defaultsDir),
+  );
+  const tools = new ServerToolService(cascade, types, [whoami, ...META_TOOLS], logger);
+  const now = overrides.now ?? (() => Date.now());
+  const state = overrides.state ?? stateStore(config);
+  const catalog = new ModelCatalogService({
+    store: overrides.catalog ?? objectStore(config, "catalog"),
+    bundled: catalogDocumentsFromBundled(loadBundledDocuments(defaultsDir, ["catalog"])),
+    logger,
+  });
+  const observedLimits = new ObservedToolLimits({ state, logger, now });
+  const budget = new ToolBudgetService({ catalog, observed: observedLimits });
+  const runtime: ToolRuntime = {
+    fetch: createGuardedFetch(networkPolicy),
+    resolveHost: dnsHostResolver,
+    secret: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
+    scripts: overrides.scripts ?? (await ScriptSandbox.create()),
+    now,
+  };
+  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, networkPolicy });
+  const recipes = new RecipeResolver(tools);
+  const processes = new ProcessService({
+    tools,
+    state,
+    dispatcher,
+    recipes,
+    budget,
+    logger,
+    now,
+    settings: {
+      externalReserve: config.VANCE_EXTERNAL_RESERVE,
+      activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
+      maxActivated: config.VANCE_MAX_ACTIVATED,
+    },
+  });
+  return {
+    version: VERSION,
+    jwtSecret,
+    logger,
+    types,
+    cascade,
+    tools,
+    dispatcher,
+    recipes,
+    processes,
+    budget,
+    observedLimits,
+  };
 }

@@ -11,11 +11,12 @@ import { buildServices } from "../../functions/api/services";
 export const SECRET = "test-secret-0123456789abcdef";
 
 /** An app over a fresh data directory (fs store) or the given document store. */
-export function testApp(options: { documents?: ObjectStore } = {}) {
+export async function testApp(options: { documents?: ObjectStore; env?: Record<string, string> } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "vance-app-"));
-  const config = loadConfig({ VANCE_DATA_DIR: dataDir });
+  const env = { VANCE_DATA_DIR: dataDir, ...options.env };
+  const config = loadConfig(env);
   const documents = options.documents ?? new FsObjectStore(join(dataDir, "documents"));
-  const services = buildServices(config, SECRET, { documents, logger: silentLogger });
+  const services = await buildServices(config, SECRET, { documents, logger: silentLogger, env });
   return { app: createApp(services), services, documents, dataDir };
 }
 

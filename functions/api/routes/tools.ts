@@ -1,7 +1,14 @@
-import { type ResolvedTool, type ServerToolService, VanceError } from "@vance/core";
+import { type ResolvedTool, type ServerToolService, type ToolDispatcher, VanceError } from "@vance/core";
 import { Hono } from "hono";
+import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { preconditions, requireToolContentType, textBody } from "../http";
+import { jsonBody } from "../json-body";
+
+const InvokeBodySchema = v.strictObject({
+  params: v.optional(v.unknown(), {}),
+  allowedTools: v.optional(v.array(v.string())),
+});
 
 /** The tool as `GET T/tools/{name}` answers it. */
 export function toolView(tool: ResolvedTool) {
@@ -20,7 +27,7 @@ function summary(tool: ResolvedTool) {
 }
 
 /** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
-export function toolRoutes(tools: ServerToolService, secret: string) {
+export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher, secret: string) {
   const app = new Hono<AuthEnv>();
 
   app.get("/", authenticate(secret, "read"), async (c) => {
@@ -56,6 +63,18 @@ export function toolRoutes(tools: ServerToolService, secret: string) {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
     return c.body(null, 204);
+  });
+
+  app.post("/:name/invoke", authenticate(secret, "read"), async (c) => {
+    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const body = await jsonBody(c, InvokeBodySchema);
+    const result = await dispatcher.invoke({
+      caller: { tenant, project },
+      name,
+      params: body.params,
+      allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
+    });
+    return c.json(result);
   });
 
   app.all("/:name", () => {

@@ -1,3 +1,4 @@
 export * from "./bundled";
+export * from "./net/index";
 export * from "./object-store/index";
 export * from "./state-store/index";

@@ -5,12 +5,23 @@ export type ToolOutcome =
   | { readonly value: unknown }
   | { readonly error: string; readonly message: string; readonly status?: number };
 
-/** Who is calling: the addressed project and, inside a process, its id and role. */
+/** The discovery surface of the calling process, for the meta-tools (spec §13). */
+export interface ProcessToolsApi {
+  /** Names the process may invoke: in the manifest (`inContext`) or on request (`available`). */
+  list(prefix: string | undefined): Promise<ToolOutcome>;
+  /** Descriptions and schemas of up to 25 names; activates the deferred ones. */
+  describe(names: readonly string[]): Promise<ToolOutcome>;
+  /** A call through the same allow-set check as a direct call. */
+  invoke(name: string, params: unknown): Promise<ToolOutcome>;
+}
+
+/** Who is calling: the addressed project and, inside a process, its id, role and surface. */
 export interface CallerContext {
   readonly tenant: string;
   readonly project: string;
   readonly processId?: string;
   readonly role?: string;
+  readonly process?: ProcessToolsApi;
 }
 
 /**
@@ -23,5 +34,7 @@ export interface BuiltInTool {
   readonly labels: readonly string[];
   readonly primary: boolean;
   readonly inputSchema: JsonSchema;
+  /** A reserved name no document can override or disable (the capability floor). */
+  readonly reserved?: boolean;
   invoke(input: Readonly<Record<string, unknown>>, caller: CallerContext): Promise<ToolOutcome>;
 }

@@ -1,2 +1,3 @@
 export * from "./built-in-tool";
+export * from "./meta-tools";
 export { whoami } from "./whoami";

@@ -58,9 +58,19 @@ export class ToolDispatcher {
    * throw `VanceError`s; the tool's own failures come back as `{ error, message }`.
    */
   async invoke(request: DispatchRequest): Promise<DispatchResult> {
-    const started = this.options.runtime.now();
-    const result = await this.dispatch(request, 0);
-    return { ...result, durationMs: this.options.runtime.now() - started };
+    return (await this.invokeDetailed(request)).result;
+  }
+
+  /** Like `invoke`, and also tells what ran (the resolved tool, or the client tool declaration). */
+  async invokeDetailed(
+    request: DispatchRequest,
+  ): Promise<{ result: DispatchResult; target: ResolvedTool | ClientToolDeclaration }> {
+    const started = performance.now();
+    const { outcome, target } = await this.dispatch(request, 0);
+    return {
+      result: { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 },
+      target,
+    };
   }
 
   /** Resolves what a call would run, without running it (allow set checked, client tools included). */
@@ -85,11 +95,21 @@ export class ToolDispatcher {
   private async dispatch(
     request: DispatchRequest,
     depth: number,
-  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
+  ): Promise<{
+    outcome: ToolOutcome | { route: "client"; name: string; params: unknown };
+    target: ResolvedTool | ClientToolDeclaration;
+  }> {
     const target = await this.resolve(request);
+    return { outcome: await this.run(request, target, depth), target };
+  }
+
+  private async run(
+    request: DispatchRequest,
+    target: ResolvedTool | ClientToolDeclaration,
+    depth: number,
+  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
     const input = request.params ?? {};
-    const schema = "layer" in target ? target.inputSchema : target.inputSchema;
-    const problems = validateJsonSchema(schema, input);
+    const problems = validateJsonSchema(target.inputSchema, input);
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
@@ -127,7 +147,7 @@ export class ToolDispatcher {
           };
         }
         try {
-          const result = await this.dispatch({ ...request, name, params }, depth + 1);
+          const { outcome: result } = await this.dispatch({ ...request, name, params }, depth + 1);
           return "route" in result
             ? {
                 error: "ClientToolNotCallable",

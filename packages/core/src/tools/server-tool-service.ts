@@ -3,7 +3,7 @@ import type { CascadeHit, DocumentCascade, Layer } from "../cascade/document-cas
 import { mapWithConcurrency } from "../concurrency";
 import { parseToolDocument, type ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
-import { Errors, type VanceError } from "../errors";
+import { Errors, VanceError } from "../errors";
 import { assertToolName, TENANT_PROJECT, toolDocumentPath, toolNameFromPath } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -48,6 +48,7 @@ const LIST_FETCH_CONCURRENCY = 16;
 export class ServerToolService {
   private readonly parsed = new Map<string, { readonly etag: string; readonly result: ToolDocumentResult }>();
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
+  private readonly reserved: ReadonlyMap<string, ResolvedTool>;
   private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
 
   constructor(
@@ -57,6 +58,7 @@ export class ServerToolService {
     private readonly logger: Logger = silentLogger,
   ) {
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
+    this.reserved = new Map([...this.builtIns].filter(([, tool]) => tool.builtIn?.reserved));
     this.bundledTools = new Map(
       cascade.bundledUnder(TOOLS_DIR).flatMap((hit) => {
         const name = toolNameFromPath(hit.path);
@@ -73,6 +75,8 @@ export class ServerToolService {
   /** Resolves a name through project → tenant → bundled → built-in. */
   async lookup(tenant: string, project: string, name: string): Promise<ToolLookup> {
     assertToolName(name);
+    const reserved = this.reserved.get(name);
+    if (reserved) return { status: "found", tool: reserved };
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.interpret(hit, name);
     const bundled = this.bundledTools.get(name);
@@ -125,6 +129,7 @@ export class ServerToolService {
       },
     );
     for (const [name, found] of stored) if (found) merged.set(name, found);
+    for (const [name, tool] of this.reserved) merged.set(name, { status: "found", tool });
 
     const tools: ResolvedTool[] = [];
     for (const [name, found] of merged) {
@@ -152,6 +157,7 @@ export class ServerToolService {
     options: WriteOptions = {},
   ): Promise<{ created: boolean; tool: ResolvedTool }> {
     assertToolName(name);
+    this.assertNotReserved(name);
     const parsed = parseToolDocument(text, name, this.types);
     if (!parsed.ok) throw parsed.error;
     const contentType = options.contentType ?? "application/yaml";
@@ -177,11 +183,15 @@ export class ServerToolService {
     }
   }
 
-  /** Validates a document without storing it (for `server-tools/` paths written as documents). */
-  validate(name: string, text: string): ServerToolConfig {
-    const parsed = parseToolDocument(text, name, this.types);
-    if (!parsed.ok) throw parsed.error;
-    return parsed.config;
+  private assertNotReserved(name: string): void {
+    if (this.reserved.has(name)) {
+      throw new VanceError(
+        "reserved_name",
+        422,
+        `'${name}' belongs to the capability floor and cannot be configured or disabled`,
+        [{ path: "name", message: "reserved" }],
+      );
+    }
   }
 
   private interpret(hit: CascadeHit, name: string): ToolLookup {

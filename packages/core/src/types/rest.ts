@@ -1,25 +1,403 @@
+import Ajv, { type ValidateFunction } from "ajv";
 import * as v from "valibot";
+import type { ToolOutcome } from "../builtins/built-in-tool";
+import type { FieldError } from "../errors";
+import { BLOCKED_ADDRESS_ERROR_NAME, isIpLiteral } from "../net/network-policy";
 import { OpenJsonSchema } from "./common";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
-import { defineToolType } from "./tool-type";
+import { defineToolType, type InvocationContext } from "./tool-type";
+
+const RestParametersSchema = v.strictObject({
+  url: v.pipe(
+    v.string(),
+    v.regex(
+      /^https?:\/\/[^\s]+$/,
+      "url must be an absolute http(s) URL; {input} placeholders and ${secret:NAME} may appear in it",
+    ),
+  ),
+  method: v.optional(v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE"]), "GET"),
+  headers: v.optional(v.record(v.string(), v.string()), {}),
+  query: v.optional(v.record(v.string(), v.string()), {}),
+  bodyTemplate: v.optional(v.unknown()),
+  responseSchema: v.optional(OpenJsonSchema),
+  timeoutMs: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30_000, "timeoutMs must be at most 30000")),
+    10_000,
+  ),
+  inputs: v.optional(ToolInputsSchema, []),
+});
+
+type RestParameters = v.InferOutput<typeof RestParametersSchema>;
 
 /** `rest`: a generic HTTP call with parameter mapping. */
 export const RestType = defineToolType({
   typeId: "rest",
   description:
-    "Calls an HTTP endpoint. {input} placeholders in the URL path, query, headers and body template are filled from the call's params; ${secret:NAME} from the function's secrets.",
-  parametersSchema: v.strictObject({
-    url: v.pipe(v.string(), v.regex(/^https?:\/\/[^\s]+$/, "url must be an absolute http(s) URL")),
-    method: v.optional(v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE"]), "GET"),
-    headers: v.optional(v.record(v.string(), v.string()), {}),
-    query: v.optional(v.record(v.string(), v.string()), {}),
-    bodyTemplate: v.optional(v.unknown()),
-    responseSchema: v.optional(OpenJsonSchema),
-    timeoutMs: v.optional(
-      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30_000, "timeoutMs must be at most 30000")),
-      10_000,
-    ),
-    inputs: v.optional(ToolInputsSchema, []),
-  }),
+    "Calls an HTTP endpoint. {input} placeholders in the URL, query values, header values and body template are filled from the call's params (a body string that is exactly {input} takes the param's JSON value); params no template uses go to the query string (GET, DELETE) or, without a body template, into a JSON body. ${secret:NAME} comes from the function's secrets. Redirects are not followed; internal addresses are refused.",
+  parametersSchema: RestParametersSchema,
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+  check: (parameters, environment) => {
+    const problems: FieldError[] = [];
+    const url = parseUrl(parameters.url);
+    if (url) {
+      const host = bareHost(url.hostname);
+      // Only literal addresses can be judged on write; host names resolve differently later.
+      const problem = isIpLiteral(host) ? environment.networkPolicy.addressProblem(host) : null;
+      if (problem) problems.push({ path: "url", message: problem });
+    } else if (!TEMPLATE.test(parameters.url)) {
+      problems.push({ path: "url", message: "url is not a valid URL" });
+    }
+    if (parameters.bodyTemplate !== undefined && parameters.method === "GET") {
+      problems.push({
+        path: "bodyTemplate",
+        message: "a GET request has no body; use query or another method",
+      });
+    }
+    if (parameters.responseSchema) {
+      const compiled = responseValidator(parameters.responseSchema);
+      if (!compiled.ok) problems.push({ path: "responseSchema", message: compiled.message });
+    }
+    return problems;
+  },
+  invoke: (_config, parameters, input, context) => invokeRest(parameters, input, context),
 });
+
+/** `${secret:NAME}` or an `{input}` placeholder; one pass, so filled-in values are never re-expanded. */
+const PLACEHOLDER = /\$\{secret:([A-Za-z0-9_.-]+)\}|\{([A-Za-z_$][A-Za-z0-9_$]*)\}/g;
+const TEMPLATE = /\$\{secret:[A-Za-z0-9_.-]+\}|\{[A-Za-z_$][A-Za-z0-9_$]*\}/;
+const WHOLE_INPUT = /^\{([A-Za-z_$][A-Za-z0-9_$]*)\}$/;
+const ABSENT = Symbol("absent");
+const ERROR_BODY_CHARS = 200;
+
+type Failure = Extract<ToolOutcome, { error: string }>;
+
+async function invokeRest(
+  parameters: RestParameters,
+  input: Readonly<Record<string, unknown>>,
+  context: InvocationContext,
+): Promise<ToolOutcome> {
+  const templates = new TemplateFiller(parameters, input, context.runtime.secret);
+  const outcome = await call(parameters, templates, context);
+  return "error" in outcome ? { ...outcome, message: templates.scrub(outcome.message) } : outcome;
+}
+
+async function call(
+  parameters: RestParameters,
+  templates: TemplateFiller,
+  context: InvocationContext,
+): Promise<ToolOutcome> {
+  const built = buildRequest(parameters, templates);
+  if ("error" in built) return built;
+  const { url, init } = built;
+  const host = bareHost(url.hostname);
+  const signal = AbortSignal.timeout(parameters.timeoutMs);
+  const timedOut = (): Failure => ({
+    error: "TimeoutError",
+    message: `${init.method} ${url.host} did not answer within ${parameters.timeoutMs} ms`,
+  });
+
+  let addresses: readonly string[];
+  try {
+    addresses = isIpLiteral(host) ? [host] : await untilAborted(context.runtime.resolveHost(host), signal);
+  } catch (error) {
+    if (signal.aborted) return timedOut();
+    return { error: "NetworkError", message: `could not resolve ${host}: ${describeError(error)}` };
+  }
+  if (addresses.length === 0) return { error: "NetworkError", message: `could not resolve ${host}` };
+  for (const address of addresses) {
+    const problem = context.networkPolicy.addressProblem(address);
+    if (problem) return { error: "BlockedAddress", message: `refusing to call ${host}: ${problem}` };
+  }
+
+  let response: Response;
+  let body: string;
+  try {
+    // A redirect could point at an internal address after the guard passed: never follow one.
+    response = await context.runtime.fetch(url.href, { ...init, redirect: "manual", signal });
+    body = await response.text();
+  } catch (error) {
+    if (signal.aborted) return timedOut();
+    if (error instanceof Error && error.name === BLOCKED_ADDRESS_ERROR_NAME) {
+      return { error: "BlockedAddress", message: error.message };
+    }
+    return { error: "NetworkError", message: `${init.method} ${url.host} failed: ${describeError(error)}` };
+  }
+
+  if (response.type === "opaqueredirect" || response.status < 200 || response.status > 299) {
+    return httpError(response, templates.scrub(body));
+  }
+  const value = parseBody(response, body);
+  if (value === ABSENT) {
+    return {
+      error: "ResponseParseError",
+      message: `the response is labelled ${response.headers.get("content-type")} but is not valid JSON`,
+    };
+  }
+  if (parameters.responseSchema) {
+    const compiled = responseValidator(parameters.responseSchema);
+    if (!compiled.ok) return { error: "ResponseSchemaError", message: compiled.message };
+    if (!compiled.validate(value)) {
+      return {
+        error: "ResponseSchemaError",
+        message: `the response does not match responseSchema: ${summarise(compiled.validate)}`,
+      };
+    }
+  }
+  return { value };
+}
+
+function buildRequest(
+  parameters: RestParameters,
+  templates: TemplateFiller,
+): { url: URL; init: RequestInit & { method: string } } | Failure {
+  const urlText = templates.text(parameters.url, encodeURIComponent).text;
+  const url = parseUrl(urlText);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    return {
+      error: "InvalidRequest",
+      message: "the URL is not a valid http(s) URL once its placeholders are filled",
+    };
+  }
+  for (const [name, template] of Object.entries(parameters.query)) {
+    const filled = templates.text(template);
+    if (!filled.absent) url.searchParams.append(name, filled.text);
+  }
+  const headers = new Headers();
+  for (const [name, template] of Object.entries(parameters.headers)) {
+    const filled = templates.text(template);
+    if (filled.absent) continue;
+    try {
+      headers.set(name, filled.text);
+    } catch {
+      // The platform's message quotes the value, which may hold a secret.
+      return { error: "InvalidRequest", message: `header '${name}' has an invalid name or value` };
+    }
+  }
+  const body = parameters.bodyTemplate === undefined ? ABSENT : templates.json(parameters.bodyTemplate);
+  if (templates.missingSecret !== undefined) {
+    return {
+      error: "SecretNotFound",
+      message: `the secret '${templates.missingSecret}' is not configured for this function`,
+    };
+  }
+
+  const method = parameters.method;
+  const unreferenced = templates.unreferencedInputs();
+  let payload: unknown = body;
+  if (method === "GET" || method === "DELETE") {
+    for (const [name, value] of unreferenced) appendQuery(url.searchParams, name, value);
+  } else if (parameters.bodyTemplate === undefined) {
+    payload = Object.fromEntries(unreferenced);
+  }
+  if (payload !== ABSENT && !headers.has("content-type")) headers.set("content-type", "application/json");
+  if (!headers.has("accept")) headers.set("accept", "application/json, text/plain;q=0.9, */*;q=0.5");
+  return {
+    url,
+    init: { method, headers, ...(payload === ABSENT ? {} : { body: JSON.stringify(payload) }) },
+  };
+}
+
+/**
+ * Fills templates for one call: records which inputs are referenced (the rest go to query or
+ * body), the first missing secret, and every secret value used, so that messages can be scrubbed.
+ */
+class TemplateFiller {
+  missingSecret: string | undefined;
+  private readonly referenced = new Set<string>();
+  private readonly secretValues = new Set<string>();
+  private readonly names: ReadonlySet<string>;
+
+  constructor(
+    parameters: RestParameters,
+    private readonly input: Readonly<Record<string, unknown>>,
+    private readonly secret: (name: string) => string | undefined,
+  ) {
+    this.names = new Set([...parameters.inputs.map((declared) => declared.name), ...Object.keys(input)]);
+  }
+
+  /** Interpolates a string; `absent` says it referenced an input the call did not give. */
+  text(
+    template: string,
+    encode: (text: string) => string = (text) => text,
+  ): { text: string; absent: boolean } {
+    let absent = false;
+    const text = template.replace(PLACEHOLDER, (whole, secretName?: string, inputName?: string) => {
+      if (secretName !== undefined) return encode(this.resolveSecret(secretName));
+      if (inputName === undefined || !this.names.has(inputName)) return whole;
+      this.referenced.add(inputName);
+      const value = this.input[inputName];
+      if (value === undefined || value === null) {
+        absent = true;
+        return "";
+      }
+      return encode(stringify(value));
+    });
+    return { text, absent };
+  }
+
+  /** Fills a JSON body template: a string that is exactly `{input}` becomes the input's typed value. */
+  json(template: unknown): unknown {
+    if (typeof template === "string") {
+      const name = WHOLE_INPUT.exec(template)?.[1];
+      if (name === undefined || !this.names.has(name)) return this.text(template).text;
+      this.referenced.add(name);
+      return this.input[name] === undefined ? ABSENT : this.input[name];
+    }
+    if (Array.isArray(template)) {
+      return template.map((item) => {
+        const filled = this.json(item);
+        return filled === ABSENT ? null : filled;
+      });
+    }
+    if (typeof template === "object" && template !== null) {
+      const entries = Object.entries(template).map(([key, item]) => [key, this.json(item)] as const);
+      return Object.fromEntries(entries.filter(([, item]) => item !== ABSENT));
+    }
+    return template;
+  }
+
+  /** Inputs given to the call that no template mentions, in call order. */
+  unreferencedInputs(): [string, unknown][] {
+    return Object.entries(this.input).filter(
+      ([name, value]) => !this.referenced.has(name) && value !== undefined,
+    );
+  }
+
+  /** Replaces every secret value used in this call, also URL- and JSON-escaped, with `***`. */
+  scrub(message: string): string {
+    let scrubbed = message;
+    const forms = [...this.secretValues].flatMap((value) => [
+      value,
+      encodeURIComponent(value),
+      JSON.stringify(value).slice(1, -1),
+    ]);
+    // Longest first, so a secret that contains another is replaced whole.
+    for (const form of [...new Set(forms)].sort((a, b) => b.length - a.length)) {
+      if (form !== "") scrubbed = scrubbed.split(form).join("***");
+    }
+    return scrubbed;
+  }
+
+  private resolveSecret(name: string): string {
+    const value = this.secret(name);
+    if (value === undefined) {
+      this.missingSecret ??= name;
+      return "";
+    }
+    this.secretValues.add(value);
+    return value;
+  }
+}
+
+function httpError(response: Response, body: string): Failure {
+  const status = response.status;
+  const label = `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ""}`;
+  if (response.type === "opaqueredirect" || (status >= 300 && status <= 399)) {
+    const location = response.headers.get("location");
+    return {
+      error: "HttpError",
+      message: `${label}: redirects are not followed${location ? ` (Location: ${location})` : ""}`,
+      status,
+    };
+  }
+  return { error: "HttpError", message: `${label}: ${body.slice(0, ERROR_BODY_CHARS)}`, status };
+}
+
+function parseBody(response: Response, body: string): unknown {
+  if (body === "") return null;
+  const type = response.headers.get("content-type") ?? "";
+  if (!/^application\/([\w.-]+\+)?json\b/i.test(type)) return body;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return ABSENT;
+  }
+}
+
+function appendQuery(params: URLSearchParams, name: string, value: unknown): void {
+  if (value === null || value === undefined) return;
+  if (Array.isArray(value) && value.every((item) => typeof item !== "object" || item === null)) {
+    for (const item of value) params.append(name, stringify(item));
+  } else {
+    params.append(name, stringify(value));
+  }
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/** URL host names keep IPv6 in brackets; resolvers and policies want it bare. */
+function bareHost(hostname: string): string {
+  return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
+}
+
+type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
+
+const MAX_CACHED_VALIDATORS = 256;
+/** Compiled validators by schema JSON text: parsed configs are new objects on every read. */
+const validators = new Map<string, CompiledSchema>();
+
+function responseValidator(schema: Readonly<Record<string, unknown>>): CompiledSchema {
+  const key = JSON.stringify(schema);
+  const cached = validators.get(key);
+  if (cached) {
+    validators.delete(key);
+    validators.set(key, cached);
+    return cached;
+  }
+  const compiled = compile(schema);
+  if (validators.size >= MAX_CACHED_VALIDATORS) validators.delete(validators.keys().next().value ?? "");
+  validators.set(key, compiled);
+  return compiled;
+}
+
+function compile(schema: Readonly<Record<string, unknown>>): CompiledSchema {
+  // One Ajv per schema: two schemas with the same $id would clash in a shared instance, and a
+  // validator evicted from the cache must not stay reachable through Ajv's own cache.
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false });
+  const { $schema: _dialect, ...body } = schema;
+  try {
+    return { ok: true, validate: ajv.compile(body) };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `responseSchema is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+function summarise(validate: ValidateFunction): string {
+  const errors = validate.errors ?? [];
+  const shown = errors
+    .slice(0, 5)
+    .map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
+  return errors.length > shown.length
+    ? `${shown.join("; ")}; and ${errors.length - shown.length} more`
+    : shown.join("; ");
+}

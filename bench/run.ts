@@ -1,0 +1,83 @@
+/**
+ * `npm run bench` — runs every bench listed below, in sequence, each by importing its `main`.
+ * `npm run bench -- cascade` runs only the named benches (several names may be given).
+ */
+import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+
+interface BenchModule {
+  main(): Promise<void>;
+}
+
+interface Bench {
+  readonly name: string;
+  readonly load: () => Promise<BenchModule>;
+}
+
+const BENCHES: readonly Bench[] = [
+  { name: "cascade", load: () => import("./cascade") },
+  // Loaded through a path string, so typechecking does not depend on the file existing yet.
+  { name: "scripted-sandbox", load: () => loadByPath("./scripted-sandbox.ts") },
+];
+
+class MissingBenchError extends Error {}
+
+async function loadByPath(relative: string): Promise<BenchModule> {
+  const url = new URL(relative, import.meta.url);
+  if (!existsSync(fileURLToPath(url)))
+    throw new MissingBenchError(`bench/${relative.slice(2)} does not exist`);
+  const module: Partial<BenchModule> = await import(url.href);
+  if (typeof module.main !== "function") throw new Error(`bench/${relative.slice(2)} exports no main()`);
+  return module as BenchModule;
+}
+
+async function run(): Promise<number> {
+  const wanted = process.argv.slice(2).filter((arg) => arg !== "--");
+  const unknown = wanted.filter((name) => !BENCHES.some((bench) => bench.name === name));
+  if (unknown.length > 0) {
+    console.error(
+      `unknown bench: ${unknown.join(", ")}; available: ${BENCHES.map((b) => b.name).join(", ")}`,
+    );
+    return 2;
+  }
+  const selected = wanted.length === 0 ? BENCHES : BENCHES.filter((bench) => wanted.includes(bench.name));
+
+  const summary: string[] = [];
+  let failed = false;
+  for (const [index, bench] of selected.entries()) {
+    const title = `bench ${index + 1}/${selected.length}: ${bench.name}`;
+    console.log(`\n${"=".repeat(title.length + 8)}\n==  ${title}  ==\n${"=".repeat(title.length + 8)}\n`);
+    const started = performance.now();
+    try {
+      const module = await bench.load();
+      await module.main();
+      summary.push(`${bench.name}: ok (${seconds(started)})`);
+    } catch (error) {
+      if (error instanceof MissingBenchError && wanted.length === 0) {
+        console.log(`skipped: ${error.message}`);
+        summary.push(`${bench.name}: skipped (${error.message})`);
+        continue;
+      }
+      failed = true;
+      console.error(error instanceof MissingBenchError ? `error: ${error.message}` : error);
+      summary.push(`${bench.name}: FAILED (${seconds(started)})`);
+    }
+  }
+  console.log(`\n${summary.join("\n")}`);
+  return failed ? 1 : 0;
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`;
+}
+
+// Benches clean up after themselves; exiting explicitly keeps a stray handle in one of them
+// from keeping `npm run bench` alive.
+run().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

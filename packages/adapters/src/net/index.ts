@@ -1,0 +1,1 @@
+export { createGuardedFetch, dnsHostResolver, type GuardedFetchOptions } from "./resolver";

@@ -1,0 +1,71 @@
+import type { BuiltInTool, CallerContext, ProcessToolsApi, ToolOutcome } from "./built-in-tool";
+
+/** Most names `tool_description` describes per call; the rest come back in `skipped`. */
+export const MAX_DESCRIBE = 25;
+
+const needsProcess: ToolOutcome = {
+  error: "ProcessRequired",
+  message: "this meta-tool works inside a process: POST …/processes/{id}/invoke",
+};
+
+function withProcess(
+  caller: CallerContext,
+  run: (api: ProcessToolsApi) => Promise<ToolOutcome>,
+): Promise<ToolOutcome> {
+  return caller.process ? run(caller.process) : Promise.resolve(needsProcess);
+}
+
+/** `tool_list(prefix?)`: names of every tool the process may invoke, with pack hints. */
+export const toolList: BuiltInTool = {
+  name: "tool_list",
+  description:
+    "Lists the names of all tools you can use: `inContext` are in your tools array, `available` can be described with tool_description and then called. Optional `prefix` filters names (case-insensitive).",
+  labels: ["discovery"],
+  primary: true,
+  reserved: true,
+  inputSchema: {
+    type: "object",
+    properties: {
+      prefix: { type: "string", description: "Only names starting with this (case-insensitive)" },
+    },
+    additionalProperties: false,
+  },
+  invoke: (input, caller) =>
+    withProcess(caller, (api) => api.list(typeof input.prefix === "string" ? input.prefix : undefined)),
+};
+
+/** `tool_description(names)`: descriptions and schemas; activates deferred tools for the next turn. */
+export const toolDescription: BuiltInTool = {
+  name: "tool_description",
+  description: `Returns the description and parameter schema of up to ${MAX_DESCRIBE} tools by name, and adds them to your tools array so you can call them next.`,
+  labels: ["discovery"],
+  primary: true,
+  reserved: true,
+  inputSchema: {
+    type: "object",
+    properties: {
+      names: { type: "array", items: { type: "string" }, minItems: 1, description: "Tool names" },
+    },
+    required: ["names"],
+    additionalProperties: false,
+  },
+  invoke: (input, caller) => withProcess(caller, (api) => api.describe(input.names as string[])),
+};
+
+/** `invoke_tool(name, params)`: a named call through the same allow-set check. */
+export const invokeTool: BuiltInTool = {
+  name: "invoke_tool",
+  description: "Calls a tool by name with params, under the same rules as calling it directly.",
+  labels: ["discovery"],
+  primary: false,
+  inputSchema: {
+    type: "object",
+    properties: { name: { type: "string" }, params: { type: "object" } },
+    required: ["name"],
+    additionalProperties: false,
+  },
+  invoke: (input, caller) => withProcess(caller, (api) => api.invoke(String(input.name), input.params ?? {})),
+};
+
+/** The meta-tools, registered as built-ins. */
+export const META_TOOLS: readonly BuiltInTool[] = [toolList, toolDescription, invokeTool];

@@ -1,0 +1,4 @@
+export * from "./model-catalog";
+export * from "./model-catalog-service";
+export * from "./observed-tool-limits";
+export * from "./tool-budget";

@@ -1,0 +1,152 @@
+import * as v from "valibot";
+import type { BundledDocuments } from "../cascade/document-cascade";
+import { mapWithConcurrency } from "../concurrency";
+import type { Logger } from "../ports/logger";
+import { isNotModified, type ObjectStore } from "../ports/object-store";
+import {
+  type CatalogDocument,
+  type CatalogError,
+  type CompiledCatalog,
+  CompiledCatalogSchema,
+  compileCatalog,
+} from "./model-catalog";
+
+/** The compiled catalog's key in the catalog bucket. */
+export const CATALOG_KEY = "catalog.json";
+/** Where the catalog's YAML sources live in the bucket (and, after `catalog/`, in the bundle). */
+export const CATALOG_MODEL_PREFIX = "model/";
+const BUNDLED_PREFIX = "catalog/";
+/** Parallel GETs when the YAML sources are read one by one. */
+const READ_CONCURRENCY = 16;
+
+/**
+ * The bundled catalog documents (loaded from `packages/defaults` with the `catalog` folder),
+ * with their `catalog/` prefix stripped so their paths match the bucket layout `model/…`.
+ */
+export function catalogDocumentsFromBundled(bundled: BundledDocuments): CatalogDocument[] {
+  const documents: CatalogDocument[] = [];
+  for (const [path, { body }] of bundled) {
+    if (path.startsWith(`${BUNDLED_PREFIX}${CATALOG_MODEL_PREFIX}`)) {
+      documents.push({ path: path.slice(BUNDLED_PREFIX.length), body });
+    }
+  }
+  return documents;
+}
+
+export interface ModelCatalogServiceOptions {
+  /** The catalog bucket. */
+  readonly store: ObjectStore;
+  /** Bundled catalog documents, paths `model/…`; a bucket document at the same path replaces one. */
+  readonly bundled: readonly CatalogDocument[];
+  readonly logger: Logger;
+}
+
+/**
+ * `ModelCatalog` (spec §14.1): serves the compiled catalog to handlers. The normal path is one
+ * GET of `catalog.json` per call, revalidated by ETag in a warm instance, so a request never
+ * pays for listing the catalog. Until the first sync has written `catalog.json`, the YAML
+ * sources are listed and compiled instead (each source re-read only when its ETag changed).
+ */
+export class ModelCatalogService {
+  readonly #store: ObjectStore;
+  readonly #bundled: readonly CatalogDocument[];
+  readonly #logger: Logger;
+  #compiled: { etag: string; catalog: CompiledCatalog } | null = null;
+  readonly #sources = new Map<string, { etag: string; body: string }>();
+  #fromSources: CompiledCatalog | null = null;
+
+  constructor(options: ModelCatalogServiceOptions) {
+    this.#store = options.store;
+    this.#bundled = options.bundled;
+    this.#logger = options.logger;
+  }
+
+  /** The current catalog: `catalog.json` when the sync has written it, else compiled from the sources. */
+  async catalog(): Promise<CompiledCatalog> {
+    const cached = this.#compiled;
+    const result = await this.#store.get(CATALOG_KEY, cached ? { ifNoneMatch: cached.etag } : undefined);
+    if (isNotModified(result)) {
+      if (cached) return cached.catalog;
+      // A notModified answer to an unconditional GET breaks the port's contract.
+      throw new Error(`the catalog store answered notModified to an unconditional GET of ${CATALOG_KEY}`);
+    }
+    if (result === null) {
+      this.#compiled = null;
+      return this.compileFromSources();
+    }
+    const catalog = parseCompiledCatalog(result.body);
+    if (!catalog) {
+      this.#compiled = null;
+      this.#logger.warn("catalog.invalid_compiled", {
+        key: CATALOG_KEY,
+        fix: "run the catalog sync to rewrite it; the YAML sources are used meanwhile",
+      });
+      return this.compileFromSources();
+    }
+    this.#compiled = { etag: result.etag, catalog };
+    return catalog;
+  }
+
+  /** Compiles the bucket's YAML sources together with the bundled ones (for the sync job and the fallback). */
+  async compileFromSources(): Promise<CompiledCatalog> {
+    const { documents, changed } = await this.#readSources();
+    if (!changed && this.#fromSources) return this.#fromSources;
+    const { catalog, errors } = compileCatalog(documents);
+    logCatalogErrors(this.#logger, errors);
+    this.#fromSources = catalog;
+    return catalog;
+  }
+
+  /** The catalog's source documents: the bundled ones, each replaced by a bucket document at the same path. */
+  async sources(): Promise<CatalogDocument[]> {
+    return (await this.#readSources()).documents;
+  }
+
+  async #readSources(): Promise<{ documents: CatalogDocument[]; changed: boolean }> {
+    const listed = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.#store.list(CATALOG_MODEL_PREFIX, cursor === undefined ? {} : { cursor });
+      for (const item of page.items) if (item.key.endsWith(".yaml")) listed.set(item.key, item.etag);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+
+    let changed = false;
+    for (const key of this.#sources.keys()) {
+      if (!listed.has(key)) {
+        this.#sources.delete(key);
+        changed = true;
+      }
+    }
+    const stale = [...listed].filter(([key, etag]) => this.#sources.get(key)?.etag !== etag);
+    await mapWithConcurrency(stale, READ_CONCURRENCY, async ([key]) => {
+      const object = await this.#store.get(key);
+      // Deleted between the listing and the read: it is simply no longer a source.
+      if (object === null || isNotModified(object)) this.#sources.delete(key);
+      else this.#sources.set(key, { etag: object.etag, body: object.body });
+    });
+    if (stale.length > 0) changed = true;
+
+    const byPath = new Map<string, string>();
+    for (const { path, body } of this.#bundled) byPath.set(path, body);
+    for (const [key, { body }] of this.#sources) byPath.set(key, body);
+    return { documents: [...byPath].map(([path, body]) => ({ path, body })), changed };
+  }
+}
+
+/** Logs one WARN per catalog document that could not be compiled. */
+export function logCatalogErrors(logger: Logger, errors: readonly CatalogError[]): void {
+  for (const error of errors)
+    logger.warn("catalog.invalid_document", { path: error.path, message: error.message });
+}
+
+function parseCompiledCatalog(body: string): CompiledCatalog | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  const result = v.safeParse(CompiledCatalogSchema, data);
+  return result.success ? result.output : null;
+}

@@ -1,0 +1,61 @@
+import { VanceError } from "../errors";
+import { type LimitSource, maxToolsFor, parseModelId } from "./model-catalog";
+import type { ModelCatalogService } from "./model-catalog-service";
+import type { ObservedToolLimits } from "./observed-tool-limits";
+
+/** One chain entry's limit and where it came from. */
+export interface ModelBudget {
+  readonly model: string;
+  readonly maxTools: number | null;
+  readonly source: LimitSource;
+}
+
+/** The budget of a model chain: `maxTools` is the smallest known limit, `null` when none is known. */
+export interface ChainBudget {
+  readonly maxTools: number | null;
+  readonly models: readonly ModelBudget[];
+}
+
+export interface ToolBudgetServiceOptions {
+  readonly catalog: ModelCatalogService;
+  readonly observed: ObservedToolLimits;
+}
+
+/**
+ * `ToolBudgetService` (spec §14.1): the tool limit a manifest must respect for a whole model
+ * chain. The manifest is built once per turn and the resilient layer may fall back along the
+ * chain, so the budget is the minimum over every entry — a budget of the primary alone builds a
+ * manifest the fallback rejects. Unknown stays unknown (`null`): a number is never invented.
+ */
+export class ToolBudgetService {
+  readonly #catalog: ModelCatalogService;
+  readonly #observed: ObservedToolLimits;
+
+  constructor(options: ToolBudgetServiceOptions) {
+    this.#catalog = options.catalog;
+    this.#observed = options.observed;
+  }
+
+  /** Per model the smaller of the catalog's and the observed limit; the chain's is the min over all. */
+  async budgetForChain(models: readonly string[]): Promise<ChainBudget> {
+    if (models.length === 0) throw new VanceError("invalid_model", 400, "the chain names no model");
+    // Validate every id before any I/O, so a typo answers 400 and costs no request.
+    for (const model of models) parseModelId(model);
+    const [catalog, observed] = await Promise.all([
+      this.#catalog.catalog(),
+      this.#observed.limitsFor(models),
+    ]);
+
+    const budgets = models.map((model): ModelBudget => {
+      const known = maxToolsFor(catalog, model);
+      const seen = observed.get(model);
+      // A rejection is hard evidence: it binds even where the catalog says "no limit".
+      if (seen !== undefined && (known.maxTools === null || seen < known.maxTools)) {
+        return { model, maxTools: seen, source: "observed" };
+      }
+      return { model, ...known };
+    });
+    const limits = budgets.flatMap((budget) => (budget.maxTools === null ? [] : [budget.maxTools]));
+    return { maxTools: limits.length > 0 ? Math.min(...limits) : null, models: budgets };
+  }
+}

@@ -1,0 +1,58 @@
+import * as v from "valibot";
+import { Errors } from "../errors";
+import type { ServerToolService } from "../tools/server-tool-service";
+
+/** A recipe entry: a tool name (pack sub-tools `pack__op` included) or a `@label` selector. */
+export const RecipeEntrySchema = v.pipe(
+  v.string(),
+  v.regex(/^(@[a-z0-9][a-z0-9_-]{0,62}|[a-z][a-z0-9_]{0,127})$/, "a tool name or an @label selector"),
+);
+
+/** A hint entry: a tool name or a prefix pattern ending in `*` (`doc_*`). */
+export const HintEntrySchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z][a-z0-9_]{0,127}\*?$/, "a tool name or a prefix pattern such as doc_*"),
+);
+
+export interface RecipeLists {
+  readonly engineDefault?: readonly string[];
+  readonly allowedToolsAdd?: readonly string[];
+  readonly allowedToolsRemove?: readonly string[];
+}
+
+/**
+ * `RecipeResolver` (spec §6): `(engineDefault ∪ allowedToolsAdd) ∖ allowedToolsRemove`, each
+ * `@label` expanded through the cascade's label lookup (built-in tools' labels included) at
+ * the moment of the call — a spawn freezes the result, so later tools do not join.
+ */
+export class RecipeResolver {
+  constructor(private readonly tools: ServerToolService) {}
+
+  /** The resolved allow set, sorted. One `listAll` serves every label of the recipe. */
+  async resolve(tenant: string, project: string, lists: RecipeLists): Promise<string[]> {
+    const entries = [
+      ...(lists.engineDefault ?? []),
+      ...(lists.allowedToolsAdd ?? []),
+      ...(lists.allowedToolsRemove ?? []),
+    ];
+    for (const entry of entries) {
+      if (!v.is(RecipeEntrySchema, entry)) {
+        throw Errors.validationFailed("a recipe entry is neither a tool name nor an @label", [
+          { path: "allowedTools", message: `'${entry}' is not a tool name or an @label selector` },
+        ]);
+      }
+    }
+    const labelled = entries.some((entry) => entry.startsWith("@"))
+      ? await this.tools.listAll(tenant, project)
+      : [];
+    const expand = (list: readonly string[] | undefined): string[] =>
+      (list ?? []).flatMap((entry) =>
+        entry.startsWith("@")
+          ? labelled.filter((tool) => tool.config.labels.includes(entry.slice(1))).map((tool) => tool.name)
+          : [entry],
+      );
+    const removed = new Set(expand(lists.allowedToolsRemove));
+    const allowed = new Set([...expand(lists.engineDefault), ...expand(lists.allowedToolsAdd)]);
+    return [...allowed].filter((name) => !removed.has(name)).sort();
+  }
+}

@@ -1,0 +1,70 @@
+import type { SurfaceTool } from "./classify";
+import { isPackTool, toolFamily } from "./tool-family";
+
+const HINT_LENGTH = 120;
+
+/** A one-line hint from a description: its first sentence, at most 120 characters. */
+export function toolHint(description: string): string {
+  const flat = description.replace(/\s+/g, " ").trim();
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
+  return sentence.length > HINT_LENGTH ? `${sentence.slice(0, HINT_LENGTH - 1).trimEnd()}…` : sentence;
+}
+
+function lines(tools: readonly SurfaceTool[]): string[] {
+  const out: string[] = [];
+  const packs = new Map<string, SurfaceTool[]>();
+  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const tool of sorted) {
+    if (!isPackTool(tool.name)) continue;
+    const pack = toolFamily(tool.name);
+    packs.set(pack, [...(packs.get(pack) ?? []), tool]);
+  }
+  const seenPacks = new Set<string>();
+  for (const tool of sorted) {
+    if (!isPackTool(tool.name)) {
+      out.push(`- ${tool.name} — ${toolHint(tool.description)}`);
+      continue;
+    }
+    const pack = toolFamily(tool.name);
+    if (seenPacks.has(pack)) continue;
+    seenPacks.add(pack);
+    const members = packs.get(pack)!;
+    const hint = members.find((member) => member.packHint)?.packHint;
+    const ops = members.map((member) => member.name.slice(pack.length + 2)).join(", ");
+    out.push(`- ${pack}__* (${members.length} tools)${hint ? ` — ${toolHint(hint)}` : ""}: ${ops}`);
+  }
+  return out;
+}
+
+/**
+ * The discovery block for the cache-stable system prefix: the tools deferred by configuration,
+ * `name — hint`, packs grouped with one line each, and the activate-first instruction. It depends
+ * only on the frozen allow set and the configuration, never on activations or demotions.
+ */
+export function discoveryBlock(staticDeferred: readonly SurfaceTool[]): string {
+  if (staticDeferred.length === 0) return "";
+  return [
+    "## More tools, available on request",
+    "",
+    "These tools are not in your tools array. To use one, first call `tool_description` with its name (several names at once are fine); it is then added to your tools and you can call it.",
+    "",
+    ...lines(staticDeferred),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The dynamic block for a separate system message: exactly the tools the budget moved out of
+ * the tools array this turn. Empty when nothing was demoted.
+ */
+export function demotedDiscoveryBlock(demoted: readonly SurfaceTool[]): string {
+  if (demoted.length === 0) return "";
+  return [
+    "## Tools moved out of your tools array this turn",
+    "",
+    "The model endpoint limits how many tools can be sent, so these are not in the array right now. They still work: call `tool_description` with their names first, then call them — invoking one by name also activates it.",
+    "",
+    ...lines(demoted),
+    "",
+  ].join("\n");
+}

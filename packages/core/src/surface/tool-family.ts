@@ -1,0 +1,42 @@
+/**
+ * `ToolFamily` (spec §14.2): the unit of demotion. A pack's sub-tools (`pack__op`) form the
+ * family `pack`; any other tool belongs to the family of its first `_` segment
+ * (`doc_note_add` → `doc`). A half-visible pack is the worst state — the model starts and hits
+ * a wall — so families move together.
+ */
+export function toolFamily(name: string): string {
+  const pack = name.indexOf("__");
+  if (pack > 0) return name.slice(0, pack);
+  const underscore = name.indexOf("_");
+  return underscore > 0 ? name.slice(0, underscore) : name;
+}
+
+/** Whether a tool is a pack sub-tool (`pack__op`). */
+export function isPackTool(name: string): boolean {
+  return name.indexOf("__") > 0;
+}
+
+/**
+ * A recipe hint list (`allowedToolsKeep`, `allowedToolsDefer`, `allowedToolsDropFirst`): exact
+ * names, or prefix patterns ending in `*` (`doc_*`) that rank a whole group without naming it.
+ */
+export class ToolHints {
+  private readonly names: ReadonlySet<string>;
+  private readonly prefixes: readonly string[];
+
+  constructor(entries: readonly string[]) {
+    this.names = new Set(entries.filter((entry) => !entry.endsWith("*")));
+    this.prefixes = entries.filter((entry) => entry.endsWith("*")).map((entry) => entry.slice(0, -1));
+  }
+
+  /** `"name"` when the tool is named exactly, `"pattern"` when a prefix pattern matches, else null. */
+  match(name: string): "name" | "pattern" | null {
+    if (this.names.has(name)) return "name";
+    return this.prefixes.some((prefix) => name.startsWith(prefix)) ? "pattern" : null;
+  }
+
+  /** Whether the tool is named or matched. */
+  has(name: string): boolean {
+    return this.match(name) !== null;
+  }
+}

@@ -1,0 +1,409 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  CountingObjectStore,
+  loadBundledDocuments,
+  MemoryObjectStore,
+  SqliteStateStore,
+} from "@vance/adapters";
+import {
+  CATALOG_KEY,
+  catalogDocumentsFromBundled,
+  type GetResult,
+  type Logger,
+  ModelCatalogService,
+  ObservedToolLimits,
+  ToolBudgetService,
+  VanceError,
+} from "@vance/core";
+import { DEFAULTS_DIR } from "@vance/defaults";
+import { Hono } from "hono";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type Claims, mintToken } from "../functions/api/auth";
+import { problemResponse } from "../functions/api/problem";
+import { modelRoutes } from "../functions/api/routes/models";
+import { syncCatalog } from "../functions/catalog-sync/handler";
+
+const OPENAI_128 =
+  "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 163 instead.";
+const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
+const SECRET = "model-budget-secret-0123456789";
+
+/** The real bundled catalog from packages/defaults, as the services load it. */
+const BUNDLED = catalogDocumentsFromBundled(loadBundledDocuments(DEFAULTS_DIR, ["catalog"]));
+
+function recordingLogger() {
+  const lines: { level: "info" | "warn"; event: string; fields: Record<string, unknown> }[] = [];
+  const logger: Logger = {
+    info: (event, fields = {}) => lines.push({ level: "info", event, fields: { ...fields } }),
+    warn: (event, fields = {}) => lines.push({ level: "warn", event, fields: { ...fields } }),
+  };
+  return { logger, lines };
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+function sqlite(file = ":memory:"): SqliteStateStore {
+  const state = new SqliteStateStore(file);
+  cleanups.push(() => state.close());
+  return state;
+}
+
+/** A budget service over a catalog bucket holding `objects`, the bundled catalog and a state store. */
+function setup(objects: Record<string, string> = {}, state: SqliteStateStore = sqlite()) {
+  const bucket = new MemoryObjectStore({ objects });
+  const store = new CountingObjectStore(bucket);
+  const { logger, lines } = recordingLogger();
+  const catalog = new ModelCatalogService({ store, bundled: BUNDLED, logger });
+  const observed = new ObservedToolLimits({ state, logger, now: () => NOW });
+  const budget = new ToolBudgetService({ catalog, observed });
+  return { bucket, store, catalog, observed, budget, state, lines, logger };
+}
+
+async function thrown(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("tool budget: the spec's numbers", () => {
+  it("openai/gpt-4.1 gets the bundled openai default of 128", async () => {
+    const { budget } = setup();
+    expect(await budget.budgetForChain(["openai/gpt-4.1"])).toEqual({
+      maxTools: 128,
+      models: [{ model: "openai/gpt-4.1", maxTools: 128, source: "provider" }],
+    });
+  });
+
+  it("a cortecs model has no limit: the gateway speaks openai but does not inherit its 128", async () => {
+    const { budget } = setup();
+    expect(await budget.budgetForChain(["cortecs/some-model"])).toEqual({
+      maxTools: null,
+      models: [{ model: "cortecs/some-model", maxTools: null, source: "none" }],
+    });
+  });
+
+  it("maxTools: 0 on a model under openai means no limit and suppresses the provider default", async () => {
+    const { budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
+    expect(await budget.budgetForChain(["openai/gpt-unbounded"])).toEqual({
+      maxTools: null,
+      models: [{ model: "openai/gpt-unbounded", maxTools: null, source: "model" }],
+    });
+  });
+
+  it("the chain takes the minimum over every model that has a limit", async () => {
+    const { budget } = setup({ "model/cortecs/small.yaml": "maxTools: 64\n" });
+    expect(await budget.budgetForChain(["openai/x", "cortecs/small", "anthropic/claude-sonnet-4"])).toEqual({
+      maxTools: 64,
+      models: [
+        { model: "openai/x", maxTools: 128, source: "provider" },
+        { model: "cortecs/small", maxTools: 64, source: "model" },
+        { model: "anthropic/claude-sonnet-4", maxTools: null, source: "none" },
+      ],
+    });
+  });
+
+  it("a bad model id in the chain answers invalid_model and reads nothing", async () => {
+    const { budget, store } = setup();
+    const error = await thrown(budget.budgetForChain(["openai/gpt-4.1", "gpt-4.1"]));
+    expect(error).toBeInstanceOf(VanceError);
+    expect(error).toMatchObject({ code: "invalid_model", status: 400 });
+    expect(store.total).toBe(0);
+  });
+});
+
+describe("catalog reads", () => {
+  it("reads catalog.json with one GET cold, one conditional GET answered notModified warm, no LIST", async () => {
+    const { bucket, store, catalog, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 64\n" });
+    await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
+    const get = vi.spyOn(store, "get");
+
+    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect(store.counts).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
+    expect(get.mock.calls[0]).toEqual([CATALOG_KEY, undefined]);
+
+    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
+    expect(get.mock.calls[1]?.[1]).toEqual({ ifNoneMatch: expect.any(String) });
+    expect(await get.mock.results[1]?.value).toEqual({ notModified: true });
+
+    // A new sync changes the ETag: the warm instance sees the new number on its next call.
+    await bucket.put("model/cortecs/small.yaml", "maxTools: 32\n");
+    await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
+    expect((await catalog.catalog()).providers.cortecs?.models.small).toEqual({ maxTools: 32 });
+    expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 0 });
+  });
+
+  it("falls back to the YAML sources while catalog.json is absent; a bucket document replaces the bundled one", async () => {
+    const { store, budget } = setup({
+      "model/openai/_provider.yaml": "wireType: openai\nmaxTools: 100\n",
+      "model/cortecs/small.yaml": "maxTools: 64\n",
+    });
+    const result = await budget.budgetForChain(["openai/gpt-4.1", "cortecs/small", "cortecs/other"]);
+    expect(result.models).toEqual([
+      { model: "openai/gpt-4.1", maxTools: 100, source: "provider" },
+      { model: "cortecs/small", maxTools: 64, source: "model" },
+      { model: "cortecs/other", maxTools: null, source: "none" },
+    ]);
+    // catalog.json (absent) + one GET per bucket document, after one LIST.
+    expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 1 });
+
+    // Warm: unchanged sources are not read again; the listing's ETags say so.
+    await budget.budgetForChain(["openai/gpt-4.1"]);
+    expect(store.counts).toEqual({ get: 4, put: 0, delete: 0, list: 2 });
+  });
+
+  it("the fallback sees a deleted bucket document and lets the bundled one through again", async () => {
+    const { bucket, budget } = setup({ "model/openai/_provider.yaml": "maxTools: 100\n" });
+    expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(100);
+    await bucket.delete("model/openai/_provider.yaml");
+    expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(128);
+  });
+
+  it("a catalog.json that is not a compiled catalog is reported and the sources are used", async () => {
+    const { budget, lines } = setup({
+      [CATALOG_KEY]: '{"version": 2}',
+      "model/cortecs/small.yaml": "maxTools: 64\n",
+    });
+    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect(lines.filter((line) => line.event === "catalog.invalid_compiled")).toHaveLength(1);
+  });
+});
+
+describe("catalog sync", () => {
+  it("writes catalog.json, and a second sync with nothing changed writes nothing", async () => {
+    const bucket = new CountingObjectStore(
+      new MemoryObjectStore({ objects: { "model/cortecs/small.yaml": "maxTools: 64\n" } }),
+    );
+    const { logger } = recordingLogger();
+
+    const first = await syncCatalog({ store: bucket, bundled: BUNDLED, logger });
+    expect(first).toEqual({ changed: true, providers: 3, models: 1, errors: [] });
+    expect(bucket.counts.put).toBe(1);
+    const written = (await bucket.get(CATALOG_KEY)) as Exclude<GetResult, null | { notModified: true }>;
+    expect(JSON.parse(written.body)).toMatchObject({
+      version: 1,
+      providers: {
+        openai: { wireType: "openai", maxTools: 128, models: {} },
+        cortecs: { wireType: "openai", models: { small: { maxTools: 64 } } },
+        anthropic: { wireType: "anthropic", models: {} },
+      },
+    });
+    expect(JSON.parse(written.body).providers.cortecs).not.toHaveProperty("maxTools");
+
+    bucket.reset();
+    expect(await syncCatalog({ store: bucket, bundled: BUNDLED, logger })).toMatchObject({ changed: false });
+    expect(bucket.counts.put).toBe(0);
+
+    await bucket.put("model/cortecs/small.yaml", "maxTools: 48\n");
+    bucket.reset();
+    expect(await syncCatalog({ store: bucket, bundled: BUNDLED, logger })).toMatchObject({ changed: true });
+    expect(bucket.counts.put).toBe(1);
+  });
+
+  it("reports a broken source document, logs it, and compiles the rest", async () => {
+    const bucket = new MemoryObjectStore({
+      objects: {
+        "model/cortecs/small.yaml": "maxTools: lots\n",
+        "model/cortecs/big.yaml": "maxTools: 256\n",
+      },
+    });
+    const { logger, lines } = recordingLogger();
+    const result = await syncCatalog({ store: bucket, bundled: BUNDLED, logger });
+    expect(result.errors).toEqual([
+      { path: "model/cortecs/small.yaml", message: expect.stringMatching(/maxTools/) },
+    ]);
+    expect(result.models).toBe(1);
+    expect(lines.filter((line) => line.event === "catalog.invalid_document")).toHaveLength(1);
+  });
+});
+
+describe("observed tool limits", () => {
+  it("every function instance learns at once: a second instance on the same state store sees the limit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vance-observed-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "state.sqlite");
+    const first = setup({}, sqlite(file));
+    const second = setup({}, sqlite(file));
+    expect((await second.budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+
+    expect(await first.observed.learn("cortecs/some-model", OPENAI_128)).toBe(128);
+
+    const expected = {
+      maxTools: 128,
+      models: [{ model: "cortecs/some-model", maxTools: 128, source: "observed" }],
+    };
+    expect(await first.budget.budgetForChain(["cortecs/some-model"])).toEqual(expected);
+    expect(await second.budget.budgetForChain(["cortecs/some-model"])).toEqual(expected);
+  });
+
+  it("learning logs exactly one WARN, naming the catalog fix", async () => {
+    const { observed, lines } = setup();
+    await observed.learn("cortecs/some-model", OPENAI_128);
+    expect(lines).toEqual([
+      {
+        level: "warn",
+        event: "budget.observed_tool_limit",
+        fields: {
+          model: "cortecs/some-model",
+          maxTools: 128,
+          fix: "add maxTools: 128 to model/cortecs/some-model.yaml (or _provider.yaml) in the catalog",
+        },
+      },
+    ]);
+  });
+
+  it("an observation binds only when it is below the catalog's limit", async () => {
+    const { observed, budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
+    await observed.learn("openai/gpt-4.1", "Too many tools provided: 163 > 100");
+    await observed.learn("openai/gpt-4o", "too many tools: maximum is 200");
+    await observed.learn("openai/gpt-unbounded", "'tools' must contain at most 96 items");
+    expect(
+      (await budget.budgetForChain(["openai/gpt-4.1", "openai/gpt-4o", "openai/gpt-unbounded"])).models,
+    ).toEqual([
+      { model: "openai/gpt-4.1", maxTools: 100, source: "observed" },
+      { model: "openai/gpt-4o", maxTools: 128, source: "provider" },
+      { model: "openai/gpt-unbounded", maxTools: 96, source: "observed" },
+    ]);
+  });
+
+  it("a text that names no limit teaches nothing: 422 no_limit_in_error, no WARN, budget unchanged", async () => {
+    const { observed, budget, lines } = setup();
+    const error = await thrown(observed.learn("cortecs/some-model", "502 Bad Gateway"));
+    expect(error).toMatchObject({ code: "no_limit_in_error", status: 422 });
+    expect(lines).toEqual([]);
+    expect((await budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+  });
+});
+
+describe("/v1/models routes", () => {
+  function app(objects: Record<string, string> = {}) {
+    const services = setup(objects);
+    const hono = new Hono();
+    hono.onError((error) => problemResponse(error, () => {}));
+    hono.route(
+      "/v1/models",
+      modelRoutes({ budget: services.budget, observed: services.observed, secret: SECRET }),
+    );
+    return { app: hono, ...services };
+  }
+
+  async function auth(claims: Claims): Promise<Record<string, string>> {
+    return { authorization: `Bearer ${await mintToken(SECRET, claims, 3600)}` };
+  }
+
+  function postLimit(hono: Hono, headers: Record<string, string>, body: unknown) {
+    return hono.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  }
+
+  describe("happy", () => {
+    it("GET /budget answers the chain's minimum for any valid token", async () => {
+      const { app: hono } = app({ "model/cortecs/small.yaml": "maxTools: 64\n" });
+      const res = await hono.request("/v1/models/budget?chain=openai/gpt-4.1,%20cortecs/small", {
+        headers: await auth({ tenant: "acme", roles: [] }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        maxTools: 64,
+        models: [
+          { model: "openai/gpt-4.1", maxTools: 128, source: "provider" },
+          { model: "cortecs/small", maxTools: 64, source: "model" },
+        ],
+      });
+    });
+
+    it("POST /observed-limits learns the limit and the next budget uses it", async () => {
+      const { app: hono, lines } = app();
+      const admin = await auth({ tenant: "*", roles: ["admin"] });
+      const res = await postLimit(hono, admin, { model: "cortecs/some-model", error: OPENAI_128 });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ model: "cortecs/some-model", maxTools: 128 });
+      expect(lines.filter((line) => line.event === "budget.observed_tool_limit")).toHaveLength(1);
+
+      const budget = await hono.request("/v1/models/budget?chain=cortecs/some-model", { headers: admin });
+      expect(await budget.json()).toEqual({
+        maxTools: 128,
+        models: [{ model: "cortecs/some-model", maxTools: 128, source: "observed" }],
+      });
+    });
+  });
+
+  describe("errors", () => {
+    it.each(["", "?chain=", "?chain=,%20,", "?chain=gpt-4.1", "?chain=openai/gpt-4.1,Bad/x"])(
+      "GET /budget%s → 400 invalid_model",
+      async (query) => {
+        const { app: hono } = app();
+        const res = await hono.request(`/v1/models/budget${query}`, {
+          headers: await auth({ tenant: "acme", roles: ["read"] }),
+        });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ code: "invalid_model" });
+      },
+    );
+
+    it("POST /observed-limits with a text naming no limit → 422 no_limit_in_error", async () => {
+      const { app: hono } = app();
+      const res = await postLimit(hono, await auth({ tenant: "*", roles: ["admin"] }), {
+        model: "cortecs/some-model",
+        error: "Rate limit reached: 500 requests per minute",
+      });
+      expect(res.status).toBe(422);
+      expect(res.headers.get("content-type")).toBe("application/problem+json");
+      expect(await res.json()).toMatchObject({ code: "no_limit_in_error", status: 422 });
+    });
+
+    it("POST /observed-limits with a bad model id → 400 invalid_model; a bad body → 422 validation_failed", async () => {
+      const { app: hono } = app();
+      const admin = await auth({ tenant: "*", roles: ["admin"] });
+      const bad = await postLimit(hono, admin, { model: "some-model", error: OPENAI_128 });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ code: "invalid_model" });
+      const shape = await postLimit(hono, admin, { model: "cortecs/some-model" });
+      expect(shape.status).toBe(422);
+      expect(await shape.json()).toMatchObject({ code: "validation_failed" });
+    });
+  });
+
+  describe("security", () => {
+    it("GET /budget without a token → 401", async () => {
+      const { app: hono } = app();
+      const res = await hono.request("/v1/models/budget?chain=openai/gpt-4.1");
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: "unauthenticated" });
+    });
+
+    it("POST /observed-limits without a token → 401", async () => {
+      const { app: hono } = app();
+      const res = await postLimit(hono, {}, { model: "cortecs/some-model", error: OPENAI_128 });
+      expect(res.status).toBe(401);
+    });
+
+    it.each([
+      ["a tenant's admin token", { tenant: "acme", roles: ["admin"] }],
+      ["a platform token without admin", { tenant: "*", roles: ["read", "write"] }],
+    ] as [string, Claims][])(
+      "POST /observed-limits with %s → 403, nothing learned",
+      async (_name, claims) => {
+        const { app: hono, budget } = app();
+        const res = await postLimit(hono, await auth(claims), {
+          model: "cortecs/some-model",
+          error: OPENAI_128,
+        });
+        expect(res.status).toBe(403);
+        expect(await res.json()).toMatchObject({ code: "forbidden" });
+        expect((await budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+      },
+    );
+  });
+});
