@@ -1,4 +1,4 @@
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
@@ -13,7 +13,11 @@ let jiraUrl: string;
 const jiraSeen: { url: string; auth: string | undefined }[] = [];
 
 async function put(path: string, body: string, contentType = "application/yaml") {
-  const res = await app.request(`${T}/${path}`, { method: "PUT", body, headers: { ...headers, "content-type": contentType } });
+  const res = await app.request(`${T}/${path}`, {
+    method: "PUT",
+    body,
+    headers: { ...headers, "content-type": contentType },
+  });
   if (res.status >= 300) throw new Error(`PUT ${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -57,12 +61,16 @@ beforeAll(async () => {
       return;
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ key: match[1], summary: `Summary of ${match[1]}`, status: "In Progress", extra: 1 }));
+    res.end(
+      JSON.stringify({ key: match[1], summary: `Summary of ${match[1]}`, status: "In Progress", extra: 1 }),
+    );
   });
   await new Promise<void>((resolve) => jira.listen(0, "127.0.0.1", resolve));
   jiraUrl = `http://127.0.0.1:${(jira.address() as AddressInfo).port}`;
 
-  ({ app } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1", VANCE_SECRET_JIRA_TOKEN: "s3cr3t-jira" } }));
+  ({ app } = await testApp({
+    env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1", VANCE_SECRET_JIRA_TOKEN: "s3cr3t-jira" },
+  }));
   headers = await bearer({ tenant: "acme", roles: ["read", "write"] });
 
   await put("tools/add_numbers", ADD_NUMBERS);
@@ -136,7 +144,10 @@ describe("POST …/tools/{name}/invoke", () => {
   it("a sibling's upstream error throws inside the script and ends as the script's error", async () => {
     await put(
       "tools/jira_lower",
-      scripted('vance.tools.call("jira_get_issue", { id: "lower-case" })', "[{ name: x, type: string, required: false }]"),
+      scripted(
+        'vance.tools.call("jira_get_issue", { id: "lower-case" })',
+        "[{ name: x, type: string, required: false }]",
+      ),
     );
     const { body } = await invoke("jira_lower", {});
     expect(body).toMatchObject({ error: "HttpError" });
@@ -147,7 +158,9 @@ describe("POST …/tools/{name}/invoke", () => {
   it("a script can catch a sibling's error", async () => {
     await put(
       "tools/jira_safe",
-      scripted('let r; try { vance.tools.call("jira_get_issue", { id: "nope" }); r = "ok" } catch (e) { r = e.name } r'),
+      scripted(
+        'let r; try { vance.tools.call("jira_get_issue", { id: "nope" }); r = "ok" } catch (e) { r = e.name } r',
+      ),
     );
     expect((await invoke("jira_safe", {})).body.value).toBe("HttpError");
   });
@@ -177,7 +190,12 @@ describe("POST …/tools/{name}/invoke", () => {
   });
 
   it("runs built-in tools and doc_lookup tools", async () => {
-    expect((await invoke("whoami", {})).body.value).toEqual({ tenant: "acme", project: "shop", processId: null, role: null });
+    expect((await invoke("whoami", {})).body.value).toEqual({
+      tenant: "acme",
+      project: "shop",
+      processId: null,
+      role: null,
+    });
     const doc = await invoke("doc_getting_started", {});
     expect(String(doc.body.value)).toContain("# Getting started");
   });
@@ -194,7 +212,12 @@ describe("POST …/tools/{name}/invoke", () => {
 describe("hostile scripts end with a clear error and the service keeps answering", () => {
   const cases: [string, string, string, RegExp][] = [
     ["an endless loop", "spin", "while(true){}", /TimeoutError/],
-    ["a memory bomb", "bomb", "let a = []; while(true) { a.push('x'.repeat(1e5)) }", /MemoryError|InternalError|RangeError|TimeoutError/],
+    [
+      "a memory bomb",
+      "bomb",
+      "let a = []; while(true) { a.push('x'.repeat(1e5)) }",
+      /MemoryError|InternalError|RangeError|TimeoutError/,
+    ],
     ["deep recursion", "deep", "function f(n){ return f(n+1) + 1 } f(0)", /RangeError|InternalError/],
     ["require", "req", "require('fs')", /ReferenceError/],
     ["process", "proc", "process.env", /ReferenceError/],

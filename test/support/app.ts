@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsObjectStore } from "@vance/adapters";
-import { type ObjectStore, silentLogger } from "@vance/core";
+import { type Logger, type ObjectStore, silentLogger } from "@vance/core";
 import { createApp } from "../../functions/api/app";
 import { type Claims, mintToken } from "../../functions/api/auth";
 import { loadConfig } from "../../functions/api/config";
@@ -11,12 +11,25 @@ import { buildServices } from "../../functions/api/services";
 export const SECRET = "test-secret-0123456789abcdef";
 
 /** An app over a fresh data directory (fs store) or the given document store. */
-export async function testApp(options: { documents?: ObjectStore; env?: Record<string, string> } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), "vance-app-"));
+export async function testApp(
+  options: {
+    documents?: ObjectStore;
+    env?: Record<string, string>;
+    now?: () => number;
+    logger?: Logger;
+    dataDir?: string;
+  } = {},
+) {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vance-app-"));
   const env = { VANCE_DATA_DIR: dataDir, ...options.env };
   const config = loadConfig(env);
   const documents = options.documents ?? new FsObjectStore(join(dataDir, "documents"));
-  const services = await buildServices(config, SECRET, { documents, logger: silentLogger, env });
+  const services = await buildServices(config, SECRET, {
+    documents,
+    logger: options.logger ?? silentLogger,
+    env,
+    ...(options.now ? { now: options.now } : {}),
+  });
   return { app: createApp(services), services, documents, dataDir };
 }
 

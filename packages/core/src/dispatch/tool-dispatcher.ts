@@ -83,10 +83,15 @@ export class ToolDispatcher {
       );
     }
     const { caller, name } = request;
+    const client = request.clientTools?.find((tool) => tool.name === name);
+    // Pack sub-tools (`pack__op`) are never configured documents: only a declared client pack serves them.
+    if (name.includes("__")) {
+      if (client) return client;
+      throw new VanceError("tool_not_found", 404, `no tool named '${name}'`);
+    }
     try {
       return await this.options.tools.require(caller.tenant, caller.project, name);
     } catch (error) {
-      const client = request.clientTools?.find((tool) => tool.name === name);
       if (client && error instanceof VanceError && error.code === "tool_not_found") return client;
       throw error;
     }

@@ -231,8 +231,12 @@ export class ProcessService {
     return {
       list: async (prefix) => {
         const { classification, tools } = await this.surface(record);
+        // The floor pair are the instruments of discovery, not tools to discover.
         const filter = (names: string[]) =>
-          prefix ? names.filter((name) => name.toLowerCase().startsWith(prefix.toLowerCase())) : names;
+          names.filter(
+            (name) =>
+              !MANDATORY.has(name) && (!prefix || name.toLowerCase().startsWith(prefix.toLowerCase())),
+          );
         const packHints: Record<string, string> = {};
         for (const tool of tools.values()) {
           const pack = tool.name.indexOf("__") > 0 ? tool.name.slice(0, tool.name.indexOf("__")) : null;
@@ -296,7 +300,7 @@ export class ProcessService {
   private async surface(record: ProcessRecord, additional: readonly string[] = []): Promise<Surface> {
     const [listed, budget] = await Promise.all([
       this.options.tools.listAll(record.tenant, record.project),
-      this.options.budget.budgetForChain(record.models),
+      record.models.length === 0 ? { maxTools: null } : this.options.budget.budgetForChain(record.models),
     ]);
     const allowed = new Set([...record.allowedTools, ...MANDATORY_TOOLS, ...additional]);
     const tools = new Map<string, SurfaceTool>();

@@ -1,0 +1,261 @@
+import { RecipeResolver } from "@vance/core";
+import { describe, expect, it } from "vitest";
+import { testApp } from "./support/app";
+import { projectClient } from "./support/client";
+import { docTool, toolServices } from "./support/fixtures";
+
+const doc = (description: string, extra = "") =>
+  `type: doc_lookup\ndescription: ${description}\nparameters:\n  path: documents/getting_started.md\n${extra}`;
+
+type Manifest = {
+  tools: { type: string; function: { name: string } }[];
+  primary: string[];
+  deferred: string[];
+  demoted: string[];
+  budget: { maxTools: number | null; reserve: number; limit: number | null };
+  discoveryBlock: string;
+  demotedDiscoveryBlock: string;
+};
+
+describe("RecipeResolver (spec §6)", () => {
+  it("@web picks up built-in and configured tools, across layers", async () => {
+    const { tools } = toolServices();
+    await tools.put("acme", "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
+    await tools.put("acme", "shop", "crawl", docTool("project", "labels: [web]\n"));
+    const resolver = new RecipeResolver(tools);
+    expect(await resolver.resolve("acme", "shop", { allowedToolsAdd: ["@web", "whoami"] })).toEqual([
+      "crawl",
+      "fetch_page",
+      "web_search",
+      "whoami",
+    ]);
+  });
+
+  it("allowedToolsRemove wins over add, by label too", async () => {
+    const { tools } = toolServices();
+    await tools.put("acme", "shop", "drop_table", docTool("x", "labels: [web, destructive]\n"));
+    const resolver = new RecipeResolver(tools);
+    const allowed = await resolver.resolve("acme", "shop", {
+      engineDefault: ["whoami", "drop_table"],
+      allowedToolsAdd: ["@web"],
+      allowedToolsRemove: ["@destructive"],
+    });
+    expect(allowed).toEqual(["web_search", "whoami"]);
+  });
+
+  it("answers over HTTP, and refuses malformed entries", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    await client.putTool("doc_a", doc("a", "labels: [docs]\n"));
+    const ok = await client.call("POST", "/recipes/resolve", {
+      allowedToolsAdd: ["@docs"],
+      allowedToolsRemove: ["doc_tools_overview"],
+    });
+    expect(ok.body).toEqual({ allowedTools: ["doc_a", "doc_getting_started"] });
+    const bad = await client.call("POST", "/recipes/resolve", { allowedToolsAdd: ["Bad Name"] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.code).toBe("validation_failed");
+  });
+});
+
+describe("processes: frozen allow sets", () => {
+  it("a tool labelled after spawn is absent from that process and present in a new one", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    await client.putTool("doc_a", doc("a", "labels: [docs]\n"));
+    const first = await client.spawn({ allowedToolsAdd: ["@docs"] });
+    await client.putTool("doc_late", doc("late", "labels: [docs]\n"));
+    const second = await client.spawn({ allowedToolsAdd: ["@docs"] });
+    expect(first.allowedTools).not.toContain("doc_late");
+    expect(second.allowedTools).toContain("doc_late");
+
+    const record = await client.call("GET", `/processes/${first.processId}`);
+    expect(record.body.allowedTools).not.toContain("doc_late");
+    const listed = await client.invoke(first.processId, "tool_list");
+    expect((listed.body.value as { available: string[] }).available).not.toContain("doc_late");
+    const refused = await client.invoke(first.processId, "doc_late");
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("tool_not_allowed");
+    expect((await client.invoke(second.processId, "doc_late")).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown process and 422 for a malformed spawn", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    expect((await client.call("GET", "/processes/00000000-0000-0000-0000-000000000000")).body.code).toBe(
+      "process_not_found",
+    );
+    const bad = await client.call("POST", "/processes", { models: ["not a model"] });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe("the capability floor (spec §13.1)", () => {
+  it("a cage {doc_write} sees exactly doc_write; outside names are unknown; the floor stays describable and in the manifest", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    await client.putTool("doc_write", doc("Writes a document."));
+    await client.putTool("doc_secret", doc("Not for this phase."));
+    const { processId, allowedTools } = await client.spawn({ engineDefault: ["doc_write"] });
+    expect(allowedTools).toEqual(["doc_write"]);
+
+    const listed = (await client.invoke(processId, "tool_list")).body.value as {
+      inContext: string[];
+      available: string[];
+    };
+    expect([...listed.inContext, ...listed.available]).toEqual(["doc_write"]);
+
+    const described = await client.invoke(processId, "tool_description", {
+      names: ["doc_secret", "tool_list", "tool_description", "doc_write"],
+    });
+    const value = described.body.value as { tools: { name: string }[]; unknown: string[] };
+    expect(value.tools.map((t) => t.name)).toEqual(["tool_list", "tool_description", "doc_write"]);
+    expect(value.unknown).toEqual(["doc_secret"]);
+
+    const none = await client.invoke(processId, "tool_description", { names: ["doc_secret"] });
+    expect(none.body.error).toBe("UnknownTools");
+
+    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(manifest.primary).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
+    expect(manifest.tools.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(["tool_description", "tool_list"]),
+    );
+  });
+
+  it("no document can disable or replace the floor", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const res = await client.call(
+      "PUT",
+      "/tools/tool_list",
+      doc("mine", "enabled: false\n"),
+      "application/yaml",
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("reserved_name");
+  });
+});
+
+describe("activation and discovery (spec §13)", () => {
+  async function thirtyDeferred(now: { t: number }) {
+    const { app } = await testApp({ now: () => now.t, env: { VANCE_ACTIVATION_TTL_SECONDS: "600" } });
+    const client = await projectClient(app);
+    const names = Array.from({ length: 30 }, (_, i) => `notes_op${String(i).padStart(2, "0")}`);
+    for (const name of names)
+      await client.putTool(name, doc(`Operation ${name}. More text here.`, "labels: [notes]\n"));
+    await client.putTool("helper_main", doc("Always there.", "primary: true\n"));
+    const { processId } = await client.spawn({ allowedToolsAdd: ["@notes", "helper_main"] });
+    return { client, names, processId };
+  }
+
+  it("tool_description of 30 names describes 25, skips 5; the 25 are primary next turn and decay after the TTL", async () => {
+    const now = { t: 1_000_000 };
+    const { client, names, processId } = await thirtyDeferred(now);
+    const before = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(before.primary).toEqual(["helper_main", "tool_description", "tool_list"]);
+    expect(before.deferred).toEqual(names);
+
+    const described = await client.invoke(processId, "tool_description", { names });
+    const value = described.body.value as {
+      tools: { name: string; paramsSchema: unknown }[];
+      skipped: string[];
+    };
+    expect(value.tools).toHaveLength(25);
+    expect(value.skipped).toEqual(names.slice(25));
+    expect(value.tools[0]?.paramsSchema).toEqual({
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    });
+
+    now.t += 60_000;
+    const after = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(after.primary).toEqual(
+      [...names.slice(0, 25), "helper_main", "tool_description", "tool_list"].sort(),
+    );
+    expect(after.deferred).toEqual(names.slice(25));
+    expect(after.tools.map((t) => t.function.name)).toEqual(after.primary);
+    const record = await client.call("GET", `/processes/${processId}`);
+    expect(Object.keys(record.body.activatedTools as object)).toHaveLength(25);
+
+    // One of them is used again later, so it outlives the others.
+    now.t += 500_000;
+    expect((await client.invoke(processId, names[0]!)).status).toBe(200);
+    now.t += 200_000;
+    const decayed = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(decayed.primary).toEqual(["helper_main", names[0], "tool_description", "tool_list"]);
+    expect(
+      Object.keys((await client.call("GET", `/processes/${processId}`)).body.activatedTools as object),
+    ).toEqual([names[0]]);
+  });
+
+  it("calling a deferred tool directly activates it", async () => {
+    const now = { t: 5_000_000 };
+    const { client, names, processId } = await thirtyDeferred(now);
+    const result = await client.invoke(processId, names[3]!);
+    expect(String(result.body.value)).toContain("Getting started");
+    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(manifest.primary).toContain(names[3]);
+  });
+
+  it("keeps at most 40 activations, least recently used first out", async () => {
+    const now = { t: 9_000_000 };
+    const { app } = await testApp({ now: () => now.t });
+    const client = await projectClient(app);
+    const names = Array.from({ length: 45 }, (_, i) => `bulk_op${String(i).padStart(2, "0")}`);
+    for (const name of names) await client.putTool(name, doc(`Op ${name}.`, "labels: [bulk]\n"));
+    const { processId } = await client.spawn({ allowedToolsAdd: ["@bulk"] });
+    for (const name of names) {
+      now.t += 1000;
+      await client.invoke(processId, name);
+    }
+    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(manifest.primary.filter((n) => n.startsWith("bulk_"))).toEqual(names.slice(5));
+  });
+
+  it("the discovery block is byte-identical when only activations changed, and teaches activate-first", async () => {
+    const now = { t: 2_000_000 };
+    const { client, names, processId } = await thirtyDeferred(now);
+    const first = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(first.discoveryBlock).toContain("tool_description");
+    expect(first.discoveryBlock).toContain(`- ${names[0]} — Operation ${names[0]}.`);
+    expect(first.discoveryBlock).not.toContain("More text here");
+    expect(first.demotedDiscoveryBlock).toBe("");
+    await client.invoke(processId, "tool_description", { names: names.slice(0, 7) });
+    now.t += 1000;
+    const second = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(second.primary).not.toEqual(first.primary);
+    expect(second.discoveryBlock).toBe(first.discoveryBlock);
+  });
+
+  it("groups pack sub-tools under one line, and serves the anthropic wire format", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const clientTools = ["send", "list", "modify"].map((op) => ({
+      name: `gmail__${op}`,
+      description: `Gmail ${op}.`,
+      inputSchema: { type: "object" },
+    }));
+    const { processId } = await client.spawn({ clientTools, allowedToolsDefer: ["gmail__*"] });
+    const manifest = (await client.manifest(processId, "?format=anthropic")).body as unknown as {
+      tools: { name: string; input_schema: unknown }[];
+      discoveryBlock: string;
+    };
+    expect(manifest.discoveryBlock).toContain("- gmail__* (3 tools): list, modify, send");
+    expect(manifest.tools.map((t) => t.name)).toEqual(["tool_description", "tool_list"]);
+    expect(manifest.tools[0]).toHaveProperty("input_schema");
+    const routed = await client.invoke(processId, "gmail__send", { to: "x" });
+    expect(routed.body).toMatchObject({ route: "client", name: "gmail__send", params: { to: "x" } });
+  });
+
+  it("invoke_tool calls through the same allow-set check", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    await client.putTool("doc_a", doc("a"));
+    const { processId } = await client.spawn({ engineDefault: ["doc_a", "invoke_tool"] });
+    const ok = await client.invoke(processId, "invoke_tool", { name: "doc_a", params: {} });
+    expect(String(ok.body.value)).toContain("Getting started");
+    const refused = await client.invoke(processId, "invoke_tool", { name: "whoami", params: {} });
+    expect(refused.body).toMatchObject({ error: "tool_not_allowed" });
+  });
+});
