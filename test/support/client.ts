@@ -15,7 +15,7 @@ export async function projectClient(app: App, tenant = "acme", project = "shop")
     const text = await res.text();
     return {
       status: res.status,
-      body: (text ? JSON.parse(text) : null) as Record<string, unknown> & Record<string, never>,
+      body: (text ? JSON.parse(text) : null) as Record<string, unknown>,
     };
   };
   return {
