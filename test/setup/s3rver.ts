@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startS3rver } from "../../bench/support/s3rver";
+import { startS3rver } from "../support/s3rver";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,7 +11,7 @@ declare module "vitest" {
 /**
  * Vitest global setup: runs s3rver on 127.0.0.1 (free port, temp directory, bucket `vance-test`)
  * in a child process, because ListObjectsV2 pagination needs `--openssl-legacy-provider`.
- * The process handling lives in `bench/support/s3rver.ts`, shared with the benches.
+ * The process handling lives in `test/support/s3rver.ts`, shared with the benches.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const s3rver = await startS3rver();

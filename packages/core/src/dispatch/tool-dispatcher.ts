@@ -58,19 +58,9 @@ export class ToolDispatcher {
    * throw `VanceError`s; the tool's own failures come back as `{ error, message }`.
    */
   async invoke(request: DispatchRequest): Promise<DispatchResult> {
-    return (await this.invokeDetailed(request)).result;
-  }
-
-  /** Like `invoke`, and also tells what ran (the resolved tool, or the client tool declaration). */
-  async invokeDetailed(
-    request: DispatchRequest,
-  ): Promise<{ result: DispatchResult; target: ResolvedTool | ClientToolDeclaration }> {
     const started = performance.now();
-    const { outcome, target } = await this.dispatch(request, 0);
-    return {
-      result: { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 },
-      target,
-    };
+    const outcome = await this.dispatch(request, 0);
+    return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
   }
 
   /** Resolves what a call would run, without running it (allow set checked, client tools included). */
@@ -100,12 +90,8 @@ export class ToolDispatcher {
   private async dispatch(
     request: DispatchRequest,
     depth: number,
-  ): Promise<{
-    outcome: ToolOutcome | { route: "client"; name: string; params: unknown };
-    target: ResolvedTool | ClientToolDeclaration;
-  }> {
-    const target = await this.resolve(request);
-    return { outcome: await this.run(request, target, depth), target };
+  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
+    return this.run(request, await this.resolve(request), depth);
   }
 
   private async run(
@@ -152,7 +138,7 @@ export class ToolDispatcher {
           };
         }
         try {
-          const { outcome: result } = await this.dispatch({ ...request, name, params }, depth + 1);
+          const result = await this.dispatch({ ...request, name, params }, depth + 1);
           return "route" in result
             ? {
                 error: "ClientToolNotCallable",

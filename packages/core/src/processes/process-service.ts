@@ -191,7 +191,7 @@ export class ProcessService {
 
   private async invokeIn(record: ProcessRecord, name: string, params: unknown): Promise<DispatchResult> {
     const allowed = new Set([...record.allowedTools, ...MANDATORY_TOOLS]);
-    const { result, target } = await this.options.dispatcher.invokeDetailed({
+    const result = await this.options.dispatcher.invoke({
       caller: {
         tenant: record.tenant,
         project: record.project,
@@ -205,26 +205,17 @@ export class ProcessService {
       clientTools: record.clientTools,
     });
     if ("error" in result || MANDATORY.has(name) || name === "invoke_tool") return result;
+    // Every use counts as activation: it revives deferred and demoted tools (auto-activation)
+    // and is the triage's strongest demand signal for the rest.
     const at = this.now();
-    const staticallyPrimary =
-      "layer" in target
-        ? target.config.primary || this.promoted(record, name)
-        : !record.allowedToolsDefer.includes(name);
     await Promise.all([
-      staticallyPrimary ? null : this.options.state.touchActivatedTools(keyOf(record), [name], at),
+      this.options.state.touchActivatedTools(keyOf(record), [name], at),
       this.options.state.addToolUsage(
         { tenant: record.tenant, project: record.project, role: record.role, tool: name },
         { calls: 1, at },
       ),
     ]);
     return result;
-  }
-
-  private promoted(record: ProcessRecord, name: string): boolean {
-    if (record.allowedToolsDefer.some((hint) => matches(hint, name))) return false;
-    return (
-      record.allowedToolsAdd.includes(name) || record.allowedToolsKeep.some((hint) => matches(hint, name))
-    );
   }
 
   private toolsApi(record: ProcessRecord): ProcessToolsApi {
@@ -366,8 +357,4 @@ export class ProcessService {
 
 function keyOf(record: ProcessRecord): ProcessKey {
   return { tenant: record.tenant, project: record.project, processId: record.processId };
-}
-
-function matches(hint: string, name: string): boolean {
-  return hint.endsWith("*") ? name.startsWith(hint.slice(0, -1)) : hint === name;
 }

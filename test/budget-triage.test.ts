@@ -1,0 +1,270 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { toolFamily } from "@vance/core";
+import { describe, expect, it } from "vitest";
+import { bearer, testApp } from "./support/app";
+import { projectClient } from "./support/client";
+
+type Manifest = {
+  tools: { function: { name: string } }[];
+  primary: string[];
+  deferred: string[];
+  demoted: string[];
+  budget: { maxTools: number | null; reserve: number; limit: number | null };
+  discoveryBlock: string;
+  demotedDiscoveryBlock: string;
+};
+
+const OPENAI_REJECTION =
+  "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 163 instead.";
+
+/** 161 client tools + the mandatory pair = 163 primary candidates, in packs and plain families. */
+function clientTools() {
+  const names: string[] = [];
+  const add = (prefix: string, count: number) => {
+    for (let i = 0; i < count; i++) names.push(`${prefix}${String(i).padStart(2, "0")}`);
+  };
+  add("gmail__op", 20);
+  add("jira__op", 15);
+  add("slack__op", 10);
+  add("file_op", 30);
+  add("exec_op", 10);
+  add("doc_op", 39);
+  names.push("doc_note_add");
+  add("web_op", 20);
+  add("misc", 16);
+  return names.map((name) => ({
+    name,
+    description: `The ${name} tool. Details follow.`,
+    inputSchema: { type: "object" },
+  }));
+}
+
+function writeCatalog(dataDir: string, path: string, yaml: string) {
+  const full = join(dataDir, "catalog", path);
+  mkdirSync(join(full, ".."), { recursive: true });
+  writeFileSync(full, yaml);
+}
+
+async function setup(
+  options: {
+    dataDir?: string;
+    logger?: Parameters<typeof testApp>[0] extends infer O
+      ? O extends { logger?: infer L }
+        ? L
+        : never
+      : never;
+  } = {},
+) {
+  const made = await testApp({ ...options });
+  writeCatalog(made.dataDir, "model/openai/gpt-unlimited.yaml", "maxTools: 0\n");
+  writeCatalog(made.dataDir, "model/openai/gpt-small.yaml", "maxTools: 64\n");
+  writeCatalog(made.dataDir, "model/tiny/_provider.yaml", "maxTools: 2\n");
+  const client = await projectClient(made.app);
+  return { ...made, client };
+}
+
+function packsAllOrNothing(manifest: Manifest) {
+  const primary = new Set(manifest.primary);
+  const byPack = new Map<string, boolean[]>();
+  for (const name of [...manifest.primary, ...manifest.deferred].filter((n) => n.includes("__"))) {
+    const pack = toolFamily(name);
+    byPack.set(pack, [...(byPack.get(pack) ?? []), primary.has(name)]);
+  }
+  for (const [pack, flags] of byPack) expect(new Set(flags).size, `pack ${pack} half visible`).toBe(1);
+}
+
+describe("the tool surface budget (spec §14)", () => {
+  it("163 candidates under openai (128): at most 127 on the wire, whole families in class order, no needless demotion", async () => {
+    const { client } = await setup();
+    const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
+    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(manifest.budget).toEqual({ maxTools: 128, reserve: 1, limit: 127 });
+    expect(manifest.tools.length).toBeLessThanOrEqual(127);
+    expect(manifest.tools.length).toBe(manifest.primary.length);
+    expect(manifest.primary).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
+    // Packs go before plain tools, lowest demand first, ties by name: gmail (20), jira (15), slack (10).
+    expect(manifest.demoted.map(toolFamily).filter((f, i, all) => all.indexOf(f) === i)).toEqual([
+      "gmail",
+      "jira",
+      "slack",
+    ]);
+    expect(manifest.primary.some((name) => name.startsWith("file_"))).toBe(true);
+    // Restoring the last demoted family would break the limit again.
+    const last = toolFamily(manifest.demoted.at(-1)!);
+    const lastSize = manifest.demoted.filter((name) => toolFamily(name) === last).length;
+    expect(manifest.primary.length + lastSize).toBeGreaterThan(127);
+    packsAllOrNothing(manifest);
+    // The array stays alphabetical.
+    const names = manifest.tools.map((t) => t.function.name);
+    expect(names).toEqual([...names].sort());
+    expect(manifest.demotedDiscoveryBlock).toContain("- gmail__* (20 tools)");
+    expect(manifest.demotedDiscoveryBlock).toContain("still work");
+  });
+
+  it("no limit under a cortecs instance (its provider sets none) and for a model with maxTools: 0 under openai", async () => {
+    const { client } = await setup();
+    for (const model of ["cortecs/some-model", "openai/gpt-unlimited"]) {
+      const { processId } = await client.spawn({ clientTools: clientTools(), models: [model] });
+      const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+      expect(manifest.tools, model).toHaveLength(163);
+      expect(manifest.budget).toEqual({ maxTools: null, reserve: 1, limit: null });
+      expect(manifest.demoted).toEqual([]);
+    }
+  });
+
+  it("a chain of openai and a model with 64 gives 63 tools at most", async () => {
+    const { client } = await setup();
+    const { processId } = await client.spawn({
+      clientTools: clientTools(),
+      models: ["openai/gpt-4.1", "openai/gpt-small"],
+    });
+    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(manifest.budget).toEqual({ maxTools: 64, reserve: 1, limit: 63 });
+    expect(manifest.tools.length).toBeLessThanOrEqual(63);
+    packsAllOrNothing(manifest);
+  });
+
+  it("doc_note_add in allowedToolsDropFirst is demoted alone; doc_* as a pattern ranks the whole family", async () => {
+    const { client } = await setup();
+    const named = await client.spawn({
+      clientTools: clientTools(),
+      models: ["openai/gpt-4.1"],
+      allowedToolsDropFirst: ["doc_note_add"],
+    });
+    const one = (await client.manifest(named.processId)).body as unknown as Manifest;
+    expect(one.demoted[0]).toBe("doc_note_add");
+    expect(one.primary.filter((name) => name.startsWith("doc_"))).toHaveLength(39);
+
+    const pattern = await client.spawn({
+      clientTools: clientTools(),
+      models: ["openai/gpt-4.1"],
+      allowedToolsDropFirst: ["doc_*"],
+    });
+    const all = (await client.manifest(pattern.processId)).body as unknown as Manifest;
+    expect(all.demoted.filter((name) => name.startsWith("doc_"))).toHaveLength(40);
+    // 163 − 40 = 123 fits: nothing else had to go.
+    expect(all.demoted).toHaveLength(40);
+    expect(all.primary).toHaveLength(123);
+  });
+
+  it("demoted tools stay callable, and calling one activates it", async () => {
+    const { client } = await setup();
+    const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
+    const before = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(before.demoted).toContain("gmail__op03");
+    const routed = await client.invoke(processId, "gmail__op03", { q: 1 });
+    expect(routed.body).toMatchObject({ route: "client", name: "gmail__op03" });
+    const record = await client.call("GET", `/processes/${processId}`);
+    expect(Object.keys(record.body.activatedTools as object)).toContain("gmail__op03");
+  });
+
+  it("skill tools added after classification re-run triage and rank as keep", async () => {
+    const { client } = await setup();
+    await client.putTool(
+      "skill_lint",
+      "type: doc_lookup\ndescription: A skill tool.\nparameters: {path: documents/x.md}\n",
+    );
+    const { processId } = await client.spawn({
+      clientTools: clientTools(),
+      models: ["openai/gpt-4.1"],
+      engineDefault: ["skill_lint"],
+    });
+    const plain = (await client.manifest(processId)).body as unknown as Manifest;
+    expect(plain.primary).not.toContain("skill_lint");
+    const withSkill = (await client.manifest(processId, "?with=skill_lint")).body as unknown as Manifest;
+    expect(withSkill.primary).toContain("skill_lint");
+    expect(withSkill.tools.length).toBeLessThanOrEqual(127);
+  });
+
+  it("a floor larger than the limit is a 409 that says why", async () => {
+    const { client } = await setup();
+    const { processId } = await client.spawn({ models: ["tiny/one"] });
+    const res = await client.manifest(processId);
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe("budget_floor_exceeded");
+    expect(String(res.body.detail)).toContain("allows 1 tools");
+    expect(String(res.body.detail)).toContain("tool_list");
+  });
+
+  it("logs every demotion with families and counts", async () => {
+    const lines: { event: string; fields?: Record<string, unknown> }[] = [];
+    const logger = {
+      info: (event: string, fields?: Record<string, unknown>) =>
+        lines.push({ event, ...(fields ? { fields } : {}) }),
+      warn: (event: string, fields?: Record<string, unknown>) =>
+        lines.push({ event, ...(fields ? { fields } : {}) }),
+    };
+    const { client } = await setup({ logger });
+    const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
+    await client.manifest(processId);
+    const line = lines.find((l) => l.event === "budget.demoted");
+    expect(line?.fields).toMatchObject({
+      demoted: 45,
+      limit: 127,
+      families: [
+        { family: "gmail", triageClass: "pack", tools: 20 },
+        { family: "jira", triageClass: "pack", tools: 15 },
+        { family: "slack", triageClass: "pack", tools: 10 },
+      ],
+    });
+  });
+});
+
+describe("observed tool limits", () => {
+  it("after a rejection is reported, the next manifest fits — also on a second instance sharing the state store; the static block does not move", async () => {
+    const lines: string[] = [];
+    const logger = { info: () => {}, warn: (event: string) => lines.push(event) };
+    const first = await setup({ logger });
+    const { processId } = await first.client.spawn({
+      clientTools: clientTools(),
+      models: ["cortecs/some-model"],
+    });
+    const unlimited = (await first.client.manifest(processId)).body as unknown as Manifest;
+    expect(unlimited.tools).toHaveLength(163);
+
+    const admin = await bearer({ tenant: "*", roles: ["admin"] });
+    const notPlatform = await bearer({ tenant: "acme", roles: ["admin"] });
+    const body = JSON.stringify({ model: "cortecs/some-model", error: OPENAI_REJECTION });
+    const refused = await first.app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: { ...notPlatform, "content-type": "application/json" },
+      body,
+    });
+    expect(refused.status).toBe(403);
+    const learned = await first.app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: { ...admin, "content-type": "application/json" },
+      body,
+    });
+    expect(await learned.json()).toEqual({ model: "cortecs/some-model", maxTools: 128 });
+    expect(lines).toEqual(["budget.observed_tool_limit"]);
+
+    const cut = (await first.client.manifest(processId)).body as unknown as Manifest;
+    expect(cut.tools.length).toBeLessThanOrEqual(127);
+    expect(cut.demoted.length).toBeGreaterThan(0);
+    expect(cut.discoveryBlock).toBe(unlimited.discoveryBlock);
+
+    const second = await testApp({ dataDir: first.dataDir });
+    const secondClient = await projectClient(second.app);
+    const again = (await secondClient.manifest(processId)).body as unknown as Manifest;
+    expect(again.tools.length).toBeLessThanOrEqual(127);
+    expect(again.demoted).toEqual(cut.demoted);
+
+    const budget = await second.app.request("/v1/models/budget?chain=cortecs/some-model,openai/gpt-small", {
+      headers: await bearer({ tenant: "acme", roles: ["read"] }),
+    });
+    expect(await budget.json()).toMatchObject({ maxTools: 64 });
+  });
+
+  it("a rejection text without a number is refused with 422 no_limit_in_error", async () => {
+    const { app } = await setup();
+    const res = await app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: { ...(await bearer({ tenant: "*", roles: ["admin"] })), "content-type": "application/json" },
+      body: JSON.stringify({ model: "cortecs/some-model", error: "Internal server error" }),
+    });
+    expect(res.status).toBe(422);
+    expect((await res.json()).code).toBe("no_limit_in_error");
+  });
+});
