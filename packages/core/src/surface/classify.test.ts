@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { type ClassificationInput, classifyTools, type SurfaceTool } from "./classify";
+import { toolFamily } from "./tool-family";
+
+const tool = (name: string, primary = true, extra: Partial<SurfaceTool> = {}): SurfaceTool => ({
+  name,
+  description: `${name}.`,
+  inputSchema: { type: "object" },
+  origin: "configured",
+  primary,
+  defaultDeferred: false,
+  ...extra,
+});
+
+const floor = [tool("tool_list"), tool("tool_description")];
+const noHints = {
+  allowedToolsAdd: [],
+  allowedToolsKeep: [],
+  allowedToolsDefer: [],
+  allowedToolsDropFirst: [],
+};
+
+function input(tools: SurfaceTool[], overrides: Partial<ClassificationInput> = {}): ClassificationInput {
+  return {
+    tools: [...floor, ...tools],
+    hints: noHints,
+    activated: new Map(),
+    demand: new Map(),
+    limit: null,
+    ...overrides,
+  };
+}
+
+describe("classifyTools", () => {
+  it("puts primary tools and the floor in the array, the rest on request", () => {
+    const result = classifyTools(input([tool("b_tool"), tool("a_side", false)]));
+    expect(result.primary).toEqual(["b_tool", "tool_description", "tool_list"]);
+    expect(result.deferred).toEqual(["a_side"]);
+    expect(result.staticDeferred).toEqual(["a_side"]);
+  });
+
+  it("promotes names in allowedToolsAdd and allowedToolsKeep; allowedToolsDefer wins over both", () => {
+    const hints = {
+      ...noHints,
+      allowedToolsAdd: ["x_add"],
+      allowedToolsKeep: ["y_*"],
+      allowedToolsDefer: ["y_two"],
+    };
+    const result = classifyTools(
+      input([tool("x_add", false), tool("y_one", false), tool("y_two", true)], { hints }),
+    );
+    expect(result.primary).toEqual(["tool_description", "tool_list", "x_add", "y_one"]);
+    expect(result.deferred).toEqual(["y_two"]);
+  });
+
+  it("packs with defaultDeferred start deferred; activation makes a deferred tool primary", () => {
+    const pack = [
+      tool("gm__a", true, { defaultDeferred: true }),
+      tool("gm__b", true, { defaultDeferred: true }),
+    ];
+    const result = classifyTools(input(pack, { activated: new Map([["gm__b", 5]]) }));
+    expect(result.primary).toContain("gm__b");
+    expect(result.staticDeferred).toEqual(["gm__a", "gm__b"]);
+  });
+
+  it("demotes in class order: dropFirst, pack, built-in, add, keep, activated", () => {
+    const tools = [
+      tool("aa_keep"),
+      tool("bb_add"),
+      tool("cc_plain"),
+      tool("dd__op"),
+      tool("ee_drop"),
+      tool("ff_active", false),
+    ];
+    const hints = {
+      ...noHints,
+      allowedToolsKeep: ["aa_keep"],
+      allowedToolsAdd: ["bb_add"],
+      allowedToolsDropFirst: ["ee_drop"],
+    };
+    const order: string[] = [];
+    for (let limit = 7; limit >= 2; limit--) {
+      const result = classifyTools(input(tools, { hints, activated: new Map([["ff_active", 1]]), limit }));
+      expect(result.primary.length).toBeLessThanOrEqual(limit);
+      for (const name of result.demoted) if (!order.includes(name)) order.push(name);
+    }
+    expect(order).toEqual(["ee_drop", "dd__op", "cc_plain", "bb_add", "aa_keep", "ff_active"]);
+  });
+
+  it("within a class, lower demand goes first; ties go by family name", () => {
+    const tools = [tool("alpha_x"), tool("beta_x"), tool("gamma_x")];
+    const demand = new Map([
+      ["alpha_x", 9],
+      ["beta_x", 1],
+      ["gamma_x", 5],
+    ]);
+    expect(classifyTools(input(tools, { demand, limit: 4 })).demoted).toEqual(["beta_x"]);
+    expect(classifyTools(input(tools, { limit: 4 })).demoted).toEqual(["alpha_x"]);
+  });
+
+  it("keeps families whole and never half-shows a pack", () => {
+    const tools = ["p__1", "p__2", "p__3", "q__1", "doc_a", "doc_b"].map((name) => tool(name));
+    const result = classifyTools(input(tools, { limit: 5 }));
+    const families = new Set(result.demoted.map(toolFamily));
+    for (const name of result.primary) expect(families.has(toolFamily(name))).toBe(false);
+    expect(result.demoted).toEqual(["p__1", "p__2", "p__3"]);
+  });
+
+  it("throws budget_floor_exceeded when the floor alone is over the limit", () => {
+    expect(() => classifyTools(input([], { limit: 1 }))).toThrowError(/floor/);
+  });
+
+  it("the static deferred list ignores activations and demotions", () => {
+    const tools = [tool("a_1"), tool("a_2"), tool("b_1", false), tool("c__1")];
+    const free = classifyTools(input(tools));
+    const tight = classifyTools(input(tools, { limit: 3, activated: new Map([["b_1", 3]]) }));
+    expect(tight.demoted.length).toBeGreaterThan(0);
+    expect(tight.staticDeferred).toEqual(free.staticDeferred);
+  });
+});
