@@ -33,7 +33,7 @@ import {
   whoami,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import { type RunningS3rver, S3RVER_CREDENTIALS, startS3rver } from "./support/s3rver";
+import { type RunningS3rver, S3RVER_CREDENTIALS, startS3rver } from "../test/support/s3rver";
 
 const TENANT = "bench";
 const PROJECT = "proj";

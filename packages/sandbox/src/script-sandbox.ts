@@ -98,9 +98,9 @@ interface Engine {
   newToolCall(state: RunState, json: JsonFunctions): QuickJSHandle;
 }
 
-/** JSON.parse / JSON.stringify of the VM, taken before any user code could replace them. */
+/** The VM's JSON.parse and JSON.stringify, fetched on first use and kept for the run. */
 interface JsonFunctions {
-  stringify: QuickJSHandle;
+  stringify: () => QuickJSHandle;
   parse: () => QuickJSHandle;
 }
 
@@ -188,33 +188,24 @@ export class ScriptSandbox {
     this.syncModule ??= await loadSyncModule(this.defaults.memoryBytes);
     const loaded = this.syncModule;
     this.runs.sync += 1;
-    const startBytes = loaded.memory.buffer.byteLength;
-    let reusable = false;
-    try {
-      const outcome = await Scope.withScopeAsync((scope) => {
-        const runtime = scope.manage(loaded.module.newRuntime());
-        const context = scope.manage(runtime.newContext());
-        return execute(scope, runtime, context, loaded.memory, job, {
-          evaluate: (source) => context.evalCode(source, "script.js", EVAL_OPTIONS),
-          newToolCall: () => context.newFunction("call", unavailableToolCall(context)),
-        });
+    const { outcome, reusable } = await runInModule(loaded, job, (scope) => {
+      const runtime = scope.manage(loaded.module.newRuntime());
+      const context = scope.manage(runtime.newContext());
+      return execute(scope, runtime, context, loaded.memory, job, {
+        evaluate: (source) => context.evalCode(source, "script.js", EVAL_OPTIONS),
+        newToolCall: () => context.newFunction("call", unavailableToolCall(context)),
       });
-      reusable = loaded.memory.buffer.byteLength === startBytes;
-      return outcome;
-    } finally {
-      // After an abort (a leaked handle is one) the module is unusable; after growth its memory
-      // no longer matches the heap limit, which assumes a module at its initial size.
-      if (!reusable && this.syncModule === loaded) this.syncModule = undefined;
-    }
+    });
+    if (!reusable && this.syncModule === loaded) this.syncModule = undefined;
+    return outcome;
   }
 
   private async runAsyncify(job: Job): Promise<ScriptOutcome> {
     const loaded = await this.pool.acquire();
     this.runs.asyncify += 1;
-    const startBytes = loaded.memory.buffer.byteLength;
     let reusable = false;
     try {
-      const outcome = await Scope.withScopeAsync((scope) => {
+      const ran = await runInModule(loaded, job, (scope) => {
         const runtime = scope.manage(loaded.module.newRuntime());
         const context = scope.manage(runtime.newContext());
         const callTool = job.callTool;
@@ -232,12 +223,51 @@ export class ScriptSandbox {
               : context.newFunction("call", unavailableToolCall(context)),
         });
       });
-      reusable = !this.disposed && loaded.memory.buffer.byteLength === startBytes;
-      return outcome;
+      reusable = ran.reusable && !this.disposed;
+      return ran.outcome;
     } finally {
       if (reusable) this.pool.release(loaded);
       else this.pool.discard();
     }
+  }
+}
+
+/**
+ * A Scope that can be abandoned. Once an exception escaped the WebAssembly code, the module's
+ * heap is inconsistent and freeing into it aborts; its handles go away with the module instead.
+ */
+class RunScope extends Scope {
+  abandoned = false;
+
+  override dispose(): void {
+    if (!this.abandoned) super.dispose();
+  }
+}
+
+/**
+ * Runs `body` in a scope over one module and says whether the module may serve another run: not
+ * after an exception escaped it, and not after its memory grew (WebAssembly memory never shrinks,
+ * and the heap limit assumes a module at its initial size).
+ */
+async function runInModule(
+  loaded: LoadedModule,
+  job: Job,
+  body: (scope: Scope) => Promise<ScriptOutcome>,
+): Promise<{ outcome: ScriptOutcome; reusable: boolean }> {
+  const startBytes = loaded.memory.buffer.byteLength;
+  const scope = new RunScope();
+  try {
+    const outcome = await body(scope);
+    scope.dispose();
+    return { outcome, reusable: loaded.memory.buffer.byteLength === startBytes };
+  } catch (error) {
+    scope.abandoned = true;
+    // V8 ran out of native stack inside QuickJS before QuickJS's own stack limit tripped: the
+    // asyncify build's interpreter frames are ~37 KB once V8 has optimised them.
+    if (error instanceof RangeError && error.message.startsWith("Maximum call stack size exceeded")) {
+      return { outcome: failed("RangeError", stackOverflowMessage(job.limits)), reusable: false };
+    }
+    throw error;
   }
 }
 
@@ -252,30 +282,44 @@ async function execute(
 ): Promise<ScriptOutcome> {
   const state: RunState = { phase: "preparing", readingParams: false, hostCallTimedOut: false };
   applyLimits(runtime, memory, job, state);
-  const jsonObject = scope.manage(context.getProp(context.global, "JSON"));
-  let parse: QuickJSHandle | undefined;
-  const json: JsonFunctions = {
-    stringify: scope.manage(context.getProp(jsonObject, "stringify")),
-    parse: () => {
-      parse ??= scope.manage(context.getProp(jsonObject, "parse"));
-      return parse;
-    },
-  };
-  // Sibling values are parsed after the script ran, by then JSON.parse may be the script's own.
+  const json = vmJson(scope, context);
+  // Sibling answers are parsed while the script runs, when JSON.parse may be the script's own.
+  // JSON.stringify is taken when first needed: a script that replaced it only changes how its
+  // own values read, and most results are primitives that never need it.
   if (job.callTool) json.parse();
   if (mentions(job.source, "console")) installConsole(context);
   if (mentions(job.source, "vance")) installVance(context, engine.newToolCall(state, json));
   for (const [name, value] of Object.entries(job.inputs)) {
     const bound = toHandle(context, value, json.parse);
-    if ("thrown" in bound) return conclude(context, runtime, { thrown: scope.manage(bound.thrown) }, state, job);
+    if ("thrown" in bound) return conclude(context, { thrown: scope.manage(bound.thrown) }, state, job);
     context.setProp(context.global, name, scope.manage(bound.handle));
   }
   state.phase = "running";
   const result = scope.manage(await engine.evaluate(job.source));
   state.phase = "finished";
-  if (result.error) return conclude(context, runtime, { thrown: result.error }, state, job);
+  if (result.error) return conclude(context, { thrown: result.error }, state, job);
   const read = readJson(context, result.value, json.stringify);
-  return conclude(context, runtime, "thrown" in read ? { thrown: scope.manage(read.thrown) } : read, state, job);
+  return conclude(context, "thrown" in read ? { thrown: scope.manage(read.thrown) } : read, state, job);
+}
+
+function vmJson(scope: Scope, context: QuickJSContext): JsonFunctions {
+  let object: QuickJSHandle | undefined;
+  let stringify: QuickJSHandle | undefined;
+  let parse: QuickJSHandle | undefined;
+  const json = () => {
+    object ??= scope.manage(context.getProp(context.global, "JSON"));
+    return object;
+  };
+  return {
+    stringify: () => {
+      stringify ??= scope.manage(context.getProp(json(), "stringify"));
+      return stringify;
+    },
+    parse: () => {
+      parse ??= scope.manage(context.getProp(json(), "parse"));
+      return parse;
+    },
+  };
 }
 
 function applyLimits(runtime: QuickJSRuntime, memory: WebAssembly.Memory, job: Job, state: RunState): void {
@@ -294,13 +338,7 @@ function applyLimits(runtime: QuickJSRuntime, memory: WebAssembly.Memory, job: J
 }
 
 /** Turns what the run produced into an outcome; host-imposed limits win over what the script did. */
-function conclude(
-  context: QuickJSContext,
-  runtime: QuickJSRuntime,
-  read: VmRead,
-  state: RunState,
-  job: Job,
-): ScriptOutcome {
+function conclude(context: QuickJSContext, read: VmRead, state: RunState, job: Job): ScriptOutcome {
   let finished = limitHit(state, job);
   if (finished) return finished;
   if ("thrown" in read) {
@@ -332,13 +370,17 @@ function limitHit(state: RunState, job: Job): ScriptOutcome | undefined {
 function classify(name: string, message: string, limits: SandboxLimits): ScriptOutcome {
   if (name === "InternalError" && message === "out of memory") return memoryError(limits);
   if (name === "InternalError" && message === "stack overflow") {
-    return failed("RangeError", `Maximum call stack size exceeded (stack limit ${limits.maxStackBytes} bytes)`);
+    return failed("RangeError", stackOverflowMessage(limits));
   }
   return failed(name, message);
 }
 
 function failed(error: string, message: string): ScriptOutcome {
   return { ok: false, error, message };
+}
+
+function stackOverflowMessage(limits: SandboxLimits): string {
+  return `Maximum call stack size exceeded (stack limit ${limits.maxStackBytes} bytes)`;
 }
 
 function memoryError(limits: SandboxLimits): ScriptOutcome {
@@ -349,7 +391,10 @@ function timeoutMessage(job: Job): string {
   return `script exceeded its deadline of ${job.timeoutMs} ms`;
 }
 
-function checkToolName(context: QuickJSContext, name: QuickJSHandle | undefined): VmCallResult<QuickJSHandle> | undefined {
+function checkToolName(
+  context: QuickJSContext,
+  name: QuickJSHandle | undefined,
+): VmCallResult<QuickJSHandle> | undefined {
   return name === undefined || context.typeof(name) !== "string"
     ? vmError(context, "TypeError", "vance.tools.call: the tool name must be a string")
     : undefined;

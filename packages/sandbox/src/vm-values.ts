@@ -34,10 +34,14 @@ export function toHandle(context: QuickJSContext, value: unknown, parse: () => Q
 /**
  * Reads a script value with JSON.stringify semantics (what a tool result must be): `toJSON`
  * applies, non-finite numbers become `null`, and a value JSON cannot represent at all
- * (`undefined`, a function, a symbol) becomes `null`. `stringify` must be captured before any
- * user code ran; it runs user code (`toJSON`, getters), so the caller keeps limits in force.
+ * (`undefined`, a function, a symbol) becomes `null`. `stringify` (the VM's JSON.stringify) runs
+ * user code (`toJSON`, getters), so the caller keeps limits in force.
  */
-export function readJson(context: QuickJSContext, handle: QuickJSHandle, stringify: QuickJSHandle): VmRead {
+export function readJson(
+  context: QuickJSContext,
+  handle: QuickJSHandle,
+  stringify: () => QuickJSHandle,
+): VmRead {
   switch (context.typeof(handle)) {
     case "number": {
       const number = context.getNumber(handle);
@@ -53,7 +57,7 @@ export function readJson(context: QuickJSContext, handle: QuickJSHandle, stringi
       return { value: null };
   }
   return Scope.withScope((scope) => {
-    const result = context.callFunction(stringify, context.undefined, handle);
+    const result = context.callFunction(stringify(), context.undefined, handle);
     if (result.error) return { thrown: result.error };
     const text = scope.manage(result.value);
     return { value: context.typeof(text) === "string" ? JSON.parse(context.getString(text)) : null };
@@ -64,7 +68,10 @@ export function readJson(context: QuickJSContext, handle: QuickJSHandle, stringi
  * Class name and message of whatever the script threw: an Error, an object with `name` and
  * `message`, or a primitive (class `Error`, the value as message).
  */
-export function describeThrown(context: QuickJSContext, thrown: QuickJSHandle): { name: string; message: string } {
+export function describeThrown(
+  context: QuickJSContext,
+  thrown: QuickJSHandle,
+): { name: string; message: string } {
   // dump disposes a promise handle it is given, so it gets a duplicate the scope can still own.
   const dumped: unknown = Scope.withScope((scope) => context.dump(scope.manage(thrown.dup())));
   if (dumped !== null && typeof dumped === "object") {

@@ -1,0 +1,22 @@
+import { jwtSecret } from "./secrets";
+import { catalog, documents, state } from "./storage";
+
+/** The HTTP API: one Hono app behind a function URL. */
+export const api = new sst.aws.Function("Api", {
+  handler: "functions/api/lambda.handler",
+  runtime: "nodejs22.x",
+  memory: "1024 MB",
+  timeout: "30 seconds",
+  url: true,
+  link: [documents, catalog, state, jwtSecret],
+  copyFiles: [{ from: "packages/defaults", to: "defaults" }],
+  environment: {
+    VANCE_STORE: "s3",
+    VANCE_STATE: "dynamodb",
+    VANCE_DOCUMENTS_BUCKET: documents.name,
+    VANCE_CATALOG_BUCKET: catalog.name,
+    VANCE_STATE_TABLE: state.name,
+    VANCE_JWT_SECRET: jwtSecret.value,
+    VANCE_DEFAULTS_DIR: "defaults",
+  },
+});
