@@ -3,17 +3,7 @@ import { join } from "node:path";
 import { toolFamily } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
-import { projectClient } from "./support/client";
-
-type Manifest = {
-  tools: { function: { name: string } }[];
-  primary: string[];
-  deferred: string[];
-  demoted: string[];
-  budget: { maxTools: number | null; reserve: number; limit: number | null };
-  discoveryBlock: string;
-  demotedDiscoveryBlock: string;
-};
+import { type Manifest, projectClient } from "./support/client";
 
 const OPENAI_REJECTION =
   "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 163 instead.";

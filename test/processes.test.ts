@@ -1,21 +1,11 @@
 import { RecipeResolver } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
-import { projectClient } from "./support/client";
+import { type Manifest, projectClient } from "./support/client";
 import { docTool, toolServices } from "./support/fixtures";
 
 const doc = (description: string, extra = "") =>
   `type: doc_lookup\ndescription: ${description}\nparameters:\n  path: documents/getting_started.md\n${extra}`;
-
-type Manifest = {
-  tools: { type: string; function: { name: string } }[];
-  primary: string[];
-  deferred: string[];
-  demoted: string[];
-  budget: { maxTools: number | null; reserve: number; limit: number | null };
-  discoveryBlock: string;
-  demotedDiscoveryBlock: string;
-};
 
 describe("RecipeResolver (spec §6)", () => {
   it("@web picks up built-in and configured tools, across layers", async () => {

@@ -1,21 +1,33 @@
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
+import { DEFAULTS_DIR } from "@vance/defaults";
+import { bundledCatalog, syncCatalog } from "../catalog-sync/handler";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { loadConfig } from "./config";
 import { localJwtSecret } from "./local-secret";
-import { buildServices } from "./services";
+import { buildServices, objectStore } from "./services";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
-  const app = createApp(await buildServices(config, secret));
+  const services = await buildServices(config, secret);
+  const app = createApp(services);
+  // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
+  const synced = await syncCatalog({
+    store: objectStore(config, "catalog"),
+    bundled: bundledCatalog(config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR),
+    logger: services.logger,
+  });
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
   serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => {
     console.log(`Vance Server Tools listening on ${base}`);
     console.log(
       `  storage: ${config.VANCE_STORE === "fs" ? `embedded, in ${resolve(config.VANCE_DATA_DIR)}` : "S3"}`,
+    );
+    console.log(
+      `  model catalog: ${synced.providers} providers, ${synced.models} models (npm run catalog:sync after edits)`,
     );
     console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
     console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");

@@ -7,13 +7,13 @@ import {
   DynamoStateStore,
   dnsHostResolver,
   FsObjectStore,
+  jsonLogger,
   loadBundledDocuments,
   S3ObjectStore,
   SqliteStateStore,
 } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
-  catalogDocumentsFromBundled,
   createNetworkPolicy,
   DocumentCascade,
   type Logger,
@@ -34,17 +34,12 @@ import {
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptSandbox } from "@vance/sandbox";
+import { bundledCatalog } from "../catalog-sync/handler";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 
 /** The service version reported by health and OpenAPI. */
 export const VERSION = "0.1.0";
-
-/** One JSON line per event, as CloudWatch and local terminals both read well. */
-export const jsonLogger: Logger = {
-  info: (event, fields) => console.log(JSON.stringify({ level: "INFO", event, ...fields })),
-  warn: (event, fields) => console.warn(JSON.stringify({ level: "WARN", event, ...fields })),
-};
 
 /** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
 export function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
@@ -102,7 +97,7 @@ export async function buildServices(
   const state = overrides.state ?? stateStore(config);
   const catalog = new ModelCatalogService({
     store: overrides.catalog ?? objectStore(config, "catalog"),
-    bundled: catalogDocumentsFromBundled(loadBundledDocuments(defaultsDir, ["catalog"])),
+    bundled: bundledCatalog(defaultsDir),
     logger,
   });
   const observedLimits = new ObservedToolLimits({ state, logger, now });

@@ -1,6 +1,12 @@
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createS3Client, FsObjectStore, loadBundledDocuments, S3ObjectStore } from "@vance/adapters";
+import {
+  createS3Client,
+  FsObjectStore,
+  jsonLogger,
+  loadBundledDocuments,
+  S3ObjectStore,
+} from "@vance/adapters";
 import {
   CATALOG_KEY,
   type CatalogDocument,
@@ -83,13 +89,8 @@ const EnvSchema = v.object({
   VANCE_DEFAULTS_DIR: v.optional(v.string()),
 });
 
-/** One JSON line per event, as CloudWatch reads it. */
-const jsonLogger: Logger = {
-  info: (event, fields) => console.log(JSON.stringify({ level: "INFO", event, ...fields })),
-  warn: (event, fields) => console.warn(JSON.stringify({ level: "WARN", event, ...fields })),
-};
-
-function bundledCatalog(dir: string): CatalogDocument[] {
+/** The bundled catalog documents under a defaults directory, with paths as in the bucket. */
+export function bundledCatalog(dir: string): CatalogDocument[] {
   return catalogDocumentsFromBundled(loadBundledDocuments(dir, ["catalog"]));
 }
 

@@ -1,5 +1,16 @@
 import { bearer, type testApp } from "./app";
 
+/** A manifest as the tests read it (OpenAI wire format). */
+export type Manifest = {
+  tools: { function: { name: string } }[];
+  primary: string[];
+  deferred: string[];
+  demoted: string[];
+  budget: { maxTools: number | null; reserve: number; limit: number | null };
+  discoveryBlock: string;
+  demotedDiscoveryBlock: string;
+};
+
 type App = Awaited<ReturnType<typeof testApp>>["app"];
 
 /** A small JSON client over `app.request` for one project, with a read/write token. */
