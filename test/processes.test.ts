@@ -1,5 +1,6 @@
+import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters";
 import { RecipeResolver } from "@vance/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
 import { type Manifest, projectClient } from "./support/client";
 import { docTool, toolServices } from "./support/fixtures";
@@ -247,5 +248,37 @@ describe("activation and discovery (spec §13)", () => {
     expect(String(ok.body.value)).toContain("Getting started");
     const refused = await client.invoke(processId, "invoke_tool", { name: "whoami", params: {} });
     expect(refused.body).toMatchObject({ error: "tool_not_allowed" });
+  });
+});
+
+describe("processes on DynamoDB Local (the cloud's state store)", () => {
+  it("spawn, describe-to-activate, decay and usage all work on DynamoDB", async () => {
+    const client = createDynamoClient({ endpoint: inject("dynamoEndpoint") });
+    const tableName = `proc-${Date.now().toString(36)}`;
+    await ensureStateTable(client, tableName);
+    const state = new DynamoStateStore({ client, tableName });
+    const now = { t: 3_000_000 };
+    const { app } = await testApp({ state, now: () => now.t, env: { VANCE_ACTIVATION_TTL_SECONDS: "600" } });
+    const api = await projectClient(app);
+    await api.putTool("notes_a", doc("Note A."));
+    await api.putTool("notes_b", doc("Note B."));
+    const { processId } = await api.spawn({ engineDefault: ["notes_a", "notes_b"] });
+
+    expect(((await api.manifest(processId)).body as unknown as Manifest).deferred).toEqual([
+      "notes_a",
+      "notes_b",
+    ]);
+    await api.invoke(processId, "tool_description", { names: ["notes_b"] });
+    now.t += 1000;
+    expect(((await api.manifest(processId)).body as unknown as Manifest).primary).toContain("notes_b");
+    now.t += 700_000;
+    expect(((await api.manifest(processId)).body as unknown as Manifest).primary).not.toContain("notes_b");
+
+    await api.invoke(processId, "notes_a");
+    const rows = await state.listToolUsage("acme", "shop", "default");
+    expect(rows.map((row) => [row.tool, row.calls, row.discoveryHits])).toEqual([
+      ["notes_a", 1, 0],
+      ["notes_b", 0, 1],
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsObjectStore } from "@vance/adapters";
-import { type Logger, type ObjectStore, silentLogger } from "@vance/core";
+import { type Logger, type ObjectStore, type StateStore, silentLogger } from "@vance/core";
 import { createApp } from "../../functions/api/app";
 import { type Claims, mintToken } from "../../functions/api/auth";
 import { loadConfig } from "../../functions/api/config";
@@ -18,6 +18,7 @@ export async function testApp(
     now?: () => number;
     logger?: Logger;
     dataDir?: string;
+    state?: StateStore;
   } = {},
 ) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vance-app-"));
@@ -29,6 +30,7 @@ export async function testApp(
     logger: options.logger ?? silentLogger,
     env,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.state ? { state: options.state } : {}),
   });
   return { app: createApp(services), services, documents, dataDir };
 }
