@@ -17,12 +17,8 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import {
-  CountingObjectStore,
-  FsObjectStore,
-  type ObjectStoreCallCounts,
-  SqliteStateStore,
-} from "@vance/adapters";
+import { CountingObjectStore, FsObjectStore, type ObjectStoreCallCounts } from "@vance/adapters";
+import { SqliteStateStore } from "@vance/adapters/sqlite";
 import {
   type Classification,
   type ClassificationInput,

@@ -1,12 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  CountingObjectStore,
-  loadBundledDocuments,
-  MemoryObjectStore,
-  SqliteStateStore,
-} from "@vance/adapters";
+import { CountingObjectStore, loadBundledDocuments, MemoryObjectStore } from "@vance/adapters";
+import { SqliteStateStore } from "@vance/adapters/sqlite";
 import {
   CATALOG_KEY,
   catalogDocumentsFromBundled,

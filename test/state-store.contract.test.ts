@@ -7,9 +7,9 @@ import {
   createDynamoClient,
   DynamoStateStore,
   ensureStateTable,
-  SqliteStateStore,
   stateTableTtlAttribute,
 } from "@vance/adapters";
+import { SqliteStateStore } from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord, StateStore } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 

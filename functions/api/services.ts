@@ -10,7 +10,6 @@ import {
   jsonLogger,
   loadBundledDocuments,
   S3ObjectStore,
-  SqliteStateStore,
 } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
@@ -54,8 +53,10 @@ export function objectStore(config: Config, which: "documents" | "catalog"): Obj
 }
 
 /** The state store the configuration selects: SQLite in the data dir, or a DynamoDB table. */
-export function stateStore(config: Config): StateStore {
+export async function stateStore(config: Config): Promise<StateStore> {
   if (config.VANCE_STATE === "sqlite") {
+    // Loaded only when chosen: the Lambda bundle carries no native SQLite module.
+    const { SqliteStateStore } = await import("@vance/adapters/sqlite");
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
   }
@@ -94,7 +95,7 @@ export async function buildServices(
   );
   const tools = new ServerToolService(cascade, types, [whoami, ...META_TOOLS], logger);
   const now = overrides.now ?? (() => Date.now());
-  const state = overrides.state ?? stateStore(config);
+  const state = overrides.state ?? (await stateStore(config));
   const catalog = new ModelCatalogService({
     store: overrides.catalog ?? objectStore(config, "catalog"),
     bundled: bundledCatalog(defaultsDir),

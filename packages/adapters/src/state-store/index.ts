@@ -1,3 +1,4 @@
+// SQLite lives at `@vance/adapters/sqlite`, so a Lambda bundle never loads its native module.
 export {
   createDynamoClient,
   type DynamoClientOptions,
@@ -7,4 +8,3 @@ export {
   stateTableDefinition,
   stateTableTtlAttribute,
 } from "./dynamodb";
-export { SqliteStateStore, type SqliteStateStoreOptions } from "./sqlite";
