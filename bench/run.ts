@@ -15,7 +15,7 @@ interface Bench {
 
 const BENCHES: readonly Bench[] = [
   { name: "cascade", load: () => import("./cascade") },
-  { name: "scripted-sandbox", load: () => import("./scripted-sandbox") },
+  { name: "scripted", load: () => import("./scripted") },
   { name: "triage", load: () => import("./triage") },
 ];
 

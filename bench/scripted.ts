@@ -9,7 +9,7 @@
  * - node:vm: baseline (not a sandbox: shares the host's process and has no limits).
  * Goal: under 0.5 ms median for `a + b`.
  *
- * Run: `npx tsx bench/scripted-sandbox.ts` or `npm run bench -- scripted-sandbox`.
+ * Run: `npx tsx bench/scripted.ts` or `npm run bench -- scripted`.
  */
 import { cpus, loadavg } from "node:os";
 import { resolve } from "node:path";
