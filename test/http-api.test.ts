@@ -1,3 +1,4 @@
+import { MemoryObjectStore } from "@vance/adapters";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintToken } from "../functions/api/auth";
 import type { openApiDocument } from "../functions/api/openapi";
@@ -428,5 +429,20 @@ describe("HTTP API: concurrency", () => {
     const winner = statuses.indexOf(200);
     const stored = await app.request(`${T}/documents/server-tools/doc_race.yaml`, { headers: reader });
     expect(await stored.text()).toBe(bodies[winner]);
+  });
+});
+
+describe("HTTP API: documents are served inertly", () => {
+  it("serves an uploaded HTML document as plain text, with nosniff (a store that keeps content types, like S3)", async () => {
+    const { app } = await testApp({ documents: new MemoryObjectStore() });
+    await app.request(`${T}/documents/documents/page.html`, {
+      method: "PUT",
+      headers: { ...writer, "content-type": "text/html" },
+      body: "<script>alert(1)</script>",
+    });
+    const res = await app.request(`${T}/documents/documents/page.html`, { headers: reader });
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await res.text()).toBe("<script>alert(1)</script>");
   });
 });

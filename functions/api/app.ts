@@ -15,6 +15,7 @@ import {
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import { secureHeaders } from "hono/secure-headers";
 import { type AuthEnv, authenticate } from "./auth";
 import { docsPage, openApiDocument } from "./openapi";
 import { problemResponse } from "./problem";
@@ -56,6 +57,7 @@ export function createApp(services: AppServices) {
   app.notFound(() => {
     throw new VanceError("not_found", 404, "no such route; see /openapi.json");
   });
+  app.use("*", secureHeaders());
   app.use(
     "*",
     bodyLimit({

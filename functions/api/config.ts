@@ -70,7 +70,9 @@ export type Config = v.InferOutput<typeof ConfigSchema>;
 /** Validates the environment; throws one error listing every bad setting. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable means "not set", as deploy tools often write them.
-  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const set = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
   const result = v.safeParse(ConfigSchema, set);
   if (result.success) return result.output;
   const lines = result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);

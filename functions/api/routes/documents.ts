@@ -25,6 +25,13 @@ function documentPath(c: Context): string {
   return path;
 }
 
+/** Types a browser could render as active content are served as plain text: documents are tenant-written. */
+function servedContentType(stored: string | undefined): string {
+  const type = (stored ?? "").split(";")[0]!.trim().toLowerCase();
+  const active = type === "" || type.includes("html") || type.includes("xml") || type.includes("svg");
+  return active ? "text/plain; charset=utf-8" : stored!;
+}
+
 /** Any document of a layer (scripts, markdown, MCP server configs) under `/documents/{path}`. */
 export function documentRoutes(cascade: DocumentCascade, tools: ServerToolService, secret: string) {
   const app = new Hono<AuthEnv>();
@@ -36,7 +43,7 @@ export function documentRoutes(cascade: DocumentCascade, tools: ServerToolServic
     if (!hit) throw new VanceError("document_not_found", 404, `no document at '${path}'`);
     if (hit.etag) c.header("ETag", hit.etag);
     c.header("X-Vance-Layer", hit.layer);
-    c.header("Content-Type", hit.contentType ?? "text/plain; charset=utf-8");
+    c.header("Content-Type", servedContentType(hit.contentType));
     return c.body(hit.body);
   });
 
