@@ -165,6 +165,9 @@ describe("the tool surface budget (spec §14)", () => {
     const withSkill = (await client.manifest(processId, "?with=skill_lint")).body as unknown as Manifest;
     expect(withSkill.primary).toContain("skill_lint");
     expect(withSkill.tools.length).toBeLessThanOrEqual(127);
+    const outside = await client.manifest(processId, "?with=whoami");
+    expect(outside.status).toBe(403);
+    expect(outside.body.code).toBe("tool_not_allowed");
   });
 
   it("a floor larger than the limit is a 409 that says why", async () => {

@@ -160,7 +160,13 @@ export class ProcessService {
 
   /** The turn's manifest: the tools array (sorted by name), the buckets, the budget and the two discovery blocks. */
   async manifest(key: ProcessKey, format: WireFormat, additional: readonly string[] = []): Promise<Manifest> {
-    const surface = await this.surface(await this.get(key.tenant, key.project, key.processId), additional);
+    const record = await this.get(key.tenant, key.project, key.processId);
+    // A skill may only bring tools the process can also call: the manifest never offers a 403.
+    const outside = additional.filter((name) => !record.allowedTools.includes(name));
+    if (outside.length > 0) {
+      throw new VanceError("tool_not_allowed", 403, `not in this process's allowed tools: ${outside.join(", ")}`);
+    }
+    const surface = await this.surface(record, additional);
     const { classification, tools } = surface;
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     if (classification.demoted.length > 0) {
@@ -293,7 +299,7 @@ export class ProcessService {
       this.options.tools.listAll(record.tenant, record.project),
       record.models.length === 0 ? { maxTools: null } : this.options.budget.budgetForChain(record.models),
     ]);
-    const allowed = new Set([...record.allowedTools, ...MANDATORY_TOOLS, ...additional]);
+    const allowed = new Set([...record.allowedTools, ...MANDATORY_TOOLS]);
     const tools = new Map<string, SurfaceTool>();
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
