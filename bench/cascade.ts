@@ -11,9 +11,8 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import {
   CountingObjectStore,
   createS3Client,
@@ -34,6 +33,7 @@ import {
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { type RunningS3rver, S3RVER_CREDENTIALS, startS3rver } from "../test/support/s3rver";
+import { type Column, formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
 
 const TENANT = "bench";
 const PROJECT = "proj";
@@ -77,6 +77,17 @@ interface Usage {
   readonly http: number | undefined;
 }
 
+const COLUMNS: readonly (Column & { readonly key: keyof Row })[] = [
+  { title: "store", key: "store" },
+  { title: "measurement", key: "measurement" },
+  { title: "samples", key: "samples", right: true },
+  { title: "median", key: "median", right: true },
+  { title: "min – max", key: "range", right: true },
+  { title: "rate", key: "rate", right: true },
+  { title: "store calls/op", key: "calls" },
+  { title: "S3 requests/op", key: "http", right: true },
+];
+
 export async function main(): Promise<void> {
   console.log(
     `cascade bench: ${PROJECT_TOOLS} project tools + ${TENANT_TOOLS} _tenant tools per store; ` +
@@ -116,7 +127,7 @@ export async function main(): Promise<void> {
   }
 
   console.log("");
-  console.log(renderTable(rows));
+  console.log(renderTable(COLUMNS, tableRows(rows)));
   console.log("");
   for (const note of notes) console.log(`  ${note}`);
 }
@@ -339,22 +350,6 @@ function toolDocument(name: string): string {
 
 // ---- formatting -------------------------------------------------------------------------------
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function formatMs(ms: number): string {
-  if (ms < 1) return `${formatNumber(ms * 1000, 1)} µs`;
-  if (ms < 1000) return `${formatNumber(ms, ms < 10 ? 2 : 1)} ms`;
-  return `${formatNumber(ms / 1000, 2)} s`;
-}
-
-function formatNumber(value: number, digits: number): string {
-  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
 function formatRange(values: readonly number[], format: (value: number) => string): string {
   return `${format(Math.min(...values))} – ${format(Math.max(...values))}`;
 }
@@ -375,38 +370,14 @@ function trimmed(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
 }
 
-function renderTable(rows: readonly Row[]): string {
-  const columns: { title: string; key: keyof Row; right?: boolean }[] = [
-    { title: "store", key: "store" },
-    { title: "measurement", key: "measurement" },
-    { title: "samples", key: "samples", right: true },
-    { title: "median", key: "median", right: true },
-    { title: "min – max", key: "range", right: true },
-    { title: "rate", key: "rate", right: true },
-    { title: "store calls/op", key: "calls" },
-    { title: "S3 requests/op", key: "http", right: true },
-  ];
-  const widths = columns.map((column) =>
-    Math.max(column.title.length, ...rows.map((row) => row[column.key].length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  const out = [line(columns.map((column) => column.title)), line(widths.map((width) => "-".repeat(width)))];
-  let previousStore: string | undefined;
-  for (const row of rows) {
-    if (previousStore !== undefined && row.store !== previousStore) out.push("");
-    previousStore = row.store;
-    out.push(line(columns.map((column) => row[column.key])));
+/** The table's cells, a blank line between stores. */
+function tableRows(rows: readonly Row[]): string[][] {
+  const out: string[][] = [];
+  for (const [i, row] of rows.entries()) {
+    if (i > 0 && row.store !== rows[i - 1]!.store) out.push([]);
+    out.push(COLUMNS.map((column) => row[column.key]));
   }
-  return out.join("\n");
+  return out;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runIfMain(import.meta.url, main);

@@ -12,11 +12,10 @@
  * Run: `npx tsx bench/scripted.ts` or `npm run bench -- scripted`.
  */
 import { cpus, loadavg } from "node:os";
-import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import { createContext, runInContext } from "node:vm";
 import { type CallTool, type ScriptRequest, ScriptSandbox } from "@vance/sandbox";
+import { median, percentile, renderTable, runIfMain } from "./support/report";
 
 const WARMUP_PER_CASE = 300;
 const ROUNDS = 6;
@@ -95,7 +94,18 @@ export async function main(): Promise<void> {
       `scripted sandbox: \`a + b\`, ${ROUNDS * PER_ROUND} invocations per case in ${ROUNDS} interleaved rounds ` +
         `(${elapsed.toFixed(1)} s); ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}\n`,
     );
-    console.log(table(["case", "median ms", "p95 ms", "median vs vm", "p95 vs vm"], rows));
+    console.log(
+      renderTable(
+        [
+          { title: "case" },
+          { title: "median ms", right: true },
+          { title: "p95 ms", right: true },
+          { title: "median vs vm", right: true },
+          { title: "p95 vs vm", right: true },
+        ],
+        rows,
+      ),
+    );
     const sync = summarize(samples.get("sync")!);
     console.log(
       `\ngoal: median under ${GOAL_MS} ms for \`a + b\` (sync path): ${sync.median < GOAL_MS ? "met" : "NOT met"} ` +
@@ -107,25 +117,7 @@ export async function main(): Promise<void> {
 }
 
 function summarize(times: readonly number[]): { median: number; p95: number } {
-  const sorted = [...times].sort((x, y) => x - y);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { median: at(0.5), p95: at(0.95) };
+  return { median: median(times), p95: percentile(times, 0.95) };
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join("  ");
-  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runIfMain(import.meta.url, main);

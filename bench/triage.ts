@@ -14,9 +14,8 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { pathToFileURL } from "node:url";
 import { CountingObjectStore, FsObjectStore, type ObjectStoreCallCounts } from "@vance/adapters";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import {
@@ -33,6 +32,15 @@ import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
+import {
+  type Column,
+  formatMs,
+  formatNumber,
+  median,
+  percentile,
+  renderTable,
+  runIfMain,
+} from "./support/report";
 
 const TOTAL_TOOLS = 340;
 
@@ -98,6 +106,16 @@ interface Row {
   readonly calls: string;
 }
 
+const COLUMNS: readonly (Column & { readonly key: keyof Row })[] = [
+  { title: "measurement", key: "measurement" },
+  { title: "limit", key: "limit", right: true },
+  { title: "primary / deferred / demoted", key: "buckets", right: true },
+  { title: "samples", key: "samples", right: true },
+  { title: "median", key: "median", right: true },
+  { title: "p95", key: "p95", right: true },
+  { title: "store calls per manifest", key: "calls" },
+];
+
 export async function main(): Promise<void> {
   console.log(
     `triage bench: ${TOTAL_TOOLS} tools per process; node ${process.version}, ${cpus().length} CPUs`,
@@ -116,7 +134,12 @@ export async function main(): Promise<void> {
   );
 
   console.log("");
-  console.log(renderTable(rows));
+  console.log(
+    renderTable(
+      COLUMNS,
+      rows.map((row) => COLUMNS.map((column) => row[column.key])),
+    ),
+  );
   console.log("");
   for (const note of notes) console.log(`  ${note}`);
 }
@@ -662,31 +685,8 @@ function add(a: Usage, b: Usage): Usage {
 
 // ---- formatting ----------------------------------------------------------------------------------
 
-function median(values: readonly number[]): number {
-  return percentile(values, 0.5);
-}
-
-/** Linear interpolation between closest ranks. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * p;
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  return sorted[lower]! + (sorted[upper]! - sorted[lower]!) * (position - lower);
-}
-
-function formatMs(ms: number): string {
-  if (ms < 1) return `${formatNumber(ms * 1000, 1)} µs`;
-  if (ms < 1000) return `${formatNumber(ms, ms < 10 ? 2 : 1)} ms`;
-  return `${formatNumber(ms / 1000, 2)} s`;
-}
-
 function formatKb(bytes: number): string {
   return `${formatNumber(bytes / 1024, 1)} KiB`;
-}
-
-function formatNumber(value: number, digits: number): string {
-  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 function formatBuckets(result: {
@@ -723,34 +723,4 @@ function separator(): Row {
   return { measurement: "", limit: "", buckets: "", samples: "", median: "", p95: "", calls: "" };
 }
 
-function renderTable(rows: readonly Row[]): string {
-  const columns: { title: string; key: keyof Row; right?: boolean }[] = [
-    { title: "measurement", key: "measurement" },
-    { title: "limit", key: "limit", right: true },
-    { title: "primary / deferred / demoted", key: "buckets", right: true },
-    { title: "samples", key: "samples", right: true },
-    { title: "median", key: "median", right: true },
-    { title: "p95", key: "p95", right: true },
-    { title: "store calls per manifest", key: "calls" },
-  ];
-  const widths = columns.map((column) =>
-    Math.max(column.title.length, ...rows.map((row) => row[column.key].length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (columns[i]!.right ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return [
-    line(columns.map((column) => column.title)),
-    line(widths.map((width) => "-".repeat(width))),
-    ...rows.map((row) => line(columns.map((column) => row[column.key]))),
-  ].join("\n");
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  main().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
-}
+runIfMain(import.meta.url, main);
