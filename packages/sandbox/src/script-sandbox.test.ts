@@ -70,7 +70,7 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
       ok: true,
       value: { a: 1, d: "D" },
     });
-    expect(await runIn("({ big: 1n })")).toMatchObject({ ok: false, error: "TypeError" });
+    expect(await runIn("const o = {}; o.self = o; o")).toMatchObject({ ok: false, error: "TypeError" });
   });
 
   it("reports a syntax error", async () => {
@@ -127,6 +127,24 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
     ["setTimeout(() => 1, 1)", "'setTimeout' is not defined"],
   ])("has no I/O or timers: %s", async (source, message) => {
     expect(await runIn(source)).toEqual({ ok: false, error: "ReferenceError", message });
+  });
+
+  it("offers the standard library a tool script uses, without typed arrays and BigInt", async () => {
+    const source =
+      "[JSON.stringify({a:1}), new Date(0).toISOString(), /b+/.test('abb'), new Map([[1,2]]).get(1), typeof Promise, typeof Proxy, typeof Uint8Array, typeof ArrayBuffer]";
+    expect(await runIn(source)).toEqual({
+      ok: true,
+      value: [
+        '{"a":1}',
+        "1970-01-01T00:00:00.000Z",
+        true,
+        2,
+        "function",
+        "function",
+        "undefined",
+        "undefined",
+      ],
+    });
   });
 
   it("gives scripts a console that never reaches the host's stdout", async () => {

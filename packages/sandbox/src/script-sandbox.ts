@@ -12,6 +12,24 @@ import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { AsyncifyModulePool, type LoadedModule, loadAsyncifyModule, loadSyncModule } from "./module-pool";
 import { describeThrown, readJson, toHandle, type VmRead } from "./vm-values";
 
+/**
+ * The language features a script gets: QuickJS's defaults less typed arrays (which in this build
+ * take BigInt with them). Tool glue code has no bytes to handle, and setting up those classes
+ * costs about a quarter of a fresh context (0.44 → 0.32 ms measured here), paid by every call.
+ */
+export const SCRIPT_INTRINSICS = Object.freeze({
+  BaseObjects: true,
+  Date: true,
+  Eval: true,
+  StringNormalize: true,
+  RegExp: true,
+  JSON: true,
+  Proxy: true,
+  MapSet: true,
+  TypedArrays: false,
+  Promise: true,
+});
+
 /** What a sibling tool call answered: a JSON value, or an error the script sees as a thrown `Error`. */
 export type ToolCallOutcome = { value: unknown } | { error: string; message: string };
 
@@ -190,7 +208,7 @@ export class ScriptSandbox {
     this.runs.sync += 1;
     const { outcome, reusable } = await runInModule(loaded, job, (scope) => {
       const runtime = scope.manage(loaded.module.newRuntime());
-      const context = scope.manage(runtime.newContext());
+      const context = scope.manage(runtime.newContext({ intrinsics: SCRIPT_INTRINSICS }));
       return execute(scope, runtime, context, loaded.memory, job, {
         evaluate: (source) => context.evalCode(source, "script.js", EVAL_OPTIONS),
         newToolCall: () => context.newFunction("call", unavailableToolCall(context)),
@@ -207,7 +225,7 @@ export class ScriptSandbox {
     try {
       const ran = await runInModule(loaded, job, (scope) => {
         const runtime = scope.manage(loaded.module.newRuntime());
-        const context = scope.manage(runtime.newContext());
+        const context = scope.manage(runtime.newContext({ intrinsics: SCRIPT_INTRINSICS }));
         const callTool = job.callTool;
         return execute(scope, runtime, context, loaded.memory, job, {
           evaluate: (source) => context.evalCodeAsync(source, "script.js", EVAL_OPTIONS),
