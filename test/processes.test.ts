@@ -226,13 +226,22 @@ describe("activation and discovery (spec §13)", () => {
       name: `gmail__${op}`,
       description: `Gmail ${op}.`,
       inputSchema: { type: "object" },
+      ...(op === "list" ? { packHint: "The user's Gmail account: modify marks mail read or unread." } : {}),
     }));
     const { processId } = await client.spawn({ clientTools, allowedToolsDefer: ["gmail__*"] });
     const manifest = (await client.manifest(processId, "?format=anthropic")).body as unknown as {
       tools: { name: string; input_schema: unknown }[];
       discoveryBlock: string;
     };
-    expect(manifest.discoveryBlock).toContain("- gmail__* (3 tools): list, modify, send");
+    expect(manifest.discoveryBlock).toContain(
+      "- gmail__* (3 tools: list, modify, send) — The user's Gmail account: modify marks mail read or unread.",
+    );
+    const listed = await client.invoke(processId, "tool_list", { prefix: "GMAIL" });
+    expect(listed.body.value).toEqual({
+      inContext: [],
+      available: ["gmail__list", "gmail__modify", "gmail__send"],
+      packHints: { gmail: "The user's Gmail account: modify marks mail read or unread." },
+    });
     expect(manifest.tools.map((t) => t.name)).toEqual(["tool_description", "tool_list"]);
     expect(manifest.tools[0]).toHaveProperty("input_schema");
     const routed = await client.invoke(processId, "gmail__send", { to: "x" });

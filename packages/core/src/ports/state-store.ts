@@ -10,6 +10,8 @@ export interface ClientToolDeclaration {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** For pack sub-tools (`pack__op`): one usage line for the whole pack, shown in discovery. */
+  readonly packHint?: string;
 }
 
 /** A spawned process: the frozen allow set and the recipe hints that classification reads. */

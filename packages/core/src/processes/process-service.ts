@@ -36,6 +36,7 @@ export const SpawnRequestSchema = v.strictObject({
         name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,127}$/, "a tool name")),
         description: v.pipe(v.string(), v.minLength(1)),
         inputSchema: v.record(v.string(), v.unknown()),
+        packHint: v.optional(v.pipe(v.string(), v.maxLength(300))),
       }),
     ),
     [],
@@ -164,7 +165,11 @@ export class ProcessService {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
     const outside = additional.filter((name) => !record.allowedTools.includes(name));
     if (outside.length > 0) {
-      throw new VanceError("tool_not_allowed", 403, `not in this process's allowed tools: ${outside.join(", ")}`);
+      throw new VanceError(
+        "tool_not_allowed",
+        403,
+        `not in this process's allowed tools: ${outside.join(", ")}`,
+      );
     }
     const surface = await this.surface(record, additional);
     const { classification, tools } = surface;
@@ -321,6 +326,7 @@ export class ProcessService {
         origin: "client",
         primary: true,
         defaultDeferred: false,
+        ...(client.packHint ? { packHint: client.packHint } : {}),
       });
     }
     const activated = await this.liveActivations(record);

@@ -31,7 +31,7 @@ function lines(tools: readonly SurfaceTool[]): string[] {
     const members = packs.get(pack)!;
     const hint = members.find((member) => member.packHint)?.packHint;
     const ops = members.map((member) => member.name.slice(pack.length + 2)).join(", ");
-    out.push(`- ${pack}__* (${members.length} tools)${hint ? ` — ${toolHint(hint)}` : ""}: ${ops}`);
+    out.push(`- ${pack}__* (${members.length} tools: ${ops})${hint ? ` — ${toolHint(hint)}` : ""}`);
   }
   return out;
 }
