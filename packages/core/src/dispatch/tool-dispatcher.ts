@@ -63,8 +63,8 @@ export class ToolDispatcher {
     return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
   }
 
-  /** Resolves what a call would run, without running it (allow set checked, client tools included). */
-  async resolve(request: Omit<DispatchRequest, "params">): Promise<ResolvedTool | ClientToolDeclaration> {
+  /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
+  private async resolve(request: Omit<DispatchRequest, "params">): Promise<ResolvedTool | ClientToolDeclaration> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError(
         "tool_not_allowed",
