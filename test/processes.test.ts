@@ -248,6 +248,31 @@ describe("activation and discovery (spec §13)", () => {
     expect(routed.body).toMatchObject({ route: "client", name: "gmail__send", params: { to: "x" } });
   });
 
+  it("counts usage per role — a wrapper call once, description look-ups apart — and shows it as insights", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    await client.putTool("doc_a", doc("a"));
+    const { processId } = await client.spawn({ recipe: "writer", engineDefault: ["doc_a", "invoke_tool"] });
+    await client.invoke(processId, "doc_a");
+    await client.invoke(processId, "invoke_tool", { name: "doc_a", params: {} });
+    await client.invoke(processId, "tool_description", { names: ["doc_a"] });
+    const other = await client.spawn({ engine: "chat", engineDefault: ["doc_a"] });
+    await client.invoke(other.processId, "doc_a");
+    const insights = await client.call("GET", "/insights/tool-usage");
+    expect(insights.body).toEqual({
+      roles: [
+        {
+          role: "chat",
+          tools: [{ name: "doc_a", calls: 1, discoveryHits: 0, lastUsedAt: expect.any(String) }],
+        },
+        {
+          role: "writer",
+          tools: [{ name: "doc_a", calls: 2, discoveryHits: 1, lastUsedAt: expect.any(String) }],
+        },
+      ],
+    });
+  });
+
   it("invoke_tool calls through the same allow-set check", async () => {
     const { app } = await testApp();
     const client = await projectClient(app);

@@ -7,6 +7,7 @@ import {
   type ProcessService,
   type RecipeResolver,
   type ServerToolService,
+  type StateStore,
   type ToolBudgetService,
   type ToolDispatcher,
   type ToolTypeRegistry,
@@ -20,6 +21,7 @@ import { type AuthEnv, authenticate } from "./auth";
 import { docsPage, openApiDocument } from "./openapi";
 import { problemResponse } from "./problem";
 import { documentRoutes } from "./routes/documents";
+import { insightRoutes } from "./routes/insights";
 import { modelRoutes } from "./routes/models";
 import { processRoutes, recipeRoutes } from "./routes/processes";
 import { toolRoutes } from "./routes/tools";
@@ -35,6 +37,7 @@ export interface AppServices {
   readonly dispatcher: ToolDispatcher;
   readonly recipes: RecipeResolver;
   readonly processes: ProcessService;
+  readonly state: StateStore;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
 }
@@ -88,6 +91,7 @@ export function createApp(services: AppServices) {
   app.route(`${project}/documents`, documentRoutes(services.cascade, services.tools, secret));
   app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
   app.route(`${project}/processes`, processRoutes(services.processes, secret));
+  app.route(`${project}/insights`, insightRoutes(services.state, secret));
   return app;
 }
 

@@ -126,6 +126,13 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
       },
     },
   },
+  [`${P}/insights/tool-usage`]: {
+    get: {
+      summary: "Tool usage per role: calls, tool_description look-ups, last use",
+      tags: ["insights"],
+      responses: { 200: "{ roles: [{ role, tools: [{ name, calls, discoveryHits, lastUsedAt }] }] }" },
+    },
+  },
   "/v1/models/budget": {
     get: {
       summary: "maxTools for a model chain (min over the chain, catalog and observed limits)",

@@ -136,6 +136,7 @@ export async function buildServices(
     dispatcher,
     recipes,
     processes,
+    state,
     budget,
     observedLimits,
   };
