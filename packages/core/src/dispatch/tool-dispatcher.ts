@@ -64,7 +64,9 @@ export class ToolDispatcher {
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
-  private async resolve(request: Omit<DispatchRequest, "params">): Promise<ResolvedTool | ClientToolDeclaration> {
+  private async resolve(
+    request: Omit<DispatchRequest, "params">,
+  ): Promise<ResolvedTool | ClientToolDeclaration> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError(
         "tool_not_allowed",
