@@ -24,14 +24,18 @@ import {
   classifyTools,
   type Logger,
   MANDATORY_TOOLS,
+  type Manifest,
   type StateStore,
   type SurfaceTool,
+  silentLogger,
 } from "@vance/core";
+import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptSandbox } from "@vance/sandbox";
 import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
+import { bundledCatalog, syncCatalog } from "../functions/catalog-sync/handler";
 import {
   type Column,
   formatMs,
@@ -338,18 +342,6 @@ function verifyClassification(result: Classification, input: ClassificationInput
 
 // ---- 2. the whole manifest request ---------------------------------------------------------------
 
-interface ManifestBody {
-  readonly tools: unknown[];
-  readonly primary: string[];
-  readonly deferred: string[];
-  readonly demoted: string[];
-  readonly budget: {
-    readonly maxTools: number | null;
-    readonly reserve: number;
-    readonly limit: number | null;
-  };
-}
-
 interface Usage {
   readonly documents: ObjectStoreCallCounts;
   readonly catalog: ObjectStoreCallCounts;
@@ -382,6 +374,8 @@ async function benchManifest(
     },
   };
   const scripts = await ScriptSandbox.create();
+  // As `npm start` does: compile catalog.json first, so a manifest reads the catalog with one GET.
+  await syncCatalog({ store: catalog, bundled: bundledCatalog(DEFAULTS_DIR), logger: silentLogger });
   try {
     const services = await buildServices(loadConfig({ VANCE_DATA_DIR: dataDir }), SECRET, {
       documents,
@@ -463,7 +457,7 @@ async function benchManifest(
       const ms = performance.now() - started;
       const usage = since(snapshot(), before);
       if (res.status !== 200) throw new Error(`manifest ${subject.label}: ${res.status} ${res.text}`);
-      const body = JSON.parse(res.text) as ManifestBody;
+      const body = JSON.parse(res.text) as Manifest;
       verifyManifest(body, subject.expectLimit, subject.label);
       return { ms, usage, body, bytes: res.text.length };
     };
@@ -473,7 +467,7 @@ async function benchManifest(
     for (let i = 0; i < MANIFEST_WARMUP; i++) for (let p = 0; p < processes.length; p++) await manifest(p);
     const times = processes.map(() => [] as number[]);
     const totals = processes.map(() => emptyUsage());
-    const last: { body: ManifestBody; bytes: number }[] = [];
+    const last: { body: Manifest; bytes: number }[] = [];
     for (let i = 0; i < MANIFEST_REQUESTS; i++) {
       for (let p = 0; p < processes.length; p++) {
         const run = await manifest(p);
@@ -535,7 +529,7 @@ async function benchManifest(
   }
 }
 
-function verifyManifest(body: ManifestBody, expectLimit: number | null, label: string): void {
+function verifyManifest(body: Manifest, expectLimit: number | null, label: string): void {
   const fail = (why: string) => {
     throw new Error(`manifest ${label}: ${why}`);
   };

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
+import { ADD_NUMBERS } from "./support/spec-examples";
 
 const T = "/v1/tenants/acme/projects/shop";
 
@@ -29,24 +30,6 @@ async function invoke(name: string, params: unknown, allowedTools?: string[]) {
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
-
-const ADD_NUMBERS = `name: add_numbers
-type: scripted
-description: Add two numbers and return the sum.
-enabled: true
-parameters:
-  engine: javascript
-  timeoutMs: 1000
-  inputs:
-    - name: a
-      type: number
-      description: First operand
-    - name: b
-      type: number
-      description: Second operand
-  source: |
-    a + b
-`;
 
 function scripted(source: string, inputs = "[]", timeoutMs = 1000) {
   return `type: scripted\ndescription: test script\nparameters:\n  timeoutMs: ${timeoutMs}\n  inputs: ${inputs}\n  source: ${JSON.stringify(source)}\n`;

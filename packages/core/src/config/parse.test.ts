@@ -1,27 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
 import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
 import { ToolTypeRegistry } from "../types/registry";
 import { parseToolDocument } from "./parse";
 
 const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
-
-const ADD_NUMBERS = `name: add_numbers
-type: scripted
-description: Add two numbers and return the sum.
-enabled: true
-parameters:
-  engine: javascript
-  timeoutMs: 1000
-  inputs:
-    - name: a
-      type: number
-      description: First operand
-    - name: b
-      type: number
-      description: Second operand
-  source: |
-    a + b
-`;
 
 function errorOf(text: string, name = "t") {
   const result = parseToolDocument(text, name, registry);
