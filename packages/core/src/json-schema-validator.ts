@@ -1,30 +1,179 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import { LRUCache } from "lru-cache";
+import { RE2JS } from "re2js";
 import type { FieldError } from "./errors";
 import type { JsonSchema } from "./json-schema";
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
-/** Distinct schemas kept compiled; tool schemas are few per instance. */
-const MAX_COMPILED = 2048;
+/**
+ * A JSON Schema made ready to check values: a validator, or why the schema cannot be used.
+ * Tenants and callers supply schemas, so an unusable one is an expected outcome, not a throw.
+ */
+export type CompiledJsonSchema =
+  | { readonly ok: true; readonly validate: (value: unknown) => FieldError[] }
+  | { readonly ok: false; readonly message: string };
 
 /**
- * Checks a value against a JSON Schema; compiled validators are cached by the schema's JSON
- * text, so a warm instance compiles each tool's schema once. Returns the failures, or `[]`.
+ * Heap a compiled schema keeps, estimated from measurements on Node 20: a fixed part, a multiple
+ * of the schema's JSON text (generated code, the schema object) and each distinct pattern's RE2
+ * program, which grows with its instructions (`^.{0,255}$` has 516 and keeps ~280 KiB).
+ */
+const ENTRY_BYTES = 4 * 1024;
+const BYTES_PER_SCHEMA_CHAR = 24;
+const BYTES_PER_PATTERN = 2 * 1024;
+const BYTES_PER_PATTERN_INSTRUCTION = 640;
+/** RE2 instructions one schema's patterns may have in all (~6 MiB of heap). */
+export const MAX_PATTERN_INSTRUCTIONS = 10_000;
+
+/** Bounds of the compiled-schema cache: entries, and estimated heap bytes (see `ENTRY_BYTES`). */
+export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
+
+/**
+ * Compiled schemas by their JSON text: parsed configurations and process records are new objects
+ * on every read, and one warm instance serves every tenant, so the cache is bounded by count and
+ * by estimated size, not by the number of tools in existence. Unusable schemas are cached too.
+ */
+const compiled = new LRUCache<string, CompiledJsonSchema>({
+  max: JSON_SCHEMA_CACHE_LIMITS.maxEntries,
+  maxSize: JSON_SCHEMA_CACHE_LIMITS.maxBytes,
+});
+
+/**
+ * Checks schemas against the draft-07 meta-schema. It only validates schemas as data and never
+ * compiles one, so it keeps nothing of any tenant between calls.
+ */
+const metaSchemaChecker = new Ajv({ strict: false, logger: false, validateFormats: false });
+
+/**
+ * Compiles a JSON Schema; every caller-supplied schema (tool input schemas, `rest` response
+ * schemas) goes through here. Each schema compiles in its own Ajv instance, so one tenant's `$id`
+ * is never visible to another's schema and a `$ref` reaches only its own schema; remote `$ref`s
+ * are never fetched (unresolved means unusable). `pattern` and `patternProperties` run on RE2,
+ * linear in the input whatever the pattern; a pattern RE2 cannot run (backreferences,
+ * lookaround) makes the schema unusable, never a fallback to backtracking. Formats are not
+ * checked. Results are cached by the schema's JSON text.
+ *
+ * @example
+ * const schema = compileJsonSchema({ type: "object", required: ["q"] });
+ * if (schema.ok) schema.validate({}); // [{ path: "q", message: "must have required property 'q'" }]
+ */
+export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
+  let key: string;
+  try {
+    key = JSON.stringify(schema);
+  } catch (error) {
+    // JSON.parse accepts nesting far deeper than the stack allows to walk back.
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `not a usable JSON Schema: ${reason}` };
+  }
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  const { result, patternBytes } = compile(schema);
+  compiled.set(key, result, { size: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes });
+  return result;
+}
+
+/**
+ * Checks a value against a JSON Schema and returns the failures, or `[]`. Meant for schemas
+ * known to be usable (this service's own): one that does not compile throws. Callers holding a
+ * tenant's or caller's schema use `compileJsonSchema` and handle the outcome.
  */
 export function validateJsonSchema(schema: JsonSchema, value: unknown): FieldError[] {
-  const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-    compiled.set(key, validate);
+  const result = compileJsonSchema(schema);
+  if (!result.ok) throw new Error(result.message);
+  return result.validate(value);
+}
+
+/** Ajv's regex engine option, and what it answers for a pattern. */
+type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
+type RegExpLike = ReturnType<RegExpEngine>;
+
+function compile(schema: JsonSchema): { result: CompiledJsonSchema; patternBytes: number } {
+  // The dialect is not fetched or trusted: every schema reads as draft-07, where 2020-12's
+  // common keywords (`$defs` included) mean the same.
+  const { $schema: _dialect, ...body } = schema;
+  const patterns = new Patterns();
+  try {
+    if (!metaSchemaChecker.validateSchema(body)) {
+      const message = `not a valid JSON Schema: ${describe(metaSchemaChecker.errors)}`;
+      return { result: { ok: false, message }, patternBytes: 0 };
+    }
+    const ajv = new Ajv({
+      allErrors: true,
+      strict: false,
+      logger: false,
+      validateFormats: false,
+      meta: false,
+      validateSchema: false,
+      code: { regExp: patterns.engine },
+    });
+    const validate = ajv.compile(body);
+    if ("$async" in validate && validate.$async) {
+      // An async validator answers a promise, which would pass every value as "valid".
+      const message = "not a usable JSON Schema: asynchronous schemas ($async) are not supported";
+      return { result: { ok: false, message }, patternBytes: 0 };
+    }
+    return { result: { ok: true, validate: fieldErrors(validate) }, patternBytes: patterns.bytes };
+  } catch (error) {
+    // Ajv throws for unresolved `$ref`s and schemas it cannot build; deep nesting overflows the stack.
+    const reason = error instanceof Error ? error.message : String(error);
+    return { result: { ok: false, message: `not a usable JSON Schema: ${reason}` }, patternBytes: 0 };
   }
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((error) => {
-    const path = error.instancePath.split("/").filter(Boolean);
-    const missing = (error.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
-    if (missing.missingProperty) path.push(missing.missingProperty);
-    if (missing.additionalProperty) path.push(missing.additionalProperty);
-    return { path: path.join("."), message: error.message ?? "is invalid" };
-  });
+}
+
+/**
+ * The patterns of one schema, compiled for Ajv by RE2: matching takes time linear in the input,
+ * whatever the pattern. Their RE2 programs together are bounded (`MAX_PATTERN_INSTRUCTIONS`),
+ * and their size feeds the cache entry's estimate.
+ */
+class Patterns {
+  bytes = 0;
+  private instructions = 0;
+  private readonly known = new Map<string, RegExpLike>();
+
+  readonly engine: RegExpEngine = Object.assign((pattern: string) => this.compile(pattern), { code: "re2" });
+
+  private compile(pattern: string): RegExpLike {
+    const known = this.known.get(pattern);
+    if (known) return known;
+    let regex: RE2JS;
+    try {
+      regex = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} is not supported (patterns run on RE2: no backreferences, no lookaround): ${reason}`,
+      );
+    }
+    this.instructions += regex.programSize();
+    if (this.instructions > MAX_PATTERN_INSTRUCTIONS) {
+      throw new Error(
+        `the patterns are too large: RE2 programs of more than ${MAX_PATTERN_INSTRUCTIONS} instructions in all (pattern ${JSON.stringify(pattern)} reached ${this.instructions})`,
+      );
+    }
+    this.bytes += BYTES_PER_PATTERN + BYTES_PER_PATTERN_INSTRUCTION * regex.programSize();
+    // Ajv shares one compiled pattern per distinct `toString()` within a schema.
+    const like = { test: (text: string) => regex.test(text), toString: () => `re2:${pattern}` };
+    this.known.set(pattern, like);
+    return like;
+  }
+}
+
+function fieldErrors(validate: ValidateFunction): (value: unknown) => FieldError[] {
+  return (value) => {
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map((error) => {
+      const path = error.instancePath.split("/").filter(Boolean);
+      const missing = (error.params as { missingProperty?: string; additionalProperty?: string }) ?? {};
+      if (missing.missingProperty) path.push(missing.missingProperty);
+      if (missing.additionalProperty) path.push(missing.additionalProperty);
+      return { path: path.join("."), message: error.message ?? "is invalid" };
+    });
+  };
+}
+
+function describe(errors: readonly ErrorObject[] | null | undefined): string {
+  const shown = (errors ?? [])
+    .slice(0, 3)
+    .map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
+  return shown.join("; ") || "rejected by the meta-schema";
 }

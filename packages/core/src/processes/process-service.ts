@@ -2,9 +2,10 @@ import * as v from "valibot";
 import type { ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
-import { VanceError } from "../errors";
+import { Errors, type FieldError, VanceError } from "../errors";
 import { assertProjectId, assertTenantId } from "../ids";
 import type { JsonSchema } from "../json-schema";
+import { compileJsonSchema } from "../json-schema-validator";
 import type { Logger } from "../ports/logger";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import { HintEntrySchema, RecipeEntrySchema, type RecipeResolver } from "../recipes/recipe-resolver";
@@ -119,10 +120,15 @@ export class ProcessService {
     this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
   }
 
-  /** Resolves the recipe once and stores the frozen allow set. */
+  /**
+   * Resolves the recipe once and stores the frozen allow set. Client tools' input schemas must
+   * compile (422 `validation_failed` otherwise): a process never carries a schema its calls
+   * could not be checked against.
+   */
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
+    assertUsableClientSchemas(request.clientTools);
     const resolved = await this.options.recipes.resolve(tenant, project, request);
     const removed = new Set(request.allowedToolsRemove);
     const clientNames = request.clientTools.map((tool) => tool.name).filter((name) => !removed.has(name));
@@ -364,6 +370,17 @@ export class ProcessService {
       );
     }
     return new Map(live);
+  }
+}
+
+function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): void {
+  const errors: FieldError[] = [];
+  clientTools.forEach((tool, index) => {
+    const compiled = compileJsonSchema(tool.inputSchema);
+    if (!compiled.ok) errors.push({ path: `clientTools.${index}.inputSchema`, message: compiled.message });
+  });
+  if (errors.length > 0) {
+    throw Errors.validationFailed("a client tool's inputSchema is not a usable JSON Schema", errors);
   }
 }
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { compileJsonSchema } from "../json-schema-validator";
 import { DocumentPathSchema, OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
 import { RestType } from "./rest";
@@ -33,6 +34,11 @@ export const McpType = defineToolType({
     inputSchema: v.optional(OpenJsonSchema),
   }),
   inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
+  check: (parameters) => {
+    if (!parameters.inputSchema) return [];
+    const compiled = compileJsonSchema(parameters.inputSchema);
+    return compiled.ok ? [] : [{ path: "inputSchema", message: `inputSchema is ${compiled.message}` }];
+  },
 });
 
 /** `mcp_server`: a pack of all tools of a server-side MCP server, named `{tool}__{op}`. */

@@ -1,0 +1,202 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  type CompiledJsonSchema,
+  compileJsonSchema,
+  MAX_PATTERN_INSTRUCTIONS,
+  validateJsonSchema,
+} from "./json-schema-validator";
+
+function usable(schema: Record<string, unknown>): (value: unknown) => { path: string; message: string }[] {
+  const compiled = compileJsonSchema(schema);
+  if (!compiled.ok) throw new Error(`expected a usable schema: ${compiled.message}`);
+  return compiled.validate;
+}
+
+function unusable(schema: Record<string, unknown>): string {
+  const compiled: CompiledJsonSchema = compileJsonSchema(schema);
+  if (compiled.ok) throw new Error("expected an unusable schema");
+  return compiled.message;
+}
+
+describe("compileJsonSchema: field errors", () => {
+  it("maps failures to dotted paths, naming missing and additional properties", () => {
+    const validate = usable({
+      type: "object",
+      properties: { id: {}, user: { type: "object", properties: { age: { type: "integer" } } } },
+      required: ["id"],
+      additionalProperties: false,
+    });
+    expect(validate({ user: { age: 1 } })).toEqual([
+      { path: "id", message: "must have required property 'id'" },
+    ]);
+    expect(validate({ id: 1, user: { age: "x" }, extra: true })).toEqual([
+      { path: "extra", message: "must NOT have additional properties" },
+      { path: "user.age", message: "must be integer" },
+    ]);
+    expect(validate({ id: 1 })).toEqual([]);
+  });
+
+  it("validateJsonSchema answers the same for a usable schema and throws for an unusable one", () => {
+    expect(validateJsonSchema({ type: "string" }, 1)).toEqual([{ path: "", message: "must be string" }]);
+    expect(() => validateJsonSchema({ type: "strnig" }, 1)).toThrow(/not a valid JSON Schema/);
+  });
+
+  it("reads a 2020-12 or draft-07 dialect declaration as draft-07 instead of failing", () => {
+    for (const $schema of [
+      "https://json-schema.org/draft/2020-12/schema",
+      "http://json-schema.org/draft-07/schema#",
+    ]) {
+      const validate = usable({
+        $schema,
+        type: "object",
+        $defs: { n: { type: "number" } },
+        properties: { a: { $ref: "#/$defs/n" } },
+      });
+      expect(validate({ a: "x" })).toEqual([{ path: "a", message: "must be number" }]);
+    }
+  });
+
+  it("an invalid schema is a value naming the problem, not a throw", () => {
+    expect(unusable({ type: "strnig" })).toMatch(/not a valid JSON Schema/);
+    expect(unusable({ type: "string", minLength: "three" })).toMatch(/minLength/);
+    expect(unusable({ $async: true, type: "string" })).toMatch(/\$async/);
+  });
+
+  it("a schema nested too deeply to compile is unusable, not a crash", () => {
+    // JSON.parse builds what neither Ajv nor JSON.stringify can walk back on the stack.
+    const depth = 100_000;
+    const text = `${'{"properties":{"a":'.repeat(depth)}{"type":"string"}${"}}".repeat(depth)}`;
+    expect(unusable(JSON.parse(text))).toMatch(/not a usable JSON Schema/);
+  });
+});
+
+describe("compileJsonSchema: patterns run on RE2 (linear time)", () => {
+  it("a catastrophic-backtracking pattern checks a 10,000-character input promptly", () => {
+    const validate = usable({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } });
+    // Backtracking needs ~2^10000 steps for this input; RE2 needs one pass.
+    expect(validate({ s: `${"a".repeat(10_000)}!` })).toEqual([
+      { path: "s", message: 'must match pattern "^(a+)+$"' },
+    ]);
+    expect(validate({ s: "a".repeat(10_000) })).toEqual([]);
+  });
+
+  it("patternProperties run on RE2 too, and JavaScript escapes keep their meaning", () => {
+    const validate = usable({
+      type: "object",
+      patternProperties: { "^(x+)+$": { type: "integer" }, "^\\u0041\\d{2}$": { type: "string" } },
+    });
+    expect(validate({ [`${"x".repeat(5_000)}`]: "no" })).toEqual([
+      { path: "x".repeat(5_000), message: "must be integer" },
+    ]);
+    expect(validate({ A12: 3 })).toEqual([{ path: "A12", message: "must be string" }]);
+  });
+
+  it("two patterns in one schema each keep their own meaning", () => {
+    const validate = usable({
+      type: "object",
+      properties: { a: { type: "string", pattern: "^a$" }, b: { type: "string", pattern: "^b$" } },
+    });
+    expect(validate({ a: "a", b: "b" })).toEqual([]);
+    expect(validate({ a: "b", b: "a" }).map((error) => error.path)).toEqual(["a", "b"]);
+  });
+
+  it("a pattern RE2 cannot run (backreference, lookaround) makes the schema unusable, naming it", () => {
+    for (const pattern of ["^(a)\\1$", "^(?=a)a$", "(?<!x)y"]) {
+      const message = unusable({ type: "string", pattern });
+      expect(message).toContain(JSON.stringify(pattern));
+      expect(message).toContain("RE2");
+    }
+    expect(unusable({ type: "object", patternProperties: { "(?=k)": { type: "string" } } })).toContain(
+      '"(?=k)"',
+    );
+  });
+
+  it("patterns whose RE2 programs are too large in all make the schema unusable", () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 10 }, (_, index) => [
+        `p${index}`,
+        { type: "string", pattern: `^${index}.{1,999}$` },
+      ]),
+    );
+    expect(unusable({ type: "object", properties })).toContain(`more than ${MAX_PATTERN_INSTRUCTIONS}`);
+  });
+});
+
+describe("compileJsonSchema: no shared $id registry, no remote $ref", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("tenant A's $id does not change what tenant B's schema with the same $id validates", () => {
+    const tenantA = usable({ $id: "x", type: "string" });
+    const tenantB = usable({ $id: "x", type: "number" });
+    expect(tenantA("text")).toEqual([]);
+    expect(tenantA(1)).toEqual([{ path: "", message: "must be string" }]);
+    expect(tenantB(1)).toEqual([]);
+    expect(tenantB("text")).toEqual([{ path: "", message: "must be number" }]);
+  });
+
+  it("a $ref to another schema's $id does not resolve: the schema is unusable", () => {
+    usable({ $id: "https://tenant-a.example/secret.json", type: "string", const: "a" });
+    usable({ $id: "shared", type: "integer" });
+    expect(unusable({ $ref: "https://tenant-a.example/secret.json" })).toMatch(/can't resolve reference/);
+    expect(unusable({ type: "object", properties: { n: { $ref: "shared" } } })).toMatch(
+      /can't resolve reference shared/,
+    );
+  });
+
+  it("a $ref within the schema itself resolves, by pointer and by its own nested $id", () => {
+    const validate = usable({
+      $id: "https://tenant-b.example/root.json",
+      definitions: { id: { $id: "id.json", type: "string", minLength: 2 } },
+      type: "object",
+      properties: { a: { $ref: "#/definitions/id" }, b: { $ref: "id.json" } },
+    });
+    expect(validate({ a: "x", b: "y" }).map((error) => error.path)).toEqual(["a", "b"]);
+  });
+
+  it("a remote $ref is never fetched: the schema is unusable", () => {
+    const fetch = vi.fn(async () => new Response("{}"));
+    vi.stubGlobal("fetch", fetch);
+    expect(unusable({ $ref: "https://schemas.example/remote.json" })).toMatch(/can't resolve reference/);
+    expect(
+      unusable({ $id: "https://schemas.example/base.json", properties: { a: { $ref: "other.json" } } }),
+    ).toMatch(/can't resolve reference/);
+    expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe("compileJsonSchema: memory stays flat", () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const heapMiB = () => {
+    for (let round = 0; round < 3; round++) gc();
+    return process.memoryUsage().heapUsed / 2 ** 20;
+  };
+  /** A distinct small client-tool schema per index, with a pattern, as spawns bring them. */
+  const clientSchema = (index: number) => ({
+    $id: `tool-${index}`,
+    type: "object",
+    properties: {
+      [`id_${index}`]: { type: "string", pattern: `^t${index}-[a-z0-9]+$`, description: `Record ${index}.` },
+    },
+    required: [`id_${index}`],
+  });
+
+  it("compiling and using 5,000 distinct schemas keeps the heap bounded", { timeout: 120_000 }, () => {
+    // A shared, never-cleared compiler keeps every schema: ~7 KiB each here, ~28 MiB over the
+    // last 4,000. The bounded cache stops growing once full (well before the 1,000th schema).
+    const start = heapMiB();
+    let warm = start;
+    for (let index = 0; index < 5_000; index++) {
+      const validate = usable(clientSchema(index));
+      expect(validate({ [`id_${index}`]: `t${index}-ok` })).toEqual([]);
+      if (index === 999) warm = heapMiB();
+    }
+    const end = heapMiB();
+    expect(end - warm).toBeLessThan(8);
+    expect(end - start).toBeLessThan(50);
+  });
+});
