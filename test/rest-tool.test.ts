@@ -112,6 +112,8 @@ function contextFor(
   return {
     caller: { tenant: "acme", project: "shop" },
     networkPolicy: policy,
+    signal: new AbortController().signal,
+    depth: 0,
     runtime: {
       fetch: options.fetch ?? createGuardedFetch(policy, { resolve: resolveHost }),
       resolveHost,

@@ -3,12 +3,15 @@ import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import type { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
   type HostResolver,
   type HttpFetch,
   type NetworkPolicy,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
 } from "@vance/core";
 
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -25,7 +28,10 @@ export const dnsHostResolver: HostResolver = async (hostname) => {
 export interface GuardedFetchOptions {
   /** Resolves host names at connect time; the operating system's resolver by default. */
   readonly resolve?: HostResolver;
-  /** Bodies larger than this fail the call, so one response cannot exhaust the function's memory. */
+  /**
+   * Bodies larger than this, counted after decompression, fail the call with an error named
+   * `ResponseTooLargeError`, so one response cannot exhaust the function's memory; 10 MiB by default.
+   */
   readonly maxResponseBytes?: number;
 }
 
@@ -33,7 +39,7 @@ export interface GuardedFetchOptions {
  * A fetch for tenant-controlled URLs that enforces `policy` on the address it actually connects
  * to, so DNS rebinding between an earlier check and the connect cannot reach an internal host.
  * Redirects are never followed (a 3xx is returned as is). Refused addresses reject with an
- * error named `BlockedAddressError`.
+ * error named `BlockedAddressError`. gzip, deflate and br bodies are decoded as streams.
  *
  * @example const fetch = createGuardedFetch(createNetworkPolicy(["127.0.0.1"]));
  */
@@ -110,26 +116,30 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
       signal?.addEventListener("abort", onAbort, { once: true });
       outgoing.on("error", fail);
       outgoing.on("response", (incoming) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        incoming.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            fail(new Error(`the response is larger than ${maxBytes} bytes`));
-            outgoing.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        incoming.on("error", fail);
-        incoming.on("end", () => {
-          try {
-            const response = toResponse(incoming, Buffer.concat(chunks));
-            finish(() => resolvePromise(response));
-          } catch (error) {
-            fail(error);
-          }
-        });
+        const responseHeaders = headersOf(incoming);
+        // Without Accept-Encoding a server may still pick any coding (RFC 9110), so undo the common ones.
+        const coding = responseHeaders.get("content-encoding")?.trim().toLowerCase();
+        const encoded = coding !== undefined && coding !== "" && coding !== "identity";
+        readBody(incoming, encoded ? coding : undefined, maxBytes)
+          .then((decoded) => {
+            if (encoded) {
+              responseHeaders.delete("content-encoding");
+              responseHeaders.delete("content-length");
+            }
+            const status = incoming.statusCode ?? 502;
+            return new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(decoded), {
+              status,
+              statusText: incoming.statusMessage ?? "",
+              headers: responseHeaders,
+            });
+          })
+          .then(
+            (response) => finish(() => resolvePromise(response)),
+            (error: unknown) => {
+              fail(error);
+              outgoing.destroy();
+            },
+          );
       });
       outgoing.end(body);
     });
@@ -161,39 +171,70 @@ function familyMatches(options: LookupOptions, family: number): boolean {
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-function toResponse(incoming: http.IncomingMessage, raw: Buffer): Response {
+function headersOf(incoming: http.IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) {
     headers.append(incoming.rawHeaders[i] ?? "", incoming.rawHeaders[i + 1] ?? "");
   }
-  // Without Accept-Encoding a server may still pick any coding (RFC 9110), so undo the common ones.
-  const coding = headers.get("content-encoding")?.trim().toLowerCase();
-  let body = raw;
-  if (coding && coding !== "identity" && raw.length > 0) {
-    body = decode(coding, raw);
-    headers.delete("content-encoding");
-    headers.delete("content-length");
-  }
-  const status = incoming.statusCode ?? 502;
-  return new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(body), {
-    status,
-    statusText: incoming.statusMessage ?? "",
-    headers,
-  });
+  return headers;
 }
 
-function decode(coding: string, raw: Buffer): Buffer {
-  switch (coding) {
-    case "gzip":
-    case "x-gzip":
-      return zlib.gunzipSync(raw);
-    case "deflate":
-      return zlib.inflateSync(raw);
-    case "br":
-      return zlib.brotliDecompressSync(raw);
-    default:
-      throw new Error(`unsupported content encoding '${coding}'`);
+/** A Map, so that a coding named like an Object.prototype member finds nothing. */
+const DECODERS: ReadonlyMap<string, () => Transform> = new Map([
+  ["gzip", () => zlib.createGunzip()],
+  ["x-gzip", () => zlib.createGunzip()],
+  ["deflate", () => zlib.createInflate()],
+  ["br", () => zlib.createBrotliDecompress()],
+]);
+
+/**
+ * Reads a body and undoes its content `coding` as a stream on zlib's thread pool, failing as soon
+ * as the bytes received or the bytes decoded pass `maxBytes`: a few KB of brotli expand to
+ * gigabytes, so only the decoded count bounds memory (DESIGN §7). On failure the pipeline destroys
+ * the message and with it the socket, so the sender stops too.
+ */
+async function readBody(incoming: Readable, coding: string | undefined, maxBytes: number): Promise<Buffer> {
+  const decoder = coding === undefined ? undefined : DECODERS.get(coding)?.();
+  let received = 0;
+  async function* counted(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
+      // Only a body needs decoding, so an unknown coding on an empty one (a HEAD answer) passes.
+      if (coding !== undefined && !decoder) throw new Error(`unsupported content encoding '${coding}'`);
+      received += chunk.length;
+      if (received > maxBytes) throw responseTooLarge(maxBytes);
+      yield chunk;
+    }
   }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  async function collect(source: AsyncIterable<Buffer>): Promise<void> {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > maxBytes) throw responseTooLarge(maxBytes);
+      chunks.push(chunk);
+    }
+  }
+  try {
+    await (decoder ? pipeline(incoming, counted, decoder, collect) : pipeline(incoming, counted, collect));
+  } catch (error) {
+    if (!isDecodingError(error)) throw error;
+    // An empty body holds no compressed stream at all (a 204, a HEAD answer): nothing to undo.
+    if (received === 0) return Buffer.alloc(0);
+    throw new Error(`the response body is not valid '${coding}' data: ${error.message}`);
+  }
+  return Buffer.concat(chunks);
+}
+
+function responseTooLarge(maxBytes: number): Error {
+  const error = new Error(`the response is larger than ${maxBytes} bytes (counted after decompression)`);
+  error.name = RESPONSE_TOO_LARGE_ERROR_NAME;
+  return error;
+}
+
+/** zlib reports corrupt or truncated input as `Z_DATA_ERROR`, `Z_BUF_ERROR`, brotli as `ERR__ERROR_FORMAT_…`. */
+function isDecodingError(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__"));
 }
 
 function bareHost(hostname: string): string {

@@ -13,6 +13,12 @@ import type { NetworkPolicy } from "../types/tool-type";
  */
 export const BLOCKED_ADDRESS_ERROR_NAME = "BlockedAddressError";
 
+/**
+ * The `name` of errors a guarding fetch rejects with when a response body passes its size limit,
+ * counted after decompression (DESIGN §7); the `rest` type reports those as `ResponseTooLarge`.
+ */
+export const RESPONSE_TOO_LARGE_ERROR_NAME = "ResponseTooLargeError";
+
 /** An IP address as 16 bytes; IPv4 is held in its IPv4-mapped form `::ffff:a.b.c.d`. */
 type Address = Uint8Array;
 
