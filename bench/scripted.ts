@@ -1,36 +1,68 @@
 /**
- * Bench: per-invocation time of a `scripted` tool (`a + b`) in the QuickJS sandbox, against
- * node:vm (a new context plus runInContext of the same expression) as a baseline.
+ * Bench: per-invocation time of a `scripted` tool (`a + b`) in the worker-thread QuickJS pool,
+ * against node:vm (a new context plus runInContext of the same expression) as a baseline, and
+ * the same tool over HTTP against `/v1/health`.
  *
  * Cases, measured interleaved in rounds so that machine load hits them alike:
- * - sync: the synchronous QuickJS build (what a script without `vance` takes),
- * - asyncify: the asyncify build, no sibling call,
- * - asyncify + 1 sibling call: `vance.tools.call` with a callTool that answers at once,
- * - node:vm: baseline (not a sandbox: shares the host's process and has no limits).
- * Goal: under 0.5 ms median for `a + b`.
+ * - pool: `a + b` on a worker thread (fresh QuickJS runtime and context, the postMessage hop),
+ * - pool + 1 sibling call: `vance.tools.call` answered by the main thread (Atomics.wait hop),
+ * - node:vm: baseline (not a sandbox: shares the host's thread and has no limits),
+ * - HTTP: `POST …/tools/add_numbers/invoke` and `GET /v1/health` on a local server, keep-alive.
+ * Goals: `a + b` ≤ 0.3 ms median; a sibling call adds ≤ 0.2 ms; over HTTP the invocation adds
+ * ≤ 1 ms median over health.
  *
- * Run: `npx tsx bench/scripted.ts` or `npm run bench -- scripted`.
+ * Run: `npm run bench -- scripted`.
  */
-import { cpus, loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createContext, runInContext } from "node:vm";
-import { type CallTool, type ScriptRequest, ScriptSandbox } from "@vance/sandbox";
+import { serve } from "@hono/node-server";
+import { silentLogger } from "@vance/core";
+import { type CallTool, ScriptPool, type ScriptRequest } from "@vance/sandbox";
+import { createApp } from "../functions/api/app";
+import { mintToken } from "../functions/api/auth";
+import { loadConfig } from "../functions/api/config";
+import { buildServices } from "../functions/api/services";
 import { median, percentile, renderTable, runIfMain } from "./support/report";
 
 const WARMUP_PER_CASE = 300;
 const ROUNDS = 6;
 const PER_ROUND = 500;
-const GOAL_MS = 0.5;
+const HTTP_PER_ROUND = 200;
+const SECRET = "bench-secret-0123456789";
 
 interface Case {
   readonly name: string;
+  readonly perRound: number;
   readonly once: () => Promise<unknown> | unknown;
 }
 
-/** Runs the bench and prints a table: median, p95 and their ratio to node:vm per case. */
+/** Runs the bench and prints a table: median, p95 and their ratio to the case's baseline. */
 export async function main(): Promise<void> {
-  const sandbox = await ScriptSandbox.create();
+  const pool = await ScriptPool.create();
+  const dataDir = mkdtempSync(join(tmpdir(), "vance-bench-scripted-"));
+  const services = await buildServices(loadConfig({ VANCE_DATA_DIR: dataDir }), SECRET, {
+    logger: silentLogger,
+    scripts: pool,
+    env: {},
+  });
+  const server = serve({ fetch: createApp(services).fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((resolve) => server.once("listening", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
+    const token = await mintToken(SECRET, { tenant: "bench", roles: ["read", "write"] }, 3600);
+    const auth = { authorization: `Bearer ${token}` };
+    const tools = `${base}/v1/tenants/bench/projects/p/tools`;
+    const put = await fetch(`${tools}/add_numbers`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/yaml" },
+      body: "type: scripted\ndescription: a + b\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n",
+    });
+    if (!put.ok) throw new Error(`PUT add_numbers: ${put.status} ${await put.text()}`);
+
     const callTool: CallTool = async () => ({ value: 2 });
     const request = (extra: Partial<ScriptRequest>): ScriptRequest => ({
       source: "a + b",
@@ -38,27 +70,54 @@ export async function main(): Promise<void> {
       timeoutMs: 1_000,
       ...extra,
     });
-    const expectThree = async (pending: Promise<unknown>) => {
-      const outcome = await pending;
+    const expectThree = (outcome: unknown) => {
       if (!(typeof outcome === "object" && outcome !== null && "value" in outcome && outcome.value === 3)) {
         throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
       }
     };
     const cases: Case[] = [
-      { name: "sync", once: () => expectThree(sandbox.run(request({ variant: "sync" }))) },
-      { name: "asyncify", once: () => expectThree(sandbox.run(request({ variant: "asyncify" }))) },
       {
-        name: "asyncify + 1 sibling call",
-        once: () =>
+        name: "pool: a + b",
+        perRound: PER_ROUND,
+        once: async () => expectThree(await pool.run(request({}))),
+      },
+      {
+        name: "pool: a + 1 sibling call",
+        perRound: PER_ROUND,
+        once: async () =>
           expectThree(
-            sandbox.run(request({ source: "a + vance.tools.call('two', {})", inputs: { a: 1 }, callTool })),
+            await pool.run(
+              request({ source: "a + vance.tools.call('two', {})", inputs: { a: 1 }, callTool }),
+            ),
           ),
       },
       {
         name: "node:vm (baseline)",
+        perRound: PER_ROUND,
         once: () => {
           if (runInContext("a + b", createContext({ a: 1, b: 2 })) !== 3)
             throw new Error("node:vm miscounted");
+        },
+      },
+      {
+        name: "HTTP: invoke add_numbers",
+        perRound: HTTP_PER_ROUND,
+        once: async () => {
+          const response = await fetch(`${tools}/add_numbers/invoke`, {
+            method: "POST",
+            headers: { ...auth, "content-type": "application/json" },
+            body: '{"params":{"a":1,"b":2}}',
+          });
+          expectThree(await response.json());
+        },
+      },
+      {
+        name: "HTTP: GET /v1/health",
+        perRound: HTTP_PER_ROUND,
+        once: async () => {
+          const response = await fetch(`${base}/v1/health`);
+          if (!response.ok) throw new Error(`health ${response.status}`);
+          await response.arrayBuffer();
         },
       },
     ];
@@ -70,7 +129,7 @@ export async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const bench of cases) {
         const times = samples.get(bench.name)!;
-        for (let i = 0; i < PER_ROUND; i++) {
+        for (let i = 0; i < bench.perRound; i++) {
           const t0 = performance.now();
           await bench.once();
           times.push(performance.now() - t0);
@@ -78,21 +137,24 @@ export async function main(): Promise<void> {
       }
     }
     const elapsed = (performance.now() - started) / 1000;
+    const stats = (name: string) => summarize(samples.get(name)!);
+    const baselineOf = (name: string) =>
+      name.startsWith("HTTP") ? "HTTP: GET /v1/health" : "node:vm (baseline)";
 
-    const baseline = summarize(samples.get("node:vm (baseline)")!);
     const rows = cases.map((bench) => {
-      const stats = summarize(samples.get(bench.name)!);
+      const own = stats(bench.name);
+      const baseline = stats(baselineOf(bench.name));
       return [
         bench.name,
-        stats.median.toFixed(3),
-        stats.p95.toFixed(3),
-        `${(stats.median / baseline.median).toFixed(2)}x`,
-        `${(stats.p95 / baseline.p95).toFixed(2)}x`,
+        own.median.toFixed(3),
+        own.p95.toFixed(3),
+        `${(own.median / baseline.median).toFixed(2)}x`,
+        baselineOf(bench.name) === "node:vm (baseline)" ? "node:vm" : "health",
       ];
     });
     console.log(
-      `scripted sandbox: \`a + b\`, ${ROUNDS * PER_ROUND} invocations per case in ${ROUNDS} interleaved rounds ` +
-        `(${elapsed.toFixed(1)} s); ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}\n`,
+      `scripted: \`a + b\`, ${ROUNDS} interleaved rounds (${elapsed.toFixed(1)} s); ` +
+        `${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}; pool ${JSON.stringify(pool.stats().workers)}\n`,
     );
     console.log(
       renderTable(
@@ -100,19 +162,25 @@ export async function main(): Promise<void> {
           { title: "case" },
           { title: "median ms", right: true },
           { title: "p95 ms", right: true },
-          { title: "median vs vm", right: true },
-          { title: "p95 vs vm", right: true },
+          { title: "median ratio", right: true },
+          { title: "vs" },
         ],
         rows,
       ),
     );
-    const sync = summarize(samples.get("sync")!);
+    const plain = stats("pool: a + b").median;
+    const sibling = stats("pool: a + 1 sibling call").median - plain;
+    const http = stats("HTTP: invoke add_numbers").median - stats("HTTP: GET /v1/health").median;
+    const verdict = (met: boolean) => (met ? "met" : "NOT met");
     console.log(
-      `\ngoal: median under ${GOAL_MS} ms for \`a + b\` (sync path): ${sync.median < GOAL_MS ? "met" : "NOT met"} ` +
-        `(${sync.median.toFixed(3)} ms)`,
+      `\ngoals: a + b ≤ 0.3 ms median: ${verdict(plain <= 0.3)} (${plain.toFixed(3)} ms); ` +
+        `one sibling call adds ≤ 0.2 ms: ${verdict(sibling <= 0.2)} (${sibling.toFixed(3)} ms); ` +
+        `HTTP invoke adds ≤ 1 ms over health: ${verdict(http <= 1)} (${http.toFixed(3)} ms)`,
     );
   } finally {
-    sandbox.dispose();
+    server.close();
+    await pool.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -30,7 +30,7 @@ import {
   silentLogger,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import { ScriptSandbox } from "@vance/sandbox";
+import { ScriptPool } from "@vance/sandbox";
 import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
@@ -373,7 +373,7 @@ async function benchManifest(
       logs.warn++;
     },
   };
-  const scripts = await ScriptSandbox.create();
+  const scripts = await ScriptPool.create();
   // As `npm start` does: compile catalog.json first, so a manifest reads the catalog with one GET.
   await syncCatalog({ store: catalog, bundled: bundledCatalog(DEFAULTS_DIR), logger: silentLogger });
   try {
@@ -523,7 +523,7 @@ async function benchManifest(
         "state is SqliteStateStore behind a counting proxy; 'log' counts logger lines",
     );
   } finally {
-    scripts.dispose();
+    await scripts.close();
     sqlite.close();
     await rm(dataDir, { recursive: true, force: true });
   }

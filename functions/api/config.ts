@@ -13,6 +13,17 @@ const Count = (name: string, fallback: string) =>
     v.minValue(0, `${name} must not be negative`),
   );
 
+/** A whole number of at least `least`, or unset (the component's own default applies). */
+const OptionalWhole = (name: string, least: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.transform(Number),
+      v.integer(`${name} must be a whole number`),
+      v.minValue(least, `${name} must be at least ${least}`),
+    ),
+  );
+
 /**
  * The service's settings, read once from the environment at the entry and validated here;
  * a bad or missing value fails fast naming the variable.
@@ -45,6 +56,14 @@ export const ConfigSchema = v.pipe(
     VANCE_EXTERNAL_RESERVE: Count("VANCE_EXTERNAL_RESERVE", "1"),
     VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
     VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
+    VANCE_REST_MAX_RESPONSE_BYTES: v.pipe(
+      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
+      v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
+    ),
+    VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),
+    VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),
+    VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),
+    VANCE_SCRIPT_MAX_QUEUED_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_QUEUED_PER_TENANT", 0),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
     VANCE_NETWORK_ALLOWLIST: v.pipe(
       v.optional(v.string(), ""),

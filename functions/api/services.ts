@@ -32,7 +32,7 @@ import {
   whoami,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import { ScriptSandbox } from "@vance/sandbox";
+import { ScriptPool } from "@vance/sandbox";
 import { bundledCatalog } from "../catalog-sync/handler";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
@@ -65,6 +65,20 @@ export async function stateStore(config: Config): Promise<StateStore> {
     ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
   });
   return new DynamoStateStore({ client, tableName: config.VANCE_STATE_TABLE! });
+}
+
+/** The script sandbox's worker pool, sized by the settings where they are given. */
+export function scriptPool(config: Config): Promise<ScriptPool> {
+  return ScriptPool.create({
+    ...(config.VANCE_SCRIPT_WORKERS === undefined ? {} : { warmWorkers: config.VANCE_SCRIPT_WORKERS }),
+    ...(config.VANCE_SCRIPT_MAX_WORKERS === undefined ? {} : { maxWorkers: config.VANCE_SCRIPT_MAX_WORKERS }),
+    ...(config.VANCE_SCRIPT_MAX_RUNS_PER_TENANT === undefined
+      ? {}
+      : { maxRunsPerTenant: config.VANCE_SCRIPT_MAX_RUNS_PER_TENANT }),
+    ...(config.VANCE_SCRIPT_MAX_QUEUED_PER_TENANT === undefined
+      ? {}
+      : { maxQueuedPerTenant: config.VANCE_SCRIPT_MAX_QUEUED_PER_TENANT }),
+  });
 }
 
 /** Prefix of environment variables that `${secret:NAME}` may read: only these, never AWS keys or settings. */
@@ -104,10 +118,10 @@ export async function buildServices(
   const observedLimits = new ObservedToolLimits({ state, logger, now });
   const budget = new ToolBudgetService({ catalog, observed: observedLimits });
   const runtime: ToolRuntime = {
-    fetch: createGuardedFetch(networkPolicy),
+    fetch: createGuardedFetch(networkPolicy, { maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES }),
     resolveHost: dnsHostResolver,
     secret: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
-    scripts: overrides.scripts ?? (await ScriptSandbox.create()),
+    scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
   };
   const dispatcher = new ToolDispatcher({ tools, cascade, runtime, networkPolicy });

@@ -55,6 +55,7 @@ export const Errors = {
       { path: "type", message: `must be one of ${known.join(", ")}` },
     ]),
   preconditionFailed: (detail: string) => new VanceError("precondition_failed", 412, detail),
+  busy: (detail: string) => new VanceError("busy", 429, detail),
 } as const;
 
 function truncate(value: string): string {

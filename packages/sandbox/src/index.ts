@@ -1,11 +1,10 @@
+export type { ScriptOutcome, ToolCallOutcome } from "./engine";
 export { DEFAULT_LIMITS, MAX_STACK_BYTES, type SandboxLimits } from "./limits";
 export {
-  type CallTool,
-  type ScriptOutcome,
+  DEFAULT_WORKER_URL,
+  ScriptPool,
+  type ScriptPoolOptions,
+  type ScriptPoolStats,
   type ScriptRequest,
-  ScriptSandbox,
-  type ScriptSandboxOptions,
-  type ScriptSandboxStats,
-  type ScriptVariant,
-  type ToolCallOutcome,
-} from "./script-sandbox";
+} from "./script-pool";
+export type { CallTool } from "./script-worker";

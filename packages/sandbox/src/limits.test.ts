@@ -10,7 +10,7 @@ describe("resolveLimits", () => {
   });
 
   it("keeps the stack at or below 256 KiB", () => {
-    expect(DEFAULT_LIMITS.maxStackBytes).toBeLessThanOrEqual(256 * 1024);
+    expect(DEFAULT_LIMITS.maxStackBytes).toBeLessThanOrEqual(MAX_STACK_BYTES);
     expect(() => resolveLimits(DEFAULT_LIMITS, { maxStackBytes: MAX_STACK_BYTES + 1 })).toThrow(RangeError);
   });
 

@@ -12,18 +12,18 @@ export interface SandboxLimits {
 }
 
 /**
- * Larger QuickJS stacks let deep recursion overflow Node's own native stack (the WASM
- * interpreter recurses on it) before QuickJS notices, which kills the host process.
+ * QuickJS's interpreter recurses on the native stack of the thread that runs it; each script
+ * worker is started with a native stack sized from this limit, so QuickJS's own check trips first.
  */
-export const MAX_STACK_BYTES = 256 * 1024;
+export const MAX_STACK_BYTES = 4 * 1024 * 1024;
 
 /**
- * Defaults: 32 MiB heap, 256 KiB stack, and a statement budget above what a tight loop reaches
+ * Defaults: 32 MiB heap, 1 MiB stack (a 2,000-frame recursion fits), and a statement budget above what a tight loop reaches
  * within the 30 s maximum `timeoutMs`, so that the wall clock normally fires first.
  */
 export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryBytes: 32 * 1024 * 1024,
-  maxStackBytes: MAX_STACK_BYTES,
+  maxStackBytes: 1024 * 1024,
   maxInterrupts: 100_000,
 });
 

@@ -1,29 +1,28 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type CallTool, type ScriptRequest, ScriptSandbox, type ToolCallOutcome } from "./index";
+import { type CallTool, ScriptPool, type ScriptRequest, type ToolCallOutcome } from "./index";
 
-let sandbox: ScriptSandbox;
+let pool: ScriptPool;
 
 beforeAll(async () => {
-  sandbox = await ScriptSandbox.create({ maxIdleModules: 2 });
+  pool = await ScriptPool.create({ warmWorkers: 2, maxRunsPerTenant: 64, maxWorkers: 64 });
 });
 
-afterAll(() => sandbox.dispose());
+afterAll(() => pool.close());
 
 // Every run disposes its runtime; a leaked handle aborts QuickJS on dispose and fails the run.
-// What is left to check between tests is that no module stayed checked out.
+// What is left to check between tests is that no thread stayed busy.
 afterEach(() => {
-  expect(sandbox.stats().asyncifyModules.inUse).toBe(0);
+  expect(pool.stats().workers.busy).toBe(0);
 });
 
 function run(source: string, inputs: Record<string, unknown> = {}, extra: Partial<ScriptRequest> = {}) {
-  return sandbox.run({ source, inputs, timeoutMs: 2_000, ...extra });
+  return pool.run({ source, inputs, timeoutMs: 2_000, ...extra });
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
-  const runIn = (source: string, inputs: Record<string, unknown> = {}, extra: Partial<ScriptRequest> = {}) =>
-    run(source, inputs, { variant, ...extra });
+describe("scripts", () => {
+  const runIn = run;
 
   it("runs add_numbers", async () => {
     expect(await runIn("a + b", { a: 1, b: 2 })).toEqual({ ok: true, value: 3 });
@@ -179,41 +178,6 @@ describe.each(["sync", "asyncify"] as const)("%s variant", (variant) => {
   });
 });
 
-describe("both variants", () => {
-  it("give identical outcomes for the same scripts", async () => {
-    const scripts: [string, Record<string, unknown>][] = [
-      ["a + b", { a: 1, b: 2 }],
-      [
-        "items.map((item) => item.price * item.qty).reduce((x, y) => x + y, 0)",
-        { items: [{ price: 2, qty: 3 }] },
-      ],
-      ["JSON.stringify({ when: typeof Date.now(), re: /a(b)/.exec('xab')[1] })", {}],
-      ["new Map([[1, 2]])", {}],
-      ["undefinedVariable", {}],
-      ["throw new RangeError('out of range')", {}],
-      ["[typeof vance, typeof console]", {}],
-      ["'a'.padStart(3, '-') + s", { s: "ü🙂" }],
-      ["let o = {}; o.self = o; o", {}],
-      ["vance.tools.call(42)", {}],
-    ];
-    for (const [source, inputs] of scripts) {
-      const sync = await run(source, inputs, { variant: "sync" });
-      const asyncify = await run(source, inputs, { variant: "asyncify" });
-      expect(asyncify, source).toEqual(sync);
-    }
-  });
-
-  it("takes the sync variant unless the script can reach a sibling tool", async () => {
-    const callTool: CallTool = async () => ({ value: 1 });
-    const before = sandbox.stats().runs;
-    await run("a + b", { a: 1, b: 2 }, { callTool });
-    await run("1", {});
-    expect(sandbox.stats().runs).toEqual({ sync: before.sync + 2, asyncify: before.asyncify });
-    await run("vance.tools.call('one', {})", {}, { callTool });
-    expect(sandbox.stats().runs).toEqual({ sync: before.sync + 2, asyncify: before.asyncify + 1 });
-  });
-});
-
 describe("vance.tools.call", () => {
   it("returns the sibling's value into the script", async () => {
     const calls: [string, unknown][] = [];
@@ -296,10 +260,10 @@ describe("vance.tools.call", () => {
     });
   });
 
-  it("suspends from inside nested calls of the script", async () => {
+  it("answers from 2,000 frames deep in the script's own recursion", async () => {
     const callTool: CallTool = async (_name, params) => ({ value: params });
     const source =
-      "function f(n) { return n === 0 ? vance.tools.call('deep', { n: 'bottom' }).n : f(n - 1); } f(12)";
+      "function f(n) { return n === 0 ? vance.tools.call('deep', { n: 'bottom' }).n : f(n - 1); } f(2000)";
     expect(await run(source, {}, { callTool })).toEqual({ ok: true, value: "bottom" });
   });
 
@@ -307,7 +271,7 @@ describe("vance.tools.call", () => {
     const callTool: CallTool = async (name, params) => {
       const { x } = params as { x: number };
       if (name === "double") {
-        return sandbox
+        return pool
           .run({
             source: "vance.tools.call('increment', { x }) * 2",
             inputs: { x },
@@ -316,7 +280,7 @@ describe("vance.tools.call", () => {
           })
           .then((outcome) => (outcome.ok ? { value: outcome.value } : outcome));
       }
-      const inner = await sandbox.run({ source: "x + 1", inputs: { x }, timeoutMs: 2_000 });
+      const inner = await pool.run({ source: "x + 1", inputs: { x }, timeoutMs: 2_000 });
       return inner.ok ? { value: inner.value } : inner;
     };
     expect(await run("vance.tools.call('double', { x }) + 1000", { x: 4 }, { callTool })).toEqual({
@@ -336,9 +300,6 @@ describe("vance.tools.call", () => {
       ),
     );
     expect(outcomes).toEqual(Array.from({ length: 50 }, (_, i) => ({ ok: true, value: [i, i * 2] })));
-    const { asyncifyModules } = sandbox.stats();
-    expect(asyncifyModules.idle).toBeLessThanOrEqual(2);
-    expect(asyncifyModules.peakInUse).toBeGreaterThanOrEqual(50);
   });
 });
 
@@ -353,14 +314,17 @@ describe("misuse", () => {
 
   it("rejects limits QuickJS cannot enforce safely", async () => {
     await expect(run("1", {}, { timeoutMs: 0 })).rejects.toThrow(RangeError);
-    await expect(run("1", {}, { limits: { maxStackBytes: 1024 * 1024 } })).rejects.toThrow(RangeError);
+    await expect(run("1", {}, { limits: { maxStackBytes: 8 * 1024 * 1024 } })).rejects.toThrow(RangeError);
+    await expect(run("1", {}, { limits: { maxStackBytes: 2 * 1024 * 1024 } })).rejects.toThrow(
+      "sizes its threads",
+    );
     await expect(run("1", {}, { limits: { memoryBytes: 1024 * 1024 * 1024 } })).rejects.toThrow(RangeError);
   });
 
-  it("refuses to run once disposed", async () => {
-    const own = await ScriptSandbox.create({ maxIdleModules: 0 });
-    expect(await own.run({ source: "1", inputs: {}, timeoutMs: 100 })).toEqual({ ok: true, value: 1 });
-    own.dispose();
-    await expect(own.run({ source: "1", inputs: {}, timeoutMs: 100 })).rejects.toThrow("disposed");
+  it("refuses to run once closed", async () => {
+    const own = await ScriptPool.create({ warmWorkers: 0 });
+    expect(await own.run({ source: "1", inputs: {}, timeoutMs: 1_000 })).toEqual({ ok: true, value: 1 });
+    await own.close();
+    await expect(own.run({ source: "1", inputs: {}, timeoutMs: 100 })).rejects.toThrow("closed");
   });
 });

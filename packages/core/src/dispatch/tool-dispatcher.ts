@@ -1,7 +1,8 @@
 import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
 import type { DocumentCascade } from "../cascade/document-cascade";
-import { VanceError } from "../errors";
-import { validateJsonSchema } from "../json-schema-validator";
+import { Errors, VanceError } from "../errors";
+import { toolDocumentPath } from "../ids";
+import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration } from "../ports/state-store";
 import type { ToolRuntime } from "../ports/tool-runtime";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
@@ -16,6 +17,8 @@ export interface DispatchRequest {
   readonly allowedTools: ReadonlySet<string> | null;
   /** Tools the engine's client side runs; answered with a routing result. */
   readonly clientTools?: readonly ClientToolDeclaration[];
+  /** Aborts when the caller went away: what the call started stops with it. */
+  readonly signal?: AbortSignal;
 }
 
 /** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
@@ -36,6 +39,9 @@ export interface ToolDispatcherOptions {
   /** How deep sibling calls (`vance.tools.call`) may nest; a script calling itself stops here. */
   readonly maxCallDepth?: number;
 }
+
+/** The signal of a call nobody can cancel. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** The default limit of nested sibling calls. */
 export const DEFAULT_MAX_CALL_DEPTH = 8;
@@ -60,6 +66,9 @@ export class ToolDispatcher {
   async invoke(request: DispatchRequest): Promise<DispatchResult> {
     const started = performance.now();
     const outcome = await this.dispatch(request, 0);
+    // A full sandbox is the caller's to retry, not the tool's failure: 429 over HTTP. Nested
+    // calls see `Busy` as an error inside the calling script instead.
+    if ("error" in outcome && outcome.error === "Busy") throw Errors.busy(outcome.message);
     return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
   }
 
@@ -102,7 +111,9 @@ export class ToolDispatcher {
     depth: number,
   ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
     const input = request.params ?? {};
-    const problems = validateJsonSchema(target.inputSchema, input);
+    const schema = compileJsonSchema(target.inputSchema);
+    if (!schema.ok) throw unusableSchema(target, schema.message);
+    const problems = schema.validate(input);
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
@@ -130,9 +141,11 @@ export class ToolDispatcher {
       caller,
       runtime: this.options.runtime,
       networkPolicy: this.options.networkPolicy,
+      signal: request.signal ?? NEVER_ABORTED,
+      depth,
       readDocument: async (path) =>
         (await this.options.cascade.lookup(caller.tenant, caller.project, path))?.body ?? null,
-      callTool: async (name, params) => {
+      callTool: async (name, params, signal) => {
         if (depth + 1 > this.maxCallDepth) {
           return {
             error: "CallDepthExceeded",
@@ -140,7 +153,8 @@ export class ToolDispatcher {
           };
         }
         try {
-          const result = await this.dispatch({ ...request, name, params }, depth + 1);
+          const nested = { ...request, name, params, signal: signal ?? request.signal };
+          const result = await this.dispatch(nested, depth + 1);
           return "route" in result
             ? {
                 error: "ClientToolNotCallable",
@@ -162,4 +176,22 @@ function errorClass(code: string): string {
     .split("_")
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
+}
+
+/**
+ * A tool whose input schema does not compile: its stored document (or the process's spawn
+ * declaration) is at fault, not the params, so the caller learns which to fix.
+ */
+function unusableSchema(target: ResolvedTool | ClientToolDeclaration, message: string): VanceError {
+  const errors = [{ path: "inputSchema", message: `inputSchema is ${message}` }];
+  if ("layer" in target) {
+    const cause = Errors.validationFailed(`its inputSchema is ${message}`, errors);
+    return Errors.invalidDocument(toolDocumentPath(target.name), target.layer, cause);
+  }
+  return new VanceError(
+    "invalid_document",
+    422,
+    `the inputSchema declared at spawn for client tool '${target.name}' is ${message}`,
+    errors,
+  );
 }

@@ -1,8 +1,12 @@
-import Ajv, { type ValidateFunction } from "ajv";
 import * as v from "valibot";
 import type { ToolOutcome } from "../builtins/built-in-tool";
 import type { FieldError } from "../errors";
-import { BLOCKED_ADDRESS_ERROR_NAME, isIpLiteral } from "../net/network-policy";
+import { compileJsonSchema } from "../json-schema-validator";
+import {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  isIpLiteral,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+} from "../net/network-policy";
 import { OpenJsonSchema } from "./common";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { defineToolType, type InvocationContext } from "./tool-type";
@@ -54,8 +58,9 @@ export const RestType = defineToolType({
       });
     }
     if (parameters.responseSchema) {
-      const compiled = responseValidator(parameters.responseSchema);
-      if (!compiled.ok) problems.push({ path: "responseSchema", message: compiled.message });
+      const compiled = compileJsonSchema(parameters.responseSchema);
+      if (!compiled.ok)
+        problems.push({ path: "responseSchema", message: `responseSchema is ${compiled.message}` });
     }
     return problems;
   },
@@ -90,17 +95,28 @@ async function call(
   if ("error" in built) return built;
   const { url, init } = built;
   const host = bareHost(url.hostname);
-  const signal = AbortSignal.timeout(parameters.timeoutMs);
-  const timedOut = (): Failure => ({
-    error: "TimeoutError",
-    message: `${init.method} ${url.host} did not answer within ${parameters.timeoutMs} ms`,
-  });
+  const timeout = AbortSignal.timeout(parameters.timeoutMs);
+  // The caller's signal ends the call too: a rest call inside a script whose deadline passed
+  // must not keep its connection (and the script's budget) open until its own timeout.
+  const signal = AbortSignal.any([timeout, context.signal]);
+  // `Cancelled` rather than `TimeoutError` when the caller ended first: this endpoint did not
+  // overrun its timeoutMs, and a caller reading TimeoutError would raise the wrong limit.
+  const stopped = (): Failure =>
+    context.signal.aborted && signal.reason === context.signal.reason
+      ? {
+          error: "Cancelled",
+          message: `${init.method} ${url.host} was abandoned because its caller ended (${describeError(context.signal.reason)})`,
+        }
+      : {
+          error: "TimeoutError",
+          message: `${init.method} ${url.host} did not answer within ${parameters.timeoutMs} ms`,
+        };
 
   let addresses: readonly string[];
   try {
     addresses = isIpLiteral(host) ? [host] : await untilAborted(context.runtime.resolveHost(host), signal);
   } catch (error) {
-    if (signal.aborted) return timedOut();
+    if (signal.aborted) return stopped();
     return { error: "NetworkError", message: `could not resolve ${host}: ${describeError(error)}` };
   }
   if (addresses.length === 0) return { error: "NetworkError", message: `could not resolve ${host}` };
@@ -116,9 +132,12 @@ async function call(
     response = await context.runtime.fetch(url.href, { ...init, redirect: "manual", signal });
     body = await response.text();
   } catch (error) {
-    if (signal.aborted) return timedOut();
+    if (signal.aborted) return stopped();
     if (error instanceof Error && error.name === BLOCKED_ADDRESS_ERROR_NAME) {
       return { error: "BlockedAddress", message: error.message };
+    }
+    if (error instanceof Error && error.name === RESPONSE_TOO_LARGE_ERROR_NAME) {
+      return { error: "ResponseTooLarge", message: `${init.method} ${url.host}: ${error.message}` };
     }
     return { error: "NetworkError", message: `${init.method} ${url.host} failed: ${describeError(error)}` };
   }
@@ -134,12 +153,14 @@ async function call(
     };
   }
   if (parameters.responseSchema) {
-    const compiled = responseValidator(parameters.responseSchema);
-    if (!compiled.ok) return { error: "ResponseSchemaError", message: compiled.message };
-    if (!compiled.validate(value)) {
+    const compiled = compileJsonSchema(parameters.responseSchema);
+    if (!compiled.ok)
+      return { error: "ResponseSchemaError", message: `responseSchema is ${compiled.message}` };
+    const problems = compiled.validate(value);
+    if (problems.length > 0) {
       return {
         error: "ResponseSchemaError",
-        message: `the response does not match responseSchema: ${summarise(compiled.validate)}`,
+        message: `the response does not match responseSchema: ${summarise(problems)}`,
       };
     }
   }
@@ -357,46 +378,8 @@ function describeError(error: unknown): string {
   return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }
 
-type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
-
-const MAX_CACHED_VALIDATORS = 256;
-/** Compiled validators by schema JSON text: parsed configs are new objects on every read. */
-const validators = new Map<string, CompiledSchema>();
-
-function responseValidator(schema: Readonly<Record<string, unknown>>): CompiledSchema {
-  const key = JSON.stringify(schema);
-  const cached = validators.get(key);
-  if (cached) {
-    validators.delete(key);
-    validators.set(key, cached);
-    return cached;
-  }
-  const compiled = compile(schema);
-  if (validators.size >= MAX_CACHED_VALIDATORS) validators.delete(validators.keys().next().value ?? "");
-  validators.set(key, compiled);
-  return compiled;
-}
-
-function compile(schema: Readonly<Record<string, unknown>>): CompiledSchema {
-  // One Ajv per schema: two schemas with the same $id would clash in a shared instance, and a
-  // validator evicted from the cache must not stay reachable through Ajv's own cache.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, validateFormats: false });
-  const { $schema: _dialect, ...body } = schema;
-  try {
-    return { ok: true, validate: ajv.compile(body) };
-  } catch (error) {
-    return {
-      ok: false,
-      message: `responseSchema is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-}
-
-function summarise(validate: ValidateFunction): string {
-  const errors = validate.errors ?? [];
-  const shown = errors
-    .slice(0, 5)
-    .map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
+function summarise(errors: readonly FieldError[]): string {
+  const shown = errors.slice(0, 5).map((error) => `/${error.path.split(".").join("/")} ${error.message}`);
   return errors.length > shown.length
     ? `${shown.join("; ")}; and ${errors.length - shown.length} more`
     : shown.join("; ");

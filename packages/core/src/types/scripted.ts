@@ -42,12 +42,16 @@ export const ScriptedType = defineToolType({
     }
     const inputs: Record<string, unknown> = {};
     for (const declared of parameters.inputs) inputs[declared.name] = input[declared.name] ?? null;
-    // Only scripts that mention the host object pay for the asyncify path.
     const outcome = await context.runtime.scripts.run({
       source,
       inputs,
       timeoutMs: parameters.timeoutMs,
-      ...(source.includes("vance") ? { callTool: (name, params) => context.callTool(name, params) } : {}),
+      tenant: context.caller.tenant,
+      nested: context.depth > 0,
+      signal: context.signal,
+      ...(source.includes("vance")
+        ? { callTool: (name, params, signal) => context.callTool(name, params, signal) }
+        : {}),
     });
     return outcome.ok ? { value: outcome.value } : { error: outcome.error, message: outcome.message };
   },

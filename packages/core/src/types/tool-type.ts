@@ -21,10 +21,20 @@ export interface InvocationContext {
   readonly caller: CallerContext;
   readonly runtime: ToolRuntime;
   readonly networkPolicy: NetworkPolicy;
+  /**
+   * Aborts when the call must stop: the caller's deadline passed, or the caller ended (timeout,
+   * error, cancellation). Whatever the tool starts (HTTP calls, nested scripts) ends with it.
+   */
+  readonly signal: AbortSignal;
+  /** 0 for a call from the API; n for a sibling call n levels below it. */
+  readonly depth: number;
   /** A document through the caller's cascade (project → tenant → bundled), or null. */
   readDocument(path: string): Promise<string | null>;
-  /** Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper. */
-  callTool(name: string, params: unknown): Promise<ToolOutcome>;
+  /**
+   * Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper.
+   * `signal` (default: this call's) aborts the sibling when the calling code ends.
+   */
+  callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ToolOutcome>;
 }
 
 /**

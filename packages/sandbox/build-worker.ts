@@ -1,0 +1,29 @@
+/**
+ * Bundles the script worker (src/worker.ts and what it imports, quickjs-emscripten included)
+ * into one ES module, dist/script-worker.mjs: a worker thread runs plain JavaScript, whatever
+ * loader the main thread has. `npm start`, `npm run bench` and the test setup build it first.
+ */
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+/** Where the bundle is written; the pool's default worker URL points here. */
+export const WORKER_BUNDLE = fileURLToPath(new URL("./dist/script-worker.mjs", import.meta.url));
+
+/** Writes the bundle. */
+export async function buildScriptWorker(): Promise<void> {
+  await build({
+    entryPoints: [fileURLToPath(new URL("./src/worker.ts", import.meta.url))],
+    outfile: WORKER_BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "warning",
+    // Emscripten's glue names require() on paths it never takes here (the compiled module is handed in).
+    banner: {
+      js: "import { createRequire as __vanceRequire } from 'node:module'; const require = __vanceRequire(import.meta.url);",
+    },
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildScriptWorker();

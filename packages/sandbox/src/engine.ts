@@ -1,0 +1,312 @@
+import {
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  Scope,
+  type VmCallResult,
+} from "quickjs-emscripten";
+import { installConsole, installVance, mentions, vmError } from "./host-api";
+import type { SandboxLimits } from "./limits";
+import type { LoadedModule } from "./module";
+import { describeThrown, readJson, toHandle, type VmRead } from "./vm-values";
+
+/**
+ * The language features a script gets: QuickJS's defaults less typed arrays (which in this build
+ * take BigInt with them). Tool glue code has no bytes to handle, and setting up those classes
+ * costs about a quarter of a fresh context (0.44 → 0.32 ms measured here), paid by every call.
+ */
+export const SCRIPT_INTRINSICS = Object.freeze({
+  BaseObjects: true,
+  Date: true,
+  Eval: true,
+  StringNormalize: true,
+  RegExp: true,
+  JSON: true,
+  Proxy: true,
+  MapSet: true,
+  TypedArrays: false,
+  Promise: true,
+});
+
+/** What a sibling tool call answered: a JSON value, or an error the script sees as a thrown `Error`. */
+export type ToolCallOutcome = { value: unknown } | { error: string; message: string };
+
+/**
+ * Result of a run. `value` is the last expression read with JSON.stringify semantics (`toJSON`
+ * applies, functions and `undefined` inside objects are dropped); a result JSON cannot represent
+ * at all (`undefined`, a function, a symbol) is `null`. `error` is the class name of what the
+ * script threw, or one of the sandbox's own: `TimeoutError`, `StatementLimitError`,
+ * `MemoryError`, `RangeError` (stack overflow), `InputError`, `Busy`, `Cancelled`.
+ */
+export type ScriptOutcome = { ok: true; value: unknown } | { ok: false; error: string; message: string };
+
+/**
+ * The host side of `vance.tools.call` inside a worker: blocks the thread until the sibling
+ * answered. `timedOut` says the run's deadline passed while it waited.
+ */
+export type BlockingToolCall = (name: string, params: unknown) => ToolCallOutcome & { timedOut?: boolean };
+
+/** One run as the engine sees it: everything already validated. */
+export interface EngineJob {
+  readonly source: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly timeoutMs: number;
+  /** On the `performance.now()` clock of the thread that runs the engine. */
+  readonly deadline: number;
+  readonly limits: SandboxLimits;
+  readonly callTool: BlockingToolCall | undefined;
+}
+
+interface RunState {
+  /** User code may run outside `running` too: `toJSON` and getters while the host reads results. */
+  phase: "preparing" | "running" | "finished";
+  /** The host is reading a sibling call's params, which may run the script's `toJSON`. */
+  readingParams: boolean;
+  interrupted?: "deadline" | "statements" | "memory";
+  /** A sibling call was cut off by the deadline; the script may have caught that. */
+  hostCallTimedOut: boolean;
+}
+
+/** The VM's JSON.parse and JSON.stringify, fetched on first use and kept for the run. */
+interface JsonFunctions {
+  stringify: () => QuickJSHandle;
+  parse: () => QuickJSHandle;
+}
+
+const EVAL_OPTIONS = { type: "global" } as const;
+
+/**
+ * A Scope that can be abandoned. Once an exception escaped the WebAssembly code, the module's
+ * heap is inconsistent and freeing into it aborts; its handles go away with the module instead.
+ */
+class RunScope extends Scope {
+  abandoned = false;
+
+  override dispose(): void {
+    if (!this.abandoned) super.dispose();
+  }
+}
+
+/** A fresh runtime and context, made ahead of the run that will use them (and only that one). */
+export interface PreparedRun {
+  readonly loaded: LoadedModule;
+  readonly scope: RunScope;
+  readonly runtime: QuickJSRuntime;
+  readonly context: QuickJSContext;
+}
+
+/**
+ * Creates the runtime and context for the next run. Creating a context is most of a run's cost
+ * (~0.2 ms); a worker does it while idle, so the run itself only binds, evaluates and reads.
+ */
+export function prepareRun(loaded: LoadedModule): PreparedRun {
+  const scope = new RunScope();
+  const runtime = scope.manage(loaded.module.newRuntime());
+  const context = scope.manage(runtime.newContext({ intrinsics: SCRIPT_INTRINSICS }));
+  return { loaded, scope, runtime, context };
+}
+
+/**
+ * Runs one script in its prepared runtime and context (QuickJS's synchronous build), on the
+ * calling thread, disposes them, and says whether the module may serve another run: not after
+ * an exception escaped it, and not after its memory grew (WebAssembly memory never shrinks, and
+ * the heap limit assumes a module at its initial size).
+ */
+export function runScript(
+  prepared: PreparedRun,
+  job: EngineJob,
+): { outcome: ScriptOutcome; reusable: boolean } {
+  const { loaded, scope, runtime, context } = prepared;
+  const startBytes = loaded.memory.buffer.byteLength;
+  try {
+    const outcome = execute(scope, runtime, context, loaded.memory, job);
+    scope.dispose();
+    return { outcome, reusable: loaded.memory.buffer.byteLength === startBytes };
+  } catch (error) {
+    scope.abandoned = true;
+    // The thread's native stack ran out inside QuickJS before QuickJS's own stack limit tripped.
+    if (error instanceof RangeError && error.message.startsWith("Maximum call stack size exceeded")) {
+      return { outcome: failed("RangeError", stackOverflowMessage(job.limits)), reusable: false };
+    }
+    throw error;
+  }
+}
+
+/** One run; every handle it creates belongs to `scope`. */
+function execute(
+  scope: Scope,
+  runtime: QuickJSRuntime,
+  context: QuickJSContext,
+  memory: WebAssembly.Memory,
+  job: EngineJob,
+): ScriptOutcome {
+  const state: RunState = { phase: "preparing", readingParams: false, hostCallTimedOut: false };
+  applyLimits(runtime, memory, job, state);
+  const json = vmJson(scope, context);
+  // Sibling answers are parsed while the script runs, when JSON.parse may be the script's own.
+  // JSON.stringify is taken when first needed: a script that replaced it only changes how its
+  // own values read, and most results are primitives that never need it.
+  if (job.callTool) json.parse();
+  if (mentions(job.source, "console")) installConsole(context);
+  if (mentions(job.source, "vance")) {
+    const call = job.callTool
+      ? siblingToolCall(context, job.callTool, state, json)
+      : unavailableToolCall(context);
+    installVance(context, context.newFunction("call", call));
+  }
+  for (const [name, value] of Object.entries(job.inputs)) {
+    const bound = toHandle(context, value, json.parse);
+    if ("thrown" in bound) return conclude(context, { thrown: scope.manage(bound.thrown) }, state, job);
+    context.setProp(context.global, name, scope.manage(bound.handle));
+  }
+  state.phase = "running";
+  const result = scope.manage(context.evalCode(job.source, "script.js", EVAL_OPTIONS));
+  state.phase = "finished";
+  if (result.error) return conclude(context, { thrown: result.error }, state, job);
+  const read = readJson(context, result.value, json.stringify);
+  return conclude(context, "thrown" in read ? { thrown: scope.manage(read.thrown) } : read, state, job);
+}
+
+function vmJson(scope: Scope, context: QuickJSContext): JsonFunctions {
+  let object: QuickJSHandle | undefined;
+  let stringify: QuickJSHandle | undefined;
+  let parse: QuickJSHandle | undefined;
+  const json = () => {
+    object ??= scope.manage(context.getProp(context.global, "JSON"));
+    return object;
+  };
+  return {
+    stringify: () => {
+      stringify ??= scope.manage(context.getProp(json(), "stringify"));
+      return stringify;
+    },
+    parse: () => {
+      parse ??= scope.manage(context.getProp(json(), "parse"));
+      return parse;
+    },
+  };
+}
+
+function applyLimits(
+  runtime: QuickJSRuntime,
+  memory: WebAssembly.Memory,
+  job: EngineJob,
+  state: RunState,
+): void {
+  // Stops single allocations larger than the limit; the heap as a whole is bounded by the
+  // memory check below and, between checks, by the module's maximum memory (module.ts).
+  runtime.setMemoryLimit(job.limits.memoryBytes);
+  runtime.setMaxStackSize(job.limits.maxStackBytes);
+  const maxBytes = memory.buffer.byteLength + job.limits.memoryBytes;
+  let interrupts = 0;
+  runtime.setInterruptHandler(() => {
+    if (performance.now() >= job.deadline) state.interrupted = "deadline";
+    else if (memory.buffer.byteLength > maxBytes) state.interrupted = "memory";
+    else if (++interrupts > job.limits.maxInterrupts) state.interrupted = "statements";
+    return state.interrupted !== undefined;
+  });
+}
+
+/** Turns what the run produced into an outcome; host-imposed limits win over what the script did. */
+function conclude(context: QuickJSContext, read: VmRead, state: RunState, job: EngineJob): ScriptOutcome {
+  let finished = limitHit(state, job);
+  if (finished) return finished;
+  if ("thrown" in read) {
+    const { name, message } = describeThrown(context, read.thrown);
+    finished = classify(name, message, job.limits);
+  } else {
+    finished = { ok: true, value: read.value };
+  }
+  // Describing an error or reading the result runs the script's getters and toJSON, which may
+  // have hit a limit as well.
+  return limitHit(state, job) ?? finished;
+}
+
+function limitHit(state: RunState, job: EngineJob): ScriptOutcome | undefined {
+  if (state.interrupted === "deadline" || state.hostCallTimedOut) return timeoutOutcome(job.timeoutMs);
+  if (state.interrupted === "memory") return memoryError(job.limits);
+  if (state.interrupted === "statements") {
+    return failed(
+      "StatementLimitError",
+      `script exceeded its statement budget of ${job.limits.maxInterrupts} interrupt checks`,
+    );
+  }
+  return undefined;
+}
+
+/** Gives QuickJS's resource errors the names a tool author recognises. */
+function classify(name: string, message: string, limits: SandboxLimits): ScriptOutcome {
+  if (name === "InternalError" && message === "out of memory") return memoryError(limits);
+  if (name === "InternalError" && message === "stack overflow") {
+    return failed("RangeError", stackOverflowMessage(limits));
+  }
+  return failed(name, message);
+}
+
+function failed(error: string, message: string): { ok: false; error: string; message: string } {
+  return { ok: false, error, message };
+}
+
+function stackOverflowMessage(limits: SandboxLimits): string {
+  return `Maximum call stack size exceeded (stack limit ${limits.maxStackBytes} bytes)`;
+}
+
+function memoryError(limits: SandboxLimits): ScriptOutcome {
+  return failed("MemoryError", `script exceeded its memory limit of ${limits.memoryBytes} bytes`);
+}
+
+/** The outcome of a run that overstayed its deadline, wherever that was noticed. */
+export function timeoutOutcome(timeoutMs: number): { ok: false; error: string; message: string } {
+  return failed("TimeoutError", `script exceeded its deadline of ${timeoutMs} ms`);
+}
+
+function checkToolName(
+  context: QuickJSContext,
+  name: QuickJSHandle | undefined,
+): VmCallResult<QuickJSHandle> | undefined {
+  return name === undefined || context.typeof(name) !== "string"
+    ? vmError(context, "TypeError", "vance.tools.call: the tool name must be a string")
+    : undefined;
+}
+
+/** `vance.tools.call` of a run without sibling tools. */
+function unavailableToolCall(context: QuickJSContext) {
+  return (name?: QuickJSHandle): VmCallResult<QuickJSHandle> =>
+    checkToolName(context, name) ??
+    vmError(context, "ToolCallError", "vance.tools.call is not available in this invocation");
+}
+
+/**
+ * `vance.tools.call`: reads the arguments, blocks the thread until the sibling answered (the
+ * host never runs guest code meanwhile), and returns its value or throws its error. Calls from
+ * the params' `toJSON`, or from user code the host runs after the script finished, are refused:
+ * they would nest host calls inside host calls.
+ */
+function siblingToolCall(
+  context: QuickJSContext,
+  callTool: BlockingToolCall,
+  state: RunState,
+  json: JsonFunctions,
+) {
+  return (nameHandle?: QuickJSHandle, paramsHandle?: QuickJSHandle): VmCallResult<QuickJSHandle> => {
+    const invalid = checkToolName(context, nameHandle);
+    if (invalid) return invalid;
+    if (state.phase !== "running" || state.readingParams) {
+      return vmError(context, "ToolCallError", "vance.tools.call cannot be called from here");
+    }
+    const name = context.getString(nameHandle!);
+    state.readingParams = true;
+    let params: VmRead;
+    try {
+      params = paramsHandle === undefined ? { value: null } : readJson(context, paramsHandle, json.stringify);
+    } finally {
+      state.readingParams = false;
+    }
+    if ("thrown" in params) return { error: params.thrown };
+    const answer = callTool(name, params.value);
+    if (answer.timedOut) state.hostCallTimedOut = true;
+    if ("error" in answer) return vmError(context, answer.error, answer.message);
+    const value = toHandle(context, answer.value, json.parse);
+    return "thrown" in value ? { error: value.thrown } : { value: value.handle };
+  };
+}

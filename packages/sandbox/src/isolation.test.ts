@@ -1,0 +1,208 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CallTool, ScriptPool, type ToolCallOutcome } from "./index";
+
+// What a hostile script can do to the thread that serves everyone: nothing. Each attack ends in
+// its own bounded outcome while the main thread's event loop keeps turning.
+
+const CATASTROPHIC_REGEX = "/^(a+)+$/.test('a'.repeat(40) + '!')";
+
+const pools: ScriptPool[] = [];
+async function newPool(options: Parameters<typeof ScriptPool.create>[0] = {}) {
+  const pool = await ScriptPool.create({ warmWorkers: 2, ...options });
+  pools.push(pool);
+  return pool;
+}
+
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.close();
+});
+
+/** The event loop's delay (ms) while `work` runs, and its result. */
+async function withLoopDelay<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; medianMs: number; maxMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  try {
+    const result = await work();
+    return { result, medianMs: histogram.percentile(50) / 1e6, maxMs: histogram.max / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
+async function until(condition: () => boolean, ms = 2_000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > end) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("a script's worst", () => {
+  it("ends a catastrophic regex (which QuickJS never interrupts) at its deadline, off the main thread", async () => {
+    const pool = await newPool();
+    const started = performance.now();
+    const { result, medianMs } = await withLoopDelay(() =>
+      pool.run({ source: CATASTROPHIC_REGEX, inputs: {}, timeoutMs: 500 }),
+    );
+    const elapsed = performance.now() - started;
+    expect(result).toEqual({
+      ok: false,
+      error: "TimeoutError",
+      message: "script exceeded its deadline of 500 ms",
+    });
+    expect(elapsed).toBeLessThan(500 + 1_000);
+    // The main thread ran no guest code: its loop was never blocked for long.
+    expect(medianMs).toBeLessThan(100);
+    expect(pool.stats().workers.terminated).toBe(1);
+    expect(await pool.run({ source: "'still here'", inputs: {}, timeoutMs: 1_000 })).toEqual({
+      ok: true,
+      value: "still here",
+    });
+  });
+
+  it("ends a catastrophic regex reached through a sibling call's answer too", async () => {
+    const pool = await newPool();
+    const callTool: CallTool = async () => ({ value: `${"a".repeat(40)}!` });
+    const outcome = await pool.run({
+      source: "/^(a+)+$/.test(vance.tools.call('text', {}))",
+      inputs: {},
+      timeoutMs: 300,
+      callTool,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: "TimeoutError" });
+  });
+
+  it("lets another tenant's runs through while one tenant floods the pool with endless loops", async () => {
+    const pool = await newPool({ maxRunsPerTenant: 4, maxQueuedPerTenant: 4 });
+    const flood = Array.from({ length: 100 }, () =>
+      pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 1_000, tenant: "attacker" }),
+    );
+    const victim: unknown[] = [];
+    const { medianMs } = await withLoopDelay(async () => {
+      for (let i = 0; i < 20; i++) {
+        victim.push(
+          await pool.run({ source: "a + b", inputs: { a: i, b: 1 }, timeoutMs: 1_000, tenant: "victim" }),
+        );
+      }
+    });
+    expect(victim).toEqual(Array.from({ length: 20 }, (_, i) => ({ ok: true, value: i + 1 })));
+    expect(medianMs).toBeLessThan(100);
+    const outcomes = await Promise.all(flood);
+    const count = (error: string) =>
+      outcomes.filter((outcome) => !outcome.ok && outcome.error === error).length;
+    // 4 run, 4 wait and run after them, the other 92 are refused at once.
+    expect(count("TimeoutError")).toBe(8);
+    expect(count("Busy")).toBe(92);
+  });
+
+  it("refuses a nested run with Busy when no thread is free, instead of waiting", async () => {
+    const pool = await newPool({ maxWorkers: 1 });
+    const callTool: CallTool = (_name, params, signal) =>
+      pool
+        .run({ source: "x * 2", inputs: { x: params }, timeoutMs: 1_000, tenant: "t", nested: true, signal })
+        .then((outcome): ToolCallOutcome => (outcome.ok ? { value: outcome.value } : outcome));
+    const outcome = await pool.run({
+      source: "try { vance.tools.call('double', 21) } catch (e) { e.name + ': ' + e.message }",
+      inputs: {},
+      timeoutMs: 2_000,
+      tenant: "t",
+      callTool,
+    });
+    expect(outcome).toEqual({
+      ok: true,
+      value: "Busy: the sandbox has too many scripts running; try again shortly",
+    });
+  });
+
+  it("does not count a caller's sibling runs against its tenant: four callers of a scripted sibling all finish", async () => {
+    const pool = await newPool({ maxRunsPerTenant: 2 });
+    const callTool: CallTool = (_name, params, signal) =>
+      pool
+        .run({ source: "x + 1", inputs: { x: params }, timeoutMs: 1_000, tenant: "t", nested: true, signal })
+        .then((outcome): ToolCallOutcome => (outcome.ok ? { value: outcome.value } : outcome));
+    const outcomes = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        pool.run({
+          source: "vance.tools.call('inc', i) * 10",
+          inputs: { i },
+          timeoutMs: 2_000,
+          tenant: "t",
+          callTool,
+        }),
+      ),
+    );
+    expect(outcomes).toEqual([20, 30, 40, 50].map((value) => ({ ok: true, value })));
+  });
+
+  it("cancels a nested run when its caller times out, and frees its thread at once", async () => {
+    const pool = await newPool();
+    let nested: Promise<unknown> | undefined;
+    const callTool: CallTool = (_name, _params, signal) => {
+      nested = pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 30_000, nested: true, signal });
+      return nested.then(() => ({ value: null }));
+    };
+    const started = performance.now();
+    const outcome = await pool.run({
+      source: "vance.tools.call('spin', {})",
+      inputs: {},
+      timeoutMs: 300,
+      callTool,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: "TimeoutError" });
+    expect(await nested).toEqual({
+      ok: false,
+      error: "Cancelled",
+      message: "the caller ended before the script finished",
+    });
+    await until(() => pool.stats().workers.busy === 0);
+    expect(performance.now() - started).toBeLessThan(300 + 1_000);
+  });
+
+  it("cancels a queued run whose caller went away", async () => {
+    const pool = await newPool({ maxRunsPerTenant: 1 });
+    const first = pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 500, tenant: "q" });
+    const caller = new AbortController();
+    const queued = pool.run({
+      source: "1",
+      inputs: {},
+      timeoutMs: 5_000,
+      tenant: "q",
+      signal: caller.signal,
+    });
+    expect(pool.stats().queued).toBe(1);
+    caller.abort();
+    expect(await queued).toMatchObject({ ok: false, error: "Cancelled" });
+    expect(await first).toMatchObject({ ok: false, error: "TimeoutError" });
+  });
+
+  it("keeps its memory to the sandbox: a bomb in one run does not stop the next", async () => {
+    const pool = await newPool({ warmWorkers: 1 });
+    const bomb = "const parts = []; while (true) parts.push('x'.repeat(1 << 16) + parts.length);";
+    expect(await pool.run({ source: bomb, inputs: {}, timeoutMs: 10_000 })).toMatchObject({
+      ok: false,
+      error: "MemoryError",
+    });
+    expect(await pool.run({ source: "[1, 2, 3].length", inputs: {}, timeoutMs: 1_000 })).toEqual({
+      ok: true,
+      value: 3,
+    });
+  });
+
+  it("gives the thread no environment: secrets of the host process are out of reach", async () => {
+    process.env.VANCE_SECRET_PROBE = "do-not-leak";
+    try {
+      const pool = await newPool({ warmWorkers: 1 });
+      const outcome = await pool.run({
+        source: "[typeof process, typeof require, typeof globalThis.process]",
+        inputs: {},
+        timeoutMs: 1_000,
+      });
+      expect(outcome).toEqual({ ok: true, value: ["undefined", "undefined", "undefined"] });
+    } finally {
+      delete process.env.VANCE_SECRET_PROBE;
+    }
+  });
+});

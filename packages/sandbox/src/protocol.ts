@@ -1,0 +1,38 @@
+import type { MessagePort } from "node:worker_threads";
+import type { ScriptOutcome, ToolCallOutcome } from "./engine";
+import type { SandboxLimits } from "./limits";
+
+/** What a script worker is started with (its `workerData`). */
+export interface WorkerInit {
+  /** QuickJS's synchronous build, compiled once by the main thread. */
+  readonly wasmModule: WebAssembly.Module;
+  /** Sizes the module's linear memory; no run may use more. */
+  readonly memoryBytes: number;
+  /** Where answers to `vance.tools.call` arrive; read synchronously with `receiveMessageOnPort`. */
+  readonly answers: MessagePort;
+  /** One Int32: the main thread sets it to {@link ANSWERED} and notifies once an answer was posted. */
+  readonly signal: SharedArrayBuffer;
+}
+
+/** Main thread → worker: run one script. */
+export interface RunMessage {
+  readonly kind: "run";
+  readonly source: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly timeoutMs: number;
+  readonly limits: SandboxLimits;
+  /** Whether `vance.tools.call` reaches the host. */
+  readonly canCall: boolean;
+}
+
+/** Worker → main thread. */
+export type WorkerMessage =
+  | { readonly kind: "ready" }
+  | { readonly kind: "call"; readonly name: string; readonly params: unknown }
+  | { readonly kind: "done"; readonly outcome: ScriptOutcome };
+
+/** Main thread → worker, on the answers port: the sibling's answer. */
+export type AnswerMessage = ToolCallOutcome & { readonly timedOut?: boolean };
+
+export const WAITING = 0;
+export const ANSWERED = 1;

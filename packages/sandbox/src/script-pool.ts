@@ -1,0 +1,299 @@
+import { availableParallelism } from "node:os";
+import type { ScriptOutcome } from "./engine";
+import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
+import { compileQuickJS } from "./module";
+import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-worker";
+import { type SlotRefusal, Slots } from "./slots";
+
+/** One script invocation. */
+export interface ScriptRequest {
+  /** Script body; the value of its last expression is the result. */
+  source: string;
+  /** JSON values bound as top-level variables before the script runs; `undefined` binds `undefined`. */
+  inputs: Record<string, unknown>;
+  /** Wall-clock deadline for the run, including time spent in sibling tool calls. */
+  timeoutMs: number;
+  /** Present: `vance.tools.call(name, params)` reaches this, synchronously from the script's view. */
+  callTool?: CallTool;
+  /** Overrides the pool's default limits for this run. */
+  limits?: Partial<SandboxLimits>;
+  /** Whose run this is: each tenant has its own share of concurrent runs and queue. */
+  tenant?: string;
+  /** A sibling call's run (its caller holds a slot): it never waits, and answers `Busy` instead. */
+  nested?: boolean;
+  /** Aborts when the caller ended: the run is stopped at once and answers `Cancelled`. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link ScriptPool.create}. */
+export interface ScriptPoolOptions {
+  /**
+   * Default limits of every run. `memoryBytes` also sizes the WebAssembly memory of every
+   * worker's module, so a run may lower it but not raise it.
+   */
+  limits?: Partial<SandboxLimits>;
+  /** Threads kept started and idle, so a run never waits for one to boot (~35 ms). Default: the cores. */
+  warmWorkers?: number;
+  /** Most threads at once, across tenants; sibling calls need their own. Default 32. */
+  maxWorkers?: number;
+  /**
+   * Most concurrent runs one tenant starts (sibling calls' runs are part of their caller's and
+   * not counted: a caller holds one thread at a time, and its chain is bounded by the call depth).
+   * Default 2 × the cores.
+   */
+  maxRunsPerTenant?: number;
+  /** Most runs of one tenant waiting for a slot; beyond, `Busy`. Default 16 × `maxRunsPerTenant`. */
+  maxQueuedPerTenant?: number;
+  /** Longest wait for a slot before a run answers `Busy`. Default 10 s. */
+  maxQueueWaitMs?: number;
+  /** How long past its deadline a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
+  graceMs?: number;
+  /** The worker script (the built `dist/script-worker.mjs` by default). */
+  workerUrl?: URL;
+}
+
+/** Counters for tests, benchmarks and diagnostics. */
+export interface ScriptPoolStats {
+  workers: { idle: number; busy: number; starting: number; started: number; terminated: number };
+  runs: number;
+  busy: number;
+  queued: number;
+}
+
+/** The built worker bundle: `npm run build:worker` (run before start, test and bench) writes it. */
+export const DEFAULT_WORKER_URL = new URL("../dist/script-worker.mjs", import.meta.url);
+
+/** Input names that cannot become top-level variables: the host object, and the prototype setter. */
+const RESERVED_INPUTS = new Set(["vance", "__proto__"]);
+
+/** Idle threads above `warmWorkers` are stopped after this long, giving their memory back. */
+const IDLE_RETIRE_MS = 30_000;
+
+/**
+ * Runs `scripted` tools in QuickJS on a pool of worker threads: a fresh runtime and context per
+ * run, no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
+ * `run` never executes guest code, and a run that overstays its deadline is ended by terminating
+ * its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
+ * sibling calls' runs never queue (their caller holds a thread) and answer `Busy` when no thread is free.
+ */
+export class ScriptPool {
+  private readonly idle: ScriptWorker[] = [];
+  private readonly tenants = new Map<string, Slots>();
+  private readonly threads: Slots;
+  private starting = 0;
+  private busyWorkers = 0;
+  private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0 };
+  private retireTimer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly defaults: SandboxLimits,
+    private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl">>,
+    private readonly spawn: WorkerSpawn,
+  ) {
+    this.threads = new Slots(settings.maxWorkers, Number.POSITIVE_INFINITY);
+  }
+
+  /** Compiles QuickJS and starts the warm threads, so that the first run does not pay for it. */
+  static async create(options: ScriptPoolOptions = {}): Promise<ScriptPool> {
+    const cores = availableParallelism();
+    const maxRunsPerTenant = options.maxRunsPerTenant ?? 2 * cores;
+    const settings = {
+      warmWorkers: options.warmWorkers ?? cores,
+      maxRunsPerTenant,
+      maxWorkers: options.maxWorkers ?? 32,
+      maxQueuedPerTenant: options.maxQueuedPerTenant ?? 16 * maxRunsPerTenant,
+      graceMs: options.graceMs ?? 250,
+      maxQueueWaitMs: options.maxQueueWaitMs ?? 10_000,
+    };
+    for (const [name, value] of Object.entries(settings)) {
+      const least = name === "maxWorkers" || name === "maxRunsPerTenant" ? 1 : 0;
+      if (!Number.isSafeInteger(value) || value < least) {
+        throw new RangeError(`${name} must be an integer of at least ${least}, got ${value}`);
+      }
+    }
+    const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
+    const pool = new ScriptPool(defaults, settings, {
+      url: options.workerUrl ?? DEFAULT_WORKER_URL,
+      wasmModule: await compileQuickJS(),
+      memoryBytes: defaults.memoryBytes,
+      resourceLimits: {
+        // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own
+        // JavaScript (the engine glue) needs little.
+        maxOldGenerationSizeMb: 64,
+        // Room for QuickJS's interpreter frames on the thread's native stack above its own limit.
+        stackSizeMb: Math.max(4, Math.ceil((defaults.maxStackBytes * 8) / (1024 * 1024))),
+      },
+    });
+    const warm = await Promise.all(
+      Array.from({ length: Math.min(settings.warmWorkers, settings.maxWorkers) }, () => pool.startWorker()),
+    );
+    pool.idle.push(...warm);
+    return pool;
+  }
+
+  /**
+   * Runs one script. Script failures are outcomes, and so are `Busy` (no slot for this tenant,
+   * or its queue is full) and `Cancelled` (`signal` aborted); it throws only on misuse (invalid
+   * limits or timeout, a closed pool).
+   *
+   * @example
+   * await pool.run({ source: "a + b", inputs: { a: 1, b: 2 }, timeoutMs: 1000 }); // { ok: true, value: 3 }
+   */
+  async run(request: ScriptRequest): Promise<ScriptOutcome> {
+    if (this.closed) throw new Error("ScriptPool is closed");
+    if (!(request.timeoutMs > 0) || !Number.isFinite(request.timeoutMs)) {
+      throw new RangeError(`timeoutMs must be a positive finite number, got ${request.timeoutMs}`);
+    }
+    const limits = resolveLimits(this.defaults, request.limits);
+    for (const limit of ["memoryBytes", "maxStackBytes"] as const) {
+      if (limits[limit] > this.defaults[limit]) {
+        throw new RangeError(
+          `${limit} ${limits[limit]} exceeds the pool's ${this.defaults[limit]}, which sizes its threads`,
+        );
+      }
+    }
+    const reserved = Object.keys(request.inputs).find((name) => RESERVED_INPUTS.has(name));
+    if (reserved !== undefined) {
+      return { ok: false, error: "InputError", message: `input name "${reserved}" is reserved` };
+    }
+    const slot = {
+      wait: request.nested !== true,
+      waitMs: this.settings.maxQueueWaitMs,
+      signal: request.signal,
+    };
+    const tenant = request.tenant ?? "";
+    const releaseTenant = request.nested ? () => undefined : await this.tenantSlots(tenant).acquire(slot);
+    if (typeof releaseTenant === "string") return this.refused(releaseTenant, `tenant '${tenant}'`);
+    try {
+      const releaseThread = await this.threads.acquire(slot);
+      if (typeof releaseThread === "string") return this.refused(releaseThread, "the sandbox");
+      try {
+        return await this.runOnWorker(request, limits);
+      } finally {
+        releaseThread();
+      }
+    } finally {
+      releaseTenant();
+    }
+  }
+
+  /** Terminates every thread; later `run` calls throw. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retireTimer);
+    for (const worker of this.idle.splice(0)) worker.terminate();
+  }
+
+  /** Counters for tests, benchmarks and diagnostics. */
+  stats(): ScriptPoolStats {
+    let queued = this.threads.counts().queued;
+    for (const slots of this.tenants.values()) queued += slots.counts().queued;
+    return {
+      workers: {
+        idle: this.idle.length,
+        busy: this.busyWorkers,
+        starting: this.starting,
+        started: this.counters.started,
+        terminated: this.counters.terminated,
+      },
+      runs: this.counters.runs,
+      busy: this.counters.busy,
+      queued,
+    };
+  }
+
+  private async runOnWorker(request: ScriptRequest, limits: SandboxLimits): Promise<ScriptOutcome> {
+    const worker = this.idle.pop() ?? (await this.startWorker());
+    this.topUp();
+    this.busyWorkers += 1;
+    this.counters.runs += 1;
+    let reusable = false;
+    try {
+      const ran = await worker.run({
+        message: {
+          kind: "run",
+          source: request.source,
+          inputs: request.inputs,
+          timeoutMs: request.timeoutMs,
+          limits,
+          canCall: request.callTool !== undefined,
+        },
+        callTool: request.callTool,
+        signal: request.signal,
+        graceMs: this.settings.graceMs,
+      });
+      reusable = ran.reusable && worker.alive;
+      return ran.outcome;
+    } finally {
+      this.busyWorkers -= 1;
+      if (reusable && !this.closed) {
+        this.idle.push(worker);
+        this.scheduleRetire();
+      } else {
+        worker.terminate();
+        this.counters.terminated += 1;
+        this.topUp();
+      }
+    }
+  }
+
+  private refused(reason: SlotRefusal, whose: string): ScriptOutcome {
+    if (reason === "cancelled") {
+      return { ok: false, error: "Cancelled", message: "the caller ended before the script started" };
+    }
+    this.counters.busy += 1;
+    return {
+      ok: false,
+      error: "Busy",
+      message: `${whose} has too many scripts running; try again shortly`,
+    };
+  }
+
+  private tenantSlots(tenant: string): Slots {
+    let slots = this.tenants.get(tenant);
+    if (!slots) {
+      slots = new Slots(this.settings.maxRunsPerTenant, this.settings.maxQueuedPerTenant);
+      this.tenants.set(tenant, slots);
+    }
+    return slots;
+  }
+
+  private async startWorker(): Promise<ScriptWorker> {
+    this.starting += 1;
+    try {
+      const worker = await ScriptWorker.start(this.spawn);
+      this.counters.started += 1;
+      return worker;
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  /** Starts threads in the background until `warmWorkers` are idle or starting. */
+  private topUp(): void {
+    const room = this.settings.maxWorkers - this.busyWorkers - this.idle.length - this.starting;
+    const missing = Math.min(room, this.settings.warmWorkers - this.idle.length - this.starting);
+    for (let i = 0; i < missing && !this.closed; i++) {
+      this.startWorker().then(
+        (worker) => {
+          if (this.closed) worker.terminate();
+          else this.idle.push(worker);
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  private scheduleRetire(): void {
+    if (this.retireTimer || this.idle.length <= this.settings.warmWorkers) return;
+    this.retireTimer = setTimeout(() => {
+      this.retireTimer = undefined;
+      while (this.idle.length > this.settings.warmWorkers) {
+        this.idle.shift()?.terminate();
+        this.counters.terminated += 1;
+      }
+    }, IDLE_RETIRE_MS);
+    this.retireTimer.unref();
+  }
+}

@@ -1,0 +1,175 @@
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
+import {
+  ANSWERED,
+  type AnswerMessage,
+  type RunMessage,
+  type WorkerInit,
+  type WorkerMessage,
+} from "./protocol";
+
+/** Host side of `vance.tools.call`; `signal` aborts when the calling run ends. */
+export type CallTool = (name: string, params: unknown, signal: AbortSignal) => Promise<ToolCallOutcome>;
+
+/** One run handed to a worker. */
+export interface WorkerRun {
+  readonly message: RunMessage;
+  readonly callTool: CallTool | undefined;
+  /** The caller ended: the run is stopped at once (its worker terminated). */
+  readonly signal: AbortSignal | undefined;
+  /** How long after the deadline a run that ignores interrupts is stopped by terminating its thread. */
+  readonly graceMs: number;
+}
+
+/** Options for starting a worker thread. */
+export interface WorkerSpawn {
+  readonly url: URL;
+  readonly wasmModule: WebAssembly.Module;
+  readonly memoryBytes: number;
+  readonly resourceLimits: { maxOldGenerationSizeMb: number; stackSizeMb: number };
+}
+
+/**
+ * One worker thread with its QuickJS module, the channel that answers host calls, and the
+ * shared flag the thread sleeps on meanwhile. It runs one script at a time.
+ */
+export class ScriptWorker {
+  /** False once terminated or crashed: it takes no more runs. */
+  alive = true;
+  private readonly thread: Worker;
+  private readonly answers: MessagePort;
+  private readonly flag: Int32Array;
+  private onMessage: ((message: WorkerMessage) => void) | undefined;
+  private onExit: ((reason: string) => void) | undefined;
+
+  private constructor(spawn: WorkerSpawn) {
+    const channel = new MessageChannel();
+    const signal = new SharedArrayBuffer(4);
+    this.flag = new Int32Array(signal);
+    this.answers = channel.port1;
+    const init: WorkerInit = {
+      wasmModule: spawn.wasmModule,
+      memoryBytes: spawn.memoryBytes,
+      answers: channel.port2,
+      signal,
+    };
+    this.thread = new Worker(spawn.url, {
+      workerData: init,
+      transferList: [channel.port2],
+      resourceLimits: spawn.resourceLimits,
+      // The host's flags (a test runner's loaders, --inspect) have no business in a sandbox thread.
+      execArgv: [],
+      env: {},
+    });
+    this.thread.on("message", (message: WorkerMessage) => this.onMessage?.(message));
+    this.thread.on("error", (error) => this.died(`the sandbox thread failed: ${error.message}`));
+    this.thread.on("exit", (code) => this.died(`the sandbox thread exited (code ${code})`));
+  }
+
+  /** Starts a thread and resolves once its QuickJS module is loaded. */
+  static start(spawn: WorkerSpawn): Promise<ScriptWorker> {
+    const worker = new ScriptWorker(spawn);
+    return new Promise((resolve, reject) => {
+      worker.onMessage = (message) => {
+        if (message.kind !== "ready") return;
+        worker.onMessage = undefined;
+        worker.onExit = undefined;
+        // An idle thread must not keep the process alive; a starting or running one does.
+        worker.thread.unref();
+        resolve(worker);
+      };
+      worker.onExit = (reason) => reject(new Error(reason));
+    });
+  }
+
+  /**
+   * Runs one script. At the deadline its host calls are aborted and answered with a timeout, so
+   * the script ends at its next interrupt check; if it is still running `graceMs` later (QuickJS's
+   * regex engine never checks), the thread is terminated. Never rejects.
+   */
+  run(run: WorkerRun): Promise<{ outcome: ScriptOutcome; reusable: boolean }> {
+    const { message } = run;
+    return new Promise((resolve) => {
+      const calls = new AbortController();
+      let pendingCall = 0;
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: ScriptOutcome, reusable: boolean) => {
+        this.onMessage = undefined;
+        this.onExit = undefined;
+        clearTimeout(deadline);
+        clearTimeout(grace);
+        run.signal?.removeEventListener("abort", onCancel);
+        this.thread.unref();
+        // Whatever the run started and is still waiting for ends with it.
+        calls.abort(new Error("the calling script ended"));
+        resolve({ outcome, reusable });
+      };
+      const answer = (call: number, reply: AnswerMessage) => {
+        if (call !== pendingCall) return;
+        pendingCall = 0;
+        this.answers.postMessage(reply);
+        Atomics.store(this.flag, 0, ANSWERED);
+        Atomics.notify(this.flag, 0);
+      };
+      const onCancel = () => {
+        this.terminate();
+        finish(
+          { ok: false, error: "Cancelled", message: "the caller ended before the script finished" },
+          false,
+        );
+      };
+      const timedOut = timeoutOutcome(message.timeoutMs);
+      const deadline = setTimeout(() => {
+        calls.abort(new Error(timedOut.message));
+        if (pendingCall)
+          answer(pendingCall, { error: "TimeoutError", message: timedOut.message, timedOut: true });
+        grace = setTimeout(() => {
+          this.terminate();
+          finish(timedOut, false);
+        }, run.graceMs);
+      }, message.timeoutMs);
+      let callCount = 0;
+      this.onMessage = (received) => {
+        if (received.kind === "done") return finish(received.outcome, true);
+        if (received.kind !== "call") return;
+        const call = ++callCount;
+        pendingCall = call;
+        const callTool = run.callTool;
+        if (!callTool) {
+          answer(call, {
+            error: "ToolCallError",
+            message: "vance.tools.call is not available in this invocation",
+          });
+          return;
+        }
+        // From a resolved promise, so a host that throws synchronously still answers.
+        Promise.resolve()
+          .then(() => callTool(received.name, received.params, calls.signal))
+          .catch(
+            (error: unknown): ToolCallOutcome => ({
+              error: "ToolCallError",
+              message: error instanceof Error ? error.message : String(error),
+            }),
+          )
+          .then((reply) => answer(call, reply));
+      };
+      this.onExit = (reason) => finish({ ok: false, error: "SandboxError", message: reason }, false);
+      run.signal?.addEventListener("abort", onCancel, { once: true });
+      this.thread.ref();
+      this.thread.postMessage(message);
+    });
+  }
+
+  /** Stops the thread at once, whatever it is doing. */
+  terminate(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    void this.thread.terminate();
+  }
+
+  private died(reason: string): void {
+    const wasAlive = this.alive;
+    this.alive = false;
+    if (wasAlive) this.onExit?.(reason);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A script worker: holds one QuickJS module and runs one script at a time on its own thread.
+ * The main thread ends a run that overstays its deadline by terminating this thread, so nothing
+ * a script does (a catastrophic regex inside QuickJS ignores interrupts) can outlive it.
+ */
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { type BlockingToolCall, type PreparedRun, prepareRun, runScript, timeoutOutcome } from "./engine";
+import { type LoadedModule, loadModule } from "./module";
+import {
+  type AnswerMessage,
+  type RunMessage,
+  WAITING,
+  type WorkerInit,
+  type WorkerMessage,
+} from "./protocol";
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const flag = new Int32Array(init.signal);
+let loaded: LoadedModule = await loadModule(init.wasmModule, init.memoryBytes);
+let next: PreparedRun = prepareRun(loaded);
+
+function post(message: WorkerMessage): void {
+  port.postMessage(message);
+}
+
+/** Posts the call, then sleeps on the shared flag until the main thread answered or the deadline passed. */
+function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
+  return (name, params) => {
+    while (receiveMessageOnPort(init.answers) !== undefined) {
+      // An answer to an earlier call that arrived after its run gave up on it.
+    }
+    Atomics.store(flag, 0, WAITING);
+    post({ kind: "call", name, params });
+    for (;;) {
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) {
+        const { message } = timeoutOutcome(timeoutMs);
+        return { error: "TimeoutError", message, timedOut: true };
+      }
+      Atomics.wait(flag, 0, WAITING, remaining);
+      const received = receiveMessageOnPort(init.answers);
+      if (received) return received.message as AnswerMessage;
+    }
+  };
+}
+
+port.on("message", async (message: RunMessage) => {
+  const deadline = performance.now() + message.timeoutMs;
+  const { outcome, reusable } = runScript(next, {
+    source: message.source,
+    inputs: message.inputs,
+    timeoutMs: message.timeoutMs,
+    deadline,
+    limits: message.limits,
+    callTool: message.canCall ? blockingCall(deadline, message.timeoutMs) : undefined,
+  });
+  // A module whose memory grew or whose heap an exception left inconsistent is replaced before
+  // the answer goes out (instantiating the compiled module takes about a millisecond), since the
+  // next run may follow at once. Otherwise the answer goes first and the next run's context is
+  // made after it, off the critical path: this handler is synchronous from there on, so no run
+  // can start before its context is ready.
+  if (!reusable) loaded = await loadModule(init.wasmModule, init.memoryBytes);
+  if (!reusable) next = prepareRun(loaded);
+  post({ kind: "done", outcome });
+  if (reusable) next = prepareRun(loaded);
+});
+
+post({ kind: "ready" });

@@ -1,0 +1,147 @@
+import { ScriptPool } from "@vance/sandbox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, testApp } from "./support/app";
+import { ADD_NUMBERS } from "./support/spec-examples";
+
+// The attacks of issue 8, over HTTP: each ends in its own bounded error while /v1/health and
+// other tenants keep being served.
+
+type App = Awaited<ReturnType<typeof testApp>>["app"];
+let app: App;
+let pool: ScriptPool;
+let attacker: Record<string, string>;
+let victim: Record<string, string>;
+
+const ATTACKER = "/v1/tenants/evil/projects/p";
+const VICTIM = "/v1/tenants/good/projects/p";
+
+function scripted(source: string, timeoutMs: number, inputs = "[]") {
+  return `type: scripted\ndescription: test script\nparameters:\n  timeoutMs: ${timeoutMs}\n  inputs: ${inputs}\n  source: ${JSON.stringify(source)}\n`;
+}
+
+async function put(base: string, headers: Record<string, string>, name: string, yaml: string) {
+  const res = await app.request(`${base}/tools/${name}`, {
+    method: "PUT",
+    body: yaml,
+    headers: { ...headers, "content-type": "application/yaml" },
+  });
+  if (res.status >= 300) throw new Error(`PUT ${name}: ${res.status} ${await res.text()}`);
+}
+
+async function invoke(base: string, headers: Record<string, string>, name: string, params: unknown = {}) {
+  const res = await app.request(`${base}/tools/${name}/invoke`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ params }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Health latencies (ms) sampled every 20 ms until `attack` settles, and the attack's result. */
+async function healthDuring<T>(
+  attack: Promise<T>,
+): Promise<{ result: T; medianMs: number; samples: number }> {
+  let done = false;
+  const latencies: number[] = [];
+  const sampler = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const res = await app.request("/v1/health");
+      expect(res.status).toBe(200);
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const result = await attack.finally(() => {
+    done = true;
+  });
+  await sampler;
+  latencies.sort((a, b) => a - b);
+  return { result, medianMs: latencies[latencies.length >> 1] ?? 0, samples: latencies.length };
+}
+
+beforeAll(async () => {
+  pool = await ScriptPool.create({
+    warmWorkers: 2,
+    maxRunsPerTenant: 4,
+    maxQueuedPerTenant: 4,
+    maxWorkers: 24,
+  });
+  ({ app } = await testApp({ scripts: pool }));
+  attacker = await bearer({ tenant: "evil", roles: ["read", "write"] });
+  victim = await bearer({ tenant: "good", roles: ["read", "write"] });
+  await put(VICTIM, victim, "add_numbers", ADD_NUMBERS);
+  await put(ATTACKER, attacker, "regex_bomb", scripted("/^(a+)+$/.test('a'.repeat(40) + '!')", 1000));
+  await put(ATTACKER, attacker, "spin", scripted("while (true) {}", 1000));
+  await put(ATTACKER, attacker, "spin_long", scripted("while (true) {}", 30000));
+  await put(ATTACKER, attacker, "calls_spin", scripted("vance.tools.call('spin_long', {})", 300));
+  await put(ATTACKER, attacker, "echo", scripted("({ got: x })", 1000, "[{ name: x, type: number }]"));
+  await put(
+    ATTACKER,
+    attacker,
+    "deep_then_call",
+    scripted(
+      "function f(n) { return n === 0 ? vance.tools.call('echo', { x: 7 }).got : 1 + f(n - 1); } f(2000)",
+      5000,
+    ),
+  );
+});
+
+afterAll(() => pool.close());
+
+describe("scripts cannot stall the service", () => {
+  it("ends a catastrophic regex with TimeoutError within timeoutMs + 1 s while health answers fast", async () => {
+    const started = performance.now();
+    const { result, medianMs, samples } = await healthDuring(invoke(ATTACKER, attacker, "regex_bomb"));
+    expect(performance.now() - started).toBeLessThan(1000 + 1000);
+    expect(result).toMatchObject({ status: 200, body: { error: "TimeoutError" } });
+    expect(samples).toBeGreaterThan(5);
+    expect(medianMs).toBeLessThan(100);
+  });
+
+  it.each([10, 100])(
+    "serves another tenant's add_numbers while one tenant runs %i endless loops at once",
+    async (parallel) => {
+      const flood = Promise.all(Array.from({ length: parallel }, () => invoke(ATTACKER, attacker, "spin")));
+      const victimCalls = (async () => {
+        const answers = [];
+        for (let i = 0; i < 10; i++)
+          answers.push(await invoke(VICTIM, victim, "add_numbers", { a: i, b: 1 }));
+        return answers;
+      })();
+      const { result, medianMs } = await healthDuring(Promise.all([flood, victimCalls]));
+      const [floodAnswers, victimAnswers] = result;
+      expect(victimAnswers.map((answer) => answer.body.value)).toEqual(
+        Array.from({ length: 10 }, (_, i) => i + 1),
+      );
+      expect(medianMs).toBeLessThan(100);
+      // 4 run and 4 wait their turn; the rest are told to come back later.
+      const timedOut = floodAnswers.filter(
+        (answer) => answer.status === 200 && answer.body.error === "TimeoutError",
+      );
+      const busy = floodAnswers.filter((answer) => answer.status === 429);
+      expect(timedOut).toHaveLength(Math.min(parallel, 8));
+      expect(busy).toHaveLength(parallel - Math.min(parallel, 8));
+      for (const answer of busy) {
+        expect(answer.body).toMatchObject({ code: "busy", status: 429 });
+      }
+    },
+  );
+
+  it("cancels a nested endless loop when its caller times out, freeing its thread", async () => {
+    const started = performance.now();
+    const answer = await invoke(ATTACKER, attacker, "calls_spin");
+    expect(answer.body).toMatchObject({ error: "TimeoutError" });
+    const end = performance.now() + 1000;
+    while (pool.stats().workers.busy > 0 && performance.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(pool.stats().workers.busy).toBe(0);
+    // Far sooner than the nested tool's own 30 s.
+    expect(performance.now() - started).toBeLessThan(300 + 1000);
+  });
+
+  it("returns a sibling's answer from 2,000 frames deep", async () => {
+    expect((await invoke(ATTACKER, attacker, "deep_then_call")).body).toMatchObject({ value: 2007 });
+  });
+});
