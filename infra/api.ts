@@ -9,7 +9,11 @@ export const api = new sst.aws.Function("Api", {
   timeout: "30 seconds",
   url: true,
   link: [documents, catalog, state, jwtSecret],
-  copyFiles: [{ from: "packages/defaults", to: "defaults" }],
+  copyFiles: [
+    { from: "packages/defaults", to: "defaults" },
+    // The script sandbox's worker thread runs this file (built by `npm run build:worker`).
+    { from: "packages/sandbox/dist/script-worker.mjs", to: "script-worker.mjs" },
+  ],
   environment: {
     VANCE_STORE: "s3",
     VANCE_STATE: "dynamodb",
@@ -18,5 +22,6 @@ export const api = new sst.aws.Function("Api", {
     VANCE_STATE_TABLE: state.name,
     VANCE_JWT_SECRET: jwtSecret.value,
     VANCE_DEFAULTS_DIR: "defaults",
+    VANCE_SCRIPT_WORKER: "script-worker.mjs",
   },
 });

@@ -366,6 +366,26 @@ describe("HTTP API: security", () => {
     ).toBe(401);
   });
 
+  it("refuses a token once it expires, though it was accepted (and its verification remembered) before", async () => {
+    const { app } = await testApp();
+    const now = Math.floor(Date.now() / 1000);
+    const token = await mintToken(
+      "test-secret-0123456789abcdef",
+      { tenant: "acme", roles: ["read"] },
+      1,
+      now,
+    );
+    const headers = { authorization: `Bearer ${token}` };
+    expect((await app.request(`${T}/tools`, { headers })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, (now + 1) * 1000 - Date.now() + 50));
+    expect((await app.request(`${T}/tools`, { headers })).status).toBe(401);
+    // The same token with a signature from another secret is still refused after a valid use.
+    const forged = `${token.slice(0, token.lastIndexOf(".") + 1)}${"A".repeat(43)}`;
+    expect((await app.request(`${T}/tools`, { headers: { authorization: `Bearer ${forged}` } })).status).toBe(
+      401,
+    );
+  });
+
   it("a token for another tenant gets 403 and sees nothing", async () => {
     const { app } = await testApp();
     await putYaml(

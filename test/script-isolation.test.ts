@@ -1,5 +1,11 @@
-import { ScriptPool } from "@vance/sandbox";
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_WORKER_URL, ScriptPool } from "@vance/sandbox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../functions/api/config";
+import { scriptPool } from "../functions/api/services";
 import { bearer, testApp } from "./support/app";
 import { ADD_NUMBERS } from "./support/spec-examples";
 
@@ -143,5 +149,22 @@ describe("scripts cannot stall the service", () => {
 
   it("returns a sibling's answer from 2,000 frames deep", async () => {
     expect((await invoke(ATTACKER, attacker, "deep_then_call")).body).toMatchObject({ value: 2007 });
+  });
+});
+
+describe("VANCE_SCRIPT_WORKER", () => {
+  it("points the pool at a shipped copy of the bundle, and a missing file fails at start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vance-worker-"));
+    copyFileSync(fileURLToPath(DEFAULT_WORKER_URL), join(dir, "script-worker.mjs"));
+    const shipped = await scriptPool(loadConfig({ VANCE_SCRIPT_WORKER: join(dir, "script-worker.mjs") }));
+    try {
+      expect(await shipped.run({ source: "6 * 7", inputs: {}, timeoutMs: 1000 })).toEqual({
+        ok: true,
+        value: 42,
+      });
+    } finally {
+      await shipped.close();
+    }
+    await expect(scriptPool(loadConfig({ VANCE_SCRIPT_WORKER: join(dir, "missing.mjs") }))).rejects.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 import { VanceError } from "@vance/core";
 import { createMiddleware } from "hono/factory";
 import { sign, verify } from "hono/jwt";
+import { LRUCache } from "lru-cache";
 import * as v from "valibot";
 
 /** The roles a token may carry (API.md "Conventions"). */
@@ -20,6 +21,40 @@ const unauthenticated = (detail: string) => new VanceError("unauthenticated", 40
 const forbidden = (detail: string) => new VanceError("forbidden", 403, detail);
 
 /**
+ * Tokens already verified, per secret: an engine sends the same token on every call of a turn,
+ * and verifying the signature (key import and HMAC) costs about 0.1 ms. A token string verifies
+ * the same way every time; only its time window (`exp`, `nbf`) is checked again on each use.
+ */
+const verifiedTokens = new Map<string, LRUCache<string, VerifiedToken>>();
+
+interface VerifiedToken {
+  readonly payload: Record<string, unknown>;
+  readonly exp: number | undefined;
+  readonly nbf: number | undefined;
+}
+
+async function verifyToken(token: string, secret: string): Promise<Record<string, unknown>> {
+  let cache = verifiedTokens.get(secret);
+  if (!cache) {
+    cache = new LRUCache({ max: 10_000 });
+    verifiedTokens.set(secret, cache);
+  }
+  const now = Date.now() / 1000;
+  const known = cache.get(token);
+  if (
+    known &&
+    (known.exp === undefined || now < known.exp) &&
+    (known.nbf === undefined || now >= known.nbf)
+  ) {
+    return known.payload;
+  }
+  const payload = (await verify(token, secret, "HS256")) as Record<string, unknown>;
+  const seconds = (claim: unknown) => (typeof claim === "number" ? claim : undefined);
+  cache.set(token, { payload, exp: seconds(payload.exp), nbf: seconds(payload.nbf) });
+  return payload;
+}
+
+/**
  * Verifies the bearer JWT (HS256, `exp` honoured) and, when given, the role the route needs and
  * that the path's tenant is the token's (or the token is a platform token, `tenant: "*"`).
  */
@@ -30,7 +65,7 @@ export function authenticate(secret: string, role?: Role, options: { platformOnl
     if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
     let payload: unknown;
     try {
-      payload = await verify(match[1]!, secret, "HS256");
+      payload = await verifyToken(match[1]!, secret);
     } catch {
       throw unauthenticated("the token is invalid or expired");
     }

@@ -60,6 +60,7 @@ export const ConfigSchema = v.pipe(
       Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
       v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
     ),
+    VANCE_SCRIPT_WORKER: v.optional(v.string()),
     VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),
     VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),
     VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),

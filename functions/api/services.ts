@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   createDynamoClient,
   createGuardedFetch,
@@ -70,6 +71,9 @@ export async function stateStore(config: Config): Promise<StateStore> {
 /** The script sandbox's worker pool, sized by the settings where they are given. */
 export function scriptPool(config: Config): Promise<ScriptPool> {
   return ScriptPool.create({
+    ...(config.VANCE_SCRIPT_WORKER === undefined
+      ? {}
+      : { workerUrl: pathToFileURL(resolve(config.VANCE_SCRIPT_WORKER)) }),
     ...(config.VANCE_SCRIPT_WORKERS === undefined ? {} : { warmWorkers: config.VANCE_SCRIPT_WORKERS }),
     ...(config.VANCE_SCRIPT_MAX_WORKERS === undefined ? {} : { maxWorkers: config.VANCE_SCRIPT_MAX_WORKERS }),
     ...(config.VANCE_SCRIPT_MAX_RUNS_PER_TENANT === undefined

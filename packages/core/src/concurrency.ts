@@ -15,3 +15,38 @@ export async function mapWithConcurrency<T, R>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/** A signal that aborts at a deadline or when its caller's does; `done` detaches it from the caller. */
+export interface CallerBoundSignal {
+  readonly signal: AbortSignal;
+  /** True when the caller's signal, not the deadline, ended it. */
+  readonly callerEnded: () => boolean;
+  readonly done: () => void;
+}
+
+/**
+ * Bounds work by its own timeout and by its caller's signal. Unlike `AbortSignal.any`, it
+ * leaves nothing attached to the caller's (often long-lived) signal once `done` is called.
+ */
+export function boundByCaller(caller: AbortSignal, timeoutMs: number): CallerBoundSignal {
+  const controller = new AbortController();
+  let callerEnded = false;
+  const onCallerAbort = () => {
+    callerEnded = true;
+    controller.abort(caller.reason);
+  };
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")),
+    timeoutMs,
+  );
+  if (caller.aborted) onCallerAbort();
+  else caller.addEventListener("abort", onCallerAbort, { once: true });
+  return {
+    signal: controller.signal,
+    callerEnded: () => callerEnded,
+    done: () => {
+      clearTimeout(timer);
+      caller.removeEventListener("abort", onCallerAbort);
+    },
+  };
+}

@@ -204,7 +204,10 @@ export class ScriptPool {
   }
 
   private async runOnWorker(request: ScriptRequest, limits: SandboxLimits): Promise<ScriptOutcome> {
-    const worker = this.idle.pop() ?? (await this.startWorker());
+    // The longest idle thread first: the one that just answered is still making its next context.
+    let worker = this.idle.shift();
+    while (worker && !worker.alive) worker = this.idle.shift();
+    worker ??= await this.startWorker();
     this.topUp();
     this.busyWorkers += 1;
     this.counters.runs += 1;

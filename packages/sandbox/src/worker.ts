@@ -4,7 +4,14 @@
  * a script does (a catastrophic regex inside QuickJS ignores interrupts) can outlive it.
  */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { type BlockingToolCall, type PreparedRun, prepareRun, runScript, timeoutOutcome } from "./engine";
+import {
+  type BlockingToolCall,
+  finishRun,
+  type PreparedRun,
+  prepareRun,
+  runScript,
+  timeoutOutcome,
+} from "./engine";
 import { type LoadedModule, loadModule } from "./module";
 import {
   type AnswerMessage,
@@ -47,7 +54,8 @@ function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
 
 port.on("message", async (message: RunMessage) => {
   const deadline = performance.now() + message.timeoutMs;
-  const { outcome, reusable } = runScript(next, {
+  const current = next;
+  const { outcome, reusable } = runScript(current, {
     source: message.source,
     inputs: message.inputs,
     timeoutMs: message.timeoutMs,
@@ -55,15 +63,22 @@ port.on("message", async (message: RunMessage) => {
     limits: message.limits,
     callTool: message.canCall ? blockingCall(deadline, message.timeoutMs) : undefined,
   });
+  if (reusable) {
+    // The answer goes out first; freeing this run and making the next run's context (together
+    // three times the run of `a + b`) follow, off the critical path. This handler is synchronous
+    // from here on, so no run can start before its context is ready.
+    post({ kind: "done", outcome });
+    finishRun(current, true);
+    next = prepareRun(loaded);
+    return;
+  }
   // A module whose memory grew or whose heap an exception left inconsistent is replaced before
-  // the answer goes out (instantiating the compiled module takes about a millisecond), since the
-  // next run may follow at once. Otherwise the answer goes first and the next run's context is
-  // made after it, off the critical path: this handler is synchronous from there on, so no run
-  // can start before its context is ready.
-  if (!reusable) loaded = await loadModule(init.wasmModule, init.memoryBytes);
-  if (!reusable) next = prepareRun(loaded);
+  // the answer goes out (instantiating the compiled module takes about a millisecond): the next
+  // run may follow at once.
+  finishRun(current, false);
+  loaded = await loadModule(init.wasmModule, init.memoryBytes);
+  next = prepareRun(loaded);
   post({ kind: "done", outcome });
-  if (reusable) next = prepareRun(loaded);
 });
 
 post({ kind: "ready" });

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { ToolOutcome } from "../builtins/built-in-tool";
+import { boundByCaller, type CallerBoundSignal } from "../concurrency";
 import type { FieldError } from "../errors";
 import { compileJsonSchema } from "../json-schema-validator";
 import {
@@ -95,14 +96,30 @@ async function call(
   if ("error" in built) return built;
   const { url, init } = built;
   const host = bareHost(url.hostname);
-  const timeout = AbortSignal.timeout(parameters.timeoutMs);
   // The caller's signal ends the call too: a rest call inside a script whose deadline passed
   // must not keep its connection (and the script's budget) open until its own timeout.
-  const signal = AbortSignal.any([timeout, context.signal]);
+  const bound = boundByCaller(context.signal, parameters.timeoutMs);
+  try {
+    return await send(url, init, host, bound, parameters, templates, context);
+  } finally {
+    bound.done();
+  }
+}
+
+async function send(
+  url: URL,
+  init: RequestInit & { method: string },
+  host: string,
+  bound: CallerBoundSignal,
+  parameters: RestParameters,
+  templates: TemplateFiller,
+  context: InvocationContext,
+): Promise<ToolOutcome> {
+  const { signal } = bound;
   // `Cancelled` rather than `TimeoutError` when the caller ended first: this endpoint did not
   // overrun its timeoutMs, and a caller reading TimeoutError would raise the wrong limit.
   const stopped = (): Failure =>
-    context.signal.aborted && signal.reason === context.signal.reason
+    bound.callerEnded()
       ? {
           error: "Cancelled",
           message: `${init.method} ${url.host} was abandoned because its caller ended (${describeError(context.signal.reason)})`,
