@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
-import { createGuardedFetch, dnsHostResolver } from "@vance/adapters";
+import { createGuardedFetch } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
   createNetworkPolicy,
@@ -12,6 +12,7 @@ import {
 } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
+import { restContext } from "./support/rest-context";
 
 const T = "/v1/tenants/acme/projects/shop";
 const MiB = 1024 * 1024;
@@ -222,25 +223,7 @@ const allowLoopback = createNetworkPolicy(["127.0.0.1"]);
 const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
 
 function contextFor(signal: AbortSignal = new AbortController().signal): InvocationContext {
-  return {
-    caller: { tenant: "acme", project: "shop" },
-    networkPolicy: allowLoopback,
-    signal,
-    depth: 0,
-    runtime: {
-      fetch: createGuardedFetch(allowLoopback),
-      resolveHost: dnsHostResolver,
-      secret: () => undefined,
-      scripts: {
-        run: async () => {
-          throw new Error("no scripts in rest tests");
-        },
-      },
-      now: () => Date.now(),
-    },
-    readDocument: async () => null,
-    callTool: async () => ({ error: "NotAvailable", message: "no sibling tools in rest tests" }),
-  };
+  return restContext({ policy: allowLoopback, signal });
 }
 
 async function invokeRest(parameters: Record<string, unknown>, context = contextFor()) {

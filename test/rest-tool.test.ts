@@ -15,6 +15,7 @@ import {
   type VanceError,
 } from "@vance/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { restContext } from "./support/rest-context";
 
 const TOKEN = "tok-Sup3rS3cret-9f8e7d6c5b4a";
 /** Characters that change under URL encoding, to catch a leak of the encoded form. */
@@ -106,28 +107,11 @@ function contextFor(
     resolveHost?: HostResolver;
   } = {},
 ): InvocationContext {
-  const policy = options.policy ?? allowLoopback;
-  const secrets = options.secrets ?? { API_TOKEN: TOKEN, API_KEY };
-  const resolveHost = options.resolveHost ?? dnsHostResolver;
-  return {
-    caller: { tenant: "acme", project: "shop" },
-    networkPolicy: policy,
-    signal: new AbortController().signal,
-    depth: 0,
-    runtime: {
-      fetch: options.fetch ?? createGuardedFetch(policy, { resolve: resolveHost }),
-      resolveHost,
-      secret: (name) => secrets[name],
-      scripts: {
-        run: async () => {
-          throw new Error("no scripts in rest tests");
-        },
-      },
-      now: () => Date.now(),
-    },
-    readDocument: async () => null,
-    callTool: async () => ({ error: "NotAvailable", message: "no sibling tools in rest tests" }),
-  };
+  return restContext({
+    ...options,
+    policy: options.policy ?? allowLoopback,
+    secrets: options.secrets ?? { API_TOKEN: TOKEN, API_KEY },
+  });
 }
 
 /** No network policy on write, so that the call-time guard and `check` can be tested apart. */

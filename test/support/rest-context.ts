@@ -1,0 +1,33 @@
+import { createGuardedFetch, dnsHostResolver } from "@vance/adapters";
+import type { HostResolver, HttpFetch, InvocationContext, NetworkPolicy } from "@vance/core";
+
+/** An InvocationContext for calling the `rest` type directly, over the real adapters; options replace single parts. */
+export function restContext(options: {
+  policy: NetworkPolicy;
+  secrets?: Record<string, string>;
+  fetch?: HttpFetch;
+  resolveHost?: HostResolver;
+  signal?: AbortSignal;
+}): InvocationContext {
+  const secrets = options.secrets ?? {};
+  const resolveHost = options.resolveHost ?? dnsHostResolver;
+  return {
+    caller: { tenant: "acme", project: "shop" },
+    networkPolicy: options.policy,
+    signal: options.signal ?? new AbortController().signal,
+    depth: 0,
+    runtime: {
+      fetch: options.fetch ?? createGuardedFetch(options.policy, { resolve: resolveHost }),
+      resolveHost,
+      secret: (name) => secrets[name],
+      scripts: {
+        run: async () => {
+          throw new Error("no scripts in rest tests");
+        },
+      },
+      now: () => Date.now(),
+    },
+    readDocument: async () => null,
+    callTool: async () => ({ error: "NotAvailable", message: "no sibling tools in rest tests" }),
+  };
+}
