@@ -1,4 +1,4 @@
-import { jwtSecret } from "./secrets";
+import { jwtSecret, secretsKey } from "./secrets";
 import { catalog, documents, state } from "./storage";
 
 /** The HTTP API: one Hono app behind a function URL. */
@@ -8,7 +8,7 @@ export const api = new sst.aws.Function("Api", {
   memory: "1024 MB",
   timeout: "30 seconds",
   url: true,
-  link: [documents, catalog, state, jwtSecret],
+  link: [documents, catalog, state, jwtSecret, secretsKey],
   copyFiles: [
     { from: "packages/defaults", to: "defaults" },
     // The script sandbox's worker thread runs this file (built by `npm run build:worker`).
@@ -21,6 +21,7 @@ export const api = new sst.aws.Function("Api", {
     VANCE_CATALOG_BUCKET: catalog.name,
     VANCE_STATE_TABLE: state.name,
     VANCE_JWT_SECRET: jwtSecret.value,
+    VANCE_SECRETS_KEY: secretsKey.value,
     VANCE_DEFAULTS_DIR: "defaults",
     VANCE_SCRIPT_WORKER: "script-worker.mjs",
   },

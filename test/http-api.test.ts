@@ -1,8 +1,9 @@
 import { MemoryObjectStore } from "@vance/adapters";
+import { sign } from "hono/jwt";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintToken } from "../functions/api/auth";
 import type { openApiDocument } from "../functions/api/openapi";
-import { bearer, testApp } from "./support/app";
+import { bearer, SECRET, testApp } from "./support/app";
 
 const T = "/v1/tenants/acme/projects/shop";
 const ADD = `# a comment that must survive
@@ -219,6 +220,18 @@ describe("HTTP API: bad input is refused with its code and nothing is stored", (
       422,
       "validation_failed",
     ],
+    [
+      "a document path no store can hold",
+      "type: doc_lookup\ndescription: d\nparameters: {path: a//b}\n",
+      422,
+      "validation_failed",
+    ],
+    [
+      "a model id the catalog cannot resolve",
+      "type: prompt_template\ndescription: d\nparameters: {promptPrefix: p, model: openai/gpt:4o}\n",
+      422,
+      "validation_failed",
+    ],
   ];
   it.each(cases)("%s", async (_label, body, status, code) => {
     const { app } = await testApp();
@@ -364,6 +377,27 @@ describe("HTTP API: security", () => {
     expect(
       (await app.request(`${T}/tools`, { headers: { authorization: `Bearer ${expired}` } })).status,
     ).toBe(401);
+  });
+
+  it("refuses a correctly signed token without exp, every time", async () => {
+    const { app } = await testApp();
+    const forever = await sign(
+      { tenant: "acme", roles: ["read"], iat: Math.floor(Date.now() / 1000) },
+      SECRET,
+      "HS256",
+    );
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await app.request(`${T}/tools`, { headers: { authorization: `Bearer ${forever}` } });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({
+        code: "unauthenticated",
+        detail: expect.stringContaining("exp"),
+      });
+    }
+    const minted = await mintToken(SECRET, { tenant: "acme", roles: ["read"] }, 60);
+    expect((await app.request(`${T}/tools`, { headers: { authorization: `Bearer ${minted}` } })).status).toBe(
+      200,
+    );
   });
 
   it("refuses a token once it expires, though it was accepted (and its verification remembered) before", async () => {

@@ -51,10 +51,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => jira.listen(0, "127.0.0.1", resolve));
   jiraUrl = `http://127.0.0.1:${(jira.address() as AddressInfo).port}`;
 
-  ({ app } = await testApp({
-    env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1", VANCE_SECRET_JIRA_TOKEN: "s3cr3t-jira" },
-  }));
+  ({ app } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } }));
   headers = await bearer({ tenant: "acme", roles: ["read", "write"] });
+  const stored = await app.request("/v1/tenants/acme/secrets/JIRA_TOKEN", {
+    method: "PUT",
+    headers: { ...(await bearer({ tenant: "acme", roles: ["admin"] })), "content-type": "application/json" },
+    body: JSON.stringify({ value: "s3cr3t-jira" }),
+  });
+  expect(stored.status).toBe(204);
 
   await put("tools/add_numbers", ADD_NUMBERS);
   await put(

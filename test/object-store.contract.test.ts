@@ -1,12 +1,24 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync, readlinkSync } from "node:fs";
+import {
+  type FileHandle,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rm,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
+  GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
   S3ServiceException,
@@ -19,8 +31,8 @@ import {
   MemoryObjectStore,
   S3ObjectStore,
 } from "@vance/adapters";
-import type { GetResult, ObjectStore, StoredObject } from "@vance/core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { type GetResult, type ObjectStore, type StoredObject, StoreUnavailableError } from "@vance/core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 
 /** Builds a fresh, empty store for one test and knows how to clean it up. */
 type StoreFactory = () => Promise<{ store: ObjectStore; dispose: () => Promise<void> }>;
@@ -344,6 +356,71 @@ describe("FsObjectStore on disk", () => {
     expect((await store.list("t/")).items.map((item) => item.key)).toEqual(["t/p/a.yaml"]);
   });
 
+  it("removes temp files a crash left behind (older than this process) when it starts, and never lists them", async () => {
+    const data = join(root, "data");
+    await mkdir(join(data, "t", "p"), { recursive: true });
+    await mkdir(join(data, "t", "q"), { recursive: true });
+    await writeFile(join(data, "t", "p", "a.yaml"), "a");
+    await writeFile(join(data, "t", "p", "b.yaml.0123abcd0123.vance-tmp"), "half a wri");
+    await writeFile(join(data, "t", "q", "c.yaml.0123abcd0123.vance-tmp"), "half");
+    await writeFile(join(data, "x.md.ffffffffffff.vance-tmp"), "");
+    const crashed = new Date(performance.timeOrigin - 60_000);
+    for (const path of [
+      join(data, "t", "p", "b.yaml.0123abcd0123.vance-tmp"),
+      join(data, "t", "q", "c.yaml.0123abcd0123.vance-tmp"),
+      join(data, "x.md.ffffffffffff.vance-tmp"),
+    ]) {
+      await utimes(path, crashed, crashed);
+    }
+    // Younger than this process: possibly another store's write in flight, so it stays (unlisted).
+    await writeFile(join(data, "t", "p", "d.yaml.456789abcdef.vance-tmp"), "in flight");
+
+    const restarted = new FsObjectStore(data);
+    expect((await restarted.list("")).items.map((item) => item.key)).toEqual(["t/p/a.yaml"]);
+    expect(await restarted.swept).toBe(3);
+    expect((await readdir(join(data, "t", "p"))).sort()).toEqual(["a.yaml", "d.yaml.456789abcdef.vance-tmp"]);
+    // A folder that held only temp files goes with them.
+    expect((await readdir(join(data, "t"))).sort()).toEqual(["p"]);
+    expect(await readdir(data)).toEqual(["t"]);
+  });
+
+  it("answers path_conflict for a key below a stored file and for a key that is a folder, changing nothing", async () => {
+    await putOk(store, "t/a", "file a");
+    await putOk(store, "t/d/x.md", "in d");
+    expect(await store.put("t/a/b.md", "x")).toEqual({ ok: false, reason: "path_conflict" });
+    expect(await store.put("t/a/deeper/c.md", "x")).toEqual({ ok: false, reason: "path_conflict" });
+    expect(await store.put("t/d", "x")).toEqual({ ok: false, reason: "path_conflict" });
+    expect(await store.put("t/d", "x", { ifNoneMatch: "*" })).toEqual({ ok: false, reason: "path_conflict" });
+    expect(expectObject(await store.get("t/a")).body).toBe("file a");
+    expect((await store.list("t/")).items.map((item) => item.key)).toEqual(["t/a", "t/d/x.md"]);
+    expect(await readdir(join(root, "data", "t", "d"))).toEqual(["x.md"]);
+    expect((await readdir(join(root, "data", "t"))).sort()).toEqual(["a", "d"]);
+  });
+
+  it.skipIf(!existsSync("/proc/self/fd"))(
+    "fsyncs the written file before the rename and its directory after it (Linux: paths from /proc)",
+    async () => {
+      const probe = await open(join(root, "probe"), "w");
+      const prototype = Object.getPrototypeOf(probe) as FileHandle;
+      await probe.close();
+      const original = prototype.sync;
+      const synced: string[] = [];
+      const spy = vi.spyOn(prototype, "sync").mockImplementation(function (this: FileHandle) {
+        synced.push(readlinkSync(`/proc/self/fd/${this.fd}`));
+        return original.call(this);
+      });
+      try {
+        await putOk(store, "t/p/durable.yaml", "v: 1");
+      } finally {
+        spy.mockRestore();
+      }
+      const directory = join(root, "data", "t", "p");
+      expect(synced).toHaveLength(2);
+      expect(synced[0]).toMatch(new RegExp(`^${directory}/durable\\.yaml\\.[0-9a-f]+\\.vance-tmp$`));
+      expect(synced[1]).toBe(directory);
+    },
+  );
+
   it("removes directories a delete leaves empty", async () => {
     await putOk(store, "t/p/deep/x.yaml", "x");
     await putOk(store, "t/keep.yaml", "k");
@@ -415,6 +492,15 @@ describe("S3ObjectStore against s3rver", () => {
     expect(store.requestCount).toBe(5);
     await store.delete("c.yaml");
     expect(store.requestCount).toBe(7);
+  });
+
+  it("holds a key and keys below it side by side, unlike the filesystem store (no path_conflict on S3)", async () => {
+    const store = new S3ObjectStore({ client, bucket, prefix: "nesting" });
+    await putOk(store, "a", "file a");
+    await putOk(store, "a/b.md", "below a");
+    expect(expectObject(await store.get("a")).body).toBe("file a");
+    // Sorted here: s3rver walks its directories and lists "a/b.md" first (see the key order suite).
+    expect((await store.list("")).items.map((item) => item.key).sort()).toEqual(["a", "a/b.md"]);
   });
 
   it("keeps stores with different prefixes in one bucket apart", async () => {
@@ -490,13 +576,32 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
   it("rethrows other S3 errors on put (stubbed client)", async () => {
     const { client } = stubbedClient({
       [PutObjectCommand.name]: () => {
-        throw failure("InternalError", 500);
+        throw failure("AccessDenied", 403);
       },
     });
     const store = new S3ObjectStore({ client, bucket: "b" });
     await expect(store.put("k.yaml", "v", { ifMatch: '"x"' })).rejects.toMatchObject({
-      name: "InternalError",
+      name: "AccessDenied",
     });
+  });
+
+  it("maps 5xx answers and refused connections to StoreUnavailableError (stubbed client)", async () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    const { client } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw failure("InternalError", 500);
+      },
+      [GetObjectCommand.name]: () => {
+        throw refused;
+      },
+      [ListObjectsV2Command.name]: () => {
+        throw failure("SlowDown", 503);
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    await expect(store.put("k.yaml", "v")).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.get("k.yaml")).rejects.toMatchObject({ code: "store_unavailable", status: 503 });
+    await expect(store.list("")).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it("maps 412 on the conditional DELETE to precondition_failed and sends IfMatch (stubbed client)", async () => {

@@ -1,5 +1,5 @@
 import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters";
-import { RecipeResolver } from "@vance/core";
+import { BUILT_IN_TOOLS, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
 import { type Manifest, projectClient } from "./support/client";
@@ -79,6 +79,62 @@ describe("processes: frozen allow sets", () => {
     const bad = await client.call("POST", "/processes", { models: ["not a model"] });
     expect(bad.status).toBe(422);
   });
+
+  it("a model id the catalog could never resolve is refused at spawn; every accepted one serves manifests", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const refused = await client.call("POST", "/processes", { models: ["openai/gpt:4o"] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe("validation_failed");
+    expect(JSON.stringify(refused.body.errors)).toContain("models");
+
+    const { processId } = await client.spawn({ models: ["openai/gpt-4.1", "acme-gw/Llama-3.1_8B"] });
+    expect((await client.manifest(processId)).status).toBe(200);
+  });
+});
+
+describe("names longer than 64 characters are refused with 422 everywhere", () => {
+  const name64 = `n${"x".repeat(63)}`;
+  const name65 = `n${"x".repeat(64)}`;
+  const clientTool = (name: string) => ({ name, description: "d", inputSchema: { type: "object" } });
+
+  it.each([
+    ["recipe resolution", "/recipes/resolve", (name: string) => ({ allowedToolsAdd: [name] })],
+    ["a spawn's allowedToolsAdd", "/processes", (name: string) => ({ models: [], allowedToolsAdd: [name] })],
+    ["a spawn's hints", "/processes", (name: string) => ({ models: [], allowedToolsKeep: [name] })],
+    [
+      "a spawn's client tools",
+      "/processes",
+      (name: string) => ({ models: [], clientTools: [clientTool(name)] }),
+    ],
+    [
+      "a client pack sub-tool",
+      "/processes",
+      (name: string) => ({ models: [], clientTools: [clientTool(`gm__${name.slice(4)}`)] }),
+    ],
+    [
+      "an invocation's allowedTools",
+      "/tools/whoami/invoke",
+      (name: string) => ({ allowedTools: ["whoami", name] }),
+    ],
+  ])("%s", async (_where, path, body) => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const refused = await client.call("POST", path, body(name65));
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe("validation_failed");
+    expect((await client.call("POST", path, body(name64))).status).toBeLessThan(300);
+  });
+
+  it("a process invocation of a 65-character name", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const { processId } = await client.spawn({ clientTools: [clientTool(name64)] });
+    expect((await client.invoke(processId, name64)).body).toMatchObject({ route: "client", name: name64 });
+    const refused = await client.invoke(processId, name65);
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe("validation_failed");
+  });
 });
 
 describe("the capability floor (spec §13.1)", () => {
@@ -124,6 +180,35 @@ describe("the capability floor (spec §13.1)", () => {
     );
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("reserved_name");
+  });
+
+  it.each(BUILT_IN_TOOLS.map((tool) => tool.name))(
+    "the built-in %s is reserved: PUT tools and PUT documents/server-tools answer 422 reserved_name",
+    async (name) => {
+      const { app } = await testApp();
+      const client = await projectClient(app);
+      for (const path of [`/tools/${name}`, `/documents/server-tools/${name}.yaml`]) {
+        const res = await client.call("PUT", path, doc("shadow", "enabled: false\n"), "application/yaml");
+        expect(res.status, path).toBe(422);
+        expect(res.body.code, path).toBe("reserved_name");
+      }
+      const tenant = await projectClient(app, "acme", "_tenant");
+      const tenantLayer = await tenant.call("PUT", `/tools/${name}`, doc("shadow"), "application/yaml");
+      expect(tenantLayer.status).toBe(422);
+      expect((await client.call("GET", `/tools/${name}`)).body).toMatchObject({ layer: "builtin" });
+    },
+  );
+
+  it("invoke_tool and whoami keep answering as built-ins", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    expect((await client.call("PUT", "/tools/invoke_tool", doc("shadow"), "application/yaml")).status).toBe(
+      422,
+    );
+    expect((await client.call("PUT", "/tools/whoami", doc("shadow"), "application/yaml")).status).toBe(422);
+    const { processId } = await client.spawn({ engineDefault: ["invoke_tool", "whoami"] });
+    const answered = await client.invoke(processId, "invoke_tool", { name: "whoami", params: {} });
+    expect(answered.body.value).toMatchObject({ tenant: "acme", project: "shop", processId });
   });
 });
 

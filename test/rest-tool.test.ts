@@ -48,6 +48,14 @@ function respond(req: IncomingMessage, res: ServerResponse, body: string): void 
       headers: req.headers,
       body: body === "" ? null : JSON.parse(body),
     });
+  } else if (url.pathname === "/echo-secret-ok") {
+    // A 200 that repeats the credential as a key, deep inside, and URL-encoded.
+    const auth = String(req.headers.authorization);
+    json(200, {
+      [auth]: "as a key",
+      nested: [{ deep: `token was ${auth}` }],
+      encoded: `?k=${encodeURIComponent(auth)}`,
+    });
   } else if (url.pathname === "/text") {
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("plain words");
   } else if (url.pathname === "/missing") {
@@ -241,11 +249,24 @@ describe("rest: request mapping against a real server", () => {
 });
 
 describe("rest: secrets", () => {
-  it("a secret in a header reaches the server", async () => {
+  it("a secret in a header reaches the server, and its echo in the result is scrubbed", async () => {
     const value = echoed(
       await invoke({ url: `${base}/echo/me`, headers: { authorization: "Bearer ${secret:API_TOKEN}" } }),
     );
-    expect(value.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(value.headers.authorization).toBe("Bearer ***");
+  });
+
+  it("a successful response echoing a secret in keys, nested strings and URL-encoded form arrives scrubbed", async () => {
+    const outcome = await invoke({
+      url: `${base}/echo-secret-ok`,
+      headers: { authorization: "${secret:API_KEY}" },
+    });
+    expect(seen[0]?.headers.authorization).toBe(API_KEY);
+    expect(outcome).toEqual({
+      value: { "***": "as a key", nested: [{ deep: "token was ***" }], encoded: "?k=***" },
+    });
+    expect(JSON.stringify(outcome)).not.toContain("k3y");
   });
 
   it("an upstream error that echoes the Authorization header does not leak the secret", async () => {
@@ -298,6 +319,60 @@ describe("rest: secrets", () => {
       ),
     );
     expect(value.query).toEqual([["q", "${secret:API_TOKEN}"]]);
+  });
+});
+
+describe("rest: {input} in a URL path cannot walk the upstream path", () => {
+  const byPath = () => ({ url: `${base}/echo/items/{id}/detail`, inputs: [{ name: "id", type: "string" }] });
+
+  it.each([".", ".."])("refuses %j as a whole path segment, and sends nothing", async (id) => {
+    const outcome = await invoke(byPath(), { id });
+    expect(outcome).toEqual({
+      error: "InvalidRequest",
+      message: expect.stringContaining("would change the upstream path"),
+    });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("refuses a segment that two placeholders or a literal %2e make into a dot segment", async () => {
+    const pair = await invoke(
+      {
+        url: `${base}/echo/{a}{b}/x`,
+        inputs: [
+          { name: "a", type: "string" },
+          { name: "b", type: "string" },
+        ],
+      },
+      { a: ".", b: "." },
+    );
+    expect(pair).toMatchObject({ error: "InvalidRequest" });
+    const encoded = await invoke(
+      { url: `${base}/echo/%2E{a}/x`, inputs: [{ name: "a", type: "string" }] },
+      { a: "." },
+    );
+    expect(encoded).toMatchObject({ error: "InvalidRequest" });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("sends values that only look like dot segments encoded, within the template's path", async () => {
+    for (const id of ["%2e%2e", "../..", "...", ".hidden", "a..b"]) {
+      const value = echoed(await invoke(byPath(), { id }));
+      expect(value.path).toBe(`/echo/items/${encodeURIComponent(id)}/detail`);
+    }
+  });
+
+  it("'..' in the query or outside the path is just a value", async () => {
+    const value = echoed(
+      await invoke(
+        { url: `${base}/echo/q?x={id}`, query: { y: "{id}" }, inputs: [{ name: "id", type: "string" }] },
+        { id: ".." },
+      ),
+    );
+    expect(value.path).toBe("/echo/q");
+    expect(value.query).toEqual([
+      ["x", ".."],
+      ["y", ".."],
+    ]);
   });
 });
 

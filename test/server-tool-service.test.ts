@@ -11,20 +11,20 @@ async function layerOf(tools: ReturnType<typeof toolServices>["tools"], name: st
 }
 
 describe("ServerToolService cascade (spec §4)", () => {
-  it("project beats tenant beats bundled beats built-in", async () => {
-    const { tools } = toolServices({ bundled: { "server-tools/whoami.yaml": docTool("bundled whoami") } });
-    expect(await layerOf(tools, "whoami")).toBe("bundled");
-    await tools.put(T, "_tenant", "whoami", docTool("tenant whoami"));
-    expect(await layerOf(tools, "whoami")).toBe("tenant");
-    await tools.put(T, P, "whoami", docTool("project whoami"));
-    expect(await layerOf(tools, "whoami")).toBe("project");
-    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "whoami");
-    expect(listed?.config.description).toBe("project whoami");
+  it("project beats tenant beats bundled", async () => {
+    const { tools } = toolServices({ bundled: { "server-tools/doc_intro.yaml": docTool("bundled intro") } });
+    expect(await layerOf(tools, "doc_intro")).toBe("bundled");
+    await tools.put(T, "_tenant", "doc_intro", docTool("tenant intro"));
+    expect(await layerOf(tools, "doc_intro")).toBe("tenant");
+    await tools.put(T, P, "doc_intro", docTool("project intro"));
+    expect(await layerOf(tools, "doc_intro")).toBe("project");
+    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "doc_intro");
+    expect(listed?.config.description).toBe("project intro");
 
-    await tools.delete(T, P, "whoami");
-    expect(await layerOf(tools, "whoami")).toBe("tenant");
-    await tools.delete(T, "_tenant", "whoami");
-    expect(await layerOf(tools, "whoami")).toBe("bundled");
+    await tools.delete(T, P, "doc_intro");
+    expect(await layerOf(tools, "doc_intro")).toBe("tenant");
+    await tools.delete(T, "_tenant", "doc_intro");
+    expect(await layerOf(tools, "doc_intro")).toBe("bundled");
   });
 
   it("falls back to the built-in layer when no document names the tool", async () => {
@@ -50,11 +50,22 @@ describe("ServerToolService cascade (spec §4)", () => {
     );
   });
 
-  it("a disabled document hides a built-in tool too", async () => {
-    const { tools } = toolServices();
-    await tools.put(T, P, "whoami", docTool("nope", "enabled: false\n"));
-    expect((await tools.lookup(T, P, "whoami")).status).toBe("disabled");
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("whoami");
+  it("every built-in name is reserved: no document replaces or disables one, not even one written behind the service's back", async () => {
+    const raw = new MemoryObjectStore();
+    const { tools } = toolServices({
+      store: raw,
+      bundled: { "server-tools/whoami.yaml": docTool("bundled whoami") },
+    });
+    for (const name of ["whoami", "web_search"]) {
+      await expect(tools.put(T, P, name, docTool("mine", "enabled: false\n"))).rejects.toMatchObject({
+        code: "reserved_name",
+        status: 422,
+      });
+    }
+    await raw.put(`${T}/${P}/server-tools/whoami.yaml`, docTool("sneaked in", "enabled: false\n"));
+    expect(await layerOf(tools, "whoami")).toBe("builtin");
+    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "whoami");
+    expect(listed?.layer).toBe("builtin");
   });
 
   it("an override is a complete replace: primary and labels are not inherited", async () => {

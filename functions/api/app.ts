@@ -6,6 +6,7 @@ import {
   type ObservedToolLimits,
   type ProcessService,
   type RecipeResolver,
+  type SecretService,
   type ServerToolService,
   type StateStore,
   type ToolBudgetService,
@@ -24,6 +25,7 @@ import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { modelRoutes } from "./routes/models";
 import { processRoutes, recipeRoutes } from "./routes/processes";
+import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
@@ -38,6 +40,7 @@ export interface AppServices {
   readonly recipes: RecipeResolver;
   readonly processes: ProcessService;
   readonly state: StateStore;
+  readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
 }
@@ -84,6 +87,8 @@ export function createApp(services: AppServices) {
     "/v1/models",
     modelRoutes({ budget: services.budget, observed: services.observedLimits, secret }),
   );
+
+  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, secret));
 
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);

@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { TenantIdSchema, VanceError } from "@vance/core";
 import { createMiddleware } from "hono/factory";
 import { sign, verify } from "hono/jwt";
 import { LRUCache } from "lru-cache";
@@ -8,7 +8,7 @@ import * as v from "valibot";
 export type Role = "read" | "write" | "admin";
 
 const ClaimsSchema = v.object({
-  tenant: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9][a-z0-9_-]{0,62})$/)),
+  tenant: v.union([v.literal("*"), TenantIdSchema]),
   roles: v.array(v.picklist(["read", "write", "admin"])),
 });
 
@@ -29,9 +29,12 @@ const verifiedTokens = new Map<string, LRUCache<string, VerifiedToken>>();
 
 interface VerifiedToken {
   readonly payload: Record<string, unknown>;
-  readonly exp: number | undefined;
+  readonly exp: number;
   readonly nbf: number | undefined;
 }
+
+/** A token that verified but must not be used; its reason is the answer's detail. */
+class RefusedToken extends Error {}
 
 async function verifyToken(token: string, secret: string): Promise<Record<string, unknown>> {
   let cache = verifiedTokens.get(secret);
@@ -41,22 +44,21 @@ async function verifyToken(token: string, secret: string): Promise<Record<string
   }
   const now = Date.now() / 1000;
   const known = cache.get(token);
-  if (
-    known &&
-    (known.exp === undefined || now < known.exp) &&
-    (known.nbf === undefined || now >= known.nbf)
-  ) {
+  if (known && now < known.exp && (known.nbf === undefined || now >= known.nbf)) {
     return known.payload;
   }
   const payload = (await verify(token, secret, "HS256")) as Record<string, unknown>;
-  const seconds = (claim: unknown) => (typeof claim === "number" ? claim : undefined);
-  cache.set(token, { payload, exp: seconds(payload.exp), nbf: seconds(payload.nbf) });
+  // A token without `exp` would be valid forever: a leaked one could never be retired.
+  if (typeof payload.exp !== "number")
+    throw new RefusedToken("the token has no 'exp' claim; tokens must expire");
+  const nbf = typeof payload.nbf === "number" ? payload.nbf : undefined;
+  cache.set(token, { payload, exp: payload.exp, nbf });
   return payload;
 }
 
 /**
- * Verifies the bearer JWT (HS256, `exp` honoured) and, when given, the role the route needs and
- * that the path's tenant is the token's (or the token is a platform token, `tenant: "*"`).
+ * Verifies the bearer JWT (HS256, `exp` required and honoured) and, when given, the role the
+ * route needs and that the path's tenant is the token's (or a platform token's, `tenant: "*"`).
  */
 export function authenticate(secret: string, role?: Role, options: { platformOnly?: boolean } = {}) {
   return createMiddleware<AuthEnv>(async (c, next) => {
@@ -66,8 +68,10 @@ export function authenticate(secret: string, role?: Role, options: { platformOnl
     let payload: unknown;
     try {
       payload = await verifyToken(match[1]!, secret);
-    } catch {
-      throw unauthenticated("the token is invalid or expired");
+    } catch (error) {
+      throw unauthenticated(
+        error instanceof RefusedToken ? error.message : "the token is invalid or expired",
+      );
     }
     const claims = v.safeParse(ClaimsSchema, payload);
     if (!claims.success) throw unauthenticated("the token lacks valid 'tenant' and 'roles' claims");

@@ -1,3 +1,4 @@
+import { decodeSecretsKey } from "@vance/adapters";
 import * as v from "valibot";
 
 const Flag = v.pipe(
@@ -42,6 +43,20 @@ export const ConfigSchema = v.pipe(
     VANCE_JWT_SECRET: v.optional(
       v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
     ),
+    /** Seals tenant secrets (AES-256-GCM): the base64 of 32 bytes, e.g. `openssl rand -base64 32`. */
+    VANCE_SECRETS_KEY: v.optional(
+      v.pipe(
+        v.string(),
+        v.rawTransform(({ dataset, addIssue, NEVER }) => {
+          const key = decodeSecretsKey(dataset.value);
+          if (key) return key;
+          addIssue({
+            message: "VANCE_SECRETS_KEY must be the base64 of exactly 32 bytes (openssl rand -base64 32)",
+          });
+          return NEVER;
+        }),
+      ),
+    ),
     VANCE_STORE: v.optional(v.picklist(["fs", "s3"], "VANCE_STORE must be 'fs' or 's3'"), "fs"),
     VANCE_DOCUMENTS_BUCKET: v.optional(v.string()),
     VANCE_CATALOG_BUCKET: v.optional(v.string()),
@@ -53,6 +68,11 @@ export const ConfigSchema = v.pipe(
     ),
     VANCE_STATE_TABLE: v.optional(v.string()),
     VANCE_DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url("VANCE_DYNAMODB_ENDPOINT must be a URL"))),
+    /** Longest one S3 or DynamoDB request may take, retries included, before the route answers 503. */
+    VANCE_STORE_TIMEOUT_MS: v.pipe(
+      Count("VANCE_STORE_TIMEOUT_MS", "3000"),
+      v.minValue(100, "VANCE_STORE_TIMEOUT_MS must be at least 100"),
+    ),
     VANCE_EXTERNAL_RESERVE: Count("VANCE_EXTERNAL_RESERVE", "1"),
     VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
     VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
@@ -77,24 +97,55 @@ export const ConfigSchema = v.pipe(
     ),
     AWS_REGION: v.optional(v.string(), "us-east-1"),
   }),
-  v.check(
-    (env) =>
-      env.VANCE_STORE !== "s3" ||
-      (env.VANCE_DOCUMENTS_BUCKET !== undefined && env.VANCE_CATALOG_BUCKET !== undefined),
-    "VANCE_STORE=s3 needs VANCE_DOCUMENTS_BUCKET and VANCE_CATALOG_BUCKET",
+  // Companion settings: partial checks run even when other settings are bad, and each names
+  // the missing variable, so one start reports everything that is wrong.
+  v.forward(
+    v.partialCheck(
+      [["VANCE_STORE"], ["VANCE_DOCUMENTS_BUCKET"]],
+      (env) => env.VANCE_STORE !== "s3" || env.VANCE_DOCUMENTS_BUCKET !== undefined,
+      "required when VANCE_STORE=s3",
+    ),
+    ["VANCE_DOCUMENTS_BUCKET"],
+  ),
+  v.forward(
+    v.partialCheck(
+      [["VANCE_STORE"], ["VANCE_CATALOG_BUCKET"]],
+      (env) => env.VANCE_STORE !== "s3" || env.VANCE_CATALOG_BUCKET !== undefined,
+      "required when VANCE_STORE=s3",
+    ),
+    ["VANCE_CATALOG_BUCKET"],
+  ),
+  v.forward(
+    v.partialCheck(
+      [["VANCE_STATE"], ["VANCE_STATE_TABLE"]],
+      (env) => env.VANCE_STATE !== "dynamodb" || env.VANCE_STATE_TABLE !== undefined,
+      "required when VANCE_STATE=dynamodb",
+    ),
+    ["VANCE_STATE_TABLE"],
   ),
 );
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
 
-/** Validates the environment; throws one error listing every bad setting. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Validates the environment; throws one error listing every bad or missing setting. `require`
+ * names settings an entry cannot do without (Lambda: `VANCE_JWT_SECRET`), reported in the same error.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: { readonly require?: readonly (keyof Config)[] } = {},
+): Config {
   // An empty variable means "not set", as deploy tools often write them.
   const set = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
   );
   const result = v.safeParse(ConfigSchema, set);
-  if (result.success) return result.output;
-  const lines = result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+  const lines = result.success
+    ? []
+    : result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+  for (const name of options.require ?? []) {
+    if (set[name] === undefined) lines.push(`- ${name}: required here`);
+  }
+  if (result.success && lines.length === 0) return result.output;
   throw new Error(`invalid configuration:\n${lines.join("\n")}`);
 }

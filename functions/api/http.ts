@@ -53,12 +53,19 @@ export function preconditions(c: Context, contentType: string): WriteOptions {
   };
 }
 
-/** The request body as UTF-8 text; rejects bodies that are not valid UTF-8. */
+/**
+ * The request body as UTF-8 text, never altered: bytes that are not UTF-8 are refused rather
+ * than replaced by U+FFFD — 400 `invalid_json` for a JSON body (API.md), `invalid_body` for
+ * YAML and other text.
+ */
 export async function textBody(c: Context): Promise<string> {
   const bytes = await c.req.arrayBuffer();
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
+    if (mediaType(c) === "application/json") {
+      throw new VanceError("invalid_json", 400, "the body is not valid UTF-8, so it is not valid JSON");
+    }
     throw new VanceError("invalid_body", 400, "the body is not valid UTF-8 text");
   }
 }

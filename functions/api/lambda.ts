@@ -3,9 +3,12 @@ import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { buildServices } from "./services";
 
-const config = loadConfig({ VANCE_STORE: "s3", ...process.env });
-if (!config.VANCE_JWT_SECRET)
-  throw new Error("invalid configuration:\n- VANCE_JWT_SECRET: required in Lambda");
+// Both are never generated here: the next instance could not verify tokens or read tenant
+// secrets. Missing ones are reported in the same error as every other bad setting.
+const config = loadConfig(
+  { VANCE_STORE: "s3", ...process.env },
+  { require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"] },
+);
 
 /** The Lambda entry: the same Hono app as the local server, over S3. */
-export const handler = handle(createApp(await buildServices(config, config.VANCE_JWT_SECRET)));
+export const handler = handle(createApp(await buildServices(config, config.VANCE_JWT_SECRET!)));

@@ -5,6 +5,7 @@ import { bundledCatalog, syncCatalog } from "../catalog-sync/handler";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { loadConfig } from "./config";
+import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
 import { buildServices, objectStore } from "./services";
 
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   });
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
-  serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => {
+  serve({ fetch: closeWhenBodyUnread(app.fetch), port: config.PORT, hostname: config.HOST }, () => {
     console.log(`Vance Server Tools listening on ${base}`);
     console.log(
       `  storage: ${config.VANCE_STORE === "fs" ? `embedded, in ${resolve(config.VANCE_DATA_DIR)}` : "S3"}`,

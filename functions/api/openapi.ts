@@ -133,6 +133,33 @@ const OPERATIONS: Record<string, Record<string, Operation>> = {
       responses: { 200: "{ roles: [{ role, tools: [{ name, calls, discoveryHits, lastUsedAt }] }] }" },
     },
   },
+  "/v1/tenants/{tenant}/secrets": {
+    get: {
+      summary: "The tenant's secrets: names and write times, never values (admin)",
+      tags: ["secrets"],
+      responses: { 200: "{ secrets: [{ name, updatedAt }] }", 403: "forbidden" },
+    },
+  },
+  "/v1/tenants/{tenant}/secrets/{name}": {
+    put: {
+      summary:
+        "Create or replace a secret { value } for ${secret:NAME} in this tenant's documents (admin; NAME ^[A-Z][A-Z0-9_]{0,63}$; value at most 8 KiB)",
+      tags: ["secrets"],
+      body: ["application/json"],
+      responses: {
+        204: "stored (encrypted); the value is never returned",
+        400: "invalid_id",
+        403: "forbidden",
+        415: "unsupported_media_type",
+        422: "validation_failed",
+      },
+    },
+    delete: {
+      summary: "Delete a secret (admin)",
+      tags: ["secrets"],
+      responses: { 204: "deleted", 400: "invalid_id", 403: "forbidden", 404: "secret_not_found" },
+    },
+  },
   "/v1/models/budget": {
     get: {
       summary: "maxTools for a model chain (min over the chain, catalog and observed limits)",

@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { StoreUnavailableError, VanceError } from "@vance/core";
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
@@ -12,7 +12,11 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
+
+/** Seconds a client should wait before retrying a 503: outages are noticed per request, so soon. */
+const RETRY_AFTER_SECONDS = "1";
 
 /** The one place that turns failures into RFC 9457 problem+json answers. */
 export function problemResponse(error: unknown, log: (fields: Record<string, unknown>) => void): Response {
@@ -20,7 +24,9 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
     error instanceof VanceError
       ? error
       : new VanceError("internal_error", 500, "the service failed unexpectedly");
-  if (!(error instanceof VanceError)) {
+  if (error instanceof StoreUnavailableError) {
+    log({ event: "http.store_unavailable", store: error.store, reason: error.reason });
+  } else if (!(error instanceof VanceError)) {
     log({
       event: "http.unhandled_error",
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -37,6 +43,9 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
   };
   return new Response(JSON.stringify(body), {
     status: vance.status,
-    headers: { "content-type": "application/problem+json" },
+    headers: {
+      "content-type": "application/problem+json",
+      ...(vance.status === 503 ? { "retry-after": RETRY_AFTER_SECONDS } : {}),
+    },
   });
 }

@@ -5,6 +5,7 @@ import {
   createDynamoClient,
   createGuardedFetch,
   createS3Client,
+  DynamoSecretStore,
   DynamoStateStore,
   dnsHostResolver,
   FsObjectStore,
@@ -14,29 +15,31 @@ import {
 } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
+  BUILT_IN_TOOLS,
   createNetworkPolicy,
   DocumentCascade,
   type Logger,
-  META_TOOLS,
   ModelCatalogService,
   type ObjectStore,
   ObservedToolLimits,
   ProcessService,
   RecipeResolver,
   type ScriptRunner,
+  SecretService,
+  type SecretStore,
   ServerToolService,
   type StateStore,
   ToolBudgetService,
   ToolDispatcher,
   type ToolRuntime,
   ToolTypeRegistry,
-  whoami,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptPool } from "@vance/sandbox";
 import { bundledCatalog } from "../catalog-sync/handler";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
+import { localSecretsKey } from "./local-secret";
 
 /** The service version reported by health and OpenAPI. */
 export const VERSION = "0.1.0";
@@ -48,6 +51,7 @@ export function objectStore(config: Config, which: "documents" | "catalog"): Obj
     region: config.AWS_REGION,
     ...(config.VANCE_S3_ENDPOINT ? { endpoint: config.VANCE_S3_ENDPOINT } : {}),
     forcePathStyle: config.VANCE_S3_FORCE_PATH_STYLE,
+    deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
   });
   const bucket = which === "documents" ? config.VANCE_DOCUMENTS_BUCKET! : config.VANCE_CATALOG_BUCKET!;
   return new S3ObjectStore({ client, bucket });
@@ -61,11 +65,37 @@ export async function stateStore(config: Config): Promise<StateStore> {
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
   }
-  const client = createDynamoClient({
-    region: config.AWS_REGION,
-    ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
-  });
-  return new DynamoStateStore({ client, tableName: config.VANCE_STATE_TABLE! });
+  return new DynamoStateStore({ client: dynamoClient(config), tableName: config.VANCE_STATE_TABLE! });
+}
+
+/**
+ * Tenant secrets, kept beside the state: a table in the same SQLite file, or items in the same
+ * DynamoDB table; sealed with `VANCE_SECRETS_KEY` (locally a key generated into the data dir).
+ */
+export async function secretStore(config: Config): Promise<SecretStore> {
+  const key = localSecretsKey(config);
+  if (config.VANCE_STATE === "sqlite") {
+    const { SqliteSecretStore } = await import("@vance/adapters/sqlite");
+    mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
+    return new SqliteSecretStore(join(config.VANCE_DATA_DIR, "state.sqlite"), { key });
+  }
+  return new DynamoSecretStore({ client: dynamoClient(config), tableName: config.VANCE_STATE_TABLE!, key });
+}
+
+/** One DynamoDB client per configuration: the state and secret stores share its connections. */
+const dynamoClients = new WeakMap<Config, ReturnType<typeof createDynamoClient>>();
+
+function dynamoClient(config: Config): ReturnType<typeof createDynamoClient> {
+  let client = dynamoClients.get(config);
+  if (!client) {
+    client = createDynamoClient({
+      region: config.AWS_REGION,
+      ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
+      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
+    });
+    dynamoClients.set(config, client);
+  }
+  return client;
 }
 
 /** The script sandbox's worker pool, sized by the settings where they are given. */
@@ -85,7 +115,10 @@ export function scriptPool(config: Config): Promise<ScriptPool> {
   });
 }
 
-/** Prefix of environment variables that `${secret:NAME}` may read: only these, never AWS keys or settings. */
+/**
+ * Prefix of the platform secrets (`${secret:NAME}` of bundled documents and the model catalog,
+ * never of tenant documents): only these variables, never AWS keys or settings.
+ */
 export const SECRET_ENV_PREFIX = "VANCE_SECRET_";
 
 /** The composition root: builds every service from settings and ports. */
@@ -96,6 +129,7 @@ export async function buildServices(
     documents?: ObjectStore;
     catalog?: ObjectStore;
     state?: StateStore;
+    secrets?: SecretStore;
     logger?: Logger;
     scripts?: ScriptRunner;
     env?: Record<string, string | undefined>;
@@ -111,7 +145,7 @@ export async function buildServices(
     overrides.documents ?? objectStore(config, "documents"),
     loadBundledDocuments(defaultsDir),
   );
-  const tools = new ServerToolService(cascade, types, [whoami, ...META_TOOLS], logger);
+  const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger);
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
   const catalog = new ModelCatalogService({
@@ -124,11 +158,14 @@ export async function buildServices(
   const runtime: ToolRuntime = {
     fetch: createGuardedFetch(networkPolicy, { maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES }),
     resolveHost: dnsHostResolver,
-    secret: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
     scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
   };
-  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, networkPolicy });
+  const secrets = new SecretService({
+    store: overrides.secrets ?? (await secretStore(config)),
+    platform: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
+  });
+  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy });
   const recipes = new RecipeResolver(tools);
   const processes = new ProcessService({
     tools,
@@ -155,6 +192,7 @@ export async function buildServices(
     recipes,
     processes,
     state,
+    secrets,
     budget,
     observedLimits,
   };

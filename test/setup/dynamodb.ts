@@ -40,7 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   throw lastError;
 }
 
-interface DynamoLocalServer {
+export interface DynamoLocalServer {
   readonly child: ChildProcess;
   /** Output so far, for the error message when it never answers. */
   output(): string;
@@ -55,14 +55,17 @@ interface DynamoLocalServer {
  * java runs under a tiny `sh` watchdog in its own process group: the watchdog kills java when
  * its stdin (a pipe from this node process) closes, so a crashed or killed vitest does not
  * leave a JVM behind. The normal teardown kills the whole group.
+ *
+ * In memory unless `dbPath` is given: then the data lives in that directory and survives a
+ * restart (the outage tests stop and start it).
  */
-function startDynamoLocal(port: number): DynamoLocalServer {
+export function startDynamoLocal(port: number, options: { dbPath?: string } = {}): DynamoLocalServer {
   const libDir = dynamoLocalLibDir();
   const javaArgs = [
     `-Djava.library.path=${join(libDir, "DynamoDBLocal_lib")}`,
     "-jar",
     join(libDir, "DynamoDBLocal.jar"),
-    "-inMemory",
+    ...(options.dbPath === undefined ? ["-inMemory"] : ["-dbPath", options.dbPath]),
     "-sharedDb",
     "-disableTelemetry",
     "-port",
@@ -134,7 +137,7 @@ function dynamoLocalLibDir(): string {
 }
 
 /** A port that was free on 127.0.0.1 a moment ago. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -147,7 +150,7 @@ function freePort(): Promise<number> {
 }
 
 /** Polls ListTables until DynamoDB Local answers; fails early when java exits. */
-async function waitUntilReady(endpoint: string, server: DynamoLocalServer): Promise<void> {
+export async function waitUntilReady(endpoint: string, server: DynamoLocalServer): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
     region: "us-east-1",

@@ -1,6 +1,7 @@
 /**
  * Runs s3rver in its own process, because ListObjectsV2 pagination needs `--openssl-legacy-provider`
- * (see DESIGN.md §5). Usage: `node --openssl-legacy-provider s3rver-child.mjs <directory>`.
+ * (see DESIGN.md §5). Usage: `node --openssl-legacy-provider s3rver-child.mjs <directory> [port]`
+ * (a free port unless given; a test that restarts the server passes the port it had).
  * Prints one JSON line `{"port":N}` on stdout once listening; on SIGTERM/SIGINT, or when stdin
  * closes because the parent died, it stops and removes the directory.
  */
@@ -9,13 +10,13 @@ import S3rver from "s3rver";
 
 const directory = process.argv[2];
 if (!directory) {
-  process.stderr.write("usage: s3rver-child.mjs <directory>\n");
+  process.stderr.write("usage: s3rver-child.mjs <directory> [port]\n");
   process.exit(2);
 }
 
 const server = new S3rver({
   address: "127.0.0.1",
-  port: 0,
+  port: Number(process.argv[3] ?? 0),
   silent: true,
   directory,
   configureBuckets: [{ name: "vance-test" }],

@@ -2,7 +2,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsObjectStore } from "@vance/adapters";
-import { type Logger, type ObjectStore, type ScriptRunner, type StateStore, silentLogger } from "@vance/core";
+import {
+  type Logger,
+  type ObjectStore,
+  type ScriptRunner,
+  type SecretStore,
+  type StateStore,
+  silentLogger,
+} from "@vance/core";
 import { createApp } from "../../functions/api/app";
 import { type Claims, mintToken } from "../../functions/api/auth";
 import { loadConfig } from "../../functions/api/config";
@@ -19,6 +26,7 @@ export async function testApp(
     logger?: Logger;
     dataDir?: string;
     state?: StateStore;
+    secrets?: SecretStore;
     scripts?: ScriptRunner;
   } = {},
 ) {
@@ -32,6 +40,7 @@ export async function testApp(
     env,
     ...(options.now ? { now: options.now } : {}),
     ...(options.state ? { state: options.state } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.scripts ? { scripts: options.scripts } : {}),
   });
   return { app: createApp(services), services, documents, dataDir };

@@ -4,6 +4,7 @@ import type { HostResolver, HttpFetch, InvocationContext, NetworkPolicy } from "
 /** An InvocationContext for calling the `rest` type directly, over the real adapters; options replace single parts. */
 export function restContext(options: {
   policy: NetworkPolicy;
+  /** What `${secret:NAME}` resolves to for this call. */
   secrets?: Record<string, string>;
   fetch?: HttpFetch;
   resolveHost?: HostResolver;
@@ -19,7 +20,6 @@ export function restContext(options: {
     runtime: {
       fetch: options.fetch ?? createGuardedFetch(options.policy, { resolve: resolveHost }),
       resolveHost,
-      secret: (name) => secrets[name],
       scripts: {
         run: async () => {
           throw new Error("no scripts in rest tests");
@@ -28,6 +28,7 @@ export function restContext(options: {
       now: () => Date.now(),
     },
     readDocument: async () => null,
+    secret: async (name) => secrets[name],
     callTool: async () => ({ error: "NotAvailable", message: "no sibling tools in rest tests" }),
   };
 }

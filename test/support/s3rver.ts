@@ -30,14 +30,16 @@ export interface RunningS3rver {
 }
 
 /**
- * Runs s3rver on 127.0.0.1 (free port, fresh temp directory, bucket `vance-test`) in a child
- * process, because ListObjectsV2 pagination needs `--openssl-legacy-provider` (DESIGN.md §5).
+ * Runs s3rver on 127.0.0.1 (a free port unless `port` is given, fresh temp directory, bucket
+ * `vance-test`) in a child process, because ListObjectsV2 pagination needs
+ * `--openssl-legacy-provider` (DESIGN.md §5).
  * The child also exits when this process dies (its stdin pipe closes), and a synchronous exit
  * hook kills it by PID (and removes its directory) if this process exits without calling `stop()`.
  */
-export async function startS3rver(): Promise<RunningS3rver> {
+export async function startS3rver(options: { port?: number } = {}): Promise<RunningS3rver> {
   const directory = await mkdtemp(join(tmpdir(), "vance-s3rver-"));
-  const child = spawn(process.execPath, ["--openssl-legacy-provider", CHILD_SCRIPT, directory], {
+  const args = [CHILD_SCRIPT, directory, ...(options.port === undefined ? [] : [String(options.port)])];
+  const child = spawn(process.execPath, ["--openssl-legacy-provider", ...args], {
     // stdin stays open as a lifeline: the child exits when this process dies and the pipe closes.
     stdio: ["pipe", "pipe", "inherit"],
   });

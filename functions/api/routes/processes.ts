@@ -1,4 +1,5 @@
 import {
+  InvocableToolNameSchema,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
@@ -17,7 +18,7 @@ const ResolveBodySchema = v.strictObject({
 });
 
 const ProcessInvokeBodySchema = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1)),
+  name: InvocableToolNameSchema,
   params: v.optional(v.unknown(), {}),
 });
 

@@ -1,4 +1,10 @@
-import { type ResolvedTool, type ServerToolService, type ToolDispatcher, VanceError } from "@vance/core";
+import {
+  InvocableToolNameSchema,
+  type ResolvedTool,
+  type ServerToolService,
+  type ToolDispatcher,
+  VanceError,
+} from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
@@ -7,7 +13,7 @@ import { jsonBody } from "../json-body";
 
 const InvokeBodySchema = v.strictObject({
   params: v.optional(v.unknown(), {}),
-  allowedTools: v.optional(v.array(v.string())),
+  allowedTools: v.optional(v.array(InvocableToolNameSchema)),
 });
 
 /** The tool as `GET T/tools/{name}` answers it. */

@@ -27,12 +27,17 @@ export class VanceError extends Error {
 
 /** Shorthands for the codes API.md names, so call sites read like the contract. */
 export const Errors = {
-  invalidId: (what: string, value: string) =>
-    new VanceError("invalid_id", 400, `${what} '${truncate(value)}' is not a valid id`),
+  invalidId: (what: string, value: string, reason?: string) =>
+    new VanceError(
+      "invalid_id",
+      400,
+      `${what} '${truncate(value)}' is not a valid id${reason === undefined ? "" : `: ${reason}`}`,
+    ),
   toolNotFound: (name: string) => new VanceError("tool_not_found", 404, `no tool named '${name}'`),
   toolDisabled: (name: string, layer: string) =>
     new VanceError("tool_disabled", 404, `tool '${name}' is disabled in the ${layer} layer`, [], { layer }),
   documentNotFound: (path: string) => new VanceError("document_not_found", 404, `no document at '${path}'`),
+  secretNotFound: (name: string) => new VanceError("secret_not_found", 404, `no secret named '${name}'`),
   validationFailed: (message: string, errors: readonly FieldError[]) =>
     new VanceError("validation_failed", 422, message, errors),
   invalidDocument: (path: string, layer: string, cause: VanceError) =>
@@ -56,7 +61,28 @@ export const Errors = {
     ]),
   preconditionFailed: (detail: string) => new VanceError("precondition_failed", 412, detail),
   busy: (detail: string) => new VanceError("busy", 429, detail),
+  pathConflict: (path: string) =>
+    new VanceError(
+      "path_conflict",
+      409,
+      `'${truncate(path)}' cannot be stored here: a document and a folder of this layer would share a name (a document on its path, or a folder at it)`,
+    ),
 } as const;
+
+/**
+ * The object store or the state store could not be reached, or did not answer in time. Adapters
+ * throw it instead of the transport's error, so the API answers 503 `store_unavailable` at
+ * once and the next request tries the store again.
+ */
+export class StoreUnavailableError extends VanceError {
+  constructor(
+    readonly store: string,
+    readonly reason: string,
+  ) {
+    super("store_unavailable", 503, `the ${store} is unavailable; try again shortly`);
+    this.name = "StoreUnavailableError";
+  }
+}
 
 function truncate(value: string): string {
   return value.length > 80 ? `${value.slice(0, 80)}…` : value;

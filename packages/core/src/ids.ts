@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { Errors } from "./errors";
 
 /** Tenant and project ids: lowercase, digits, `_` and `-`, at most 63 characters. */
@@ -6,17 +7,56 @@ export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const TENANT_PROJECT = "_tenant";
 /** Tool names: lowercase snake_case, at most 64 characters. `__` is reserved for pack sub-tools. */
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** Model instances name folders of the catalog (`model/{instance}/…`), spelled like tenant ids. */
+export const INSTANCE_PATTERN = ID_PATTERN;
+/** Model slugs: one plain path segment (dots allowed: `gpt-4.1`); `_provider` can never be one. */
+export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const PATH_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+/**
+ * Suffix of a store's in-flight temp files (the filesystem store writes `{name}.{random}.vance-tmp`
+ * and renames it into place): no document path segment may end with it, so every store agrees.
+ */
+export const STORE_TEMP_SUFFIX = ".vance-tmp";
+/** Top-level folders whose documents are validated on write; matched case-sensitively. */
+const VALIDATED_FOLDERS = ["server-tools", "mcp-servers"] as const;
 const MAX_PATH_LENGTH = 512;
+
+/**
+ * A string schema whose rule is `problem` (null when fine), so the schema and the `assert…`
+ * function of one rule can never disagree; the issue message says what is wrong.
+ */
+function ruleSchema(what: string, problem: (value: string) => string | null) {
+  return v.pipe(
+    v.string(`${what} must be a string`),
+    v.check(
+      (value) => problem(value) === null,
+      (issue) => `invalid ${what}: ${problem(String(issue.input))}`,
+    ),
+  );
+}
+
+const ID_RULE =
+  "lowercase letters, digits, '_' and '-', starting with a letter or digit, at most 63 characters";
+
+/** A tenant id (API.md "Ids"). */
+export const TenantIdSchema = ruleSchema("tenant id", (tenant) => (ID_PATTERN.test(tenant) ? null : ID_RULE));
+
+/** A project id, or `_tenant` for the tenant layer. */
+export const ProjectIdSchema = ruleSchema("project id", (project) =>
+  project === TENANT_PROJECT || ID_PATTERN.test(project) ? null : `${ID_RULE}; or ${TENANT_PROJECT}`,
+);
+
+/** A label, as tools carry it and `@label` selects it: spelled like an id. */
+export const LabelSchema = ruleSchema("label", (label) => (ID_PATTERN.test(label) ? null : ID_RULE));
 
 /** Throws `invalid_id` unless `tenant` is a valid tenant id. */
 export function assertTenantId(tenant: string): void {
-  if (!ID_PATTERN.test(tenant)) throw Errors.invalidId("tenant", tenant);
+  if (!v.is(TenantIdSchema, tenant)) throw Errors.invalidId("tenant", tenant);
 }
 
 /** Throws `invalid_id` unless `project` is a valid project id or `_tenant`. */
 export function assertProjectId(project: string): void {
-  if (project !== TENANT_PROJECT && !ID_PATTERN.test(project)) throw Errors.invalidId("project", project);
+  if (!v.is(ProjectIdSchema, project)) throw Errors.invalidId("project", project);
 }
 
 /** Why a configured tool name is unacceptable, or `null` when it is fine. */
@@ -28,20 +68,87 @@ export function toolNameProblem(name: string): string | null {
   return null;
 }
 
+/** Why a pack sub-tool name (`pack__op`, at most 64 characters in all) is unacceptable, or `null`. */
+export function subToolNameProblem(name: string): string | null {
+  const split = name.indexOf("__");
+  if (split < 0) return "a pack sub-tool is named pack__op";
+  if (name.includes("@")) return "'@' is reserved for label selectors";
+  if (!TOOL_NAME_PATTERN.test(name))
+    return "must be lowercase snake_case: [a-z][a-z0-9_]*, at most 64 characters";
+  if (split + 2 === name.length) return "the operation after '__' is missing";
+  return null;
+}
+
+/** Why a name a call, recipe or client declaration may use (a tool's or a pack sub-tool's) is unacceptable, or `null`. */
+export function invocableToolNameProblem(name: string): string | null {
+  return name.includes("__") ? subToolNameProblem(name) : toolNameProblem(name);
+}
+
+/** A configured tool's name (the document `server-tools/{name}.yaml`) or a built-in's. */
+export const ToolNameSchema = ruleSchema("tool name", toolNameProblem);
+
+/** A pack's sub-tool name, `pack__op`. */
+export const SubToolNameSchema = ruleSchema("sub-tool name", subToolNameProblem);
+
+/** Any name a tool is called by: a tool's or a pack sub-tool's. */
+export const InvocableToolNameSchema = ruleSchema("tool name", invocableToolNameProblem);
+
 /** Throws `invalid_id` unless `name` is a valid configured tool name. */
 export function assertToolName(name: string): void {
-  if (toolNameProblem(name) !== null) throw Errors.invalidId("tool name", name);
+  if (!v.is(ToolNameSchema, name)) throw Errors.invalidId("tool name", name);
+}
+
+/** Why `model` is not an id the model catalog can resolve (`instance/slug`), or `null`. */
+export function modelIdProblem(model: string): string | null {
+  const slash = model.indexOf("/");
+  if (slash < 0) return "a model id is instance/slug";
+  if (!INSTANCE_PATTERN.test(model.slice(0, slash))) return `the instance must be ${ID_RULE}`;
+  if (!SLUG_PATTERN.test(model.slice(slash + 1)))
+    return "the slug must be a plain name: letters, digits, '.', '_' and '-', at most 128 characters";
+  return null;
+}
+
+/** A model id, `instance/slug`: the catalog's own rule, so every id accepted anywhere can be resolved. */
+export const ModelIdSchema = ruleSchema("model id", modelIdProblem);
+
+/** Secret names (`${secret:NAME}`, API.md "Secrets"): upper-case letters, digits and `_`, at most 64 characters. */
+export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** Throws `invalid_id` unless `name` is a valid secret name. */
+export function assertSecretName(name: string): void {
+  if (!SECRET_NAME_PATTERN.test(name)) throw Errors.invalidId("secret name", name);
 }
 
 /**
- * Throws `invalid_id` unless `path` is a relative document path whose segments are plain
- * names: no `..`, no empty segments, no leading `/`, no backslashes.
+ * Why `path` is not a relative document path whose segments are plain names (no `..`, no empty
+ * segments, no leading `/`, no backslashes), or `null`.
  */
-export function assertDocumentPath(path: string): void {
-  if (path.length === 0 || path.length > MAX_PATH_LENGTH) throw Errors.invalidId("document path", path);
-  for (const segment of path.split("/")) {
-    if (!PATH_SEGMENT.test(segment) || segment.includes("..")) throw Errors.invalidId("document path", path);
+export function documentPathProblem(path: string): string | null {
+  if (path.length === 0 || path.length > MAX_PATH_LENGTH)
+    return `a document path has 1 to ${MAX_PATH_LENGTH} characters`;
+  const segments = path.split("/");
+  for (const segment of segments) {
+    if (!PATH_SEGMENT.test(segment) || segment.includes(".."))
+      return "a relative document path such as documents/guide.md: plain names joined by '/', no '..', no empty segments";
+    if (segment.endsWith(STORE_TEMP_SUFFIX))
+      return `names ending in '${STORE_TEMP_SUFFIX}' are reserved for the store's unfinished writes`;
   }
+  // On a case-insensitive filesystem `SERVER-TOOLS/x.yaml` is the file `server-tools/x.yaml`:
+  // another casing of a validated folder would store a tool document unvalidated.
+  const folder = segments[0]!;
+  const special = VALIDATED_FOLDERS.find((name) => name === folder.toLowerCase());
+  if (special !== undefined && special !== folder)
+    return `'${folder}/' differs from the reserved folder '${special}/' only in case; use '${special}/'`;
+  return null;
+}
+
+/** A document path inside the cascade. */
+export const DocumentPathSchema = ruleSchema("document path", documentPathProblem);
+
+/** Throws `invalid_id` unless `path` is a valid document path. */
+export function assertDocumentPath(path: string): void {
+  if (!v.is(DocumentPathSchema, path))
+    throw Errors.invalidId("document path", path, documentPathProblem(path) ?? undefined);
 }
 
 /** The document path of a tool configuration. */

@@ -73,6 +73,17 @@ export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
 }
 
 /**
+ * Why a schema cannot be a tool's input schema, or null when it can: it must compile, and its
+ * root must describe an object (`type: "object"`), since models send a tool's arguments as one
+ * JSON object and OpenAI's and Anthropic's APIs refuse any other root.
+ */
+export function toolInputSchemaProblem(schema: JsonSchema): string | null {
+  const compiled = compileJsonSchema(schema);
+  if (!compiled.ok) return compiled.message;
+  return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+}
+
+/**
  * Checks a value against a JSON Schema and returns the failures, or `[]`. Meant for schemas
  * known to be usable (this service's own): one that does not compile throws. Callers holding a
  * tenant's or caller's schema use `compileJsonSchema` and handle the outcome.

@@ -2,17 +2,18 @@ import { randomBytes } from "node:crypto";
 import type { BigIntStats, Dirent } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import type {
-  DeleteOptions,
-  DeleteResult,
-  GetOptions,
-  GetResult,
-  ListOptions,
-  ListPage,
-  ObjectMeta,
-  ObjectStore,
-  PutOptions,
-  PutResult,
+import {
+  type DeleteOptions,
+  type DeleteResult,
+  type GetOptions,
+  type GetResult,
+  type ListOptions,
+  type ListPage,
+  type ObjectMeta,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+  STORE_TEMP_SUFFIX,
 } from "@vance/core";
 import {
   compareKeys,
@@ -23,8 +24,11 @@ import {
   resolvePageLimit,
 } from "./memory";
 
-/** Suffix of in-flight temp files; `list` skips them and no key segment may end with it. */
-const TEMP_SUFFIX = ".vance-tmp";
+/**
+ * Suffix of in-flight temp files; `list` skips them, no key segment may end with it (the
+ * document path rule refuses it too), and the store removes leftovers when it starts.
+ */
+const TEMP_SUFFIX = STORE_TEMP_SUFFIX;
 /** How often `put` retries when a concurrent `delete` pruned the directory it just created. */
 const MKDIR_ATTEMPTS = 5;
 
@@ -55,22 +59,39 @@ export class InvalidObjectKeyError extends Error {
  * process: ext4 reuses a just-freed inode at once, so inode + a coarse clock alone could repeat
  * an old ETag (A → B → A') and let a stale `ifMatch` through.
  *
+ * Durability: the temp file is fsynced before the rename and its directory after it, so a
+ * write that answered survives a crash. Temp files a crash left behind (older than this process)
+ * are removed when the store is constructed (every call waits for that sweep), and listings
+ * never show temp files.
+ *
+ * Unlike S3, a directory cannot hold a file and a folder of one name: a put of `a/b.md` while
+ * `a` is stored, or of `a` while `a/…` is, answers `{ ok: false, reason: "path_conflict" }`.
+ *
  * Content type is not stored: it is inferred from the key's extension (`contentTypeForKey`),
  * and `PutOptions.contentType` is ignored. Conditional writes are serialised per key by an
- * in-process mutex; two processes writing the same directory are not coordinated.
+ * in-process mutex; two processes writing the same directory are not coordinated (one's start
+ * may also sweep the other's in-flight temp files).
  */
 export class FsObjectStore implements ObjectStore {
   readonly #root: string;
   readonly #pageSize: number;
   readonly #locks = new KeyedMutex();
+  readonly #swept: Promise<number>;
 
   constructor(rootDir: string, options: FsObjectStoreOptions = {}) {
     this.#root = resolve(rootDir);
     this.#pageSize = resolvePageLimit(options.pageSize, MAX_LIST_PAGE_SIZE);
+    this.#swept = sweepTempFiles(this.#root, this.#root);
+  }
+
+  /** How many temp files of interrupted writes the start-up sweep removed, once it is done. */
+  get swept(): Promise<number> {
+    return this.#swept;
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
     const path = this.#pathOf(key);
+    await this.#swept;
     let handle: FileHandle;
     try {
       handle = await open(path, "r");
@@ -94,18 +115,22 @@ export class FsObjectStore implements ObjectStore {
 
   async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
     const path = this.#pathOf(key);
+    await this.#swept;
     return this.#locks.run(key, async () => {
+      if (await isDirectory(path)) return { ok: false, reason: "path_conflict" };
       const current = await statFile(path);
       if (options?.ifNoneMatch === "*" && current) return { ok: false, reason: "precondition_failed" };
       if (options?.ifMatch !== undefined && (!current || etagOf(current) !== options.ifMatch)) {
         return { ok: false, reason: "precondition_failed" };
       }
-      return { ok: true, etag: await this.#writeAtomically(path, body) };
+      const etag = await this.#writeAtomically(path, body);
+      return etag === null ? { ok: false, reason: "path_conflict" } : { ok: true, etag };
     });
   }
 
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
     const path = this.#pathOf(key);
+    await this.#swept;
     return this.#locks.run(key, async () => {
       const current = await statFile(path);
       if (!current) return { ok: false, reason: "not_found" };
@@ -118,6 +143,7 @@ export class FsObjectStore implements ObjectStore {
         if (isMissing(error)) return { ok: false, reason: "not_found" };
         throw error;
       }
+      await syncDirectory(dirname(path));
       await this.#pruneEmptyDirectories(dirname(path));
       return { ok: true };
     });
@@ -127,6 +153,7 @@ export class FsObjectStore implements ObjectStore {
     const limit = resolvePageLimit(options?.limit, this.#pageSize);
     const after = options?.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const { directorySegments, namePrefix } = this.#splitPrefix(prefix);
+    await this.#swept;
     const keys: string[] = [];
     await this.#collectKeys(directorySegments, namePrefix, keys);
     const remaining = keys
@@ -144,18 +171,31 @@ export class FsObjectStore implements ObjectStore {
     return { items, cursor: remaining.length > limit && last !== undefined ? encodeCursor(last) : undefined };
   }
 
-  async #writeAtomically(path: string, body: string): Promise<string> {
+  /** Writes through a temp file and a rename; the ETag, or `null` when a file or folder is in the way. */
+  async #writeAtomically(path: string, body: string): Promise<string | null> {
     const tempPath = `${path}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
     const handle = await this.#createTempFile(tempPath);
+    if (handle === null) return null;
     try {
       await handle.writeFile(body, "utf8");
       const mtimeNs = nextMtimeNs();
       const seconds = Number(mtimeNs) / 1e9;
       await handle.utimes(seconds, seconds);
+      // The bytes and the mtime (part of the ETag) reach the disk before the name points at them.
+      await handle.sync();
       // rename keeps inode, mtime and size, so the temp file's stats are the final ETag.
       const stats = await handle.stat({ bigint: true });
       await handle.close();
-      await rename(tempPath, path);
+      try {
+        await rename(tempPath, path);
+      } catch (error) {
+        // A folder took the name since the check (or a racing writer made one): not ours to replace.
+        if (!isErrno(error, "EISDIR") && !isErrno(error, "ENOTDIR")) throw error;
+        await unlink(tempPath).catch(() => {});
+        return null;
+      }
+      // The rename itself is durable only once the directory entry is.
+      await syncDirectory(dirname(path));
       return etagOf(stats);
     } catch (error) {
       await handle.close().catch(() => {});
@@ -164,12 +204,19 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  async #createTempFile(tempPath: string): Promise<FileHandle> {
+  /** Opens a fresh temp file, creating its directories; `null` when a file sits on its path. */
+  async #createTempFile(tempPath: string): Promise<FileHandle | null> {
     for (let attempt = 1; ; attempt++) {
       try {
         await mkdir(dirname(tempPath), { recursive: true });
         return await open(tempPath, "wx");
       } catch (error) {
+        // mkdir answers EEXIST when the parent itself is a file, ENOTDIR when an ancestor is.
+        if (
+          isErrno(error, "ENOTDIR") ||
+          (isErrno(error, "EEXIST") && !(await isDirectory(dirname(tempPath))))
+        )
+          return null;
         // A concurrent delete of a sibling prunes empty directories, possibly one that
         // mkdir just created or was about to descend into: create the path again.
         if (!isErrno(error, "ENOENT") || attempt >= MKDIR_ATTEMPTS) throw error;
@@ -257,6 +304,73 @@ function nextMtimeNs(): bigint {
 /** Quoted like S3's ETags; derived from stat so it needs no read of the content. */
 function etagOf(stats: BigIntStats): string {
   return `"${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}"`;
+}
+
+/**
+ * When this process started: a temp file older than that belongs to a write no one will finish.
+ * Younger ones may be in flight in another store over the same directory (the API and the
+ * catalog sync each open one), so the sweep leaves them alone.
+ */
+const PROCESS_STARTED_MS = performance.timeOrigin;
+
+/**
+ * Removes the temp files interrupted writes left under `directory` (and the folders that held
+ * only them); best effort, so an unreadable corner never keeps the store from starting.
+ */
+async function sweepTempFiles(root: string, directory: string): Promise<number> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) removed += await sweepTempFiles(root, path);
+    else if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX) && (await isOrphan(path))) {
+      removed += await unlink(path).then(
+        () => 1,
+        () => 0,
+      );
+    }
+  }
+  if (removed > 0 && directory !== root) await rmdir(directory).catch(() => {}); // only if now empty
+  return removed;
+}
+
+/** fsync of a directory, so a rename or unlink in it is on disk; a no-op where the OS refuses it. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(directory, "r");
+  } catch (error) {
+    if (isMissing(error)) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!isErrno(error, "EINVAL") && !isErrno(error, "EPERM") && !isErrno(error, "EISDIR")) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isOrphan(tempPath: string): Promise<boolean> {
+  try {
+    return (await lstat(tempPath)).mtimeMs < PROCESS_STARTED_MS;
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Stats of a regular file, or `null` when nothing (or a directory) is there. */

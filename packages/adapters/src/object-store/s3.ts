@@ -19,7 +19,15 @@ import type {
   PutOptions,
   PutResult,
 } from "@vance/core";
+import {
+  addStoreFaultHandling,
+  asStoreFault,
+  boundedClientConfig,
+  DEFAULT_STORE_DEADLINE_MS,
+} from "../store-faults";
 import { MAX_LIST_PAGE_SIZE, resolvePageLimit } from "./memory";
+
+const STORE = "object store";
 
 export interface S3ClientSettings {
   /** e.g. `http://127.0.0.1:4568` for s3rver; AWS's endpoint when absent. */
@@ -29,14 +37,22 @@ export interface S3ClientSettings {
   readonly credentials?: S3ClientConfig["credentials"];
   /** `true` for local servers that do not resolve `bucket.host` names. */
   readonly forcePathStyle?: boolean;
+  /**
+   * Longest one request may take, retries included, before it fails with
+   * `StoreUnavailableError`; {@link DEFAULT_STORE_DEADLINE_MS} unless given.
+   */
+  readonly deadlineMs?: number;
 }
 
 /**
- * An `S3Client` that only computes and validates checksums when an operation requires them;
- * s3rver (and other S3 look-alikes) reject or mangle the SDK's default flexible checksums.
+ * An `S3Client` that only computes and validates checksums when an operation requires them
+ * (s3rver and other S3 look-alikes reject or mangle the SDK's default flexible checksums), and
+ * whose requests are bounded in time and fail as `StoreUnavailableError` when S3 cannot be reached.
  */
 export function createS3Client(settings: S3ClientSettings = {}): S3Client {
-  return new S3Client({
+  const deadlineMs = settings.deadlineMs ?? DEFAULT_STORE_DEADLINE_MS;
+  const client = new S3Client({
+    ...boundedClientConfig(deadlineMs),
     ...(settings.endpoint !== undefined && { endpoint: settings.endpoint }),
     ...(settings.region !== undefined && { region: settings.region }),
     ...(settings.credentials !== undefined && { credentials: settings.credentials }),
@@ -44,6 +60,8 @@ export function createS3Client(settings: S3ClientSettings = {}): S3Client {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
+  addStoreFaultHandling(client, STORE, deadlineMs);
+  return client;
 }
 
 export interface S3ObjectStoreOptions {
@@ -96,7 +114,8 @@ export class S3ObjectStore implements ObjectStore {
       // The SDK surfaces 304 as an error without a name of its own ("Unknown").
       if (statusOf(error) === 304) return { notModified: true };
       if (isNotFound(error)) return null;
-      throw error;
+      // Also a body cut off mid-transfer, which the client's middleware does not see.
+      throw asStoreFault(error, STORE);
     }
   }
 
@@ -115,7 +134,7 @@ export class S3ObjectStore implements ObjectStore {
       return { ok: true, etag: requireEtag(output.ETag, key) };
     } catch (error) {
       if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
-      throw error;
+      throw asStoreFault(error, STORE);
     }
   }
 
@@ -127,7 +146,7 @@ export class S3ObjectStore implements ObjectStore {
       currentEtag = (await this.#client.send(head)).ETag;
     } catch (error) {
       if (isNotFound(error)) return { ok: false, reason: "not_found" };
-      throw error;
+      throw asStoreFault(error, STORE);
     }
     if (options?.ifMatch !== undefined && currentEtag !== options.ifMatch) {
       return { ok: false, reason: "precondition_failed" };
@@ -145,7 +164,7 @@ export class S3ObjectStore implements ObjectStore {
     } catch (error) {
       if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
       if (isNotFound(error)) return { ok: false, reason: "not_found" };
-      throw error;
+      throw asStoreFault(error, STORE);
     }
   }
 
@@ -157,7 +176,9 @@ export class S3ObjectStore implements ObjectStore {
       ContinuationToken: options?.cursor,
     });
     command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
-    const output = await this.#client.send(command);
+    const output = await this.#client.send(command).catch((error: unknown) => {
+      throw asStoreFault(error, STORE);
+    });
     const items = (output.Contents ?? []).map(
       (object): ObjectMeta => ({
         key: (object.Key ?? "").slice(this.#prefix.length),

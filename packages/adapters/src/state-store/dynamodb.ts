@@ -40,6 +40,7 @@ import type {
   ToolUsageKey,
   ToolUsageRow,
 } from "@vance/core";
+import { addStoreFaultHandling, boundedClientConfig, DEFAULT_STORE_DEADLINE_MS } from "../store-faults";
 
 /** The table's TTL attribute: epoch seconds after which DynamoDB may delete the item. */
 export const stateTableTtlAttribute = "expiresAt";
@@ -89,15 +90,24 @@ export interface DynamoClientOptions {
   readonly endpoint?: string;
   readonly region?: string;
   readonly credentials?: DynamoDBClientConfig["credentials"];
+  /**
+   * Longest one request may take, retries included, before it fails with
+   * `StoreUnavailableError`; {@link DEFAULT_STORE_DEADLINE_MS} unless given.
+   */
+  readonly deadlineMs?: number;
 }
 
 /**
  * A DynamoDB client. With an `endpoint` (DynamoDB Local) region and credentials default to
- * placeholders, because Local ignores them but the SDK refuses to sign without them.
+ * placeholders, because Local ignores them but the SDK refuses to sign without them. Its
+ * requests are bounded in time and fail as `StoreUnavailableError` when DynamoDB cannot be
+ * reached — also for the document clients built on it, which share its middleware stack.
  */
 export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBClient {
   const local = options.endpoint !== undefined;
-  return new DynamoDBClient({
+  const deadlineMs = options.deadlineMs ?? DEFAULT_STORE_DEADLINE_MS;
+  const client = new DynamoDBClient({
+    ...boundedClientConfig(deadlineMs),
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
     ...(options.region !== undefined ? { region: options.region } : local ? { region: "us-east-1" } : {}),
     ...(options.credentials !== undefined
@@ -106,6 +116,8 @@ export function createDynamoClient(options: DynamoClientOptions = {}): DynamoDBC
         ? { credentials: { accessKeyId: "local", secretAccessKey: "local" } }
         : {}),
   });
+  addStoreFaultHandling(client, "state store", deadlineMs);
+  return client;
 }
 
 export interface DynamoStateStoreOptions {
@@ -426,7 +438,8 @@ function onceExpiresAt(nowMs: number, ttlSeconds: number): number {
   return Math.ceil((nowMs + ttlSeconds * 1000) / 1000);
 }
 
-function keyPart(value: string): string {
+/** Escapes one part of a key (see the top of this file); shared with the secret store's items. */
+export function keyPart(value: string): string {
   return value.replaceAll("%", "%25").replaceAll("#", "%23");
 }
 
@@ -477,11 +490,13 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function errorName(error: unknown): string | undefined {
+/** The SDK's error name (`ConditionalCheckFailedException`, …), if it is an Error. */
+export function errorName(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
 }
 
-function attemptsOf(error: unknown): number {
+/** HTTP attempts the SDK made for a failed command. */
+export function attemptsOf(error: unknown): number {
   const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
   return metadata?.attempts ?? 1;
 }

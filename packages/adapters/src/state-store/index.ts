@@ -1,4 +1,4 @@
-// SQLite lives at `@vance/adapters/sqlite`, so a Lambda bundle never loads its native module.
+// SQLite lives at `@vance/adapters/sqlite` (src/sqlite.ts), so a Lambda bundle never loads its native module.
 export {
   createDynamoClient,
   type DynamoClientOptions,

@@ -1,3 +1,4 @@
+import type { CallBudget } from "../dispatch/call-budget";
 import type { JsonSchema } from "../json-schema";
 
 /** What a tool call returns: a value, or the tool's own failure as data (spec §3.1 return convention). */
@@ -11,8 +12,14 @@ export interface ProcessToolsApi {
   list(prefix: string | undefined): Promise<ToolOutcome>;
   /** Descriptions and schemas of up to 25 names; activates the deferred ones. */
   describe(names: readonly string[]): Promise<ToolOutcome>;
-  /** A call through the same allow-set check as a direct call. */
-  invoke(name: string, params: unknown): Promise<ToolOutcome>;
+  /** A call through the same allow-set check as a direct call, nested in `scope`'s call. */
+  invoke(name: string, params: unknown, scope: CallScope): Promise<ToolOutcome>;
+}
+
+/** Where a running built-in sits in its call tree: what the calls it starts are charged to, and when they stop. */
+export interface CallScope {
+  readonly budget: CallBudget;
+  readonly signal: AbortSignal;
 }
 
 /** Who is calling: the addressed project and, inside a process, its id, role and surface. */
@@ -25,8 +32,9 @@ export interface CallerContext {
 }
 
 /**
- * A built-in tool (spec §1): code only, no document. The last fallback layer of the cascade.
- * Built-ins may carry labels so that `@label` selectors find them without a document.
+ * A built-in tool (spec §1): code only, no document. Its name is reserved: no document can
+ * replace or disable it (422 `reserved_name` on write). Built-ins may carry labels so that
+ * `@label` selectors find them without a document.
  */
 export interface BuiltInTool {
   readonly name: string;
@@ -34,7 +42,9 @@ export interface BuiltInTool {
   readonly labels: readonly string[];
   readonly primary: boolean;
   readonly inputSchema: JsonSchema;
-  /** A reserved name no document can override or disable (the capability floor). */
-  readonly reserved?: boolean;
-  invoke(input: Readonly<Record<string, unknown>>, caller: CallerContext): Promise<ToolOutcome>;
+  invoke(
+    input: Readonly<Record<string, unknown>>,
+    caller: CallerContext,
+    scope: CallScope,
+  ): Promise<ToolOutcome>;
 }

@@ -1,3 +1,10 @@
+import type { BuiltInTool } from "./built-in-tool";
+import { META_TOOLS } from "./meta-tools";
+import { whoami } from "./whoami";
+
 export * from "./built-in-tool";
 export * from "./meta-tools";
 export { whoami } from "./whoami";
+
+/** Every built-in tool the service registers. Each name is reserved: no document may take it. */
+export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [whoami, ...META_TOOLS];

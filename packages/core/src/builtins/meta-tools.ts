@@ -22,7 +22,6 @@ export const toolList: BuiltInTool = {
     "Lists the names of all tools you can use: `inContext` are in your tools array, `available` can be described with tool_description and then called. Optional `prefix` filters names (case-insensitive).",
   labels: ["discovery"],
   primary: true,
-  reserved: true,
   inputSchema: {
     type: "object",
     properties: {
@@ -40,7 +39,6 @@ export const toolDescription: BuiltInTool = {
   description: `Returns the description and parameter schema of up to ${MAX_DESCRIBE} tools by name, and adds them to your tools array so you can call them next.`,
   labels: ["discovery"],
   primary: true,
-  reserved: true,
   inputSchema: {
     type: "object",
     properties: {
@@ -64,7 +62,8 @@ export const invokeTool: BuiltInTool = {
     required: ["name"],
     additionalProperties: false,
   },
-  invoke: (input, caller) => withProcess(caller, (api) => api.invoke(String(input.name), input.params ?? {})),
+  invoke: (input, caller, scope) =>
+    withProcess(caller, (api) => api.invoke(String(input.name), input.params ?? {}, scope)),
 };
 
 /** The meta-tools, registered as built-ins. */

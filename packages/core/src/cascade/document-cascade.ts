@@ -122,6 +122,7 @@ export class DocumentCascade {
   async write(tenant: string, project: string, path: string, body: string, options: PutOptions) {
     const key = DocumentCascade.key(tenant, project, path);
     const result = await this.store.put(key, body, options);
+    if (!result.ok && result.reason === "path_conflict") throw Errors.pathConflict(path);
     if (!result.ok) throw Errors.preconditionFailed(preconditionDetail(options));
     this.remember({ key, body, etag: result.etag, contentType: options.contentType });
     return { key, etag: result.etag };
@@ -150,6 +151,7 @@ export class DocumentCascade {
       this.remember({ key, body, etag: attempt.etag, contentType: options.contentType });
       return { key, etag: attempt.etag, created: true };
     }
+    if (attempt.reason === "path_conflict") throw Errors.pathConflict(path);
     return { ...(await this.write(tenant, project, path, body, options)), created: false };
   }
 

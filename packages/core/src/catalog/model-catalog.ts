@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { issuesToFieldErrors, parseYaml } from "../config/yaml";
 import { VanceError } from "../errors";
-import { ID_PATTERN } from "../ids";
+import { INSTANCE_PATTERN, modelIdProblem, SLUG_PATTERN } from "../ids";
 
 /**
  * The model catalog (spec §14.1, DESIGN §4 "Catalog"): `model/{instance}/_provider.yaml` holds
@@ -9,11 +9,6 @@ import { ID_PATTERN } from "../ids";
  * model. Only the fields the tool budget needs are read; everything else (pricing, params, …)
  * belongs to other consumers and is allowed and ignored here.
  */
-
-/** Instance names, as tenant ids: they are directory names in the catalog bucket. */
-export const INSTANCE_PATTERN = ID_PATTERN;
-/** Model slugs: one plain path segment (dots allowed: `gpt-4.1`); `_provider` can never be one. */
-export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const MaxToolsSchema = v.pipe(
   v.number("maxTools must be a number"),
@@ -73,20 +68,15 @@ export interface ModelId {
   readonly slug: string;
 }
 
-/** Splits and validates `instance/slug`; throws `invalid_model` (400) otherwise. */
+/** Splits and validates `instance/slug` (`ModelIdSchema`'s rule); throws `invalid_model` (400) otherwise. */
 export function parseModelId(model: string): ModelId {
-  const slash = model.indexOf("/");
-  const instance = model.slice(0, slash);
-  const slug = model.slice(slash + 1);
-  if (slash < 0 || !INSTANCE_PATTERN.test(instance) || !SLUG_PATTERN.test(slug)) {
+  const problem = modelIdProblem(model);
+  if (problem !== null) {
     const shown = model.length > 80 ? `${model.slice(0, 80)}…` : model;
-    throw new VanceError(
-      "invalid_model",
-      400,
-      `model '${shown}' is not 'instance/slug' (instance [a-z0-9][a-z0-9_-]*, slug a plain name)`,
-    );
+    throw new VanceError("invalid_model", 400, `model '${shown}' is not a model id: ${problem}`);
   }
-  return { instance, slug };
+  const slash = model.indexOf("/");
+  return { instance: model.slice(0, slash), slug: model.slice(slash + 1) };
 }
 
 const DOCUMENT_PATH = /^model\/([^/]+)\/([^/]+)\.yaml$/;

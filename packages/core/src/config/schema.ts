@@ -1,23 +1,5 @@
 import * as v from "valibot";
-import { toolNameProblem } from "../ids";
-
-/** Labels: lowercase words, used as `@label` selectors in recipes. */
-export const LabelSchema = v.pipe(
-  v.string(),
-  v.regex(
-    /^[a-z0-9][a-z0-9_-]{0,62}$/,
-    "labels are lowercase words: [a-z0-9][a-z0-9_-]*, at most 63 characters",
-  ),
-);
-
-/** A configured tool's name (from the file name; a `name` field must agree). */
-export const ToolNameSchema = v.pipe(
-  v.string(),
-  v.check(
-    (name) => toolNameProblem(name) === null,
-    (issue) => `invalid tool name: ${toolNameProblem(String(issue.input))}`,
-  ),
-);
+import { LabelSchema, ToolNameSchema } from "../ids";
 
 /**
  * A server tool configuration document (spec §2), before its type's `parameters` schema

@@ -5,8 +5,10 @@ import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration } from "../ports/state-store";
 import type { ToolRuntime } from "../ports/tool-runtime";
+import type { SecretService } from "../secrets/secret-service";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
+import { CallBudget, type CallLimits, DEFAULT_CALL_LIMITS } from "./call-budget";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {
@@ -19,6 +21,11 @@ export interface DispatchRequest {
   readonly clientTools?: readonly ClientToolDeclaration[];
   /** Aborts when the caller went away: what the call started stops with it. */
   readonly signal?: AbortSignal;
+  /**
+   * Set for a nested call (a script's sibling call, `invoke_tool`): the budget of the call that
+   * makes it, which this call is charged to. Absent for a top-level call, which starts a budget.
+   */
+  readonly parent?: CallBudget;
 }
 
 /** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
@@ -35,28 +42,28 @@ export interface ToolDispatcherOptions {
   readonly tools: ServerToolService;
   readonly cascade: DocumentCascade;
   readonly runtime: ToolRuntime;
+  /** Which secrets a tool may read, by the layer its document came from. */
+  readonly secrets: Pick<SecretService, "lookupFor">;
   readonly networkPolicy: NetworkPolicy;
-  /** How deep sibling calls (`vance.tools.call`) may nest; a script calling itself stops here. */
-  readonly maxCallDepth?: number;
+  /** Depth and fan-out of the calls one top-level call may start (`DEFAULT_CALL_LIMITS`). */
+  readonly callLimits?: Partial<CallLimits>;
 }
 
 /** The signal of a call nobody can cancel. */
 const NEVER_ABORTED = new AbortController().signal;
 
-/** The default limit of nested sibling calls. */
-export const DEFAULT_MAX_CALL_DEPTH = 8;
-
 /**
  * `ToolDispatcher` (spec §7): resolves a name through the configured tools (project, tenant,
  * bundled) and then the built-in tools, then the process's client tools; checks the allow set
- * and the params against the tool's input schema; runs it and times it. Sibling calls from
- * scripts come back through here with the caller's allow set, one level deeper.
+ * and the params against the tool's input schema; runs it and times it. Nested calls (sibling
+ * calls from scripts, `invoke_tool`) come back through here, charged to the `CallBudget` of
+ * their top-level call.
  */
 export class ToolDispatcher {
-  private readonly maxCallDepth: number;
+  private readonly callLimits: CallLimits;
 
   constructor(private readonly options: ToolDispatcherOptions) {
-    this.maxCallDepth = options.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+    this.callLimits = { ...DEFAULT_CALL_LIMITS, ...options.callLimits };
   }
 
   /**
@@ -65,10 +72,10 @@ export class ToolDispatcher {
    */
   async invoke(request: DispatchRequest): Promise<DispatchResult> {
     const started = performance.now();
-    const outcome = await this.dispatch(request, 0);
+    const outcome = await this.dispatch(request);
     // A full sandbox is the caller's to retry, not the tool's failure: 429 over HTTP. Nested
-    // calls see `Busy` as an error inside the calling script instead.
-    if ("error" in outcome && outcome.error === "Busy") throw Errors.busy(outcome.message);
+    // calls see `Busy` as an error inside the calling tool instead.
+    if (!request.parent && "error" in outcome && outcome.error === "Busy") throw Errors.busy(outcome.message);
     return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
   }
 
@@ -98,17 +105,19 @@ export class ToolDispatcher {
     }
   }
 
+  /** Charges the call to its budget before anything is read: a refused call costs nothing. */
   private async dispatch(
     request: DispatchRequest,
-    depth: number,
   ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
-    return this.run(request, await this.resolve(request), depth);
+    const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
+    if (!(budget instanceof CallBudget)) return budget;
+    return this.run(request, await this.resolve(request), budget);
   }
 
   private async run(
     request: DispatchRequest,
     target: ResolvedTool | ClientToolDeclaration,
-    depth: number,
+    budget: CallBudget,
   ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
     const input = request.params ?? {};
     const schema = compileJsonSchema(target.inputSchema);
@@ -124,7 +133,12 @@ export class ToolDispatcher {
     }
     if (!("layer" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
-    if (target.builtIn) return target.builtIn.invoke(params, request.caller);
+    if (target.builtIn) {
+      return target.builtIn.invoke(params, request.caller, {
+        budget,
+        signal: request.signal ?? NEVER_ABORTED,
+      });
+    }
     const type = this.options.tools.registry.find(target.config.type);
     if (!type?.invoke) {
       return {
@@ -132,29 +146,33 @@ export class ToolDispatcher {
         message: `tools of type '${target.config.type}' can be configured but not yet invoked by this service`,
       };
     }
-    return type.invoke(target.config, target.config.parameters, params, this.context(request, depth));
+    return type.invoke(
+      target.config,
+      target.config.parameters,
+      params,
+      this.context(request, budget, target.layer),
+    );
   }
 
-  private context(request: DispatchRequest, depth: number): InvocationContext {
+  private context(
+    request: DispatchRequest,
+    budget: CallBudget,
+    layer: ResolvedTool["layer"],
+  ): InvocationContext {
     const { caller } = request;
     return {
       caller,
       runtime: this.options.runtime,
       networkPolicy: this.options.networkPolicy,
       signal: request.signal ?? NEVER_ABORTED,
-      depth,
+      depth: budget.depth,
       readDocument: async (path) =>
         (await this.options.cascade.lookup(caller.tenant, caller.project, path))?.body ?? null,
+      secret: this.options.secrets.lookupFor(caller.tenant, layer),
       callTool: async (name, params, signal) => {
-        if (depth + 1 > this.maxCallDepth) {
-          return {
-            error: "CallDepthExceeded",
-            message: `sibling calls nest at most ${this.maxCallDepth} deep (calling '${name}')`,
-          };
-        }
         try {
-          const nested = { ...request, name, params, signal: signal ?? request.signal };
-          const result = await this.dispatch(nested, depth + 1);
+          const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+          const result = await this.dispatch(nested);
           return "route" in result
             ? {
                 error: "ClientToolNotCallable",

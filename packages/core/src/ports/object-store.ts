@@ -48,9 +48,14 @@ export interface ListOptions {
   readonly limit?: number;
 }
 
+/**
+ * `path_conflict`: the store cannot hold this key beside a stored one — on a filesystem a file
+ * cannot also be a folder (`a` stored, `a/b.md` written, or the other way round). S3 and the
+ * memory store hold both and never answer it.
+ */
 export type PutResult =
   | { readonly ok: true; readonly etag: string }
-  | { readonly ok: false; readonly reason: "precondition_failed" };
+  | { readonly ok: false; readonly reason: "precondition_failed" | "path_conflict" };
 
 export type DeleteResult =
   | { readonly ok: true }

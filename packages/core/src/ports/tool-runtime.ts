@@ -1,6 +1,7 @@
 /**
- * What running tools needs from the platform: HTTP, DNS, secrets, a clock and the script
- * sandbox. The composition root supplies real implementations; tests may supply their own.
+ * What running tools needs from the platform: HTTP, DNS, a clock and the script sandbox. The
+ * composition root supplies real implementations; tests may supply their own. Secrets are not
+ * here: which ones a tool may read depends on its document's layer (`InvocationContext.secret`).
  */
 
 /** A script run request for the sandbox (spec §3.1). */
@@ -48,8 +49,6 @@ export type HttpFetch = (input: string, init: RequestInit) => Promise<Response>;
 export interface ToolRuntime {
   readonly fetch: HttpFetch;
   readonly resolveHost: HostResolver;
-  /** `${secret:NAME}` lookups; undefined when the secret is not configured. */
-  readonly secret: (name: string) => string | undefined;
   readonly scripts: ScriptRunner;
   /** Epoch milliseconds. */
   readonly now: () => number;

@@ -1,11 +1,11 @@
 import * as v from "valibot";
-import type { ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
+import type { CallScope, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
 import { Errors, type FieldError, VanceError } from "../errors";
-import { assertProjectId, assertTenantId } from "../ids";
+import { assertProjectId, assertTenantId, ID_PATTERN, InvocableToolNameSchema, ModelIdSchema } from "../ids";
 import type { JsonSchema } from "../json-schema";
-import { compileJsonSchema } from "../json-schema-validator";
+import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { Logger } from "../ports/logger";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import { HintEntrySchema, RecipeEntrySchema, type RecipeResolver } from "../recipes/recipe-resolver";
@@ -14,11 +14,8 @@ import { demotedDiscoveryBlock, discoveryBlock } from "../surface/discovery";
 import { toWireTool, type WireFormat } from "../surface/wire";
 import type { ServerToolService } from "../tools/server-tool-service";
 
-const NameSchema = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "a lowercase name"));
-const ModelIdSchema = v.pipe(
-  v.string(),
-  v.regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9._:-]+$/, "a model id: instance/slug"),
-);
+/** Recipe and engine names: they become the process's role, spelled like ids. */
+const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));
 
 /** The body of `POST T/processes` (API.md "Recipes and processes"). */
 export const SpawnRequestSchema = v.strictObject({
@@ -34,7 +31,7 @@ export const SpawnRequestSchema = v.strictObject({
   clientTools: v.optional(
     v.array(
       v.strictObject({
-        name: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,127}$/, "a tool name")),
+        name: InvocableToolNameSchema,
         description: v.pipe(v.string(), v.minLength(1)),
         inputSchema: v.record(v.string(), v.unknown()),
         packHint: v.optional(v.pipe(v.string(), v.maxLength(300))),
@@ -206,7 +203,13 @@ export class ProcessService {
     return this.invokeIn(record, name, params);
   }
 
-  private async invokeIn(record: ProcessRecord, name: string, params: unknown): Promise<DispatchResult> {
+  /** A call in the process; `scope` is set for `invoke_tool`'s nested call, which stays in its caller's budget. */
+  private async invokeIn(
+    record: ProcessRecord,
+    name: string,
+    params: unknown,
+    scope?: CallScope,
+  ): Promise<DispatchResult> {
     const allowed = new Set([...record.allowedTools, ...MANDATORY_TOOLS]);
     const result = await this.options.dispatcher.invoke({
       caller: {
@@ -220,12 +223,13 @@ export class ProcessService {
       params,
       allowedTools: allowed,
       clientTools: record.clientTools,
+      ...(scope ? { parent: scope.budget, signal: scope.signal } : {}),
     });
     if ("error" in result || MANDATORY.has(name) || name === "invoke_tool") return result;
     // Every use counts as activation: it revives deferred and demoted tools (auto-activation)
     // and is the triage's strongest demand signal for the rest.
     const at = this.now();
-    await Promise.all([
+    await this.bookkeep(record, name, [
       this.options.state.touchActivatedTools(keyOf(record), [name], at),
       this.options.state.addToolUsage(
         { tenant: record.tenant, project: record.project, role: record.role, tool: name },
@@ -233,6 +237,26 @@ export class ProcessService {
       ),
     ]);
     return result;
+  }
+
+  /**
+   * Waits for usage counting and activation bookkeeping, but never lets them fail the call:
+   * the tool has already run, so a state store that refuses the write costs a count, not the
+   * caller's result. Each lost write is logged as a WARN.
+   */
+  private async bookkeep(record: ProcessRecord, tool: string, writes: readonly (Promise<unknown> | null)[]) {
+    const results = await Promise.allSettled(writes);
+    for (const result of results) {
+      if (result.status === "fulfilled") continue;
+      const error = result.reason;
+      this.options.logger.warn("process.bookkeeping_failed", {
+        tenant: record.tenant,
+        project: record.project,
+        processId: record.processId,
+        tool,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   private toolsApi(record: ProcessRecord): ProcessToolsApi {
@@ -279,7 +303,7 @@ export class ProcessService {
         const deferred = new Set(classification.deferred);
         const activate = described.map((tool) => tool.name).filter((name) => deferred.has(name));
         const at = this.now();
-        await Promise.all([
+        await this.bookkeep(record, "tool_description", [
           activate.length > 0 ? this.options.state.touchActivatedTools(keyOf(record), activate, at) : null,
           ...described.map((tool) =>
             this.options.state.addToolUsage(
@@ -290,9 +314,9 @@ export class ProcessService {
         ]);
         return { value: { tools: described, unknown, skipped, activated: activate } };
       },
-      invoke: async (name, params) => {
+      invoke: async (name, params, scope) => {
         try {
-          const { durationMs: _ignored, ...outcome } = await this.invokeIn(record, name, params);
+          const { durationMs: _ignored, ...outcome } = await this.invokeIn(record, name, params, scope);
           return "route" in outcome
             ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
             : (outcome as ToolOutcome);
@@ -376,8 +400,8 @@ export class ProcessService {
 function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): void {
   const errors: FieldError[] = [];
   clientTools.forEach((tool, index) => {
-    const compiled = compileJsonSchema(tool.inputSchema);
-    if (!compiled.ok) errors.push({ path: `clientTools.${index}.inputSchema`, message: compiled.message });
+    const problem = toolInputSchemaProblem(tool.inputSchema);
+    if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });
   });
   if (errors.length > 0) {
     throw Errors.validationFailed("a client tool's inputSchema is not a usable JSON Schema", errors);

@@ -1,17 +1,26 @@
 import * as v from "valibot";
 import { Errors } from "../errors";
+import { InvocableToolNameSchema, LabelSchema, TOOL_NAME_PATTERN } from "../ids";
 import type { ServerToolService } from "../tools/server-tool-service";
 
 /** A recipe entry: a tool name (pack sub-tools `pack__op` included) or a `@label` selector. */
 export const RecipeEntrySchema = v.pipe(
   v.string(),
-  v.regex(/^(@[a-z0-9][a-z0-9_-]{0,62}|[a-z][a-z0-9_]{0,127})$/, "a tool name or an @label selector"),
+  v.check(
+    (entry) =>
+      entry.startsWith("@") ? v.is(LabelSchema, entry.slice(1)) : v.is(InvocableToolNameSchema, entry),
+    "a tool name (at most 64 characters) or an @label selector",
+  ),
 );
 
 /** A hint entry: a tool name or a prefix pattern ending in `*` (`doc_*`). */
 export const HintEntrySchema = v.pipe(
   v.string(),
-  v.regex(/^[a-z][a-z0-9_]{0,127}\*?$/, "a tool name or a prefix pattern such as doc_*"),
+  v.check(
+    (entry) =>
+      entry.endsWith("*") ? TOOL_NAME_PATTERN.test(entry.slice(0, -1)) : v.is(InvocableToolNameSchema, entry),
+    "a tool name (at most 64 characters) or a prefix pattern such as doc_*",
+  ),
 );
 
 export interface RecipeLists {

@@ -41,14 +41,15 @@ const LIST_FETCH_CONCURRENCY = 16;
 
 /**
  * `ServerToolService` (spec §4, §5, §8): the only place that reads and writes tool documents.
- * Lookup walks project → tenant → bundled → built-in; `listAll` merges outer to inner with the
- * inner layer winning by name and disabled tools removed. Parsed documents are cached by
+ * Built-in tools come first and their names are reserved; every other name walks project →
+ * tenant → bundled, and `listAll` merges outer to inner with the inner layer winning by name and
+ * disabled tools removed. Parsed documents are cached by
  * object key and ETag, so a warm `listAll` of unchanged documents costs only the LIST pages.
  */
 export class ServerToolService {
   private readonly parsed = new Map<string, { readonly etag: string; readonly result: ToolDocumentResult }>();
+  /** Built-in names are reserved: a built-in answers before any layer is read. */
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
-  private readonly reserved: ReadonlyMap<string, ResolvedTool>;
   private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
 
   constructor(
@@ -58,7 +59,6 @@ export class ServerToolService {
     private readonly logger: Logger = silentLogger,
   ) {
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
-    this.reserved = new Map([...this.builtIns].filter(([, tool]) => tool.builtIn?.reserved));
     this.bundledTools = new Map(
       cascade.bundledUnder(TOOLS_DIR).flatMap((hit) => {
         const name = toolNameFromPath(hit.path);
@@ -72,17 +72,17 @@ export class ServerToolService {
     return this.types;
   }
 
-  /** Resolves a name through project → tenant → bundled → built-in. */
+  /**
+   * Resolves a name: a built-in (its name is reserved, so no document can shadow it, not even
+   * one stored behind the service's back), else project → tenant → bundled.
+   */
   async lookup(tenant: string, project: string, name: string): Promise<ToolLookup> {
     assertToolName(name);
-    const reserved = this.reserved.get(name);
-    if (reserved) return { status: "found", tool: reserved };
+    const builtIn = this.builtIns.get(name);
+    if (builtIn) return { status: "found", tool: builtIn };
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.interpret(hit, name);
-    const bundled = this.bundledTools.get(name);
-    if (bundled) return bundled;
-    const builtIn = this.builtIns.get(name);
-    return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
+    return this.bundledTools.get(name) ?? { status: "not_found" };
   }
 
   /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
@@ -111,7 +111,6 @@ export class ServerToolService {
     for (const meta of projectMetas) addWinner(winners, meta, "project");
 
     const merged = new Map<string, ToolLookup>();
-    for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
     for (const [name, found] of this.bundledTools) merged.set(name, found);
     const stored = await mapWithConcurrency(
       [...winners],
@@ -129,7 +128,7 @@ export class ServerToolService {
       },
     );
     for (const [name, found] of stored) if (found) merged.set(name, found);
-    for (const [name, tool] of this.reserved) merged.set(name, { status: "found", tool });
+    for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
 
     const tools: ResolvedTool[] = [];
     for (const [name, found] of merged) {
@@ -184,11 +183,11 @@ export class ServerToolService {
   }
 
   private assertNotReserved(name: string): void {
-    if (this.reserved.has(name)) {
+    if (this.builtIns.has(name)) {
       throw new VanceError(
         "reserved_name",
         422,
-        `'${name}' belongs to the capability floor and cannot be configured or disabled`,
+        `'${name}' is a built-in tool; no document can replace or disable it`,
         [{ path: "name", message: "reserved" }],
       );
     }

@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import { compileJsonSchema } from "../json-schema-validator";
-import { DocumentPathSchema, OpenJsonSchema, ServerNameSchema } from "./common";
+import { DocumentPathSchema, ModelIdSchema } from "../ids";
+import { toolInputSchemaProblem } from "../json-schema-validator";
+import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
 import { RestType } from "./rest";
 import { ScriptedType } from "./scripted";
@@ -36,8 +37,8 @@ export const McpType = defineToolType({
   inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
   check: (parameters) => {
     if (!parameters.inputSchema) return [];
-    const compiled = compileJsonSchema(parameters.inputSchema);
-    return compiled.ok ? [] : [{ path: "inputSchema", message: `inputSchema is ${compiled.message}` }];
+    const problem = toolInputSchemaProblem(parameters.inputSchema);
+    return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
   },
 });
 
@@ -59,9 +60,7 @@ export const PromptTemplateType = defineToolType({
   description: "Calls a model with a fixed prompt prefix followed by the caller's input.",
   parametersSchema: v.strictObject({
     promptPrefix: v.pipe(v.string(), v.minLength(1, "promptPrefix must not be empty")),
-    model: v.optional(
-      v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*\/[A-Za-z0-9._:-]+$/, "model is instance/slug")),
-    ),
+    model: v.optional(ModelIdSchema),
     modelSize: v.optional(v.picklist(["small", "medium", "large"])),
     inputs: v.optional(ToolInputsSchema, [
       { name: "input", type: "string", description: "Text appended to the prompt", required: true },

@@ -1,15 +1,6 @@
 import * as v from "valibot";
 import { TOOL_NAME_PATTERN } from "../ids";
 
-/** A relative document path inside the cascade. */
-export const DocumentPathSchema = v.pipe(
-  v.string(),
-  v.regex(
-    /^(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]{0,511}$/,
-    "a relative document path such as documents/guide.md (no '..', no leading '/')",
-  ),
-);
-
 /** The name of an MCP server document, mcp-servers/{server}.yaml. */
 export const ServerNameSchema = v.pipe(
   v.string(),

@@ -8,6 +8,7 @@ import {
   isIpLiteral,
   RESPONSE_TOO_LARGE_ERROR_NAME,
 } from "../net/network-policy";
+import { SecretScrubber } from "../secrets/scrub";
 import { OpenJsonSchema } from "./common";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { defineToolType, type InvocationContext } from "./tool-type";
@@ -38,7 +39,7 @@ type RestParameters = v.InferOutput<typeof RestParametersSchema>;
 export const RestType = defineToolType({
   typeId: "rest",
   description:
-    "Calls an HTTP endpoint. {input} placeholders in the URL, query values, header values and body template are filled from the call's params (a body string that is exactly {input} takes the param's JSON value); params no template uses go to the query string (GET, DELETE) or, without a body template, into a JSON body. ${secret:NAME} comes from the function's secrets. Redirects are not followed; internal addresses are refused.",
+    "Calls an HTTP endpoint. {input} placeholders in the URL, query values, header values and body template are filled from the call's params (a body string that is exactly {input} takes the param's JSON value); params no template uses go to the query string (GET, DELETE) or, without a body template, into a JSON body. ${secret:NAME} is the tenant's secret (PUT /v1/tenants/{tenant}/secrets/{NAME}); values are scrubbed from results and errors. A '.' or '..' path segment from a value is refused. Redirects are not followed; internal addresses are refused.",
   parametersSchema: RestParametersSchema,
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
   check: (parameters, environment) => {
@@ -72,6 +73,8 @@ export const RestType = defineToolType({
 const PLACEHOLDER = /\$\{secret:([A-Za-z0-9_.-]+)\}|\{([A-Za-z_$][A-Za-z0-9_$]*)\}/g;
 const TEMPLATE = /\$\{secret:[A-Za-z0-9_.-]+\}|\{[A-Za-z_$][A-Za-z0-9_$]*\}/;
 const WHOLE_INPUT = /^\{([A-Za-z_$][A-Za-z0-9_$]*)\}$/;
+/** What the URL parser resolves as `.` or `..` (RFC 3986 §5.2.4, WHATWG "single/double-dot segment"). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 const ABSENT = Symbol("absent");
 const ERROR_BODY_CHARS = 200;
 
@@ -82,14 +85,54 @@ async function invokeRest(
   input: Readonly<Record<string, unknown>>,
   context: InvocationContext,
 ): Promise<ToolOutcome> {
-  const templates = new TemplateFiller(parameters, input, context.runtime.secret);
-  const outcome = await call(parameters, templates, context);
-  return "error" in outcome ? { ...outcome, message: templates.scrub(outcome.message) } : outcome;
+  const secrets = await resolveSecrets(parameters, context);
+  if ("error" in secrets) return secrets;
+  const scrubber = new SecretScrubber(secrets.values());
+  const outcome = await call(parameters, new TemplateFiller(parameters, input, secrets), scrubber, context);
+  return "error" in outcome
+    ? { ...outcome, message: scrubber.text(outcome.message) }
+    : { value: scrubber.value(outcome.value) };
+}
+
+/**
+ * Every `${secret:NAME}` the templates use, looked up in one go before anything is filled;
+ * `SecretNotFound` for the first one (in template order) that the caller has no value for.
+ */
+async function resolveSecrets(
+  parameters: RestParameters,
+  context: InvocationContext,
+): Promise<Map<string, string> | Failure> {
+  const names = new Set<string>();
+  const collect = (template: unknown): void => {
+    if (typeof template === "string") {
+      for (const match of template.matchAll(PLACEHOLDER)) if (match[1] !== undefined) names.add(match[1]);
+    } else if (Array.isArray(template)) {
+      for (const item of template) collect(item);
+    } else if (typeof template === "object" && template !== null) {
+      for (const item of Object.values(template)) collect(item);
+    }
+  };
+  collect(parameters.url);
+  collect(Object.values(parameters.query));
+  collect(Object.values(parameters.headers));
+  collect(parameters.bodyTemplate);
+  const values = await Promise.all(
+    [...names].map(async (name) => [name, await context.secret(name)] as const),
+  );
+  const missing = values.find(([, value]) => value === undefined);
+  if (missing) {
+    return {
+      error: "SecretNotFound",
+      message: `the secret '${missing[0]}' is not set; a tenant sets it with PUT /v1/tenants/{tenant}/secrets/${missing[0]}`,
+    };
+  }
+  return new Map(values as (readonly [string, string])[]);
 }
 
 async function call(
   parameters: RestParameters,
   templates: TemplateFiller,
+  scrubber: SecretScrubber,
   context: InvocationContext,
 ): Promise<ToolOutcome> {
   const built = buildRequest(parameters, templates);
@@ -100,7 +143,7 @@ async function call(
   // must not keep its connection (and the script's budget) open until its own timeout.
   const bound = boundByCaller(context.signal, parameters.timeoutMs);
   try {
-    return await send(url, init, host, bound, parameters, templates, context);
+    return await send(url, init, host, bound, parameters, scrubber, context);
   } finally {
     bound.done();
   }
@@ -112,7 +155,7 @@ async function send(
   host: string,
   bound: CallerBoundSignal,
   parameters: RestParameters,
-  templates: TemplateFiller,
+  scrubber: SecretScrubber,
   context: InvocationContext,
 ): Promise<ToolOutcome> {
   const { signal } = bound;
@@ -160,7 +203,8 @@ async function send(
   }
 
   if (response.type === "opaqueredirect" || response.status < 200 || response.status > 299) {
-    return httpError(response, templates.scrub(body));
+    // Scrubbed before the body is cut, so no prefix of a secret survives the cut.
+    return httpError(response, scrubber.text(body));
   }
   const value = parseBody(response, body);
   if (value === ABSENT) {
@@ -188,7 +232,8 @@ function buildRequest(
   parameters: RestParameters,
   templates: TemplateFiller,
 ): { url: URL; init: RequestInit & { method: string } } | Failure {
-  const urlText = templates.text(parameters.url, encodeURIComponent).text;
+  const urlText = fillUrl(parameters.url, templates);
+  if (typeof urlText !== "string") return urlText;
   const url = parseUrl(urlText);
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     return {
@@ -212,12 +257,6 @@ function buildRequest(
     }
   }
   const body = parameters.bodyTemplate === undefined ? ABSENT : templates.json(parameters.bodyTemplate);
-  if (templates.missingSecret !== undefined) {
-    return {
-      error: "SecretNotFound",
-      message: `the secret '${templates.missingSecret}' is not configured for this function`,
-    };
-  }
 
   const method = parameters.method;
   const unreferenced = templates.unreferencedInputs();
@@ -236,19 +275,47 @@ function buildRequest(
 }
 
 /**
- * Fills templates for one call: records which inputs are referenced (the rest go to query or
- * body), the first missing secret, and every secret value used, so that messages can be scrubbed.
+ * Fills the URL template, its path segment by segment: the URL parser would resolve a `.` or `..`
+ * segment and so walk the upstream path, so a value that makes one is refused rather than sent.
+ * (`/` in a value is already encoded.)
+ */
+function fillUrl(template: string, templates: TemplateFiller): string | Failure {
+  const fill = (part: string) => templates.text(part, encodeURIComponent).text;
+  // The schema guarantees `http(s)://`; placeholders hold no `/`, `?` or `#`, so these split the template as they split the URL.
+  const authority = template.indexOf("://") + 3;
+  const authorityLength = template.slice(authority).search(/[/?#]/);
+  // Without a path in the template the URL's path is `/`, whatever the values are.
+  if (authorityLength === -1 || template[authority + authorityLength] !== "/") return fill(template);
+  const pathStart = authority + authorityLength;
+  const pathLength = template.slice(pathStart).search(/[?#]/);
+  const pathEnd = pathLength === -1 ? template.length : pathStart + pathLength;
+  const segments = template.slice(pathStart, pathEnd).split("/");
+  const filled: string[] = [];
+  for (const segment of segments) {
+    const text = fill(segment);
+    if (TEMPLATE.test(segment) && DOT_SEGMENT.test(text)) {
+      return {
+        error: "InvalidRequest",
+        message: `a value would make the URL path segment '${segment}' read '${text}', which would change the upstream path; '.' and '..' are refused there`,
+      };
+    }
+    filled.push(text);
+  }
+  return fill(template.slice(0, pathStart)) + filled.join("/") + fill(template.slice(pathEnd));
+}
+
+/**
+ * Fills templates for one call with the secrets already resolved, and records which inputs are
+ * referenced (the rest go to query or body).
  */
 class TemplateFiller {
-  missingSecret: string | undefined;
   private readonly referenced = new Set<string>();
-  private readonly secretValues = new Set<string>();
   private readonly names: ReadonlySet<string>;
 
   constructor(
     parameters: RestParameters,
     private readonly input: Readonly<Record<string, unknown>>,
-    private readonly secret: (name: string) => string | undefined,
+    private readonly secrets: ReadonlyMap<string, string>,
   ) {
     this.names = new Set([...parameters.inputs.map((declared) => declared.name), ...Object.keys(input)]);
   }
@@ -260,7 +327,7 @@ class TemplateFiller {
   ): { text: string; absent: boolean } {
     let absent = false;
     const text = template.replace(PLACEHOLDER, (whole, secretName?: string, inputName?: string) => {
-      if (secretName !== undefined) return encode(this.resolveSecret(secretName));
+      if (secretName !== undefined) return encode(this.secrets.get(secretName) ?? "");
       if (inputName === undefined || !this.names.has(inputName)) return whole;
       this.referenced.add(inputName);
       const value = this.input[inputName];
@@ -299,31 +366,6 @@ class TemplateFiller {
     return Object.entries(this.input).filter(
       ([name, value]) => !this.referenced.has(name) && value !== undefined,
     );
-  }
-
-  /** Replaces every secret value used in this call, also URL- and JSON-escaped, with `***`. */
-  scrub(message: string): string {
-    let scrubbed = message;
-    const forms = [...this.secretValues].flatMap((value) => [
-      value,
-      encodeURIComponent(value),
-      JSON.stringify(value).slice(1, -1),
-    ]);
-    // Longest first, so a secret that contains another is replaced whole.
-    for (const form of [...new Set(forms)].sort((a, b) => b.length - a.length)) {
-      if (form !== "") scrubbed = scrubbed.split(form).join("***");
-    }
-    return scrubbed;
-  }
-
-  private resolveSecret(name: string): string {
-    const value = this.secret(name);
-    if (value === undefined) {
-      this.missingSecret ??= name;
-      return "";
-    }
-    this.secretValues.add(value);
-    return value;
   }
 }
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { DocumentPathSchema } from "./common";
+import { DocumentPathSchema } from "../ids";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { defineToolType } from "./tool-type";
 

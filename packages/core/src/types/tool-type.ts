@@ -26,12 +26,18 @@ export interface InvocationContext {
    * error, cancellation). Whatever the tool starts (HTTP calls, nested scripts) ends with it.
    */
   readonly signal: AbortSignal;
-  /** 0 for a call from the API; n for a sibling call n levels below it. */
+  /** 0 for a call from the API; n for a call n levels below it (its `CallBudget`'s depth). */
   readonly depth: number;
   /** A document through the caller's cascade (project → tenant → bundled), or null. */
   readDocument(path: string): Promise<string | null>;
   /**
-   * Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper.
+   * `${secret:NAME}`: the caller's tenant's secret for a project or tenant document, a platform
+   * secret for a bundled one; undefined when there is none.
+   */
+  secret(name: string): Promise<string | undefined>;
+  /**
+   * Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper,
+   * charged to this call's budget (`CallDepthExceeded`, `CallBudgetExceeded` when it is spent).
    * `signal` (default: this call's) aborts the sibling when the calling code ends.
    */
   callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ToolOutcome>;

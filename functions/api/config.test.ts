@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config";
+
+/** The error loadConfig throws for `env`, as its lines. */
+function problems(env: Record<string, string>, options?: Parameters<typeof loadConfig>[1]): string[] {
+  try {
+    loadConfig(env, options);
+  } catch (error) {
+    return (error as Error).message.split("\n").slice(1);
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("loadConfig: companion settings are required at start", () => {
+  it("refuses VANCE_STATE=dynamodb without VANCE_STATE_TABLE, naming the variable", () => {
+    expect(problems({ VANCE_STATE: "dynamodb" })).toEqual([
+      "- VANCE_STATE_TABLE: required when VANCE_STATE=dynamodb",
+    ]);
+  });
+
+  it("names each missing bucket of VANCE_STORE=s3 on its own line", () => {
+    expect(problems({ VANCE_STORE: "s3" })).toEqual([
+      "- VANCE_DOCUMENTS_BUCKET: required when VANCE_STORE=s3",
+      "- VANCE_CATALOG_BUCKET: required when VANCE_STORE=s3",
+    ]);
+    expect(problems({ VANCE_STORE: "s3", VANCE_CATALOG_BUCKET: "c" })).toEqual([
+      "- VANCE_DOCUMENTS_BUCKET: required when VANCE_STORE=s3",
+    ]);
+  });
+
+  it("reports missing companions together with every other bad setting in one error", () => {
+    expect(
+      problems(
+        {
+          VANCE_STATE: "dynamodb",
+          VANCE_STORE: "s3",
+          VANCE_DOCUMENTS_BUCKET: "d",
+          VANCE_S3_ENDPOINT: "nope",
+        },
+        { require: ["VANCE_JWT_SECRET"] },
+      ),
+    ).toEqual([
+      "- VANCE_S3_ENDPOINT: VANCE_S3_ENDPOINT must be a URL",
+      "- VANCE_CATALOG_BUCKET: required when VANCE_STORE=s3",
+      "- VANCE_STATE_TABLE: required when VANCE_STATE=dynamodb",
+      "- VANCE_JWT_SECRET: required here",
+    ]);
+  });
+
+  it("treats an empty variable as unset", () => {
+    expect(problems({ VANCE_STATE: "dynamodb", VANCE_STATE_TABLE: "" })).toEqual([
+      "- VANCE_STATE_TABLE: required when VANCE_STATE=dynamodb",
+    ]);
+  });
+
+  it("accepts complete settings and the embedded defaults", () => {
+    const config = loadConfig({
+      VANCE_STATE: "dynamodb",
+      VANCE_STATE_TABLE: "state",
+      VANCE_STORE: "s3",
+      VANCE_DOCUMENTS_BUCKET: "docs",
+      VANCE_CATALOG_BUCKET: "catalog",
+    });
+    expect(config.VANCE_STATE_TABLE).toBe("state");
+    expect(loadConfig({}).VANCE_STORE).toBe("fs");
+  });
+});
+
+describe("loadConfig: VANCE_STORE_TIMEOUT_MS", () => {
+  it("defaults to 3000 ms and refuses values below 100", () => {
+    expect(loadConfig({}).VANCE_STORE_TIMEOUT_MS).toBe(3000);
+    expect(loadConfig({ VANCE_STORE_TIMEOUT_MS: "1500" }).VANCE_STORE_TIMEOUT_MS).toBe(1500);
+    expect(problems({ VANCE_STORE_TIMEOUT_MS: "50" })).toEqual([
+      "- VANCE_STORE_TIMEOUT_MS: VANCE_STORE_TIMEOUT_MS must be at least 100",
+    ]);
+  });
+});

@@ -1,0 +1,82 @@
+import type { Layer } from "../cascade/document-cascade";
+import { Errors } from "../errors";
+import { assertSecretName, assertTenantId, SECRET_NAME_PATTERN } from "../ids";
+import type { SecretEntry, SecretStore } from "../ports/secret-store";
+
+/** The longest secret value accepted, in UTF-8 bytes: API keys and tokens, not files. */
+export const MAX_SECRET_VALUE_BYTES = 8 * 1024;
+
+/** The value of `${secret:NAME}`, or undefined when there is none for this caller. */
+export type SecretLookup = (name: string) => Promise<string | undefined>;
+
+/** Deploy-time secrets of the platform (locally `VANCE_SECRET_<NAME>`); undefined when not set. */
+export type PlatformSecrets = (name: string) => string | undefined;
+
+export interface SecretServiceOptions {
+  readonly store: SecretStore;
+  readonly platform: PlatformSecrets;
+}
+
+/**
+ * Tenant secrets (API.md "Secrets", DESIGN.md §7): write-only over HTTP, and the one place that
+ * decides which secrets a document may read. A tenant's or project's document reads that
+ * tenant's store and nothing else; platform secrets serve only the platform's own (bundled)
+ * documents and the model catalog.
+ */
+export class SecretService {
+  constructor(private readonly options: SecretServiceOptions) {}
+
+  /** Creates or replaces a secret; `validation_failed` for an empty or oversized value. */
+  async put(tenant: string, name: string, value: string): Promise<void> {
+    assertTenantId(tenant);
+    assertSecretName(name);
+    const problem = valueProblem(value);
+    // The message describes the value, never quotes it.
+    if (problem)
+      throw Errors.validationFailed(`the secret value ${problem}`, [{ path: "value", message: problem }]);
+    await this.options.store.put(tenant, name, value);
+  }
+
+  /** Names and write times, sorted by name; values are never listed. */
+  async list(tenant: string): Promise<SecretEntry[]> {
+    assertTenantId(tenant);
+    return this.options.store.list(tenant);
+  }
+
+  /** `secret_not_found` when the tenant has no secret of this name. */
+  async delete(tenant: string, name: string): Promise<void> {
+    assertTenantId(tenant);
+    assertSecretName(name);
+    if (!(await this.options.store.delete(tenant, name))) throw Errors.secretNotFound(name);
+  }
+
+  /**
+   * `${secret:NAME}` for a tool document of `layer` invoked by `tenant`. The layer is where the
+   * document was found, so a tenant cannot borrow the platform's secrets by naming them, nor
+   * another tenant's, whatever it writes after `secret:`. Built-in tools have no templates.
+   */
+  lookupFor(tenant: string, layer: Layer): SecretLookup {
+    switch (layer) {
+      case "project":
+      case "tenant":
+        return async (name) =>
+          SECRET_NAME_PATTERN.test(name) ? this.options.store.get(tenant, name) : undefined;
+      case "bundled":
+        return async (name) => this.platform(name);
+      case "builtin":
+        return async () => undefined;
+    }
+  }
+
+  /** A platform secret, for bundled documents and the model catalog only. */
+  platform(name: string): string | undefined {
+    return SECRET_NAME_PATTERN.test(name) ? this.options.platform(name) : undefined;
+  }
+}
+
+function valueProblem(value: string): string | null {
+  if (value.length === 0) return "must not be empty";
+  if (new TextEncoder().encode(value).length > MAX_SECRET_VALUE_BYTES)
+    return `must be at most ${MAX_SECRET_VALUE_BYTES} bytes (UTF-8)`;
+  return null;
+}
