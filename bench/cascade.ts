@@ -13,14 +13,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  CountingObjectStore,
-  createS3Client,
-  FsObjectStore,
-  loadBundledDocuments,
-  type ObjectStoreCallCounts,
-  S3ObjectStore,
-} from "@vance/adapters";
+import { createS3Client, FsObjectStore, loadBundledDocuments, S3ObjectStore } from "@vance/adapters";
+import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
   BUILT_IN_TOOL_TYPES,
   type BundledDocuments,

@@ -16,9 +16,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { CountingObjectStore, FsObjectStore, type ObjectStoreCallCounts } from "@vance/adapters";
+import { FsObjectStore, loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
+import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
+  byString,
   type Classification,
   type ClassificationInput,
   classifyTools,
@@ -35,7 +37,6 @@ import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
-import { bundledCatalog, syncCatalog } from "../functions/catalog-sync/handler";
 import {
   type Column,
   formatMs,
@@ -375,7 +376,7 @@ async function benchManifest(
   };
   const scripts = await ScriptPool.create();
   // As `npm start` does: compile catalog.json first, so a manifest reads the catalog with one GET.
-  await syncCatalog({ store: catalog, bundled: bundledCatalog(DEFAULTS_DIR), logger: silentLogger });
+  await syncCatalog({ store: catalog, bundled: loadBundledCatalog(DEFAULTS_DIR), logger: silentLogger });
   try {
     const services = await buildServices(loadConfig({ VANCE_DATA_DIR: dataDir }), SECRET, {
       documents,
@@ -703,7 +704,7 @@ function formatUsage(usage: Usage, operations: number): string {
       .map((method) => `${per(counts[method])} ${method.toUpperCase()}`);
     return parts.length === 0 ? "0" : parts.join(" + ");
   };
-  const methods = Object.entries(usage.state).sort(([a], [b]) => (a < b ? -1 : 1));
+  const methods = Object.entries(usage.state).sort(byString(([method]) => method));
   const reads = methods.filter(([m]) => STATE_READS.has(m)).reduce((n, [, c]) => n + c, 0);
   const writes = methods.filter(([m]) => !STATE_READS.has(m)).reduce((n, [, c]) => n + c, 0);
   const detail = methods.map(([m, c]) => `${m} ${per(c)}`).join(", ");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { toolFamily } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
-import { type Manifest, projectClient } from "./support/client";
+import { type ApiError, type OpenAiManifest, projectClient } from "./support/client";
 
 const OPENAI_REJECTION =
   "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 163 instead.";
@@ -54,7 +54,7 @@ async function setup(
   return { ...made, client };
 }
 
-function packsAllOrNothing(manifest: Manifest) {
+function packsAllOrNothing(manifest: OpenAiManifest) {
   const primary = new Set(manifest.primary);
   const byPack = new Map<string, boolean[]>();
   for (const name of [...manifest.primary, ...manifest.deferred].filter((n) => n.includes("__"))) {
@@ -68,7 +68,7 @@ describe("the tool surface budget (spec §14)", () => {
   it("163 candidates under openai (128): at most 127 on the wire, whole families in class order, no needless demotion", async () => {
     const { client } = await setup();
     const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
-    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    const manifest = await client.manifest(processId);
     expect(manifest.budget).toEqual({ maxTools: 128, reserve: 1, limit: 127 });
     expect(manifest.tools.length).toBeLessThanOrEqual(127);
     expect(manifest.tools.length).toBe(manifest.primary.length);
@@ -96,7 +96,7 @@ describe("the tool surface budget (spec §14)", () => {
     const { client } = await setup();
     for (const model of ["cortecs/some-model", "openai/gpt-unlimited"]) {
       const { processId } = await client.spawn({ clientTools: clientTools(), models: [model] });
-      const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+      const manifest = await client.manifest(processId);
       expect(manifest.tools, model).toHaveLength(163);
       expect(manifest.budget).toEqual({ maxTools: null, reserve: 1, limit: null });
       expect(manifest.demoted).toEqual([]);
@@ -109,7 +109,7 @@ describe("the tool surface budget (spec §14)", () => {
       clientTools: clientTools(),
       models: ["openai/gpt-4.1", "openai/gpt-small"],
     });
-    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    const manifest = await client.manifest(processId);
     expect(manifest.budget).toEqual({ maxTools: 64, reserve: 1, limit: 63 });
     expect(manifest.tools.length).toBeLessThanOrEqual(63);
     packsAllOrNothing(manifest);
@@ -122,7 +122,7 @@ describe("the tool surface budget (spec §14)", () => {
       models: ["openai/gpt-4.1"],
       allowedToolsDropFirst: ["doc_note_add"],
     });
-    const one = (await client.manifest(named.processId)).body as unknown as Manifest;
+    const one = await client.manifest(named.processId);
     expect(one.demoted[0]).toBe("doc_note_add");
     expect(one.primary.filter((name) => name.startsWith("doc_"))).toHaveLength(39);
 
@@ -131,7 +131,7 @@ describe("the tool surface budget (spec §14)", () => {
       models: ["openai/gpt-4.1"],
       allowedToolsDropFirst: ["doc_*"],
     });
-    const all = (await client.manifest(pattern.processId)).body as unknown as Manifest;
+    const all = await client.manifest(pattern.processId);
     expect(all.demoted.filter((name) => name.startsWith("doc_"))).toHaveLength(40);
     // 163 − 40 = 123 fits: nothing else had to go.
     expect(all.demoted).toHaveLength(40);
@@ -141,12 +141,12 @@ describe("the tool surface budget (spec §14)", () => {
   it("demoted tools stay callable, and calling one activates it", async () => {
     const { client } = await setup();
     const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
-    const before = (await client.manifest(processId)).body as unknown as Manifest;
+    const before = await client.manifest(processId);
     expect(before.demoted).toContain("gmail__op03");
     const routed = await client.invoke(processId, "gmail__op03", { q: 1 });
     expect(routed.body).toMatchObject({ route: "client", name: "gmail__op03" });
-    const record = await client.call("GET", `/processes/${processId}`);
-    expect(Object.keys(record.body.activatedTools as object)).toContain("gmail__op03");
+    const record = await client.process(processId);
+    expect(Object.keys(record.activatedTools)).toContain("gmail__op03");
   });
 
   it("skill tools added after classification re-run triage and rank as keep", async () => {
@@ -160,24 +160,28 @@ describe("the tool surface budget (spec §14)", () => {
       models: ["openai/gpt-4.1"],
       engineDefault: ["skill_lint"],
     });
-    const plain = (await client.manifest(processId)).body as unknown as Manifest;
+    const plain = await client.manifest(processId);
     expect(plain.primary).not.toContain("skill_lint");
-    const withSkill = (await client.manifest(processId, "?with=skill_lint")).body as unknown as Manifest;
+    const withSkill = await client.manifest(processId, { with: "skill_lint" });
     expect(withSkill.primary).toContain("skill_lint");
     expect(withSkill.tools.length).toBeLessThanOrEqual(127);
-    const outside = await client.manifest(processId, "?with=whoami");
-    expect(outside.status).toBe(403);
-    expect(outside.body.code).toBe("tool_not_allowed");
+    await expect(client.manifest(processId, { with: "whoami" })).rejects.toMatchObject({
+      status: 403,
+      problem: { code: "tool_not_allowed" },
+    });
   });
 
   it("a floor larger than the limit is a 409 that says why", async () => {
     const { client } = await setup();
     const { processId } = await client.spawn({ models: ["tiny/one"] });
-    const res = await client.manifest(processId);
-    expect(res.status).toBe(409);
-    expect(res.body.code).toBe("budget_floor_exceeded");
-    expect(String(res.body.detail)).toContain("allows 1 tools");
-    expect(String(res.body.detail)).toContain("tool_list");
+    const { status, problem } = await client.manifest(processId).then(
+      () => expect.unreachable("the manifest was answered"),
+      (error: ApiError) => error,
+    );
+    expect(status).toBe(409);
+    expect(problem.code).toBe("budget_floor_exceeded");
+    expect(problem.detail).toContain("allows 1 tools");
+    expect(problem.detail).toContain("tool_list");
   });
 
   it("logs every demotion with families and counts", async () => {
@@ -213,7 +217,7 @@ describe("observed tool limits", () => {
       clientTools: clientTools(),
       models: ["cortecs/some-model"],
     });
-    const unlimited = (await first.client.manifest(processId)).body as unknown as Manifest;
+    const unlimited = await first.client.manifest(processId);
     expect(unlimited.tools).toHaveLength(163);
 
     const admin = await bearer({ tenant: "*", roles: ["admin"] });
@@ -233,14 +237,14 @@ describe("observed tool limits", () => {
     expect(await learned.json()).toEqual({ model: "cortecs/some-model", maxTools: 128 });
     expect(lines).toEqual(["budget.observed_tool_limit"]);
 
-    const cut = (await first.client.manifest(processId)).body as unknown as Manifest;
+    const cut = await first.client.manifest(processId);
     expect(cut.tools.length).toBeLessThanOrEqual(127);
     expect(cut.demoted.length).toBeGreaterThan(0);
     expect(cut.discoveryBlock).toBe(unlimited.discoveryBlock);
 
     const second = await testApp({ dataDir: first.dataDir });
     const secondClient = await projectClient(second.app);
-    const again = (await secondClient.manifest(processId)).body as unknown as Manifest;
+    const again = await secondClient.manifest(processId);
     expect(again.tools.length).toBeLessThanOrEqual(127);
     expect(again.demoted).toEqual(cut.demoted);
 

@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CountingObjectStore, FsObjectStore } from "@vance/adapters";
+import { FsObjectStore } from "@vance/adapters";
+import { CountingObjectStore } from "@vance/adapters/testing";
 import {
   createNetworkPolicy,
   type ScriptRunner,

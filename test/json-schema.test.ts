@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -112,14 +113,15 @@ describe("JSON Schemas from callers: unusable schemas are 422, never 500 (error 
   });
 
   it("a process record carrying an unusable client schema answers 422 invalid_document at invoke", async () => {
-    const { app, services } = await testApp();
+    const state = new SqliteStateStore(":memory:");
+    const { app, services } = await testApp({ state });
     const client = await projectClient(app);
     const { processId } = await client.spawn({
       clientTools: [{ name: "legacy", description: "x", inputSchema: { type: "object" } }],
     });
     const record = await services.processes.get("acme", "shop", processId);
-    // A record stored before spawns checked schemas.
-    await services.state.createProcess({
+    // A record stored before spawns checked schemas, written behind the API's back.
+    await state.createProcess({
       ...record,
       processId: "legacy-process",
       clientTools: [{ name: "legacy", description: "x", inputSchema: { type: "object", required: "n" } }],
@@ -127,6 +129,7 @@ describe("JSON Schemas from callers: unusable schemas are 422, never 500 (error 
     const res = await client.invoke("legacy-process", "legacy", { n: 1 });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: "invalid_document", errors: [{ path: "inputSchema" }] });
+    state.close();
   });
 
   it("refuses on PUT a rest responseSchema or an mcp inputSchema that does not compile", async () => {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CountingObjectStore, loadBundledDocuments, MemoryObjectStore } from "@vance/adapters";
+import { FsObjectStore, loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
+import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
   CATALOG_KEY,
-  catalogDocumentsFromBundled,
   type GetResult,
   type Logger,
   ModelCatalogService,
@@ -19,7 +19,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Claims, mintToken } from "../functions/api/auth";
 import { problemResponse } from "../functions/api/problem";
 import { modelRoutes } from "../functions/api/routes/models";
-import { syncCatalog } from "../functions/catalog-sync/handler";
+import { testApp } from "./support/app";
 
 const OPENAI_128 =
   "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 163 instead.";
@@ -27,7 +27,7 @@ const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
 const SECRET = "model-budget-secret-0123456789";
 
 /** The real bundled catalog from packages/defaults, as the services load it. */
-const BUNDLED = catalogDocumentsFromBundled(loadBundledDocuments(DEFAULTS_DIR, ["catalog"]));
+const BUNDLED = loadBundledCatalog(DEFAULTS_DIR);
 
 function recordingLogger() {
   const lines: { level: "info" | "warn"; event: string; fields: Record<string, unknown> }[] = [];
@@ -218,6 +218,17 @@ describe("catalog sync", () => {
     ]);
     expect(result.models).toBe(1);
     expect(lines.filter((line) => line.event === "catalog.invalid_document")).toHaveLength(1);
+  });
+
+  it("the composition root's sync writes the catalog store its budget reads (the local server's start)", async () => {
+    const { services, dataDir } = await testApp();
+    const catalogDir = new FsObjectStore(join(dataDir, "catalog"));
+    await catalogDir.put("model/cortecs/small.yaml", "maxTools: 64\n");
+
+    expect(await services.syncCatalog()).toMatchObject({ changed: true, models: 1 });
+    expect(await catalogDir.get(CATALOG_KEY)).not.toBeNull();
+    expect((await services.budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect(await services.syncCatalog()).toMatchObject({ changed: false });
   });
 });
 

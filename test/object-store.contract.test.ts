@@ -23,14 +23,8 @@ import {
   type S3Client,
   S3ServiceException,
 } from "@aws-sdk/client-s3";
-import {
-  CountingObjectStore,
-  createS3Client,
-  FsObjectStore,
-  InvalidObjectKeyError,
-  MemoryObjectStore,
-  S3ObjectStore,
-} from "@vance/adapters";
+import { createS3Client, FsObjectStore, InvalidObjectKeyError, S3ObjectStore } from "@vance/adapters";
+import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import { type GetResult, type ObjectStore, type StoredObject, StoreUnavailableError } from "@vance/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 

@@ -2,7 +2,7 @@ import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/a
 import { BUILT_IN_TOOLS, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
-import { type Manifest, projectClient } from "./support/client";
+import { projectClient } from "./support/client";
 import { docTool, toolServices } from "./support/fixtures";
 
 const doc = (description: string, extra = "") =>
@@ -60,8 +60,8 @@ describe("processes: frozen allow sets", () => {
     expect(first.allowedTools).not.toContain("doc_late");
     expect(second.allowedTools).toContain("doc_late");
 
-    const record = await client.call("GET", `/processes/${first.processId}`);
-    expect(record.body.allowedTools).not.toContain("doc_late");
+    const record = await client.process(first.processId);
+    expect(record.allowedTools).not.toContain("doc_late");
     const listed = await client.invoke(first.processId, "tool_list");
     expect((listed.body.value as { available: string[] }).available).not.toContain("doc_late");
     const refused = await client.invoke(first.processId, "doc_late");
@@ -73,9 +73,10 @@ describe("processes: frozen allow sets", () => {
   it("answers 404 for an unknown process and 422 for a malformed spawn", async () => {
     const { app } = await testApp();
     const client = await projectClient(app);
-    expect((await client.call("GET", "/processes/00000000-0000-0000-0000-000000000000")).body.code).toBe(
-      "process_not_found",
-    );
+    await expect(client.process("00000000-0000-0000-0000-000000000000")).rejects.toMatchObject({
+      status: 404,
+      problem: { code: "process_not_found" },
+    });
     const bad = await client.call("POST", "/processes", { models: ["not a model"] });
     expect(bad.status).toBe(422);
   });
@@ -89,7 +90,7 @@ describe("processes: frozen allow sets", () => {
     expect(JSON.stringify(refused.body.errors)).toContain("models");
 
     const { processId } = await client.spawn({ models: ["openai/gpt-4.1", "acme-gw/Llama-3.1_8B"] });
-    expect((await client.manifest(processId)).status).toBe(200);
+    await expect(client.manifest(processId)).resolves.toBeDefined();
   });
 });
 
@@ -162,7 +163,7 @@ describe("the capability floor (spec §13.1)", () => {
     const none = await client.invoke(processId, "tool_description", { names: ["doc_secret"] });
     expect(none.body.error).toBe("UnknownTools");
 
-    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    const manifest = await client.manifest(processId);
     expect(manifest.primary).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
     expect(manifest.tools.map((t) => t.function.name)).toEqual(
       expect.arrayContaining(["tool_description", "tool_list"]),
@@ -227,7 +228,7 @@ describe("activation and discovery (spec §13)", () => {
   it("tool_description of 30 names describes 25, skips 5; the 25 are primary next turn and decay after the TTL", async () => {
     const now = { t: 1_000_000 };
     const { client, names, processId } = await thirtyDeferred(now);
-    const before = (await client.manifest(processId)).body as unknown as Manifest;
+    const before = await client.manifest(processId);
     expect(before.primary).toEqual(["helper_main", "tool_description", "tool_list"]);
     expect(before.deferred).toEqual(names);
 
@@ -245,24 +246,22 @@ describe("activation and discovery (spec §13)", () => {
     });
 
     now.t += 60_000;
-    const after = (await client.manifest(processId)).body as unknown as Manifest;
+    const after = await client.manifest(processId);
     expect(after.primary).toEqual(
       [...names.slice(0, 25), "helper_main", "tool_description", "tool_list"].sort(),
     );
     expect(after.deferred).toEqual(names.slice(25));
     expect(after.tools.map((t) => t.function.name)).toEqual(after.primary);
-    const record = await client.call("GET", `/processes/${processId}`);
-    expect(Object.keys(record.body.activatedTools as object)).toHaveLength(25);
+    const record = await client.process(processId);
+    expect(Object.keys(record.activatedTools)).toHaveLength(25);
 
     // One of them is used again later, so it outlives the others.
     now.t += 500_000;
     expect((await client.invoke(processId, names[0]!)).status).toBe(200);
     now.t += 200_000;
-    const decayed = (await client.manifest(processId)).body as unknown as Manifest;
+    const decayed = await client.manifest(processId);
     expect(decayed.primary).toEqual(["helper_main", names[0], "tool_description", "tool_list"]);
-    expect(
-      Object.keys((await client.call("GET", `/processes/${processId}`)).body.activatedTools as object),
-    ).toEqual([names[0]]);
+    expect(Object.keys((await client.process(processId)).activatedTools)).toEqual([names[0]]);
   });
 
   it("calling a deferred tool directly activates it", async () => {
@@ -270,7 +269,7 @@ describe("activation and discovery (spec §13)", () => {
     const { client, names, processId } = await thirtyDeferred(now);
     const result = await client.invoke(processId, names[3]!);
     expect(String(result.body.value)).toContain("Getting started");
-    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    const manifest = await client.manifest(processId);
     expect(manifest.primary).toContain(names[3]);
   });
 
@@ -285,21 +284,21 @@ describe("activation and discovery (spec §13)", () => {
       now.t += 1000;
       await client.invoke(processId, name);
     }
-    const manifest = (await client.manifest(processId)).body as unknown as Manifest;
+    const manifest = await client.manifest(processId);
     expect(manifest.primary.filter((n) => n.startsWith("bulk_"))).toEqual(names.slice(5));
   });
 
   it("the discovery block is byte-identical when only activations changed, and teaches activate-first", async () => {
     const now = { t: 2_000_000 };
     const { client, names, processId } = await thirtyDeferred(now);
-    const first = (await client.manifest(processId)).body as unknown as Manifest;
+    const first = await client.manifest(processId);
     expect(first.discoveryBlock).toContain("tool_description");
     expect(first.discoveryBlock).toContain(`- ${names[0]} — Operation ${names[0]}.`);
     expect(first.discoveryBlock).not.toContain("More text here");
     expect(first.demotedDiscoveryBlock).toBe("");
     await client.invoke(processId, "tool_description", { names: names.slice(0, 7) });
     now.t += 1000;
-    const second = (await client.manifest(processId)).body as unknown as Manifest;
+    const second = await client.manifest(processId);
     expect(second.primary).not.toEqual(first.primary);
     expect(second.discoveryBlock).toBe(first.discoveryBlock);
   });
@@ -314,10 +313,7 @@ describe("activation and discovery (spec §13)", () => {
       ...(op === "list" ? { packHint: "The user's Gmail account: modify marks mail read or unread." } : {}),
     }));
     const { processId } = await client.spawn({ clientTools, allowedToolsDefer: ["gmail__*"] });
-    const manifest = (await client.manifest(processId, "?format=anthropic")).body as unknown as {
-      tools: { name: string; input_schema: unknown }[];
-      discoveryBlock: string;
-    };
+    const manifest = await client.manifest(processId, { format: "anthropic" });
     expect(manifest.discoveryBlock).toContain(
       "- gmail__* (3 tools: list, modify, send) — The user's Gmail account: modify marks mail read or unread.",
     );
@@ -383,15 +379,12 @@ describe("processes on DynamoDB Local (the cloud's state store)", () => {
     await api.putTool("notes_b", doc("Note B."));
     const { processId } = await api.spawn({ engineDefault: ["notes_a", "notes_b"] });
 
-    expect(((await api.manifest(processId)).body as unknown as Manifest).deferred).toEqual([
-      "notes_a",
-      "notes_b",
-    ]);
+    expect((await api.manifest(processId)).deferred).toEqual(["notes_a", "notes_b"]);
     await api.invoke(processId, "tool_description", { names: ["notes_b"] });
     now.t += 1000;
-    expect(((await api.manifest(processId)).body as unknown as Manifest).primary).toContain("notes_b");
+    expect((await api.manifest(processId)).primary).toContain("notes_b");
     now.t += 700_000;
-    expect(((await api.manifest(processId)).body as unknown as Manifest).primary).not.toContain("notes_b");
+    expect((await api.manifest(processId)).primary).not.toContain("notes_b");
 
     await api.invoke(processId, "notes_a");
     const rows = await state.listToolUsage("acme", "shop", "default");

@@ -1,4 +1,5 @@
-import { loadBundledDocuments, MemoryObjectStore } from "@vance/adapters";
+import { loadBundledDocuments } from "@vance/adapters";
+import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
   assertDocumentPath,
   assertProjectId,

@@ -1,4 +1,4 @@
-import { MemoryObjectStore } from "@vance/adapters";
+import { MemoryObjectStore } from "@vance/adapters/testing";
 import { describe, expect, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 

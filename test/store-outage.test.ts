@@ -95,7 +95,7 @@ describe("object store outage (own s3rver, stopped and restarted by PID)", () =>
     const read = await app.request(`${client.base}/documents/notes/a.md`, { headers: client.headers });
     expect(await read.text()).toBe("# after");
     expect((await timed(client, "GET", "/tools")).status).toBe(200);
-  });
+  }, 60_000);
 
   it("answers 503 within the default 3 s deadline when S3 accepts connections but never answers", async () => {
     const hole = await blackHole();
@@ -160,7 +160,8 @@ describe("state store outage (own DynamoDB Local, stopped and restarted; java ki
     expect(record.status).toBe(200);
     expect(record.body.processId).toBe(processId);
     expect((await client.invoke(processId, "doc_getting_started")).status).toBe(200);
-  });
+    // Two DynamoDB Local starts (~4 s each, far more on a loaded 2-core machine).
+  }, 90_000);
 
   it("answers 503 within the default 3 s deadline when DynamoDB accepts connections but never answers", async () => {
     const hole = await blackHole();

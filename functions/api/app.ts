@@ -1,17 +1,18 @@
+import { swaggerUI } from "@hono/swagger-ui";
 import {
   assertProjectId,
   assertTenantId,
-  type DocumentCascade,
+  type DocumentService,
   type Logger,
   type ObservedToolLimits,
   type ProcessService,
   type RecipeResolver,
   type SecretService,
   type ServerToolService,
-  type StateStore,
   type ToolBudgetService,
   type ToolDispatcher,
   type ToolTypeRegistry,
+  type ToolUsage,
   VanceError,
 } from "@vance/core";
 import { Hono } from "hono";
@@ -19,8 +20,17 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { type AuthEnv, authenticate } from "./auth";
-import { docsPage, openApiDocument } from "./openapi";
+import {
+  describe,
+  docsPage,
+  jsonResponse,
+  mediaResponse,
+  type OpenApiDocument,
+  type Operation,
+  openApiDocument,
+} from "./openapi";
 import { problemResponse } from "./problem";
+import { HealthSchema, ToolTypesSchema } from "./responses";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { modelRoutes } from "./routes/models";
@@ -34,16 +44,19 @@ export interface AppServices {
   readonly jwtSecret: string;
   readonly logger: Logger;
   readonly types: ToolTypeRegistry;
-  readonly cascade: DocumentCascade;
+  readonly documents: DocumentService;
   readonly tools: ServerToolService;
   readonly dispatcher: ToolDispatcher;
   readonly recipes: RecipeResolver;
   readonly processes: ProcessService;
-  readonly state: StateStore;
+  readonly usage: ToolUsage;
   readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
 }
+
+/** The Swagger UI build `/docs/ui` loads (from jsDelivr): pinned, so the page cannot change under us. */
+const SWAGGER_UI_VERSION = "5.35.0";
 
 /** Request bodies above this size are refused with 413 before they are read whole. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -53,6 +66,39 @@ const validIds = createMiddleware(async (c, next) => {
   assertProjectId(c.req.param("project") ?? "");
   await next();
 });
+
+/** The routes of this file as `/openapi.json` describes them. */
+const DOCS = {
+  health: {
+    summary: "Liveness and version",
+    tag: "meta",
+    auth: false,
+    responses: { 200: jsonResponse("ok", HealthSchema) },
+  },
+  openApi: {
+    summary: "This document, generated from the routes' valibot schemas",
+    tag: "meta",
+    auth: false,
+    responses: { 200: mediaResponse("OpenAPI 3.1", "application/json") },
+  },
+  docs: {
+    summary: "The routes as an HTML page (no external assets)",
+    tag: "meta",
+    auth: false,
+    responses: { 200: mediaResponse("HTML", "text/html") },
+  },
+  docsUi: {
+    summary: "Swagger UI over /openapi.json (its scripts load from a CDN)",
+    tag: "meta",
+    auth: false,
+    responses: { 200: mediaResponse("HTML", "text/html") },
+  },
+  types: {
+    summary: "Tool types with their parameters JSON Schema (any valid token)",
+    tag: "types",
+    responses: { 200: jsonResponse("The registered tool types", ToolTypesSchema) },
+  },
+} satisfies Record<string, Operation>;
 
 /** Builds the Hono app from injected services; the same app serves Lambda and the local server. */
 export function createApp(services: AppServices) {
@@ -78,10 +124,23 @@ export function createApp(services: AppServices) {
     }),
   );
 
-  app.get("/v1/health", (c) => c.json({ status: "ok", version: services.version }));
-  app.get("/openapi.json", (c) => c.json(openApiDocument(services.version)));
-  app.get("/docs", (c) => c.html(docsPage(services.version)));
-  app.get("/v1/types", authenticate(secret), (c) => c.json({ types: services.types.describe() }));
+  app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
+  // Generated once, on first request: every route is registered by then.
+  let document: Promise<OpenApiDocument> | undefined;
+  const openApi = () => {
+    document ??= openApiDocument(app, services.version);
+    return document;
+  };
+  app.get("/openapi.json", describe(DOCS.openApi), async (c) => c.json(await openApi()));
+  app.get("/docs", describe(DOCS.docs), async (c) => c.html(docsPage(await openApi())));
+  app.get(
+    "/docs/ui",
+    describe(DOCS.docsUi),
+    swaggerUI({ url: "/openapi.json", version: SWAGGER_UI_VERSION, title: "Vance Server Tools" }),
+  );
+  app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
+    c.json({ types: services.types.describe() }),
+  );
 
   app.route(
     "/v1/models",
@@ -93,10 +152,10 @@ export function createApp(services: AppServices) {
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);
   app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, secret));
-  app.route(`${project}/documents`, documentRoutes(services.cascade, services.tools, secret));
+  app.route(`${project}/documents`, documentRoutes(services.documents, secret));
   app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
   app.route(`${project}/processes`, processRoutes(services.processes, secret));
-  app.route(`${project}/insights`, insightRoutes(services.state, secret));
+  app.route(`${project}/insights`, insightRoutes(services.usage, secret));
   return app;
 }
 

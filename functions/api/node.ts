@@ -1,13 +1,11 @@
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import { DEFAULTS_DIR } from "@vance/defaults";
-import { bundledCatalog, syncCatalog } from "../catalog-sync/handler";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
-import { buildServices, objectStore } from "./services";
+import { buildServices } from "./services";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,11 +13,7 @@ async function main(): Promise<void> {
   const services = await buildServices(config, secret);
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
-  const synced = await syncCatalog({
-    store: objectStore(config, "catalog"),
-    bundled: bundledCatalog(config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR),
-    logger: services.logger,
-  });
+  const synced = await services.syncCatalog();
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
   serve({ fetch: closeWhenBodyUnread(app.fetch), port: config.PORT, hostname: config.HOST }, () => {

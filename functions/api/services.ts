@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
+  type CatalogSyncResult,
   createDynamoClient,
   createGuardedFetch,
   createS3Client,
@@ -10,18 +11,24 @@ import {
   dnsHostResolver,
   FsObjectStore,
   jsonLogger,
+  loadBundledCatalog,
   loadBundledDocuments,
   S3ObjectStore,
+  syncCatalog,
 } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
   createNetworkPolicy,
+  DiscoveryApi,
   DocumentCascade,
+  DocumentService,
   type Logger,
   ModelCatalogService,
   type ObjectStore,
   ObservedToolLimits,
+  ProcessBookkeeping,
+  ProcessRecords,
   ProcessService,
   RecipeResolver,
   type ScriptRunner,
@@ -32,11 +39,12 @@ import {
   ToolBudgetService,
   ToolDispatcher,
   type ToolRuntime,
+  ToolSurface,
   ToolTypeRegistry,
+  ToolUsage,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptPool } from "@vance/sandbox";
-import { bundledCatalog } from "../catalog-sync/handler";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 import { localSecretsKey } from "./local-secret";
@@ -45,7 +53,7 @@ import { localSecretsKey } from "./local-secret";
 export const VERSION = "0.1.0";
 
 /** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
-export function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
+function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
   if (config.VANCE_STORE === "fs") return new FsObjectStore(join(config.VANCE_DATA_DIR, which));
   const client = createS3Client({
     region: config.AWS_REGION,
@@ -121,6 +129,12 @@ export function scriptPool(config: Config): Promise<ScriptPool> {
  */
 export const SECRET_ENV_PREFIX = "VANCE_SECRET_";
 
+/** The services of the API, and what the local server runs at start. */
+export interface Services extends AppServices {
+  /** Compiles the catalog store's `catalog.json` (see `syncCatalog`). */
+  readonly syncCatalog: () => Promise<CatalogSyncResult>;
+}
+
 /** The composition root: builds every service from settings and ports. */
 export async function buildServices(
   config: Config,
@@ -135,7 +149,7 @@ export async function buildServices(
     env?: Record<string, string | undefined>;
     now?: () => number;
   } = {},
-): Promise<AppServices> {
+): Promise<Services> {
   const logger = overrides.logger ?? jsonLogger;
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
@@ -146,13 +160,12 @@ export async function buildServices(
     loadBundledDocuments(defaultsDir),
   );
   const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger);
+  const documents = new DocumentService(cascade, tools);
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
-  const catalog = new ModelCatalogService({
-    store: overrides.catalog ?? objectStore(config, "catalog"),
-    bundled: bundledCatalog(defaultsDir),
-    logger,
-  });
+  const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
+  const bundledCatalog = loadBundledCatalog(defaultsDir);
+  const catalog = new ModelCatalogService({ store: catalogStore, bundled: bundledCatalog, logger });
   const observedLimits = new ObservedToolLimits({ state, logger, now });
   const budget = new ToolBudgetService({ catalog, observed: observedLimits });
   const runtime: ToolRuntime = {
@@ -165,35 +178,43 @@ export async function buildServices(
     store: overrides.secrets ?? (await secretStore(config)),
     platform: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
   });
-  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy });
   const recipes = new RecipeResolver(tools);
-  const processes = new ProcessService({
-    tools,
+  const usage = new ToolUsage(state);
+  const records = new ProcessRecords({
     state,
-    dispatcher,
     recipes,
-    budget,
-    logger,
     now,
     settings: {
-      externalReserve: config.VANCE_EXTERNAL_RESERVE,
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
+  const surface = new ToolSurface({
+    tools,
+    budget,
+    records,
+    usage,
+    logger,
+    externalReserve: config.VANCE_EXTERNAL_RESERVE,
+  });
+  const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
+  const discovery = new DiscoveryApi({ surface, bookkeeping });
+  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy, discovery });
+  const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
   return {
     version: VERSION,
     jwtSecret,
     logger,
     types,
-    cascade,
+    documents,
     tools,
     dispatcher,
     recipes,
     processes,
-    state,
+    usage,
     secrets,
     budget,
     observedLimits,
+    syncCatalog: () => syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger }),
   };
 }

@@ -1,4 +1,4 @@
-import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters";
+import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
   BUILT_IN_TOOL_TYPES,
   type BuiltInTool,

@@ -1,14 +1,18 @@
-import {
-  assertDocumentPath,
-  type DocumentCascade,
-  type ServerToolService,
-  TENANT_PROJECT,
-  toolNameFromPath,
-  VanceError,
-} from "@vance/core";
+import { assertDocumentPath, DocumentPathSchema, type DocumentService, VanceError } from "@vance/core";
 import { type Context, Hono } from "hono";
+import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { preconditions, requireDocumentContentType, textBody } from "../http";
+import {
+  describe,
+  documentRequest,
+  jsonResponse,
+  mediaResponse,
+  type Operation,
+  PROJECT_PARAMS,
+  pathParam,
+} from "../openapi";
+import { DocumentWrittenSchema, ToolViewSchema } from "../responses";
 import { toolView } from "./tools";
 
 /** The document path addressed by the request: everything after `/documents/`, decoded. */
@@ -32,44 +36,74 @@ function servedContentType(stored: string | undefined): string {
   return active ? "text/plain; charset=utf-8" : stored!;
 }
 
+const DOCUMENT_PARAMS = [...PROJECT_PARAMS, pathParam("path", DocumentPathSchema)];
+const WRITTEN = v.union([DocumentWrittenSchema, ToolViewSchema]);
+
+/** The routes below as `/openapi.json` describes them (`{path}` is the rest of the URL). */
+const DOCS = {
+  get: {
+    summary: "A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` headers)",
+    tag: "documents",
+    parameters: DOCUMENT_PARAMS,
+    responses: { 200: mediaResponse("The stored bytes, with their content type", "*/*") },
+    problems: { 404: ["document_not_found"] },
+  },
+  put: {
+    summary: "Create or replace a document of this layer; server-tools/ paths are validated as tools",
+    tag: "documents",
+    parameters: DOCUMENT_PARAMS,
+    body: documentRequest(["text/*", "application/yaml", "application/json", "application/javascript"]),
+    responses: {
+      200: jsonResponse("Replaced; a tool document answers as `GET T/tools/{name}`", WRITTEN),
+      201: jsonResponse("Created; a tool document answers as `GET T/tools/{name}`", WRITTEN),
+    },
+    problems: {
+      400: ["invalid_precondition"],
+      409: ["path_conflict"],
+      412: ["precondition_failed"],
+      422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
+    },
+  },
+  delete: {
+    summary: "Delete a document of this layer (`If-Match` honoured)",
+    tag: "documents",
+    parameters: DOCUMENT_PARAMS,
+    responses: { 204: { description: "Deleted" } },
+    problems: { 404: ["document_not_found"], 412: ["precondition_failed"] },
+  },
+} satisfies Record<string, Operation>;
+
 /** Any document of a layer (scripts, markdown, MCP server configs) under `/documents/{path}`. */
-export function documentRoutes(cascade: DocumentCascade, tools: ServerToolService, secret: string) {
+export function documentRoutes(documents: DocumentService, secret: string) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/*", authenticate(secret, "read"), async (c) => {
+  app.get("/*", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
-    const path = documentPath(c);
-    const hit = await cascade.lookup(tenant, project, path);
-    if (!hit) throw new VanceError("document_not_found", 404, `no document at '${path}'`);
+    const hit = await documents.get(tenant, project, documentPath(c));
     if (hit.etag) c.header("ETag", hit.etag);
     c.header("X-Vance-Layer", hit.layer);
     c.header("Content-Type", servedContentType(hit.contentType));
     return c.body(hit.body);
   });
 
-  app.put("/*", authenticate(secret, "write"), async (c) => {
+  app.put("/*", describe(DOCS.put), authenticate(secret, "write"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
     const options = preconditions(c, contentType);
-    const body = await textBody(c);
-    if (path.startsWith("server-tools/")) {
-      const name = toolNameFromPath(path);
-      if (!name)
-        throw new VanceError("invalid_id", 400, "tool documents are stored as server-tools/{name}.yaml");
-      const { created, tool } = await tools.put(tenant, project, name, body, options);
-      c.header("ETag", tool.etag ?? "");
-      return c.json(toolView(tool), created ? 201 : 200);
+    const written = await documents.put(tenant, project, path, await textBody(c), options);
+    if (written.kind === "tool") {
+      c.header("ETag", written.tool.etag ?? "");
+      return c.json(toolView(written.tool), written.created ? 201 : 200);
     }
-    const written = await cascade.upsert(tenant, project, path, body, options);
-    c.header("ETag", written.etag);
-    const layer = project === TENANT_PROJECT ? "tenant" : "project";
-    return c.json({ path, layer, etag: written.etag }, written.created ? 201 : 200);
+    const { etag, layer } = written;
+    c.header("ETag", etag);
+    return c.json({ path, layer, etag }, written.created ? 201 : 200);
   });
 
-  app.delete("/*", authenticate(secret, "write"), async (c) => {
+  app.delete("/*", describe(DOCS.delete), authenticate(secret, "write"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
-    await cascade.remove(tenant, project, documentPath(c), c.req.header("if-match")?.trim());
+    await documents.remove(tenant, project, documentPath(c), c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });
 

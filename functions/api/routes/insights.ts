@@ -1,29 +1,25 @@
-import { assertProjectId, assertTenantId, type StateStore } from "@vance/core";
+import type { ToolUsage } from "@vance/core";
 import { Hono } from "hono";
 import { type AuthEnv, authenticate } from "../auth";
+import { describe, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
+import { ToolUsageSchema } from "../responses";
+
+/** The route below as `/openapi.json` describes it. */
+const DOCS = {
+  toolUsage: {
+    summary: "Tool usage per role: calls, tool_description look-ups, last use",
+    tag: "insights",
+    parameters: PROJECT_PARAMS,
+    responses: { 200: jsonResponse("Usage per role", ToolUsageSchema) },
+  },
+} satisfies Record<string, Operation>;
 
 /** Read-only insights under `T/insights`: tool usage per role (spec §14.4). */
-export function insightRoutes(state: StateStore, secret: string) {
+export function insightRoutes(usage: ToolUsage, secret: string) {
   const app = new Hono<AuthEnv>();
-  app.get("/tool-usage", authenticate(secret, "read"), async (c) => {
+  app.get("/tool-usage", describe(DOCS.toolUsage), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
-    assertTenantId(tenant);
-    assertProjectId(project);
-    const roles = new Map<
-      string,
-      { name: string; calls: number; discoveryHits: number; lastUsedAt: string }[]
-    >();
-    for (const row of await state.listToolUsage(tenant, project)) {
-      const tools = roles.get(row.role) ?? [];
-      tools.push({
-        name: row.tool,
-        calls: row.calls,
-        discoveryHits: row.discoveryHits,
-        lastUsedAt: new Date(row.lastUsedAt).toISOString(),
-      });
-      roles.set(row.role, tools);
-    }
-    return c.json({ roles: [...roles].map(([role, tools]) => ({ role, tools })) });
+    return c.json(await usage.byRole(tenant, project));
   });
   return app;
 }

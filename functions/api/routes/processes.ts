@@ -10,6 +10,22 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { jsonBody } from "../json-body";
+import {
+  describe,
+  jsonRequest,
+  jsonResponse,
+  type Operation,
+  PROJECT_PARAMS,
+  pathParam,
+  queryParam,
+} from "../openapi";
+import {
+  AllowedToolsSchema,
+  InvocationSchema,
+  ManifestSchema,
+  ProcessRecordSchema,
+  SpawnedProcessSchema,
+} from "../responses";
 
 const ResolveBodySchema = v.strictObject({
   engineDefault: v.optional(v.array(RecipeEntrySchema), []),
@@ -22,13 +38,80 @@ const ProcessInvokeBodySchema = v.strictObject({
   params: v.optional(v.unknown(), {}),
 });
 
+const PROCESS_PARAMS = [
+  ...PROJECT_PARAMS,
+  pathParam("id", { type: "string", description: "the `processId` a spawn answered" }),
+];
+
+/** The routes below as `/openapi.json` describes them. */
+const DOCS = {
+  resolve: {
+    summary: "(engineDefault ∪ allowedToolsAdd) ∖ allowedToolsRemove, each @label expanded",
+    tag: "processes",
+    parameters: PROJECT_PARAMS,
+    body: jsonRequest(ResolveBodySchema),
+    responses: { 200: jsonResponse("The allow set, sorted", AllowedToolsSchema) },
+  },
+  spawn: {
+    summary: "Spawn a process: resolves the recipe once and freezes the allow set",
+    tag: "processes",
+    parameters: PROJECT_PARAMS,
+    body: jsonRequest(SpawnRequestSchema),
+    responses: { 201: jsonResponse("The process and its frozen allow set", SpawnedProcessSchema) },
+  },
+  get: {
+    summary: "The process record, activated tools included",
+    tag: "processes",
+    parameters: PROCESS_PARAMS,
+    responses: { 200: jsonResponse("The record", ProcessRecordSchema) },
+    problems: { 404: ["process_not_found"] },
+  },
+  manifest: {
+    summary: "This turn's tools (sorted), buckets, budget and discovery blocks",
+    tag: "processes",
+    parameters: [
+      ...PROCESS_PARAMS,
+      queryParam(
+        "format",
+        v.optional(v.picklist(["openai", "anthropic"]), "openai"),
+        "the tools' wire format",
+      ),
+      queryParam(
+        "with",
+        v.string(),
+        "comma-separated skill tools added after classification (ranked keep), each in the allow set",
+      ),
+    ],
+    responses: { 200: jsonResponse("The manifest", ManifestSchema) },
+    problems: {
+      400: ["invalid_format"],
+      403: ["tool_not_allowed"],
+      404: ["process_not_found"],
+      409: ["budget_floor_exceeded"],
+    },
+  },
+  invoke: {
+    summary: "Invoke inside the process (allow set, activation, usage); the meta-tools too",
+    tag: "processes",
+    parameters: PROCESS_PARAMS,
+    body: jsonRequest(ProcessInvokeBodySchema),
+    responses: { 200: jsonResponse("The tool's outcome", InvocationSchema) },
+    problems: {
+      403: ["tool_not_allowed"],
+      404: ["process_not_found", "tool_not_found", "tool_disabled"],
+      422: ["invalid_params"],
+      429: ["busy"],
+    },
+  },
+} satisfies Record<string, Operation>;
+
 type Params = { tenant: string; project: string };
 type ProcessParams = Params & { id: string };
 
 /** Recipe resolution under `T/recipes`. */
 export function recipeRoutes(recipes: RecipeResolver, secret: string) {
   const app = new Hono<AuthEnv>();
-  app.post("/resolve", authenticate(secret, "read"), async (c) => {
+  app.post("/resolve", describe(DOCS.resolve), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const body = await jsonBody(c, ResolveBodySchema);
     return c.json({ allowedTools: await recipes.resolve(tenant, project, body) });
@@ -40,18 +123,18 @@ export function recipeRoutes(recipes: RecipeResolver, secret: string) {
 export function processRoutes(processes: ProcessService, secret: string) {
   const app = new Hono<AuthEnv>();
 
-  app.post("/", authenticate(secret, "read"), async (c) => {
+  app.post("/", describe(DOCS.spawn), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const record = await processes.spawn(tenant, project, await jsonBody(c, SpawnRequestSchema));
     return c.json({ processId: record.processId, allowedTools: record.allowedTools }, 201);
   });
 
-  app.get("/:id", authenticate(secret, "read"), async (c) => {
+  app.get("/:id", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     return c.json(await processes.get(tenant, project, id));
   });
 
-  app.get("/:id/manifest", authenticate(secret, "read"), async (c) => {
+  app.get("/:id/manifest", describe(DOCS.manifest), authenticate(secret, "read"), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const format = c.req.query("format") ?? "openai";
     if (format !== "openai" && format !== "anthropic") {
@@ -61,7 +144,7 @@ export function processRoutes(processes: ProcessService, secret: string) {
     return c.json(await processes.manifest({ tenant, project, processId: id }, format, additional));
   });
 
-  app.post("/:id/invoke", authenticate(secret, "read"), async (c) => {
+  app.post("/:id/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const body = await jsonBody(c, ProcessInvokeBodySchema);
     return c.json(await processes.invoke({ tenant, project, processId: id }, body.name, body.params));

@@ -1,8 +1,11 @@
 import {
   InvocableToolNameSchema,
+  LabelSchema,
   type ResolvedTool,
+  ServerToolConfigSchema,
   type ServerToolService,
   type ToolDispatcher,
+  ToolNameSchema,
   VanceError,
 } from "@vance/core";
 import { Hono } from "hono";
@@ -10,6 +13,17 @@ import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { preconditions, requireToolContentType, textBody } from "../http";
 import { jsonBody } from "../json-body";
+import {
+  describe,
+  documentRequest,
+  jsonRequest,
+  jsonResponse,
+  type Operation,
+  PROJECT_PARAMS,
+  pathParam,
+  queryParam,
+} from "../openapi";
+import { InvocationSchema, ToolListSchema, ToolViewSchema } from "../responses";
 
 const InvokeBodySchema = v.strictObject({
   params: v.optional(v.unknown(), {}),
@@ -32,11 +46,69 @@ function summary(tool: ResolvedTool) {
   return { name, type, description, layer: tool.layer, primary, labels, enabled };
 }
 
+const CALLED_NAME = [...PROJECT_PARAMS, pathParam("name", InvocableToolNameSchema)];
+const CONFIGURED_NAME = [...PROJECT_PARAMS, pathParam("name", ToolNameSchema)];
+
+/** The routes below as `/openapi.json` describes them. */
+const DOCS = {
+  list: {
+    summary: "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name",
+    tag: "tools",
+    parameters: [...PROJECT_PARAMS, queryParam("label", LabelSchema, "only tools carrying this label")],
+    responses: { 200: jsonResponse("The tools", ToolListSchema) },
+  },
+  get: {
+    summary: "First hit of project → tenant → bundled → built-in (pack sub-tools too)",
+    tag: "tools",
+    parameters: CALLED_NAME,
+    responses: {
+      200: jsonResponse("The tool; `ETag` header for tenant and project documents", ToolViewSchema),
+    },
+    problems: { 404: ["tool_not_found", "tool_disabled"] },
+  },
+  put: {
+    summary: "Create or replace the tool document of this layer (the YAML is stored as sent)",
+    tag: "tools",
+    parameters: CONFIGURED_NAME,
+    body: documentRequest(["application/yaml", "application/json"], ServerToolConfigSchema),
+    responses: {
+      200: jsonResponse("Replaced", ToolViewSchema),
+      201: jsonResponse("Created", ToolViewSchema),
+    },
+    problems: {
+      400: ["invalid_precondition"],
+      409: ["path_conflict"],
+      412: ["precondition_failed"],
+      422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
+    },
+  },
+  delete: {
+    summary: "Delete the tool document of this layer (`If-Match` honoured)",
+    tag: "tools",
+    parameters: CONFIGURED_NAME,
+    responses: { 204: { description: "Deleted" } },
+    problems: { 404: ["tool_not_found"], 412: ["precondition_failed"] },
+  },
+  invoke: {
+    summary: "Invoke a tool: its value, or its own failure as data",
+    tag: "invocation",
+    parameters: CALLED_NAME,
+    body: jsonRequest(InvokeBodySchema),
+    responses: { 200: jsonResponse("The tool's outcome", InvocationSchema) },
+    problems: {
+      403: ["tool_not_allowed"],
+      404: ["tool_not_found", "tool_disabled"],
+      422: ["invalid_params"],
+      429: ["busy"],
+    },
+  },
+} satisfies Record<string, Operation>;
+
 /** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
 export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher, secret: string) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/", authenticate(secret, "read"), async (c) => {
+  app.get("/", describe(DOCS.list), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const label = c.req.query("label");
     const list =
@@ -46,14 +118,14 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     return c.json({ tools: list.map(summary) });
   });
 
-  app.get("/:name", authenticate(secret, "read"), async (c) => {
+  app.get("/:name", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const tool = await tools.require(tenant, project, name);
     if (tool.etag) c.header("ETag", tool.etag);
     return c.json(toolView(tool));
   });
 
-  app.put("/:name", authenticate(secret, "write"), async (c) => {
+  app.put("/:name", describe(DOCS.put), authenticate(secret, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const contentType = requireToolContentType(c);
     const options = preconditions(
@@ -65,13 +137,13 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     return c.json(toolView(tool), created ? 201 : 200);
   });
 
-  app.delete("/:name", authenticate(secret, "write"), async (c) => {
+  app.delete("/:name", describe(DOCS.delete), authenticate(secret, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });
 
-  app.post("/:name/invoke", authenticate(secret, "read"), async (c) => {
+  app.post("/:name/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const body = await jsonBody(c, InvokeBodySchema);
     const result = await dispatcher.invoke({

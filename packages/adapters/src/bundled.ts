@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { BundledDocuments } from "@vance/core";
-import { contentTypeForKey } from "./object-store/memory";
+import { type BundledDocuments, type CatalogDocument, catalogDocumentsFromBundled } from "@vance/core";
+import { contentTypeForKey } from "./object-store/keys";
 
 /** Reads the bundled documents under `dir` (only `server-tools/`, `documents/`, `scripts/`) once, at start-up. */
 export function loadBundledDocuments(
@@ -29,4 +29,9 @@ export function loadBundledDocuments(
     }
   }
   return documents;
+}
+
+/** The bundled model catalog's documents under `dir` (its `catalog/` folder), with paths as in the bucket (`model/…`). */
+export function loadBundledCatalog(dir: string): CatalogDocument[] {
+  return catalogDocumentsFromBundled(loadBundledDocuments(dir, ["catalog"]));
 }

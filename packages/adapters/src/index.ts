@@ -1,4 +1,5 @@
 export * from "./bundled";
+export * from "./catalog-sync";
 export * from "./json-logger";
 export * from "./net/index";
 export * from "./object-store/index";

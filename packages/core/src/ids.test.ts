@@ -14,7 +14,7 @@ import {
   TenantIdSchema,
   ToolNameSchema,
 } from "./ids";
-import { SpawnRequestSchema } from "./processes/process-service";
+import { SpawnRequestSchema } from "./processes/process-records";
 import { HintEntrySchema, RecipeEntrySchema } from "./recipes/recipe-resolver";
 
 const name64 = `a${"b".repeat(63)}`;

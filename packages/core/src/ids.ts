@@ -19,7 +19,8 @@ const PATH_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
 export const STORE_TEMP_SUFFIX = ".vance-tmp";
 /** Top-level folders whose documents are validated on write; matched case-sensitively. */
 const VALIDATED_FOLDERS = ["server-tools", "mcp-servers"] as const;
-const MAX_PATH_LENGTH = 512;
+/** Document paths have at most this many characters. */
+export const MAX_PATH_LENGTH = 512;
 
 /**
  * A string schema whose rule is `problem` (null when fine), so the schema and the `assert…`
@@ -59,29 +60,38 @@ export function assertProjectId(project: string): void {
   if (!v.is(ProjectIdSchema, project)) throw Errors.invalidId("project", project);
 }
 
+/** Separates a pack from its operation in a sub-tool name: `pack__op`. */
+export const PACK_SEPARATOR = "__";
+
+/** The pack of a sub-tool name (`jira` of `jira__search`), or `null` when the name is no sub-tool's. */
+export function packOf(name: string): string | null {
+  const split = name.indexOf(PACK_SEPARATOR);
+  return split > 0 ? name.slice(0, split) : null;
+}
+
 /** Why a configured tool name is unacceptable, or `null` when it is fine. */
 export function toolNameProblem(name: string): string | null {
   if (name.includes("@")) return "'@' is reserved for label selectors";
   if (!TOOL_NAME_PATTERN.test(name))
     return "must be lowercase snake_case: [a-z][a-z0-9_]*, at most 64 characters";
-  if (name.includes("__")) return "'__' is reserved for pack sub-tools";
+  if (packOf(name) !== null) return "'__' is reserved for pack sub-tools";
   return null;
 }
 
 /** Why a pack sub-tool name (`pack__op`, at most 64 characters in all) is unacceptable, or `null`. */
 export function subToolNameProblem(name: string): string | null {
-  const split = name.indexOf("__");
-  if (split < 0) return "a pack sub-tool is named pack__op";
   if (name.includes("@")) return "'@' is reserved for label selectors";
   if (!TOOL_NAME_PATTERN.test(name))
     return "must be lowercase snake_case: [a-z][a-z0-9_]*, at most 64 characters";
-  if (split + 2 === name.length) return "the operation after '__' is missing";
+  const pack = packOf(name);
+  if (pack === null) return "a pack sub-tool is named pack__op";
+  if (pack.length + PACK_SEPARATOR.length === name.length) return "the operation after '__' is missing";
   return null;
 }
 
 /** Why a name a call, recipe or client declaration may use (a tool's or a pack sub-tool's) is unacceptable, or `null`. */
 export function invocableToolNameProblem(name: string): string | null {
-  return name.includes("__") ? subToolNameProblem(name) : toolNameProblem(name);
+  return packOf(name) === null ? toolNameProblem(name) : subToolNameProblem(name);
 }
 
 /** A configured tool's name (the document `server-tools/{name}.yaml`) or a built-in's. */
@@ -151,13 +161,22 @@ export function assertDocumentPath(path: string): void {
     throw Errors.invalidId("document path", path, documentPathProblem(path) ?? undefined);
 }
 
+/** The folder of tool configurations in every layer (spec §4); documents in it are validated as tools. */
+export const TOOL_DOCUMENTS_DIR = "server-tools/";
+
 /** The document path of a tool configuration. */
 export function toolDocumentPath(name: string): string {
-  return `server-tools/${name}.yaml`;
+  return `${TOOL_DOCUMENTS_DIR}${name}.yaml`;
+}
+
+/** Whether a document path lies in the tool folder, so a write of it is a tool document's. */
+export function isToolDocumentPath(path: string): boolean {
+  return path.startsWith(TOOL_DOCUMENTS_DIR);
 }
 
 /** The tool name a document path stands for, or `null` when the path is not a tool document. */
 export function toolNameFromPath(path: string): string | null {
-  const match = /^server-tools\/([^/]+)\.yaml$/.exec(path);
-  return match ? match[1]! : null;
+  if (!isToolDocumentPath(path) || !path.endsWith(".yaml")) return null;
+  const name = path.slice(TOOL_DOCUMENTS_DIR.length, -".yaml".length);
+  return name.length > 0 && !name.includes("/") ? name : null;
 }

@@ -8,6 +8,7 @@ import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
+  bareHost,
   type HostResolver,
   type HttpFetch,
   type NetworkPolicy,
@@ -235,8 +236,4 @@ function responseTooLarge(maxBytes: number): Error {
 function isDecodingError(error: unknown): error is NodeJS.ErrnoException {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__"));
-}
-
-function bareHost(hostname: string): string {
-  return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
 }

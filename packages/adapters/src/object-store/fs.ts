@@ -15,14 +15,7 @@ import {
   type PutResult,
   STORE_TEMP_SUFFIX,
 } from "@vance/core";
-import {
-  compareKeys,
-  contentTypeForKey,
-  decodeCursor,
-  encodeCursor,
-  MAX_LIST_PAGE_SIZE,
-  resolvePageLimit,
-} from "./memory";
+import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit } from "./keys";
 
 /**
  * Suffix of in-flight temp files; `list` skips them, no key segment may end with it (the
@@ -150,16 +143,11 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async list(prefix: string, options?: ListOptions): Promise<ListPage> {
-    const limit = resolvePageLimit(options?.limit, this.#pageSize);
-    const after = options?.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const { directorySegments, namePrefix } = this.#splitPrefix(prefix);
     await this.#swept;
     const keys: string[] = [];
     await this.#collectKeys(directorySegments, namePrefix, keys);
-    const remaining = keys
-      .filter((key) => after === undefined || compareKeys(key, after) > 0)
-      .sort(compareKeys);
-    const page = remaining.slice(0, limit);
+    const { keys: page, cursor } = pageOfKeys(keys, options, this.#pageSize);
     const stats = await Promise.all(page.map((key) => statFile(join(this.#root, key))));
     const items: ObjectMeta[] = [];
     page.forEach((key, index) => {
@@ -167,8 +155,7 @@ export class FsObjectStore implements ObjectStore {
       // Deleted between readdir and stat: leave it out rather than report a ghost.
       if (entry) items.push({ key, etag: etagOf(entry), size: Number(entry.size) });
     });
-    const last = page.at(-1);
-    return { items, cursor: remaining.length > limit && last !== undefined ? encodeCursor(last) : undefined };
+    return { items, cursor };
   }
 
   /** Writes through a temp file and a rename; the ETag, or `null` when a file or folder is in the way. */

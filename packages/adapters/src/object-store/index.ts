@@ -1,6 +1,6 @@
-export { CountingObjectStore, type ObjectStoreCallCounts } from "./counting";
+// The memory and counting stores are test doubles: `@vance/adapters/testing`.
 export { FsObjectStore, type FsObjectStoreOptions, InvalidObjectKeyError } from "./fs";
-export { contentTypeForKey, MemoryObjectStore, type MemoryObjectStoreOptions } from "./memory";
+export { contentTypeForKey } from "./keys";
 export {
   createS3Client,
   type S3ClientSettings,

@@ -10,71 +10,7 @@ import type {
   PutOptions,
   PutResult,
 } from "@vance/core";
-
-/** The largest page one `list` call returns, as S3's ListObjectsV2 caps `MaxKeys`. */
-export const MAX_LIST_PAGE_SIZE = 1000;
-
-/**
- * Content type for a key, inferred from its extension. The memory and fs stores use it when a
- * write names no content type, so both agree with what the bundled layer ships.
- */
-export function contentTypeForKey(key: string): string {
-  const dot = key.lastIndexOf(".");
-  const extension = dot > key.lastIndexOf("/") ? key.slice(dot + 1).toLowerCase() : "";
-  switch (extension) {
-    case "yaml":
-    case "yml":
-      return "application/yaml";
-    case "json":
-      return "application/json";
-    case "js":
-      return "application/javascript";
-    case "md":
-      return "text/markdown";
-    default:
-      return "text/plain";
-  }
-}
-
-/**
- * Orders keys as S3 does: by UTF-8 bytes, which is code point order. Plain `<` compares UTF-16
- * code units and would put astral characters (surrogates) before U+E000–U+FFFF.
- */
-export function compareKeys(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) {
-      const xSurrogate = x >= 0xd800 && x <= 0xdfff;
-      const ySurrogate = y >= 0xd800 && y <= 0xdfff;
-      if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1;
-      return x - y;
-    }
-  }
-  return a.length - b.length;
-}
-
-const CURSOR_PREFIX = "after:";
-
-/** Cursor for the stateless "keys after this one" pagination of the memory and fs stores. */
-export function encodeCursor(lastKey: string): string {
-  return `${CURSOR_PREFIX}${encodeURIComponent(lastKey)}`;
-}
-
-/** Inverse of `encodeCursor`; throws on a cursor this module did not make. */
-export function decodeCursor(cursor: string): string {
-  if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error(`invalid list cursor: ${cursor}`);
-  return decodeURIComponent(cursor.slice(CURSOR_PREFIX.length));
-}
-
-/** The page size to use: the requested `limit`, capped at `max`; `max` when none is given. */
-export function resolvePageLimit(limit: number | undefined, max: number): number {
-  if (limit === undefined) return max;
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new RangeError(`list limit must be a positive integer: ${limit}`);
-  return Math.min(limit, max);
-}
+import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit } from "./keys";
 
 interface MemoryEntry {
   readonly body: string;
@@ -94,8 +30,8 @@ const utf8 = new TextEncoder();
 let storeSequence = 0;
 
 /**
- * In-memory `ObjectStore` with the exact semantics of the port, conditional writes included.
- * Serves tests and the bundled read-only layer (see `fromRecord`).
+ * In-memory `ObjectStore` with the exact semantics of the port, conditional writes included:
+ * a test double, exported only from `@vance/adapters/testing`.
  */
 export class MemoryObjectStore implements ObjectStore {
   readonly #objects = new Map<string, MemoryEntry>();
@@ -142,18 +78,13 @@ export class MemoryObjectStore implements ObjectStore {
   }
 
   async list(prefix: string, options?: ListOptions): Promise<ListPage> {
-    const limit = resolvePageLimit(options?.limit, this.#pageSize);
-    const after = options?.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const keys = [...this.#objects.keys()]
-      .filter((key) => key.startsWith(prefix) && (after === undefined || compareKeys(key, after) > 0))
-      .sort(compareKeys);
-    const page = keys.slice(0, limit);
-    const items = page.map((key): ObjectMeta => {
+    const matching = [...this.#objects.keys()].filter((key) => key.startsWith(prefix));
+    const { keys, cursor } = pageOfKeys(matching, options, this.#pageSize);
+    const items = keys.map((key): ObjectMeta => {
       const entry = this.#objects.get(key)!;
       return { key, etag: entry.etag, size: entry.size };
     });
-    const last = page.at(-1);
-    return { items, cursor: keys.length > limit && last !== undefined ? encodeCursor(last) : undefined };
+    return { items, cursor };
   }
 
   #write(key: string, body: string, contentType: string | undefined): string {

@@ -25,7 +25,7 @@ import {
   boundedClientConfig,
   DEFAULT_STORE_DEADLINE_MS,
 } from "../store-faults";
-import { MAX_LIST_PAGE_SIZE, resolvePageLimit } from "./memory";
+import { MAX_LIST_PAGE_SIZE, resolvePageLimit } from "./keys";
 
 const STORE = "object store";
 

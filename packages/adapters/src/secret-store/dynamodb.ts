@@ -17,6 +17,7 @@ import {
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type { SecretEntry, SecretStore } from "@vance/core";
+import { byString } from "@vance/core";
 import { attemptsOf, errorName, keyPart } from "../state-store/dynamodb";
 import { SecretCipher } from "./cipher";
 
@@ -120,7 +121,7 @@ export class DynamoSecretStore implements SecretStore {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     // The sort key holds escaped names; the port promises the names' own order.
-    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return entries.sort(byString((entry) => entry.name));
   }
 
   async get(tenant: string, name: string): Promise<string | undefined> {

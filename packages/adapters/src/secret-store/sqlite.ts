@@ -4,6 +4,7 @@
  * synchronous underneath and return Promises only to satisfy the port.
  */
 import type { SecretEntry, SecretStore } from "@vance/core";
+import { byString } from "@vance/core";
 import Database from "better-sqlite3";
 import { SecretCipher } from "./cipher";
 
@@ -71,7 +72,7 @@ export class SqliteSecretStore implements SecretStore {
     // Sorted in JS (UTF-16 order), as the DynamoDB store sorts.
     return rows
       .map((row) => ({ name: row.name, updatedAt: row.updated_at }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(byString((entry) => entry.name));
   }
 
   async get(tenant: string, name: string): Promise<string | undefined> {

@@ -40,6 +40,7 @@ import type {
   ToolUsageKey,
   ToolUsageRow,
 } from "@vance/core";
+import { compareStrings } from "@vance/core";
 import { addStoreFaultHandling, boundedClientConfig, DEFAULT_STORE_DEADLINE_MS } from "../store-faults";
 
 /** The table's TTL attribute: epoch seconds after which DynamoDB may delete the item. */
@@ -328,7 +329,7 @@ export class DynamoStateStore implements StateStore {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     // The sort key orders `role#tool` as one string; the port promises role, then tool.
-    return rows.sort((a, b) => compare(a.role, b.role) || compare(a.tool, b.tool));
+    return rows.sort((a, b) => compareStrings(a.role, b.role) || compareStrings(a.tool, b.tool));
   }
 
   /** "Latest" is by `observedAt`: a stale observation that arrives late does not win. */
@@ -484,10 +485,6 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The SDK's error name (`ConditionalCheckFailedException`, …), if it is an Error. */

@@ -19,6 +19,7 @@ import type {
   ToolUsageKey,
   ToolUsageRow,
 } from "@vance/core";
+import { compareStrings } from "@vance/core";
 import Database from "better-sqlite3";
 
 export interface SqliteStateStoreOptions {
@@ -206,7 +207,7 @@ export class SqliteStateStore implements StateStore {
         discoveryHits: r.discovery_hits,
         lastUsedAt: r.last_used_at,
       }))
-      .sort((a, b) => compare(a.role, b.role) || compare(a.tool, b.tool));
+      .sort((a, b) => compareStrings(a.role, b.role) || compareStrings(a.tool, b.tool));
   }
 
   /** "Latest" is by `observedAt`: a stale observation that arrives late does not win. */
@@ -255,8 +256,4 @@ export class SqliteStateStore implements StateStore {
  */
 function onceExpiresAt(nowMs: number, ttlSeconds: number): number {
   return Math.ceil((nowMs + ttlSeconds * 1000) / 1000);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -6,29 +6,41 @@ export type ToolOutcome =
   | { readonly value: unknown }
   | { readonly error: string; readonly message: string; readonly status?: number };
 
-/** The discovery surface of the calling process, for the meta-tools (spec §13). */
+/** What a call answers: the tool's outcome, or a routing result for a client tool. */
+export type CallResult =
+  | ToolOutcome
+  | { readonly route: "client"; readonly name: string; readonly params: unknown };
+
+/**
+ * A call nested in the running one: charged to its budget, under its caller's allow set.
+ * Refusals the caller must fix throw `VanceError`s, as for a top-level call.
+ */
+export type NestedCall = (name: string, params: unknown) => Promise<CallResult>;
+
+/** The discovery surface of the calling process, bound to one call, for the meta-tools (spec §13). */
 export interface ProcessToolsApi {
   /** Names the process may invoke: in the manifest (`inContext`) or on request (`available`). */
   list(prefix: string | undefined): Promise<ToolOutcome>;
   /** Descriptions and schemas of up to 25 names; activates the deferred ones. */
   describe(names: readonly string[]): Promise<ToolOutcome>;
-  /** A call through the same allow-set check as a direct call, nested in `scope`'s call. */
-  invoke(name: string, params: unknown, scope: CallScope): Promise<ToolOutcome>;
+  /** A call through the same allow-set check as a direct call, nested in the bound call. */
+  invoke(name: string, params: unknown): Promise<ToolOutcome>;
 }
 
 /** Where a running built-in sits in its call tree: what the calls it starts are charged to, and when they stop. */
 export interface CallScope {
   readonly budget: CallBudget;
   readonly signal: AbortSignal;
+  /** Inside a process: its discovery surface, bound to this call. Absent for a direct call. */
+  readonly process?: ProcessToolsApi;
 }
 
-/** Who is calling: the addressed project and, inside a process, its id, role and surface. */
+/** Who is calling: the addressed project and, inside a process, its id and role. */
 export interface CallerContext {
   readonly tenant: string;
   readonly project: string;
   readonly processId?: string;
   readonly role?: string;
-  readonly process?: ProcessToolsApi;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BuiltInTool, CallerContext, ProcessToolsApi, ToolOutcome } from "./built-in-tool";
+import type { BuiltInTool, CallScope, ProcessToolsApi, ToolOutcome } from "./built-in-tool";
 
 /** Most names `tool_description` describes per call; the rest come back in `skipped`. */
 export const MAX_DESCRIBE = 25;
@@ -9,10 +9,10 @@ const needsProcess: ToolOutcome = {
 };
 
 function withProcess(
-  caller: CallerContext,
+  scope: CallScope,
   run: (api: ProcessToolsApi) => Promise<ToolOutcome>,
 ): Promise<ToolOutcome> {
-  return caller.process ? run(caller.process) : Promise.resolve(needsProcess);
+  return scope.process ? run(scope.process) : Promise.resolve(needsProcess);
 }
 
 /** `tool_list(prefix?)`: names of every tool the process may invoke, with pack hints. */
@@ -29,8 +29,8 @@ export const toolList: BuiltInTool = {
     },
     additionalProperties: false,
   },
-  invoke: (input, caller) =>
-    withProcess(caller, (api) => api.list(typeof input.prefix === "string" ? input.prefix : undefined)),
+  invoke: (input, _caller, scope) =>
+    withProcess(scope, (api) => api.list(typeof input.prefix === "string" ? input.prefix : undefined)),
 };
 
 /** `tool_description(names)`: descriptions and schemas; activates deferred tools for the next turn. */
@@ -47,7 +47,7 @@ export const toolDescription: BuiltInTool = {
     required: ["names"],
     additionalProperties: false,
   },
-  invoke: (input, caller) => withProcess(caller, (api) => api.describe(input.names as string[])),
+  invoke: (input, _caller, scope) => withProcess(scope, (api) => api.describe(input.names as string[])),
 };
 
 /** `invoke_tool(name, params)`: a named call through the same allow-set check. */
@@ -62,8 +62,8 @@ export const invokeTool: BuiltInTool = {
     required: ["name"],
     additionalProperties: false,
   },
-  invoke: (input, caller, scope) =>
-    withProcess(caller, (api) => api.invoke(String(input.name), input.params ?? {}, scope)),
+  invoke: (input, _caller, scope) =>
+    withProcess(scope, (api) => api.invoke(String(input.name), input.params ?? {})),
 };
 
 /** The meta-tools, registered as built-ins. */

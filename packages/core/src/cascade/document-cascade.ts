@@ -1,7 +1,9 @@
 import { Errors } from "../errors";
 import { assertDocumentPath, assertProjectId, assertTenantId, TENANT_PROJECT } from "../ids";
+import { byString } from "../order";
 import {
   isNotModified,
+  listAllObjects,
   type ObjectMeta,
   type ObjectStore,
   type PutOptions,
@@ -26,6 +28,11 @@ export interface CascadeHit {
   readonly body: string;
   readonly etag: string | null;
   readonly contentType: string | undefined;
+}
+
+/** The layer a write to `project` addresses: `_tenant` is the tenant layer. */
+export function addressedLayer(project: string): "project" | "tenant" {
+  return project === TENANT_PROJECT ? "tenant" : "project";
 }
 
 /** How many documents' bodies a warm instance keeps for conditional GETs. */
@@ -69,7 +76,7 @@ export class DocumentCascade {
   /** The document of exactly one layer (`_tenant` addresses the tenant layer), or null. */
   async readLayer(tenant: string, project: string, path: string): Promise<CascadeHit | null> {
     const stored = await this.read(DocumentCascade.key(tenant, project, path));
-    return stored ? toHit(project === TENANT_PROJECT ? "tenant" : "project", path, stored) : null;
+    return stored ? toHit(addressedLayer(project), path, stored) : null;
   }
 
   /** The bundled document at `path`, or null. */
@@ -84,22 +91,14 @@ export class DocumentCascade {
   bundledUnder(prefix: string): CascadeHit[] {
     const hits: CascadeHit[] = [];
     for (const path of this.bundled.keys()) if (path.startsWith(prefix)) hits.push(this.bundledHit(path)!);
-    return hits.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return hits.sort(byString((hit) => hit.path));
   }
 
   /** Every object of one layer under a directory prefix (all LIST pages), with the ETags the listing gives. */
   async listLayer(tenant: string, project: string, dirPrefix: string): Promise<ObjectMeta[]> {
     assertTenantId(tenant);
     assertProjectId(project);
-    const prefix = `${tenant}/${project}/${dirPrefix}`;
-    const items: ObjectMeta[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.store.list(prefix, cursor === undefined ? {} : { cursor });
-      items.push(...page.items);
-      cursor = page.cursor;
-    } while (cursor !== undefined);
-    return items;
+    return listAllObjects(this.store, `${tenant}/${project}/${dirPrefix}`);
   }
 
   /** Reads one object by key, revalidating a cached body by ETag. */

@@ -1,3 +1,4 @@
+export * from "./catalog-file";
 export * from "./model-catalog";
 export * from "./model-catalog-service";
 export * from "./observed-tool-limits";

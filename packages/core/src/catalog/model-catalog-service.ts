@@ -1,37 +1,16 @@
-import * as v from "valibot";
-import type { BundledDocuments } from "../cascade/document-cascade";
 import { mapWithConcurrency } from "../concurrency";
 import type { Logger } from "../ports/logger";
-import { isNotModified, type ObjectStore } from "../ports/object-store";
+import { isNotModified, listAllObjects, type ObjectStore } from "../ports/object-store";
+import { CATALOG_KEY, CATALOG_MODEL_PREFIX, mergeCatalogSources, parseCatalogFile } from "./catalog-file";
 import {
   type CatalogDocument,
   type CatalogError,
   type CompiledCatalog,
-  CompiledCatalogSchema,
   compileCatalog,
 } from "./model-catalog";
 
-/** The compiled catalog's key in the catalog bucket. */
-export const CATALOG_KEY = "catalog.json";
-/** Where the catalog's YAML sources live in the bucket (and, after `catalog/`, in the bundle). */
-export const CATALOG_MODEL_PREFIX = "model/";
-const BUNDLED_PREFIX = "catalog/";
 /** Parallel GETs when the YAML sources are read one by one. */
 const READ_CONCURRENCY = 16;
-
-/**
- * The bundled catalog documents (loaded from `packages/defaults` with the `catalog` folder),
- * with their `catalog/` prefix stripped so their paths match the bucket layout `model/…`.
- */
-export function catalogDocumentsFromBundled(bundled: BundledDocuments): CatalogDocument[] {
-  const documents: CatalogDocument[] = [];
-  for (const [path, { body }] of bundled) {
-    if (path.startsWith(`${BUNDLED_PREFIX}${CATALOG_MODEL_PREFIX}`)) {
-      documents.push({ path: path.slice(BUNDLED_PREFIX.length), body });
-    }
-  }
-  return documents;
-}
 
 export interface ModelCatalogServiceOptions {
   /** The catalog bucket. */
@@ -74,7 +53,7 @@ export class ModelCatalogService {
       this.#compiled = null;
       return this.compileFromSources();
     }
-    const catalog = parseCompiledCatalog(result.body);
+    const catalog = parseCatalogFile(result.body);
     if (!catalog) {
       this.#compiled = null;
       this.#logger.warn("catalog.invalid_compiled", {
@@ -104,12 +83,9 @@ export class ModelCatalogService {
 
   async #readSources(): Promise<{ documents: CatalogDocument[]; changed: boolean }> {
     const listed = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.#store.list(CATALOG_MODEL_PREFIX, cursor === undefined ? {} : { cursor });
-      for (const item of page.items) if (item.key.endsWith(".yaml")) listed.set(item.key, item.etag);
-      cursor = page.cursor;
-    } while (cursor !== undefined);
+    for (const item of await listAllObjects(this.#store, CATALOG_MODEL_PREFIX)) {
+      if (item.key.endsWith(".yaml")) listed.set(item.key, item.etag);
+    }
 
     let changed = false;
     for (const key of this.#sources.keys()) {
@@ -127,10 +103,8 @@ export class ModelCatalogService {
     });
     if (stale.length > 0) changed = true;
 
-    const byPath = new Map<string, string>();
-    for (const { path, body } of this.#bundled) byPath.set(path, body);
-    for (const [key, { body }] of this.#sources) byPath.set(key, body);
-    return { documents: [...byPath].map(([path, body]) => ({ path, body })), changed };
+    const stored = [...this.#sources].map(([path, { body }]) => ({ path, body }));
+    return { documents: mergeCatalogSources(this.#bundled, stored), changed };
   }
 }
 
@@ -138,15 +112,4 @@ export class ModelCatalogService {
 export function logCatalogErrors(logger: Logger, errors: readonly CatalogError[]): void {
   for (const error of errors)
     logger.warn("catalog.invalid_document", { path: error.path, message: error.message });
-}
-
-function parseCompiledCatalog(body: string): CompiledCatalog | null {
-  let data: unknown;
-  try {
-    data = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  const result = v.safeParse(CompiledCatalogSchema, data);
-  return result.success ? result.output : null;
 }

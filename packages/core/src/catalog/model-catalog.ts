@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { issuesToFieldErrors, parseYaml } from "../config/yaml";
 import { VanceError } from "../errors";
 import { INSTANCE_PATTERN, modelIdProblem, SLUG_PATTERN } from "../ids";
+import { byString } from "../order";
 
 /**
  * The model catalog (spec §14.1, DESIGN §4 "Catalog"): `model/{instance}/_provider.yaml` holds
@@ -99,7 +100,7 @@ export function compileCatalog(
     return providers[instance]!;
   };
 
-  const sorted = [...documents].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = [...documents].sort(byString((document) => document.path));
   for (const { path, body } of sorted) {
     const match = DOCUMENT_PATH.exec(path);
     const instance = match?.[1];
@@ -174,7 +175,7 @@ export function maxToolsFor(
 export function catalogContent(catalog: CompiledCatalog): string {
   return JSON.stringify({ version: catalog.version, providers: catalog.providers }, (_key, value: unknown) =>
     value !== null && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(Object.entries(value).sort(byString(([key]) => key)))
       : value,
   );
 }

@@ -1,11 +1,13 @@
-import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/built-in-tool";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
-import type { ClientToolDeclaration } from "../ports/state-store";
+import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
+import { isPackTool } from "../surface/tool-family";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, DEFAULT_CALL_LIMITS } from "./call-budget";
@@ -19,6 +21,8 @@ export interface DispatchRequest {
   readonly allowedTools: ReadonlySet<string> | null;
   /** Tools the engine's client side runs; answered with a routing result. */
   readonly clientTools?: readonly ClientToolDeclaration[];
+  /** The process the call runs in: its meta-tools answer from its discovery surface. */
+  readonly process?: ProcessRecord;
   /** Aborts when the caller went away: what the call started stops with it. */
   readonly signal?: AbortSignal;
   /**
@@ -29,14 +33,7 @@ export interface DispatchRequest {
 }
 
 /** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
-export type DispatchResult =
-  | (ToolOutcome & { readonly durationMs: number })
-  | {
-      readonly route: "client";
-      readonly name: string;
-      readonly params: unknown;
-      readonly durationMs: number;
-    };
+export type DispatchResult = CallResult & { readonly durationMs: number };
 
 export interface ToolDispatcherOptions {
   readonly tools: ServerToolService;
@@ -47,6 +44,8 @@ export interface ToolDispatcherOptions {
   readonly networkPolicy: NetworkPolicy;
   /** Depth and fan-out of the calls one top-level call may start (`DEFAULT_CALL_LIMITS`). */
   readonly callLimits?: Partial<CallLimits>;
+  /** What the meta-tools do inside a process; without it they answer `ProcessRequired`. */
+  readonly discovery?: Pick<DiscoveryApi, "forProcess">;
 }
 
 /** The signal of a call nobody can cancel. */
@@ -55,9 +54,9 @@ const NEVER_ABORTED = new AbortController().signal;
 /**
  * `ToolDispatcher` (spec §7): resolves a name through the configured tools (project, tenant,
  * bundled) and then the built-in tools, then the process's client tools; checks the allow set
- * and the params against the tool's input schema; runs it and times it. Nested calls (sibling
- * calls from scripts, `invoke_tool`) come back through here, charged to the `CallBudget` of
- * their top-level call.
+ * and the params against the tool's input schema; runs it and times it. Meta-tools get the
+ * discovery API bound to the process. Nested calls (sibling calls from scripts, `invoke_tool`)
+ * come back through here, charged to the `CallBudget` of their top-level call.
  */
 export class ToolDispatcher {
   private readonly callLimits: CallLimits;
@@ -93,7 +92,7 @@ export class ToolDispatcher {
     const { caller, name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
     // Pack sub-tools (`pack__op`) are never configured documents: only a declared client pack serves them.
-    if (name.includes("__")) {
+    if (isPackTool(name)) {
       if (client) return client;
       throw new VanceError("tool_not_found", 404, `no tool named '${name}'`);
     }
@@ -106,9 +105,7 @@ export class ToolDispatcher {
   }
 
   /** Charges the call to its budget before anything is read: a refused call costs nothing. */
-  private async dispatch(
-    request: DispatchRequest,
-  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
+  private async dispatch(request: DispatchRequest): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
     return this.run(request, await this.resolve(request), budget);
@@ -118,7 +115,7 @@ export class ToolDispatcher {
     request: DispatchRequest,
     target: ResolvedTool | ClientToolDeclaration,
     budget: CallBudget,
-  ): Promise<ToolOutcome | { route: "client"; name: string; params: unknown }> {
+  ): Promise<CallResult> {
     const input = request.params ?? {};
     const schema = compileJsonSchema(target.inputSchema);
     if (!schema.ok) throw unusableSchema(target, schema.message);
@@ -134,9 +131,11 @@ export class ToolDispatcher {
     if (!("layer" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
     if (target.builtIn) {
+      const discovery = this.processTools(request, budget);
       return target.builtIn.invoke(params, request.caller, {
         budget,
         signal: request.signal ?? NEVER_ABORTED,
+        ...(discovery ? { process: discovery } : {}),
       });
     }
     const type = this.options.tools.registry.find(target.config.type);
@@ -151,6 +150,15 @@ export class ToolDispatcher {
       target.config.parameters,
       params,
       this.context(request, budget, target.layer),
+    );
+  }
+
+  /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
+  private processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
+    const { discovery } = this.options;
+    if (!request.process || !discovery) return undefined;
+    return discovery.forProcess(request.process, (name, params) =>
+      this.dispatch({ ...request, name, params, parent: budget }),
     );
   }
 

@@ -110,6 +110,11 @@ export function isIpLiteral(host: string): boolean {
   return parseAddress(host) !== null;
 }
 
+/** A URL's `hostname` as resolvers and the policy want it: URLs keep IPv6 in brackets (`[::1]`). */
+export function bareHost(hostname: string): string {
+  return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+}
+
 function problemOf(address: Address): string | null {
   if (contains(V4_MAPPED, address)) return V4_RULES.find((r) => contains(r, address))?.what ?? null;
   const direct = V6_RULES.find((r) => contains(r, address));

@@ -76,3 +76,15 @@ export interface ObjectStore {
 export function isNotModified(result: GetResult): result is { readonly notModified: true } {
   return result !== null && "notModified" in result;
 }
+
+/** Every object under `prefix`, all LIST pages followed, in key order. */
+export async function listAllObjects(store: ObjectStore, prefix: string): Promise<ObjectMeta[]> {
+  const items: ObjectMeta[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(prefix, cursor === undefined ? {} : { cursor });
+    items.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return items;
+}

@@ -6,6 +6,11 @@ import { type TriageCandidate, type TriageClass, type TriageResult, triageTools 
 export const MANDATORY_TOOLS: readonly string[] = ["tool_description", "tool_list"];
 const MANDATORY = new Set(MANDATORY_TOOLS);
 
+/** Whether `name` is one of the capability floor's tools. */
+export function isMandatoryTool(name: string): boolean {
+  return MANDATORY.has(name);
+}
+
 /** A tool the process may invoke, as classification sees it. */
 export interface SurfaceTool {
   readonly name: string;
@@ -72,7 +77,7 @@ export function classifyTools(input: ClassificationInput): Classification {
   const deferredOnly: string[] = [];
   for (const tool of input.tools) {
     const { name } = tool;
-    if (MANDATORY.has(name)) {
+    if (isMandatoryTool(name)) {
       candidates.push({ name, triageClass: "mandatory", demand: 0, namedInHint: false });
       continue;
     }

@@ -1,3 +1,4 @@
+import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
 import { isPackTool, toolFamily } from "./tool-family";
 
@@ -13,7 +14,7 @@ export function toolHint(description: string): string {
 function lines(tools: readonly SurfaceTool[]): string[] {
   const out: string[] = [];
   const packs = new Map<string, SurfaceTool[]>();
-  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted = [...tools].sort(byString((tool) => tool.name));
   for (const tool of sorted) {
     if (!isPackTool(tool.name)) continue;
     const pack = toolFamily(tool.name);

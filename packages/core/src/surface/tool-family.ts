@@ -1,3 +1,5 @@
+import { packOf } from "../ids";
+
 /**
  * `ToolFamily` (spec §14.2): the unit of demotion. A pack's sub-tools (`pack__op`) form the
  * family `pack`; any other tool belongs to the family of its first `_` segment
@@ -5,15 +7,15 @@
  * a wall — so families move together.
  */
 export function toolFamily(name: string): string {
-  const pack = name.indexOf("__");
-  if (pack > 0) return name.slice(0, pack);
+  const pack = packOf(name);
+  if (pack !== null) return pack;
   const underscore = name.indexOf("_");
   return underscore > 0 ? name.slice(0, underscore) : name;
 }
 
 /** Whether a tool is a pack sub-tool (`pack__op`). */
 export function isPackTool(name: string): boolean {
-  return name.indexOf("__") > 0;
+  return packOf(name) !== null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { VanceError } from "../errors";
+import { compareStrings } from "../order";
 import { toolFamily } from "./tool-family";
 
 /**
@@ -84,7 +85,7 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
     (a, b) =>
       CLASS_RANK.get(a.triageClass)! - CLASS_RANK.get(b.triageClass)! ||
       a.demand - b.demand ||
-      (a.family < b.family ? -1 : a.family > b.family ? 1 : 0),
+      compareStrings(a.family, b.family),
   );
   let size = candidates.length;
   const demoted: string[] = [];

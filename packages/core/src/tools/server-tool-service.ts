@@ -1,13 +1,25 @@
 import type { BuiltInTool } from "../builtins/built-in-tool";
-import type { CascadeHit, DocumentCascade, Layer } from "../cascade/document-cascade";
+import {
+  addressedLayer,
+  type CascadeHit,
+  type DocumentCascade,
+  type Layer,
+} from "../cascade/document-cascade";
 import { mapWithConcurrency } from "../concurrency";
 import { parseToolDocument, type ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
 import { Errors, VanceError } from "../errors";
-import { assertToolName, TENANT_PROJECT, toolDocumentPath, toolNameFromPath } from "../ids";
+import {
+  assertToolName,
+  TENANT_PROJECT,
+  TOOL_DOCUMENTS_DIR,
+  toolDocumentPath,
+  toolNameFromPath,
+} from "../ids";
 import type { JsonSchema } from "../json-schema";
+import { byString } from "../order";
 import { type Logger, silentLogger } from "../ports/logger";
-import type { ObjectMeta } from "../ports/object-store";
+import type { ObjectMeta, PutOptions } from "../ports/object-store";
 import type { ToolTypeRegistry } from "../types/registry";
 
 /** A tool as the cascade resolved it: its winning layer, normalised configuration and LLM input schema. */
@@ -29,13 +41,9 @@ export type ToolLookup =
   | { readonly status: "invalid"; readonly layer: Layer; readonly error: VanceError }
   | { readonly status: "not_found" };
 
-export interface WriteOptions {
-  readonly contentType?: string;
-  readonly ifMatch?: string;
-  readonly ifNoneMatch?: "*";
-}
+/** Preconditions and content type of a tool document write. */
+export type WriteOptions = PutOptions;
 
-const TOOLS_DIR = "server-tools/";
 /** GETs in flight at once when a cold `listAll` fetches documents. */
 const LIST_FETCH_CONCURRENCY = 16;
 
@@ -60,7 +68,7 @@ export class ServerToolService {
   ) {
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
     this.bundledTools = new Map(
-      cascade.bundledUnder(TOOLS_DIR).flatMap((hit) => {
+      cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
         const name = toolNameFromPath(hit.path);
         return name ? [[name, this.interpret(hit, name)] as const] : [];
       }),
@@ -103,8 +111,10 @@ export class ServerToolService {
   /** All enabled tools visible in the project, sorted by name. */
   async listAll(tenant: string, project: string): Promise<ResolvedTool[]> {
     const [projectMetas, tenantMetas] = await Promise.all([
-      project === TENANT_PROJECT ? Promise.resolve([]) : this.cascade.listLayer(tenant, project, TOOLS_DIR),
-      this.cascade.listLayer(tenant, TENANT_PROJECT, TOOLS_DIR),
+      project === TENANT_PROJECT
+        ? Promise.resolve([])
+        : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
+      this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
     ]);
     const winners = new Map<string, { meta: ObjectMeta; layer: "project" | "tenant" }>();
     for (const meta of tenantMetas) addWinner(winners, meta, "tenant");
@@ -136,7 +146,7 @@ export class ServerToolService {
       else if (found.status === "invalid")
         this.logger.warn("tool.invalid_document", { tenant, project, name, layer: found.layer });
     }
-    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return tools.sort(byString((tool) => tool.name));
   }
 
   /** The enabled tools carrying `label`, across all layers (built-ins included), sorted by name. */
@@ -165,8 +175,10 @@ export class ServerToolService {
       contentType,
     });
     this.parsed.set(written.key, { etag: written.etag, result: parsed });
-    const layer = project === TENANT_PROJECT ? "tenant" : "project";
-    return { created: written.created, tool: this.resolved(parsed.config, layer, written.etag) };
+    return {
+      created: written.created,
+      tool: this.resolved(parsed.config, addressedLayer(project), written.etag),
+    };
   }
 
   /** Deletes the tool document of the addressed layer; outer layers show through again. */

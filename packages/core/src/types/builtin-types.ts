@@ -3,7 +3,7 @@ import { DocumentPathSchema, ModelIdSchema } from "../ids";
 import { toolInputSchemaProblem } from "../json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
-import { RestType } from "./rest";
+import { RestType } from "./rest/index";
 import { ScriptedType } from "./scripted";
 import { defineToolType } from "./tool-type";
 

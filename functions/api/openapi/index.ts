@@ -1,0 +1,83 @@
+import type { Hono } from "hono";
+import { generateSpecs } from "hono-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
+import { ProblemSchema } from "../responses";
+import { jsonSchemaOf, RULE_COMPONENTS } from "./json-schema";
+
+export {
+  describe,
+  documentRequest,
+  jsonRequest,
+  jsonResponse,
+  mediaResponse,
+  type Operation,
+  PROJECT_PARAMS,
+  pathParam,
+  queryParam,
+} from "./describe";
+
+/** The OpenAPI 3.1 document of the HTTP API. */
+export type OpenApiDocument = OpenAPIV3_1.Document;
+
+/**
+ * The OpenAPI document of `app`, generated from the routes' descriptions (`describe`) and the
+ * valibot schemas the routes validate with; a test checks that every registered route is in it.
+ */
+export async function openApiDocument(
+  // biome-ignore lint/suspicious/noExplicitAny: any app, whatever its environment and route types
+  app: Hono<any, any, any>,
+  version: string,
+): Promise<OpenApiDocument> {
+  const document = await generateSpecs(app, {
+    // `/openapi.json` is a route, not a static file.
+    excludeStaticFile: false,
+    documentation: {
+      info: {
+        title: "Vance Server Tools",
+        version,
+        description:
+          "Tool registry and runtime for LLM agent engines. Errors are RFC 9457 problem+json with a stable `code`.",
+      },
+      security: [{ bearer: [] }],
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+        schemas: {
+          Problem: jsonSchemaOf(ProblemSchema) as OpenAPIV3_1.SchemaObject,
+          ...(RULE_COMPONENTS as Record<string, OpenAPIV3_1.SchemaObject>),
+        },
+      },
+    },
+  });
+  // A route ending in a wildcard (`documents/*`) takes the rest of the URL as its `{path}` parameter.
+  const paths = Object.entries(document.paths).map(([path, item]) => [
+    path.replace(/\/\*$/, "/{path}"),
+    item,
+  ]);
+  return { ...document, paths: Object.fromEntries(paths) } as OpenApiDocument;
+}
+
+const METHODS = ["get", "put", "post", "delete"] as const;
+
+/** The routes of the document, with their summaries, as an HTML page that needs no external assets. */
+export function docsPage(document: OpenApiDocument): string {
+  const rows = Object.entries(document.paths ?? {})
+    .flatMap(([path, item]) =>
+      METHODS.flatMap((method) => {
+        const operation = item?.[method];
+        return operation
+          ? [
+              `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(operation.summary ?? "")}</td></tr>`,
+            ]
+          : [];
+      }),
+    )
+    .join("\n");
+  const { title, version } = document.info;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)} ${escapeHtml(version)}</title></head>
+<body><h1>${escapeHtml(title)}</h1><p>Version ${escapeHtml(version)}. Machine-readable: <a href="/openapi.json">/openapi.json</a>; interactive: <a href="/docs/ui">/docs/ui</a> (Swagger UI, loaded from a CDN).</p>
+<table>${rows}</table></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+}

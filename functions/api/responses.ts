@@ -1,0 +1,164 @@
+import { ServerToolConfigSchema } from "@vance/core";
+import * as v from "valibot";
+
+/**
+ * The answers of the HTTP API (API.md), as valibot schemas: `/openapi.json` is generated from
+ * them, and the typed test client checks every answer it receives against the document.
+ * Objects are loose: a client must accept fields added later (API.md "Add to it freely").
+ */
+
+const NamesSchema = v.array(v.string());
+const JsonObjectSchema = v.record(v.string(), v.unknown());
+const LayerSchema = v.picklist(["project", "tenant", "bundled", "builtin"]);
+
+/** RFC 9457 problem details; `code` is the stable, machine-readable part (API.md "Conventions"). */
+export const ProblemSchema = v.object({
+  type: v.string(),
+  title: v.string(),
+  status: v.pipe(v.number(), v.integer()),
+  detail: v.string(),
+  code: v.string(),
+  errors: v.optional(
+    v.array(
+      v.object({
+        path: v.string(),
+        message: v.string(),
+        line: v.optional(v.pipe(v.number(), v.integer())),
+      }),
+    ),
+  ),
+});
+
+export const HealthSchema = v.object({ status: v.literal("ok"), version: v.string() });
+
+export const ToolTypesSchema = v.object({
+  types: v.array(
+    v.object({ typeId: v.string(), description: v.string(), parametersSchema: JsonObjectSchema }),
+  ),
+});
+
+/** `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool. */
+export const ToolSummarySchema = v.object({
+  name: v.string(),
+  type: v.string(),
+  description: v.string(),
+  layer: LayerSchema,
+  primary: v.boolean(),
+  labels: NamesSchema,
+  enabled: v.boolean(),
+  pack: v.optional(v.string()),
+});
+
+export const ToolListSchema = v.object({ tools: v.array(ToolSummarySchema) });
+
+/** A tool as `GET T/tools/{name}` answers it: `config` is the normalised document. */
+export const ToolViewSchema = v.object({
+  name: v.string(),
+  layer: LayerSchema,
+  etag: v.nullable(v.string()),
+  config: ServerToolConfigSchema,
+  inputSchema: JsonObjectSchema,
+});
+
+export const DocumentWrittenSchema = v.object({
+  path: v.string(),
+  layer: v.picklist(["project", "tenant"]),
+  etag: v.string(),
+});
+
+/** A tool call's outcome: a value, the tool's own failure as data, or a client tool to route. */
+export const InvocationSchema = v.union([
+  v.object({ value: v.unknown(), durationMs: v.number() }),
+  v.object({
+    error: v.string(),
+    message: v.string(),
+    status: v.optional(v.number()),
+    durationMs: v.number(),
+  }),
+  v.object({ route: v.literal("client"), name: v.string(), params: v.unknown(), durationMs: v.number() }),
+]);
+
+export const AllowedToolsSchema = v.object({ allowedTools: NamesSchema });
+
+/** `POST T/processes` → 201: the frozen allow set. */
+export const SpawnedProcessSchema = v.object({ processId: v.string(), allowedTools: NamesSchema });
+
+export const ProcessRecordSchema = v.object({
+  tenant: v.string(),
+  project: v.string(),
+  processId: v.string(),
+  createdAt: v.string(),
+  recipe: v.nullable(v.string()),
+  engine: v.nullable(v.string()),
+  role: v.string(),
+  allowedTools: NamesSchema,
+  allowedToolsAdd: NamesSchema,
+  allowedToolsKeep: NamesSchema,
+  allowedToolsDefer: NamesSchema,
+  allowedToolsDropFirst: NamesSchema,
+  models: NamesSchema,
+  clientTools: v.array(
+    v.object({
+      name: v.string(),
+      description: v.string(),
+      inputSchema: JsonObjectSchema,
+      packHint: v.optional(v.string()),
+    }),
+  ),
+  /** Tool name → last use, epoch milliseconds. */
+  activatedTools: v.record(v.string(), v.number()),
+});
+
+const OpenAiToolSchema = v.object({
+  type: v.literal("function"),
+  function: v.object({ name: v.string(), description: v.string(), parameters: JsonObjectSchema }),
+});
+
+const AnthropicToolSchema = v.object({
+  name: v.string(),
+  description: v.string(),
+  input_schema: JsonObjectSchema,
+});
+
+/** A turn's manifest (API.md "Recipes and processes"); `tools` in the requested wire format. */
+export const ManifestSchema = v.object({
+  tools: v.union([v.array(OpenAiToolSchema), v.array(AnthropicToolSchema)]),
+  primary: NamesSchema,
+  deferred: NamesSchema,
+  demoted: NamesSchema,
+  budget: v.object({
+    maxTools: v.nullable(v.number()),
+    reserve: v.number(),
+    limit: v.nullable(v.number()),
+  }),
+  discoveryBlock: v.string(),
+  demotedDiscoveryBlock: v.string(),
+});
+
+export const ToolUsageSchema = v.object({
+  roles: v.array(
+    v.object({
+      role: v.string(),
+      tools: v.array(
+        v.object({ name: v.string(), calls: v.number(), discoveryHits: v.number(), lastUsedAt: v.string() }),
+      ),
+    }),
+  ),
+});
+
+export const SecretListSchema = v.object({
+  secrets: v.array(v.object({ name: v.string(), updatedAt: v.string() })),
+});
+
+export const ChainBudgetSchema = v.object({
+  maxTools: v.nullable(v.number()),
+  models: v.array(
+    v.object({
+      model: v.string(),
+      maxTools: v.nullable(v.number()),
+      source: v.picklist(["model", "provider", "observed", "none"]),
+    }),
+  ),
+});
+
+export const ObservedLimitSchema = v.object({ model: v.string(), maxTools: v.number() });

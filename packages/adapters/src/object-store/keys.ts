@@ -1,0 +1,74 @@
+/**
+ * Key and paging rules shared by the object store adapters (fs, S3 and the memory double):
+ * content types by extension, page size limits, and the stateless "keys after this one" pages of
+ * the stores that list by themselves. Key order is `compareStrings`, the order S3 lists in.
+ */
+import { compareStrings, type ListOptions } from "@vance/core";
+
+/** The largest page one `list` call returns, as S3's ListObjectsV2 caps `MaxKeys`. */
+export const MAX_LIST_PAGE_SIZE = 1000;
+
+/**
+ * Content type for a key, inferred from its extension. The memory and fs stores use it when a
+ * write names no content type, so both agree with what the bundled layer ships.
+ */
+export function contentTypeForKey(key: string): string {
+  const dot = key.lastIndexOf(".");
+  const extension = dot > key.lastIndexOf("/") ? key.slice(dot + 1).toLowerCase() : "";
+  switch (extension) {
+    case "yaml":
+    case "yml":
+      return "application/yaml";
+    case "json":
+      return "application/json";
+    case "js":
+      return "application/javascript";
+    case "md":
+      return "text/markdown";
+    default:
+      return "text/plain";
+  }
+}
+
+const CURSOR_PREFIX = "after:";
+
+/** Cursor for the stateless "keys after this one" pagination of the fs and memory stores. */
+function encodeCursor(lastKey: string): string {
+  return `${CURSOR_PREFIX}${encodeURIComponent(lastKey)}`;
+}
+
+/** Inverse of `encodeCursor`; throws on a cursor this module did not make. */
+function decodeCursor(cursor: string): string {
+  if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error(`invalid list cursor: ${cursor}`);
+  return decodeURIComponent(cursor.slice(CURSOR_PREFIX.length));
+}
+
+/** The page size to use: the requested `limit`, capped at `max`; `max` when none is given. */
+export function resolvePageLimit(limit: number | undefined, max: number): number {
+  if (limit === undefined) return max;
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`list limit must be a positive integer: ${limit}`);
+  return Math.min(limit, max);
+}
+
+/**
+ * One page of a listing over `keys` (in any order): the keys after the cursor, in key order, at
+ * most the requested `limit` (capped at `pageSize`), and the cursor of the next page if any.
+ */
+export function pageOfKeys(
+  keys: Iterable<string>,
+  options: ListOptions | undefined,
+  pageSize: number,
+): { keys: string[]; cursor: string | undefined } {
+  const limit = resolvePageLimit(options?.limit, pageSize);
+  const after = options?.cursor === undefined ? undefined : decodeCursor(options.cursor);
+  const remaining = [...keys]
+    .filter((key) => after === undefined || compareStrings(key, after) > 0)
+    .sort(compareStrings);
+  const page = remaining.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    keys: page,
+    cursor: remaining.length > limit && last !== undefined ? encodeCursor(last) : undefined,
+  };
+}

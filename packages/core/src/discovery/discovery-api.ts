@@ -1,0 +1,99 @@
+import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
+import { MAX_DESCRIBE } from "../builtins/meta-tools";
+import { VanceError } from "../errors";
+import type { JsonSchema } from "../json-schema";
+import type { ProcessRecord } from "../ports/state-store";
+import type { ProcessBookkeeping } from "../processes/process-bookkeeping";
+import { isMandatoryTool } from "../surface/classify";
+import { isPackTool, toolFamily } from "../surface/tool-family";
+import type { ToolSurface } from "../surface/tool-surface";
+
+export interface DiscoveryApiOptions {
+  readonly surface: Pick<ToolSurface, "classify">;
+  readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described">;
+}
+
+/**
+ * The discovery API (spec §13): what the meta-tools `tool_list`, `tool_description` and
+ * `invoke_tool` do inside a process. The `ToolDispatcher` binds it to the process and the running
+ * call (`forProcess`); `invoke_tool`'s call goes back through that call's `NestedCall`, charged
+ * to its budget.
+ */
+export class DiscoveryApi {
+  constructor(private readonly options: DiscoveryApiOptions) {}
+
+  /** The meta-tools' view of `record` for one call; `call` starts calls nested in it. */
+  forProcess(record: ProcessRecord, call: NestedCall): ProcessToolsApi {
+    return {
+      list: (prefix) => this.list(record, prefix),
+      describe: (names) => this.describe(record, names),
+      invoke: (name, params) => this.invoke(record, call, name, params),
+    };
+  }
+
+  /** `tool_list`: the names in the manifest (`inContext`) and on request (`available`), with pack hints. */
+  async list(record: ProcessRecord, prefix: string | undefined): Promise<ToolOutcome> {
+    const { classification, tools } = await this.options.surface.classify(record);
+    // The floor pair are the instruments of discovery, not tools to discover.
+    const filter = (names: string[]) =>
+      names.filter(
+        (name) => !isMandatoryTool(name) && (!prefix || name.toLowerCase().startsWith(prefix.toLowerCase())),
+      );
+    const packHints: Record<string, string> = {};
+    for (const tool of tools.values()) {
+      if (!isPackTool(tool.name) || !tool.packHint) continue;
+      const pack = toolFamily(tool.name);
+      if (!packHints[pack]) packHints[pack] = tool.packHint;
+    }
+    return {
+      value: {
+        inContext: filter(classification.primary),
+        available: filter(classification.deferred),
+        packHints,
+      },
+    };
+  }
+
+  /**
+   * `tool_description`: descriptions and schemas of up to `MAX_DESCRIBE` names (the rest in
+   * `skipped`), activating the deferred ones for the next turn; an error when none is a tool.
+   */
+  async describe(record: ProcessRecord, names: readonly string[]): Promise<ToolOutcome> {
+    const unique = [...new Set(names)];
+    const asked = unique.slice(0, MAX_DESCRIBE);
+    const skipped = unique.slice(MAX_DESCRIBE);
+    const { tools, classification } = await this.options.surface.classify(record);
+    const described: { name: string; description: string; paramsSchema: JsonSchema }[] = [];
+    const unknown: string[] = [];
+    for (const name of asked) {
+      const tool = tools.get(name);
+      if (tool) described.push({ name, description: tool.description, paramsSchema: tool.inputSchema });
+      else unknown.push(name);
+    }
+    if (described.length === 0) {
+      return {
+        error: "UnknownTools",
+        message: `none of these names is a tool this process can use: ${asked.join(", ")}; call tool_list to see them`,
+      };
+    }
+    const deferred = new Set(classification.deferred);
+    const describedNames = described.map((tool) => tool.name);
+    const activate = describedNames.filter((name) => deferred.has(name));
+    await this.options.bookkeeping.described(record, describedNames, activate);
+    return { value: { tools: described, unknown, skipped, activated: activate } };
+  }
+
+  /** `invoke_tool`: the named call, nested in the calling one; refusals come back as the tool's error. */
+  async invoke(record: ProcessRecord, call: NestedCall, name: string, params: unknown): Promise<ToolOutcome> {
+    try {
+      const result = await call(name, params);
+      await this.options.bookkeeping.called(record, name, result);
+      return "route" in result
+        ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
+        : result;
+    } catch (error) {
+      if (error instanceof VanceError) return { error: error.code, message: error.message };
+      throw error;
+    }
+  }
+}

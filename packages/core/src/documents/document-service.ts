@@ -1,0 +1,64 @@
+import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
+import { Errors, VanceError } from "../errors";
+import { isToolDocumentPath, toolNameFromPath } from "../ids";
+import type { PutOptions } from "../ports/object-store";
+import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+
+/** What a document write stored: a tool document (validated as a tool) or any other document. */
+export type DocumentWrite =
+  | { readonly kind: "tool"; readonly created: boolean; readonly tool: ResolvedTool }
+  | {
+      readonly kind: "document";
+      readonly created: boolean;
+      readonly path: string;
+      readonly layer: "project" | "tenant";
+      readonly etag: string;
+    };
+
+/**
+ * The documents of a layer by path (spec §4, §9): scripts, markdown, MCP server configs and tool
+ * documents alike. Reads resolve through the cascade; a write into `server-tools/` is a tool
+ * document, so it goes through `ServerToolService` and is stored only when it is a valid tool.
+ */
+export class DocumentService {
+  constructor(
+    private readonly cascade: DocumentCascade,
+    private readonly tools: ServerToolService,
+  ) {}
+
+  /** The first hit of project → tenant → bundled; `document_not_found` when no layer has one. */
+  async get(tenant: string, project: string, path: string): Promise<CascadeHit> {
+    const hit = await this.cascade.lookup(tenant, project, path);
+    if (!hit) throw Errors.documentNotFound(path);
+    return hit;
+  }
+
+  /** Stores a document in the addressed layer, as sent; `created` tells a creation from a replacement. */
+  async put(
+    tenant: string,
+    project: string,
+    path: string,
+    body: string,
+    options: PutOptions,
+  ): Promise<DocumentWrite> {
+    if (isToolDocumentPath(path)) {
+      const name = toolNameFromPath(path);
+      if (!name)
+        throw new VanceError("invalid_id", 400, "tool documents are stored as server-tools/{name}.yaml");
+      return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
+    }
+    const written = await this.cascade.upsert(tenant, project, path, body, options);
+    return {
+      kind: "document",
+      created: written.created,
+      path,
+      layer: addressedLayer(project),
+      etag: written.etag,
+    };
+  }
+
+  /** Deletes the document of the addressed layer (`If-Match` honoured); outer layers show through again. */
+  async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
+    await this.cascade.remove(tenant, project, path, ifMatch);
+  }
+}

@@ -1,0 +1,107 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = new URL(".", import.meta.url).pathname;
+const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g;
+const RE_EXPORT = /^export\s[^;]*?\bfrom\s+["']([^"']+)["']/gm;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(full);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+/** The `src`-relative module a relative specifier in `module` names. */
+function resolveModule(module: string, specifier: string): string {
+  const base = resolve(ROOT, dirname(module), specifier);
+  return relative(ROOT, existsSync(`${base}.ts`) ? `${base}.ts` : join(base, "index.ts"));
+}
+
+/** The relative specifiers of `module` that `pattern` captures. */
+function specifiers(module: string, pattern: RegExp): string[] {
+  return [...readFileSync(join(ROOT, module), "utf8").matchAll(pattern)]
+    .map(([, specifier]) => specifier ?? "")
+    .filter((specifier) => specifier.startsWith("."));
+}
+
+/** `src`-relative module → the modules it imports (type-only imports included). */
+function importGraph(): Map<string, string[]> {
+  const modules = sources(ROOT).map((file) => relative(ROOT, file));
+  return new Map(
+    modules.map((module) => [
+      module,
+      specifiers(module, SPECIFIER).map((specifier) => resolveModule(module, specifier)),
+    ]),
+  );
+}
+
+/** The package's public modules: what `index.ts` re-exports, following folder barrels. */
+function publicModules(): Set<string> {
+  const found = new Set<string>();
+  const pending = ["index.ts"];
+  while (pending.length > 0) {
+    const module = pending.pop()!;
+    for (const specifier of specifiers(module, RE_EXPORT)) {
+      const target = resolveModule(module, specifier);
+      if (!found.has(target)) pending.push(target);
+      found.add(target);
+    }
+  }
+  return found;
+}
+
+const folder = (module: string) => dirname(module);
+
+const graph = importGraph();
+
+describe("packages/core import rules", () => {
+  it("reads the import graph (a scanner that finds nothing would pass every rule)", () => {
+    expect(graph.size).toBeGreaterThan(40);
+    expect(graph.get("dispatch/tool-dispatcher.ts")).toContain("discovery/discovery-api.ts");
+    expect(graph.get("processes/process-service.ts")).toContain("dispatch/tool-dispatcher.ts");
+  });
+
+  it("the meta-tools, the discovery API and the dispatcher import no ProcessService: nothing calls back into it", () => {
+    const callees = [...graph].filter(([module]) => /^(builtins|discovery|dispatch)\//.test(module));
+    expect(callees.length).toBeGreaterThan(5);
+    const offenders = callees.filter(
+      ([module, targets]) =>
+        targets.includes("processes/process-service.ts") ||
+        /\bProcessService\b/.test(readFileSync(join(ROOT, module), "utf8")),
+    );
+    expect(offenders.map(([module]) => module)).toEqual([]);
+  });
+
+  // A folder is one concept (processes/, surface/, usage/, …): its modules that the package's
+  // index does not re-export are its internals, for its own modules only.
+  it("a module imports another folder's modules only through the package's public exports, never its internals", () => {
+    const exported = publicModules();
+    expect(exported).toContain("processes/process-service.ts");
+    const offenders = [...graph].flatMap(([module, targets]) =>
+      targets
+        .filter((target) => folder(target) !== folder(module) && !exported.has(target))
+        .map((target) => `${module} → ${target}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("has no import cycles: a service never imports its caller back", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === "done") return;
+      if (state.get(module) === "open") {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(" → "));
+        return;
+      }
+      state.set(module, "open");
+      for (const target of graph.get(module) ?? []) visit(target, [...path, module]);
+      state.set(module, "done");
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
+  });
+});

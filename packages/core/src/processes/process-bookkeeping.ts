@@ -1,0 +1,71 @@
+import type { CallResult } from "../builtins/built-in-tool";
+import type { Logger } from "../ports/logger";
+import type { ProcessRecord } from "../ports/state-store";
+import { isMandatoryTool } from "../surface/classify";
+import type { ToolUsage } from "../usage/tool-usage";
+import type { ProcessRecords } from "./process-records";
+
+export interface ProcessBookkeepingOptions {
+  readonly records: Pick<ProcessRecords, "touch">;
+  readonly usage: Pick<ToolUsage, "countCall" | "countDiscoveryHit">;
+  readonly logger: Logger;
+  /** Epoch milliseconds. */
+  readonly now?: () => number;
+}
+
+/**
+ * What a process's calls leave behind (spec §13, §14.4): a used tool is activated and counted
+ * for the process's role. The writes never fail the call — the tool has already run, so a state
+ * store that refuses them costs a count, not the caller's result; each lost write is a WARN
+ * `process.bookkeeping_failed`.
+ */
+export class ProcessBookkeeping {
+  private readonly now: () => number;
+
+  constructor(private readonly options: ProcessBookkeepingOptions) {
+    this.now = options.now ?? (() => Date.now());
+  }
+
+  /**
+   * After a call in the process. Every successful use counts as activation — it revives deferred
+   * and demoted tools and is the triage's strongest demand signal for the rest. The floor pair
+   * are not counted, nor is `invoke_tool`: a wrapper call counts its target once, when the
+   * target's own call comes back through here.
+   */
+  async called(record: ProcessRecord, name: string, result: CallResult): Promise<void> {
+    if ("error" in result || isMandatoryTool(name) || name === "invoke_tool") return;
+    const at = this.now();
+    await this.settle(record, name, [
+      this.options.records.touch(record, [name], at),
+      this.options.usage.countCall(record, name, at),
+    ]);
+  }
+
+  /** After `tool_description`: each described tool counts a discovery hit; the deferred ones (`activate`) are activated. */
+  async described(
+    record: ProcessRecord,
+    described: readonly string[],
+    activate: readonly string[],
+  ): Promise<void> {
+    const at = this.now();
+    await this.settle(record, "tool_description", [
+      activate.length > 0 ? this.options.records.touch(record, activate, at) : null,
+      ...described.map((name) => this.options.usage.countDiscoveryHit(record, name, at)),
+    ]);
+  }
+
+  private async settle(record: ProcessRecord, tool: string, writes: readonly (Promise<unknown> | null)[]) {
+    const results = await Promise.allSettled(writes);
+    for (const result of results) {
+      if (result.status === "fulfilled") continue;
+      const error = result.reason;
+      this.options.logger.warn("process.bookkeeping_failed", {
+        tenant: record.tenant,
+        project: record.project,
+        processId: record.processId,
+        tool,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

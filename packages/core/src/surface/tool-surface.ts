@@ -1,0 +1,153 @@
+import { VanceError } from "../errors";
+import type { Logger } from "../ports/logger";
+import type { ProcessRecord } from "../ports/state-store";
+import { type ProcessRecords, processAllowSet } from "../processes/process-records";
+import type { ServerToolService } from "../tools/server-tool-service";
+import type { ToolUsage } from "../usage/tool-usage";
+import { type Classification, classifyTools, type SurfaceTool } from "./classify";
+import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
+import { toWireTool, type WireFormat } from "./wire";
+
+/** The budget a model chain allows (min over the chain; null for no known limit). */
+export interface ToolBudget {
+  budgetForChain(models: readonly string[]): Promise<{ readonly maxTools: number | null }>;
+}
+
+/** Slots kept free for the engine's own action tool by default (spec §14.2 "Reserve"). */
+export const DEFAULT_EXTERNAL_RESERVE = 1;
+
+/** A turn's tool manifest (API.md). */
+export interface Manifest {
+  readonly tools: Record<string, unknown>[];
+  readonly primary: string[];
+  readonly deferred: string[];
+  readonly demoted: string[];
+  readonly budget: {
+    readonly maxTools: number | null;
+    readonly reserve: number;
+    readonly limit: number | null;
+  };
+  readonly discoveryBlock: string;
+  readonly demotedDiscoveryBlock: string;
+}
+
+/** A process's invocable tools this turn, classified under its chain's budget. */
+export interface ProcessSurface {
+  readonly tools: ReadonlyMap<string, SurfaceTool>;
+  readonly classification: Classification;
+  readonly maxTools: number | null;
+  readonly limit: number | null;
+}
+
+export interface ToolSurfaceOptions {
+  readonly tools: Pick<ServerToolService, "listAll">;
+  readonly budget: ToolBudget;
+  readonly records: Pick<ProcessRecords, "liveActivations">;
+  readonly usage: Pick<ToolUsage, "demand">;
+  readonly logger: Logger;
+  /** Slots kept free for the engine's action tool appended outside classification. */
+  readonly externalReserve?: number;
+}
+
+/**
+ * The tool surface (spec §13, §14): which tools a process may invoke this turn, classified into
+ * primary and deferred under the chain's budget, and the manifest built from them — the tools
+ * array, the buckets and the two discovery blocks.
+ */
+export class ToolSurface {
+  private readonly reserve: number;
+
+  constructor(private readonly options: ToolSurfaceOptions) {
+    this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
+  }
+
+  /**
+   * The turn's manifest: the tools array (sorted by name), the buckets, the budget and the two
+   * discovery blocks. `additional` (skill tools) must be in the allow set: 403 `tool_not_allowed`.
+   */
+  async manifest(
+    record: ProcessRecord,
+    format: WireFormat,
+    additional: readonly string[] = [],
+  ): Promise<Manifest> {
+    // A skill may only bring tools the process can also call: the manifest never offers a 403.
+    const outside = additional.filter((name) => !record.allowedTools.includes(name));
+    if (outside.length > 0) {
+      throw new VanceError(
+        "tool_not_allowed",
+        403,
+        `not in this process's allowed tools: ${outside.join(", ")}`,
+      );
+    }
+    const surface = await this.classify(record, additional);
+    const { classification, tools } = surface;
+    const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
+    if (classification.demoted.length > 0) {
+      this.options.logger.info("budget.demoted", {
+        processId: record.processId,
+        maxTools: surface.maxTools,
+        limit: surface.limit,
+        demoted: classification.demoted.length,
+        families: classification.demotedUnits,
+      });
+    }
+    return {
+      tools: pick(classification.primary).map((tool) => toWireTool(tool, format)),
+      primary: classification.primary,
+      deferred: classification.deferred,
+      demoted: classification.demoted,
+      budget: { maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit },
+      discoveryBlock: discoveryBlock(pick(classification.staticDeferred)),
+      demotedDiscoveryBlock: demotedDiscoveryBlock(pick(classification.demoted)),
+    };
+  }
+
+  /** Builds the process's invocable tools and classifies them under the chain's budget. */
+  async classify(record: ProcessRecord, additional: readonly string[] = []): Promise<ProcessSurface> {
+    const [listed, budget] = await Promise.all([
+      this.options.tools.listAll(record.tenant, record.project),
+      record.models.length === 0 ? { maxTools: null } : this.options.budget.budgetForChain(record.models),
+    ]);
+    const allowed = processAllowSet(record);
+    const tools = new Map<string, SurfaceTool>();
+    for (const tool of listed) {
+      if (!allowed.has(tool.name)) continue;
+      tools.set(tool.name, {
+        name: tool.name,
+        description: tool.config.description,
+        inputSchema: tool.inputSchema,
+        origin: tool.layer === "builtin" ? "builtin" : "configured",
+        primary: tool.config.primary,
+        defaultDeferred: tool.config.defaultDeferred,
+      });
+    }
+    for (const client of record.clientTools) {
+      if (tools.has(client.name)) continue;
+      tools.set(client.name, {
+        name: client.name,
+        description: client.description,
+        inputSchema: client.inputSchema,
+        origin: "client",
+        primary: true,
+        defaultDeferred: false,
+        ...(client.packHint ? { packHint: client.packHint } : {}),
+      });
+    }
+    const activated = await this.options.records.liveActivations(record);
+    const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
+    const input = {
+      tools: [...tools.values()],
+      hints: record,
+      activated,
+      demand: new Map<string, number>(),
+      additional,
+      limit,
+    };
+    let classification = classifyTools(input);
+    if (classification.demoted.length > 0) {
+      // Demand only matters when something must go: read the counters then, not every turn.
+      classification = classifyTools({ ...input, demand: await this.options.usage.demand(record) });
+    }
+    return { tools, classification, maxTools: budget.maxTools, limit };
+  }
+}

@@ -1,0 +1,72 @@
+import { assertProjectId, assertTenantId } from "../ids";
+import type { StateStore } from "../ports/state-store";
+
+/** Where a use is counted: usage is kept per project and role (spec §14.4). */
+export interface ToolUsageScope {
+  readonly tenant: string;
+  readonly project: string;
+  /** The recipe name, else the engine name, else "default". */
+  readonly role: string;
+}
+
+/** One tool's line in a role's usage table. */
+export interface ToolUsageEntry {
+  readonly name: string;
+  readonly calls: number;
+  readonly discoveryHits: number;
+  /** ISO-8601. */
+  readonly lastUsedAt: string;
+}
+
+/** The insights table (`GET T/insights/tool-usage`): one block per role, roles and tools sorted. */
+export interface ToolUsageReport {
+  readonly roles: readonly { readonly role: string; readonly tools: readonly ToolUsageEntry[] }[];
+}
+
+/**
+ * `ToolUsage` (spec §14.4): cross-session demand per project and role. Successful calls and
+ * `tool_description` look-ups are counted apart — look-ups are the more honest signal, since a
+ * demoted tool is called less — read back as the triage's demand, and shown per role.
+ */
+export class ToolUsage {
+  constructor(private readonly state: Pick<StateStore, "addToolUsage" | "listToolUsage">) {}
+
+  /** Counts one successful call of `tool` at `at` (epoch milliseconds). */
+  async countCall(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
+    await this.state.addToolUsage({ ...roleOf(scope), tool }, { calls: 1, at });
+  }
+
+  /** Counts one `tool_description` look-up of `tool` at `at` (epoch milliseconds). */
+  async countDiscoveryHit(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
+    await this.state.addToolUsage({ ...roleOf(scope), tool }, { discoveryHits: 1, at });
+  }
+
+  /** The role's demand per tool: calls plus discovery hits. */
+  async demand(scope: ToolUsageScope): Promise<Map<string, number>> {
+    const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
+    return new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
+  }
+
+  /** Every role's counters in the project, as the insights table shows them. */
+  async byRole(tenant: string, project: string): Promise<ToolUsageReport> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    const roles = new Map<string, ToolUsageEntry[]>();
+    for (const row of await this.state.listToolUsage(tenant, project)) {
+      const tools = roles.get(row.role) ?? [];
+      tools.push({
+        name: row.tool,
+        calls: row.calls,
+        discoveryHits: row.discoveryHits,
+        lastUsedAt: new Date(row.lastUsedAt).toISOString(),
+      });
+      roles.set(row.role, tools);
+    }
+    return { roles: [...roles].map(([role, tools]) => ({ role, tools })) };
+  }
+}
+
+/** Only the key's fields: a whole process record may be passed as the scope. */
+function roleOf(scope: ToolUsageScope): ToolUsageScope {
+  return { tenant: scope.tenant, project: scope.project, role: scope.role };
+}
