@@ -110,6 +110,14 @@ export function queryParam(
 }
 
 /** `{tenant}` and `{project}`, which every route under `T` (API.md) has. */
+/** What a document write (a tool, or any document) can be refused with, besides the shared codes. */
+export const DOCUMENT_WRITE_PROBLEMS = {
+  400: ["invalid_precondition"],
+  409: ["path_conflict"],
+  412: ["precondition_failed"],
+  422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
+};
+
 export const PROJECT_PARAMS = [pathParam("tenant", TenantIdSchema), pathParam("project", ProjectIdSchema)];
 
 /** Problems any authenticated route can answer, and any route at all. */

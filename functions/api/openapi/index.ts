@@ -5,6 +5,7 @@ import { ProblemSchema } from "../responses";
 import { jsonSchemaOf, RULE_COMPONENTS } from "./json-schema";
 
 export {
+  DOCUMENT_WRITE_PROBLEMS,
   describe,
   documentRequest,
   jsonRequest,

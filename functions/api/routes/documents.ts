@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { preconditions, requireDocumentContentType, textBody } from "../http";
 import {
+  DOCUMENT_WRITE_PROBLEMS,
   describe,
   documentRequest,
   jsonResponse,
@@ -57,12 +58,7 @@ const DOCS = {
       200: jsonResponse("Replaced; a tool document answers as `GET T/tools/{name}`", WRITTEN),
       201: jsonResponse("Created; a tool document answers as `GET T/tools/{name}`", WRITTEN),
     },
-    problems: {
-      400: ["invalid_precondition"],
-      409: ["path_conflict"],
-      412: ["precondition_failed"],
-      422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
-    },
+    problems: DOCUMENT_WRITE_PROBLEMS,
   },
   delete: {
     summary: "Delete a document of this layer (`If-Match` honoured)",

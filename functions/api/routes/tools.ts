@@ -14,6 +14,7 @@ import { type AuthEnv, authenticate } from "../auth";
 import { preconditions, requireToolContentType, textBody } from "../http";
 import { jsonBody } from "../json-body";
 import {
+  DOCUMENT_WRITE_PROBLEMS,
   describe,
   documentRequest,
   jsonRequest,
@@ -75,12 +76,7 @@ const DOCS = {
       200: jsonResponse("Replaced", ToolViewSchema),
       201: jsonResponse("Created", ToolViewSchema),
     },
-    problems: {
-      400: ["invalid_precondition"],
-      409: ["path_conflict"],
-      412: ["precondition_failed"],
-      422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
-    },
+    problems: DOCUMENT_WRITE_PROBLEMS,
   },
   delete: {
     summary: "Delete the tool document of this layer (`If-Match` honoured)",
