@@ -13,6 +13,7 @@ export default $config({
     const storage = await import("./infra/storage");
     const api = await import("./infra/api");
     await import("./infra/cron");
+    await import("./infra/document-events");
     return {
       api: api.api.url,
       documents: storage.documents.name,

@@ -17,6 +17,7 @@ const BENCHES: readonly Bench[] = [
   { name: "cascade", load: () => import("./cascade") },
   { name: "scripted", load: () => import("./scripted") },
   { name: "triage", load: () => import("./triage") },
+  { name: "manifest", load: () => import("./manifest") },
 ];
 
 async function run(): Promise<number> {

@@ -27,7 +27,6 @@ import {
   type Logger,
   MANDATORY_TOOLS,
   type Manifest,
-  type StateStore,
   type SurfaceTool,
   silentLogger,
 } from "@vance/core";
@@ -37,6 +36,7 @@ import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
+import { countingStateStore } from "./support/counting";
 import {
   type Column,
   formatMs,
@@ -214,7 +214,7 @@ function benchClassify(rows: Row[], notes: string[]): Map<string, number> {
       `keep ${JSON.stringify(base.hints.allowedToolsKeep)}, defer ${JSON.stringify(base.hints.allowedToolsDefer)}, ` +
       `dropFirst ${JSON.stringify(base.hints.allowedToolsDropFirst)}`,
     `classifyTools: worst p95 ${formatMs(worst)} against the 1 ms goal (${worst < 1 ? "met" : "MISSED"}); ` +
-      "a demoting manifest runs it twice (again with demand counters)",
+      "a demoting manifest classifies once and reads the demand counters only for the triage",
     ...scenarios.flatMap(({ label }, i) =>
       shapes[i]!.demotedUnits.length === 0
         ? []
@@ -518,7 +518,7 @@ async function benchManifest(
         `+ ${clientTools.length} clientTools (${PACKS.reduce((n, pack) => n + pack.size, 0)} pack sub-tools) ` +
         `+ the 2 mandatory = ${TOTAL_TOOLS}; spawn body ${formatKb(spawnBytes)}; ` +
         `${processes[0]!.activated} tools activated by tool_description per process`,
-      `manifest: classifyTools' median is ~${share("127", openaiTimes)} of the openai manifest (run twice there) ` +
+      `manifest: classifyTools' median is ~${share("127", openaiTimes)} of the openai manifest ` +
         `and ~${share("none", anthropicTimes)} of the anthropic one`,
       "store calls per manifest: documents and catalog are CountingObjectStore over FsObjectStore; " +
         "state is SqliteStateStore behind a counting proxy; 'log' counts logger lines",
@@ -619,22 +619,6 @@ function packToolName(pack: string, index: number): string {
 // ---- counting ------------------------------------------------------------------------------------
 
 const STATE_READS = new Set(["getProcess", "listToolUsage", "getObservedToolLimits"]);
-
-/** Wraps a state store and counts calls per method (a proxy, so new port methods are counted too). */
-function countingStateStore(inner: StateStore): { store: StateStore; counts: Record<string, number> } {
-  const counts: Record<string, number> = {};
-  const store = new Proxy(inner, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== "function" || typeof property !== "string") return value;
-      return (...args: unknown[]) => {
-        counts[property] = (counts[property] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store, counts };
-}
 
 function emptyUsage(): Usage {
   const zero = { get: 0, put: 0, delete: 0, list: 0 };

@@ -297,6 +297,51 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe("generation markers", () => {
+      it("counts from 0: an absent marker reads 0, each bump answers the new value", async () => {
+        const marker = unique("documents/acme/shop");
+        expect(await store.getGenerations([marker])).toEqual([0]);
+        expect(await store.bumpGeneration(marker)).toBe(1);
+        expect(await store.bumpGeneration(marker)).toBe(2);
+        expect(await store.getGenerations([marker])).toEqual([2]);
+      });
+
+      it("counts 50 concurrent bumps exactly, each answering a different value", async () => {
+        const marker = unique("documents/acme/_tenant");
+        await store.bumpGeneration(marker);
+        const answers = await Promise.all(Array.from({ length: 50 }, () => store.bumpGeneration(marker)));
+        expect(await store.getGenerations([marker])).toEqual([51]);
+        expect([...answers].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2));
+      });
+
+      it("reads several markers in the order asked, repeats and absent ones included, and keeps them apart", async () => {
+        const a = unique("gen-a");
+        const b = unique("gen-b");
+        const hashed = `${a}#x`;
+        await store.bumpGeneration(a);
+        await store.bumpGeneration(b);
+        await store.bumpGeneration(b);
+        expect(await store.getGenerations([b, unique("never"), a, b, hashed])).toEqual([2, 0, 1, 2, 0]);
+        expect(await store.getGenerations([])).toEqual([]);
+      });
+
+      it("reads a process and markers together; an unknown process is null beside its markers", async () => {
+        const key = newKey();
+        const record = processRecord(key, { activatedTools: { weather__today: START } });
+        await store.createProcess(record);
+        const marker = unique("documents");
+        await store.bumpGeneration(marker);
+        expect(await store.getProcessAndGenerations(key, [marker, unique("never")])).toEqual({
+          process: record,
+          generations: [1, 0],
+        });
+        expect(await store.getProcessAndGenerations(newKey(), [marker])).toEqual({
+          process: null,
+          generations: [1],
+        });
+      });
+    });
+
     describe("fire-once markers", () => {
       it("lets the first caller through and holds back the second", async () => {
         const marker = unique("diag");
@@ -410,6 +455,20 @@ describe("DynamoStateStore requests and table", () => {
     expect(
       await requestsFor(() => store.putObservedToolLimit({ model: "m/1", maxTools: 1, observedAt: 1 })),
     ).toBe(1);
+  });
+
+  it("bumps a generation with one UpdateItem and reads a process with several markers in one BatchGetItem", async () => {
+    const key: ProcessKey = { tenant: "t", project: "generations", processId: "p-1" };
+    await store.createProcess(processRecord(key));
+    const markers = ["documents/t/generations", "documents/t/_tenant", "observed-tool-limits", "catalog"];
+    expect(await requestsFor(() => store.bumpGeneration(markers[0]!))).toBe(1);
+    expect(await requestsFor(() => store.getGenerations([...markers, "absent"]))).toBe(1);
+    store.resetRequestCount();
+    const read = await store.getProcessAndGenerations(key, markers);
+    expect(store.requestCount).toBe(1);
+    expect(read.process?.processId).toBe("p-1");
+    expect(read.generations).toEqual([1, 0, 0, 0]);
+    expect(await requestsFor(() => store.getGenerations([]))).toBe(0);
   });
 
   it("reads observed limits with one BatchGetItem per 100 models", async () => {

@@ -30,7 +30,7 @@ import {
   openApiDocument,
 } from "./openapi";
 import { problemResponse } from "./problem";
-import { HealthSchema, ToolTypesSchema } from "./responses";
+import { HealthSchema, type Metrics, MetricsSchema, ToolTypesSchema } from "./responses";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { modelRoutes } from "./routes/models";
@@ -53,6 +53,8 @@ export interface AppServices {
   readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
+  /** This instance's cache counters. */
+  readonly metrics: () => Metrics;
 }
 
 /** The Swagger UI build `/docs/ui` loads (from jsDelivr): pinned, so the page cannot change under us. */
@@ -98,6 +100,11 @@ const DOCS = {
     tag: "types",
     responses: { 200: jsonResponse("The registered tool types", ToolTypesSchema) },
   },
+  metrics: {
+    summary: "This instance's cache hits, misses and sizes, and its generation reads (any valid token)",
+    tag: "meta",
+    responses: { 200: jsonResponse("Counters since the instance started", MetricsSchema) },
+  },
 } satisfies Record<string, Operation>;
 
 /** Builds the Hono app from injected services; the same app serves Lambda and the local server. */
@@ -141,6 +148,7 @@ export function createApp(services: AppServices) {
   app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
     c.json({ types: services.types.describe() }),
   );
+  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(secret), (c) => c.json(services.metrics()));
 
   app.route(
     "/v1/models",

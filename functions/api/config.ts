@@ -80,6 +80,23 @@ export const ConfigSchema = v.pipe(
       Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
       v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
     ),
+    /** Document bodies and layer listings a warm instance keeps, in MiB. */
+    VANCE_CACHE_DOCUMENTS_MB: v.pipe(
+      Count("VANCE_CACHE_DOCUMENTS_MB", "64"),
+      v.minValue(1, "VANCE_CACHE_DOCUMENTS_MB must be at least 1"),
+    ),
+    /** Parsed tool documents and merged tool listings a warm instance keeps, in MiB. */
+    VANCE_CACHE_PARSED_MB: v.pipe(
+      Count("VANCE_CACHE_PARSED_MB", "32"),
+      v.minValue(1, "VANCE_CACHE_PARSED_MB must be at least 1"),
+    ),
+    /** Safety net: nothing cached is used longer than this without reading the store again. */
+    VANCE_CACHE_REVALIDATE_SECONDS: v.pipe(
+      Count("VANCE_CACHE_REVALIDATE_SECONDS", "300"),
+      v.minValue(1, "VANCE_CACHE_REVALIDATE_SECONDS must be at least 1"),
+    ),
+    /** The local server scans its stores this often for writes made behind its back; 0 turns it off. */
+    VANCE_STORE_SCAN_SECONDS: Count("VANCE_STORE_SCAN_SECONDS", "30"),
     VANCE_SCRIPT_WORKER: v.optional(v.string()),
     VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),
     VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),

@@ -5,7 +5,7 @@ import { mintToken } from "./auth";
 import { loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
-import { buildServices } from "./services";
+import { buildServices, type Services } from "./services";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -14,6 +14,7 @@ async function main(): Promise<void> {
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
   const synced = await services.syncCatalog();
+  scanStoresPeriodically(services, config.VANCE_STORE_SCAN_SECONDS);
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
   serve({ fetch: closeWhenBodyUnread(app.fetch), port: config.PORT, hostname: config.HOST }, () => {
@@ -33,6 +34,28 @@ async function main(): Promise<void> {
       `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
     );
   });
+}
+
+/**
+ * Files edited in the data directory (or objects written into a local S3 look-alike) reach warm
+ * caches through this scan, as bucket events do in AWS: a changed layer's generation is bumped.
+ */
+function scanStoresPeriodically(services: Services, seconds: number): void {
+  if (seconds === 0) return;
+  const scan = () =>
+    services.scanStores().catch((error: unknown) => {
+      services.logger.warn("store_scan.failed", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
+  void scan();
+  let running = false;
+  setInterval(async () => {
+    if (running) return;
+    running = true;
+    await scan();
+    running = false;
+  }, seconds * 1000).unref();
 }
 
 main().catch((error: unknown) => {

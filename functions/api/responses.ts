@@ -162,3 +162,19 @@ export const ChainBudgetSchema = v.object({
 });
 
 export const ObservedLimitSchema = v.object({ model: v.string(), maxTools: v.number() });
+
+const CacheStatsSchema = v.object({
+  hits: v.number(),
+  misses: v.number(),
+  entries: v.number(),
+  bytes: v.number(),
+  maxBytes: v.number(),
+});
+
+/** `GET /v1/metrics`: this instance's caches since it started. */
+export const MetricsSchema = v.object({
+  caches: v.object({ documents: CacheStatsSchema, parsed: CacheStatsSchema }),
+  generations: v.object({ reads: v.number(), bumps: v.number() }),
+});
+
+export type Metrics = v.InferOutput<typeof MetricsSchema>;

@@ -19,12 +19,17 @@ import {
 import {
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
+  CATALOG_MARKER,
   createNetworkPolicy,
+  DemotionLog,
   DiscoveryApi,
   DocumentCascade,
   DocumentService,
+  Generations,
   type Logger,
+  MIB,
   ModelCatalogService,
+  markerOfDocumentKey,
   type ObjectStore,
   ObservedToolLimits,
   ProcessBookkeeping,
@@ -36,6 +41,7 @@ import {
   type SecretStore,
   ServerToolService,
   type StateStore,
+  StoreScan,
   ToolBudgetService,
   ToolDispatcher,
   type ToolRuntime,
@@ -133,6 +139,12 @@ export const SECRET_ENV_PREFIX = "VANCE_SECRET_";
 export interface Services extends AppServices {
   /** Compiles the catalog store's `catalog.json` (see `syncCatalog`). */
   readonly syncCatalog: () => Promise<CatalogSyncResult>;
+  /**
+   * Scans both stores for writes made behind the service's back and bumps what they changed
+   * (`StoreScan`): the local server's stand-in for the bucket events. The first call takes the
+   * baseline.
+   */
+  readonly scanStores: () => Promise<string[]>;
 }
 
 /** The composition root: builds every service from settings and ports. */
@@ -155,19 +167,32 @@ export async function buildServices(
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
   const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
   const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
-  const cascade = new DocumentCascade(
-    overrides.documents ?? objectStore(config, "documents"),
-    loadBundledDocuments(defaultsDir),
-  );
-  const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger);
-  const documents = new DocumentService(cascade, tools);
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
+  const generations = new Generations({
+    state,
+    now,
+    revalidateAfterMs: config.VANCE_CACHE_REVALIDATE_SECONDS * 1000,
+  });
+  const documentStore = overrides.documents ?? objectStore(config, "documents");
+  const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
+    generations,
+    maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
+  });
+  const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {
+    maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
+  });
+  const documents = new DocumentService(cascade, tools);
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
   const bundledCatalog = loadBundledCatalog(defaultsDir);
-  const catalog = new ModelCatalogService({ store: catalogStore, bundled: bundledCatalog, logger });
-  const observedLimits = new ObservedToolLimits({ state, logger, now });
-  const budget = new ToolBudgetService({ catalog, observed: observedLimits });
+  const catalog = new ModelCatalogService({
+    store: catalogStore,
+    bundled: bundledCatalog,
+    logger,
+    generations,
+  });
+  const observedLimits = new ObservedToolLimits({ state, logger, now, generations });
+  const budget = new ToolBudgetService({ catalog, observed: observedLimits, generations });
   const runtime: ToolRuntime = {
     fetch: createGuardedFetch(networkPolicy, { maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES }),
     resolveHost: dnsHostResolver,
@@ -182,6 +207,7 @@ export async function buildServices(
   const usage = new ToolUsage(state);
   const records = new ProcessRecords({
     state,
+    generations,
     recipes,
     now,
     settings: {
@@ -189,12 +215,13 @@ export async function buildServices(
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
+  // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
-    tools,
-    budget,
+    tools: { listAll: (tenant, project) => tools.listAll(tenant, project, "known") },
+    budget: { budgetForChain: (models) => budget.budgetForChain(models, "known") },
     records,
     usage,
-    logger,
+    demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
   });
   const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
@@ -215,6 +242,27 @@ export async function buildServices(
     secrets,
     budget,
     observedLimits,
-    syncCatalog: () => syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger }),
+    metrics: () => ({
+      caches: { documents: cascade.stats, parsed: tools.stats },
+      generations: generations.stats,
+    }),
+    syncCatalog: async () => {
+      const result = await syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger });
+      if (result.changed) await generations.bump(CATALOG_MARKER);
+      return result;
+    },
+    scanStores: storeScan([
+      new StoreScan({ store: documentStore, markerOf: markerOfDocumentKey, generations }),
+      new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
+    ]),
+  };
+}
+
+/** One scan of each store, in turn; answers the markers bumped. */
+function storeScan(scans: readonly StoreScan[]): () => Promise<string[]> {
+  return async () => {
+    const bumped: string[] = [];
+    for (const scan of scans) bumped.push(...(await scan.scan()));
+    return bumped;
   };
 }

@@ -17,10 +17,11 @@ import { buildServices } from "../../functions/api/services";
 
 export const SECRET = "test-secret-0123456789abcdef";
 
-/** An app over a fresh data directory (fs store) or the given document store. */
+/** An app over a fresh data directory (fs stores) or the given document and catalog stores. */
 export async function testApp(
   options: {
     documents?: ObjectStore;
+    catalog?: ObjectStore;
     env?: Record<string, string>;
     now?: () => number;
     logger?: Logger;
@@ -39,6 +40,7 @@ export async function testApp(
     logger: options.logger ?? silentLogger,
     env,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.state ? { state: options.state } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.scripts ? { scripts: options.scripts } : {}),

@@ -4,6 +4,7 @@ import {
   type BuiltInTool,
   type BundledDocuments,
   DocumentCascade,
+  type Generations,
   NO_INPUT_SCHEMA,
   type ObjectStore,
   ServerToolService,
@@ -28,9 +29,17 @@ export const webSearch: BuiltInTool = {
   },
 };
 
-/** Builds a ServerToolService over a counting store; the bundled layer is a map. */
+/**
+ * Builds a ServerToolService over a counting store; the bundled layer is a map. Without
+ * `generations` every read revalidates against the store.
+ */
 export function toolServices(
-  options: { bundled?: Record<string, string>; store?: ObjectStore; builtIns?: BuiltInTool[] } = {},
+  options: {
+    bundled?: Record<string, string>;
+    store?: ObjectStore;
+    builtIns?: BuiltInTool[];
+    generations?: Generations;
+  } = {},
 ) {
   const store = new CountingObjectStore(options.store ?? new MemoryObjectStore());
   const bundled: BundledDocuments = new Map(
@@ -40,7 +49,11 @@ export function toolServices(
     ]),
   );
   const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
-  const cascade = new DocumentCascade(store, bundled);
+  const cascade = new DocumentCascade(
+    store,
+    bundled,
+    options.generations ? { generations: options.generations } : {},
+  );
   const tools = new ServerToolService(cascade, types, options.builtIns ?? [whoami, webSearch]);
   return { store, cascade, tools, types };
 }

@@ -1,5 +1,8 @@
 export * from "./builtins/index";
+export * from "./cache/byte-cache";
 export * from "./cascade/document-cascade";
+export * from "./cascade/generations";
+export * from "./cascade/store-scan";
 export * from "./catalog/index";
 export * from "./concurrency";
 export * from "./config/parse";
@@ -23,6 +26,7 @@ export * from "./recipes/recipe-resolver";
 export * from "./secrets/scrub";
 export * from "./secrets/secret-service";
 export * from "./surface/classify";
+export * from "./surface/demotion-log";
 export * from "./surface/discovery";
 export * from "./surface/tool-family";
 export * from "./surface/tool-surface";

@@ -7,6 +7,7 @@
  * | tool usage        | `USAGE#{tenant}#{project}`  | `{role}#{tool}`    | `role`, `tool`, `calls`, `discoveryHits`, `lastUsedAt` (epoch ms) |
  * | observed limit    | `LIMIT`                     | `{model}`          | `model`, `maxTools`, `observedAt` (epoch ms) |
  * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) |
+ * | generation        | `GEN#{marker}`              | `GEN`              | `generation` (number, grown with `ADD`) |
  *
  * Key parts are escaped (`%` → `%25`, `#` → `%23`) so that no tenant, project, role or tool
  * containing `#` can reach another's items; ordinary ids read unchanged in the console.
@@ -14,6 +15,8 @@
  *
  * Every mutation is one conditional request, except `addToolUsage` with an out-of-order
  * timestamp (two) and the chunked `touchActivatedTools` / `getObservedToolLimits`.
+ * Each generation marker has its own partition key: every manifest reads them, so they must not
+ * share one hot partition.
  */
 import {
   CreateTableCommand,
@@ -35,6 +38,7 @@ import type {
   ObservedToolLimit,
   ProcessKey,
   ProcessRecord,
+  ProcessWithGenerations,
   StateStore,
   ToolUsageDelta,
   ToolUsageKey,
@@ -202,6 +206,46 @@ export class DynamoStateStore implements StateStore {
   }
 
   /**
+   * One BatchGetItem (two and more only past 100 markers, or for keys DynamoDB left unprocessed);
+   * consistent reads, so a write that answered before is seen.
+   */
+  async getProcessAndGenerations(
+    key: ProcessKey,
+    markers: readonly string[],
+  ): Promise<ProcessWithGenerations> {
+    const items = await this.#batchGet([processKey(key), ...markers.map(generationKey)]);
+    const processItem = items.get(itemId(processKey(key)));
+    return {
+      process: processItem === undefined ? null : toProcessRecord(processItem),
+      generations: markers.map((marker) => generationOf(items.get(itemId(generationKey(marker))))),
+    };
+  }
+
+  /** `ADD` creates the attribute at 0 first, so the first bump answers 1. */
+  async bumpGeneration(marker: string): Promise<number> {
+    const out = await this.#request(() =>
+      this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: generationKey(marker),
+          UpdateExpression: "ADD #g :one",
+          ExpressionAttributeNames: { "#g": "generation" },
+          ExpressionAttributeValues: { ":one": 1 },
+          ReturnValues: "UPDATED_NEW",
+        }),
+      ),
+    );
+    return Number(out.Attributes?.generation);
+  }
+
+  /** One BatchGetItem per 100 markers (plus retry rounds for unprocessed keys); none for no markers. */
+  async getGenerations(markers: readonly string[]): Promise<number[]> {
+    if (markers.length === 0) return [];
+    const items = await this.#batchGet(markers.map(generationKey));
+    return markers.map((marker) => generationOf(items.get(itemId(generationKey(marker)))));
+  }
+
+  /**
    * One UpdateItem per 100 names (a turn touches a handful), each atomic on its own; with no
    * names, one GetItem answers whether the process exists.
    */
@@ -339,8 +383,7 @@ export class DynamoStateStore implements StateStore {
         new PutCommand({
           TableName: this.#table,
           Item: {
-            pk: "LIMIT",
-            sk: keyPart(limit.model),
+            ...limitKey(limit.model),
             model: limit.model,
             maxTools: limit.maxTools,
             observedAt: limit.observedAt,
@@ -355,33 +398,19 @@ export class DynamoStateStore implements StateStore {
   /** One BatchGetItem per 100 models, plus a retry round for any unprocessed keys. */
   async getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]> {
     const unique = [...new Set(models)];
-    const found = new Map<string, ObservedToolLimit>();
-    for (const chunk of chunks(unique, BATCH_GET_MAX_KEYS)) {
-      let keys: Record<string, unknown>[] = chunk.map((model) => ({ pk: "LIMIT", sk: keyPart(model) }));
-      for (let round = 0; keys.length > 0; round++) {
-        if (round === UNPROCESSED_MAX_ROUNDS) {
-          throw new Error(`DynamoDB left ${keys.length} keys unprocessed after ${round} rounds`);
-        }
-        if (round > 0) await sleep(25 * 2 ** round);
-        const requestKeys = keys;
-        const out = await this.#request(() =>
-          this.#doc.send(
-            new BatchGetCommand({
-              RequestItems: { [this.#table]: { Keys: requestKeys, ConsistentRead: true } },
-            }),
-          ),
-        );
-        for (const item of out.Responses?.[this.#table] ?? []) {
-          found.set(String(item.model), {
-            model: String(item.model),
-            maxTools: Number(item.maxTools),
-            observedAt: Number(item.observedAt),
-          });
-        }
-        keys = out.UnprocessedKeys?.[this.#table]?.Keys ?? [];
-      }
-    }
-    return unique.flatMap((model) => found.get(model) ?? []);
+    const items = await this.#batchGet(unique.map(limitKey));
+    return unique.flatMap((model) => {
+      const item = items.get(itemId(limitKey(model)));
+      return item === undefined
+        ? []
+        : [
+            {
+              model: String(item.model),
+              maxTools: Number(item.maxTools),
+              observedAt: Number(item.observedAt),
+            },
+          ];
+    });
   }
 
   /**
@@ -405,6 +434,37 @@ export class DynamoStateStore implements StateStore {
         }),
       ),
     );
+  }
+
+  /**
+   * Consistent reads of these items by key (`itemId` → item; absent items are missing): one
+   * BatchGetItem per 100 keys, and retry rounds with backoff for keys DynamoDB left unprocessed.
+   */
+  async #batchGet(keys: readonly ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
+    const found = new Map<string, Record<string, unknown>>();
+    const unique = [...new Map(keys.map((key) => [itemId(key), key])).values()];
+    for (const chunk of chunks(unique, BATCH_GET_MAX_KEYS)) {
+      let pending: Record<string, unknown>[] = chunk;
+      for (let round = 0; pending.length > 0; round++) {
+        if (round === UNPROCESSED_MAX_ROUNDS) {
+          throw new Error(`DynamoDB left ${pending.length} keys unprocessed after ${round} rounds`);
+        }
+        if (round > 0) await sleep(25 * 2 ** round);
+        const requestKeys = pending;
+        const out = await this.#request(() =>
+          this.#doc.send(
+            new BatchGetCommand({
+              RequestItems: { [this.#table]: { Keys: requestKeys, ConsistentRead: true } },
+            }),
+          ),
+        );
+        for (const item of out.Responses?.[this.#table] ?? []) {
+          found.set(itemId({ pk: String(item.pk), sk: String(item.sk) }), item);
+        }
+        pending = out.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+      }
+    }
+    return found;
   }
 
   /** Sends one command and counts the HTTP attempts the SDK made for it. */
@@ -442,6 +502,26 @@ function onceExpiresAt(nowMs: number, ttlSeconds: number): number {
 /** Escapes one part of a key (see the top of this file); shared with the secret store's items. */
 export function keyPart(value: string): string {
   return value.replaceAll("%", "%25").replaceAll("#", "%23");
+}
+
+/** A type, not an interface: the SDK takes keys as plain records. */
+type ItemKey = { readonly pk: string; readonly sk: string };
+
+/** One string per item key, for finding a batch read's answers. */
+function itemId(key: ItemKey): string {
+  return `${key.pk}\n${key.sk}`;
+}
+
+function generationKey(marker: string): ItemKey {
+  return { pk: `GEN#${keyPart(marker)}`, sk: "GEN" };
+}
+
+function generationOf(item: Record<string, unknown> | undefined): number {
+  return item === undefined ? 0 : Number(item.generation ?? 0);
+}
+
+function limitKey(model: string): ItemKey {
+  return { pk: "LIMIT", sk: keyPart(model) };
 }
 
 function processKey(key: ProcessKey): { pk: string; sk: string } {

@@ -14,6 +14,7 @@ import type {
   ObservedToolLimit,
   ProcessKey,
   ProcessRecord,
+  ProcessWithGenerations,
   StateStore,
   ToolUsageDelta,
   ToolUsageKey,
@@ -61,6 +62,10 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS once_markers (
     marker TEXT PRIMARY KEY,
     expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS generations (
+    marker TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL
   ) WITHOUT ROWID;
 `;
 
@@ -119,6 +124,11 @@ export class SqliteStateStore implements StateStore {
          ON CONFLICT DO UPDATE SET max_tools = excluded.max_tools, observed_at = excluded.observed_at
          WHERE excluded.observed_at >= observed_tool_limits.observed_at`,
       ),
+      bumpGeneration: db.prepare(
+        `INSERT INTO generations (marker, generation) VALUES (?, 1)
+         ON CONFLICT DO UPDATE SET generation = generation + 1
+         RETURNING generation`,
+      ),
       markOnce: db.prepare(
         `INSERT INTO once_markers (marker, expires_at) VALUES (?, ?)
          ON CONFLICT DO UPDATE SET expires_at = excluded.expires_at
@@ -146,18 +156,18 @@ export class SqliteStateStore implements StateStore {
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
     // One read transaction, so the record and its activated tools come from one snapshot.
-    return this.#db.transaction(() => {
-      const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
-        | { record: string }
-        | undefined;
-      if (row === undefined) return null;
-      const activated = this.#statements.selectActivated.all(key.tenant, key.project, key.processId) as {
-        name: string;
-        at: number;
-      }[];
-      const record = JSON.parse(row.record) as Omit<ProcessRecord, "activatedTools">;
-      return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
-    })();
+    return this.#db.transaction(() => this.#readProcess(key))();
+  }
+
+  async getProcessAndGenerations(
+    key: ProcessKey,
+    markers: readonly string[],
+  ): Promise<ProcessWithGenerations> {
+    // One read transaction: the record and the markers come from one snapshot.
+    return this.#db.transaction(() => ({
+      process: this.#readProcess(key),
+      generations: this.#readGenerations(markers),
+    }))();
   }
 
   async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
@@ -242,6 +252,44 @@ export class SqliteStateStore implements StateStore {
     );
     // An upsert whose WHERE fails changes nothing: the marker is still held.
     return result.changes > 0;
+  }
+
+  /** One UPSERT statement: atomic on its own, also across processes sharing the file. */
+  async bumpGeneration(marker: string): Promise<number> {
+    const row = this.#statements.bumpGeneration.get(marker) as { generation: number };
+    return row.generation;
+  }
+
+  async getGenerations(markers: readonly string[]): Promise<number[]> {
+    return this.#readGenerations(markers);
+  }
+
+  #readProcess(key: ProcessKey): ProcessRecord | null {
+    const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
+      | { record: string }
+      | undefined;
+    if (row === undefined) return null;
+    const activated = this.#statements.selectActivated.all(key.tenant, key.project, key.processId) as {
+      name: string;
+      at: number;
+    }[];
+    const record = JSON.parse(row.record) as Omit<ProcessRecord, "activatedTools">;
+    return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
+  }
+
+  #readGenerations(markers: readonly string[]): number[] {
+    const found = new Map<string, number>();
+    const unique = [...new Set(markers)];
+    for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
+      const chunk = unique.slice(i, i + MAX_IN_PARAMS);
+      const rows = this.#db
+        .prepare(
+          `SELECT marker, generation FROM generations WHERE marker IN (${chunk.map(() => "?").join(", ")})`,
+        )
+        .all(...chunk) as { marker: string; generation: number }[];
+      for (const row of rows) found.set(row.marker, row.generation);
+    }
+    return markers.map((marker) => found.get(marker) ?? 0);
   }
 
   /** Closes the database; the store must not be used afterwards. */

@@ -1,3 +1,4 @@
+import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import { Errors } from "../errors";
 import { assertDocumentPath, assertProjectId, assertTenantId, TENANT_PROJECT } from "../ids";
 import { byString } from "../order";
@@ -9,6 +10,7 @@ import {
   type PutOptions,
   type StoredObject,
 } from "../ports/object-store";
+import { type GenerationStamp, type Generations, layerMarker, requestMarkers } from "./generations";
 
 /** The layers of the cascade, innermost first. `builtin` exists only for tools. */
 export type Layer = "project" | "tenant" | "bundled" | "builtin";
@@ -35,22 +37,79 @@ export function addressedLayer(project: string): "project" | "tenant" {
   return project === TENANT_PROJECT ? "tenant" : "project";
 }
 
-/** How many documents' bodies a warm instance keeps for conditional GETs. */
-const BODY_CACHE_ENTRIES = 4096;
+/** What the cascade keeps warm by default: document bodies and layer listings. */
+export const DEFAULT_DOCUMENT_CACHE_BYTES = 64 * MIB;
+
+export interface DocumentCascadeOptions {
+  /**
+   * Generation markers. Without them nothing is trusted between calls: every read revalidates
+   * against the store (the catalog sync and unit tests run so).
+   */
+  readonly generations?: Generations;
+  /** Bytes of document bodies and layer listings a warm instance keeps. */
+  readonly maxCacheBytes?: number;
+}
+
+/** One directory of one layer, listed whole; `version` changes whenever the listing may differ. */
+export interface LayerListing {
+  readonly items: readonly ObjectMeta[];
+  readonly version: number;
+}
+
+interface CachedBody {
+  readonly kind: "body";
+  readonly object: StoredObject;
+}
+
+/**
+ * What one layer held under one generation: each document looked up (its ETag, or null when
+ * absent) and each directory listed whole. A new index replaces it when the generation moves;
+ * only this instance's own write, when nobody else wrote in between, carries it over.
+ */
+interface LayerIndex {
+  readonly kind: "layer";
+  readonly marker: string;
+  readonly stamp: GenerationStamp;
+  readonly version: number;
+  readonly documents: Map<string, string | null>;
+  readonly listings: Map<string, Promise<readonly ObjectMeta[]>>;
+  /** Directories whose listing has arrived: a path under one that the listing lacks is absent. */
+  readonly listed: Set<string>;
+  bytes: number;
+}
+
+/** Bytes of bookkeeping per entry beyond its strings (map slots, object headers). */
+const ENTRY_OVERHEAD_BYTES = 96;
 
 /**
  * `DocumentCascade` (spec §4, §9): resolves a document path through project → `_tenant` →
- * bundled. The project and tenant layers are read in parallel, so a lookup costs one round
- * trip; `_tenant` as the project collapses the two reads into one. Bodies already seen are
- * revalidated with `If-None-Match` instead of transferred again — never served unchecked.
+ * bundled. With generation markers, a warm instance answers from what it read under the layers'
+ * current generations — no store request while nothing moved — and every write through it bumps
+ * the layer's generation after the store took it. Reads trust the generations the request read
+ * (`refresh`, or ProcessService with the process record). The project and tenant layers are read
+ * in parallel; a body seen before is revalidated with `If-None-Match` rather than transferred
+ * again. Bodies and listings are kept in one cache bounded by bytes.
  */
 export class DocumentCascade {
-  private readonly bodies = new Map<string, StoredObject>();
+  readonly #cache: ByteCache<CachedBody | LayerIndex>;
+  readonly #generations: Generations | undefined;
+  #versions = 0;
 
   constructor(
     private readonly store: ObjectStore,
     private readonly bundled: BundledDocuments,
-  ) {}
+    options: DocumentCascadeOptions = {},
+  ) {
+    this.#generations = options.generations;
+    this.#cache = new ByteCache({
+      maxBytes: options.maxCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
+      sizeOf: (entry, key) =>
+        stringBytes(key) +
+        (entry.kind === "layer"
+          ? entry.bytes
+          : stringBytes(entry.object.body) + stringBytes(entry.object.etag) + ENTRY_OVERHEAD_BYTES),
+    });
+  }
 
   /** The object key of a document in one layer. Validates every part, so no key can escape its prefix. */
   static key(tenant: string, project: string, path: string): string {
@@ -60,13 +119,29 @@ export class DocumentCascade {
     return `${tenant}/${project}/${path}`;
   }
 
-  /** The first hit of project → tenant → bundled, or null. */
+  /** Hits and misses of the document cache, and its size. */
+  get stats(): CacheStats {
+    return this.#cache.stats;
+  }
+
+  /**
+   * Reads the generations a request about this project trusts afterwards (one state-store
+   * request), so its reads see every write that finished before it started.
+   */
+  async refresh(tenant: string, project: string): Promise<void> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    await this.#generations?.read(requestMarkers(tenant, project));
+  }
+
+  /** The first hit of project → tenant → bundled, or null. Trusts the known generations (see `refresh`). */
   async lookup(tenant: string, project: string, path: string): Promise<CascadeHit | null> {
     const tenantKey = DocumentCascade.key(tenant, TENANT_PROJECT, path);
     const projectKey = project === TENANT_PROJECT ? null : DocumentCascade.key(tenant, project, path);
+    const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
     const [projectHit, tenantHit] = await Promise.all([
-      projectKey ? this.read(projectKey) : Promise.resolve(null),
-      this.read(tenantKey),
+      projectKey && projectIndex ? this.#read(projectIndex, projectKey, path) : Promise.resolve(null),
+      this.#read(tenantIndex, tenantKey, path),
     ]);
     if (projectHit) return toHit("project", path, projectHit);
     if (tenantHit) return toHit("tenant", path, tenantHit);
@@ -75,7 +150,9 @@ export class DocumentCascade {
 
   /** The document of exactly one layer (`_tenant` addresses the tenant layer), or null. */
   async readLayer(tenant: string, project: string, path: string): Promise<CascadeHit | null> {
-    const stored = await this.read(DocumentCascade.key(tenant, project, path));
+    const key = DocumentCascade.key(tenant, project, path);
+    const index = await this.#layerIndex(tenant, project);
+    const stored = await this.#read(index, key, path);
     return stored ? toHit(addressedLayer(project), path, stored) : null;
   }
 
@@ -94,27 +171,21 @@ export class DocumentCascade {
     return hits.sort(byString((hit) => hit.path));
   }
 
-  /** Every object of one layer under a directory prefix (all LIST pages), with the ETags the listing gives. */
-  async listLayer(tenant: string, project: string, dirPrefix: string): Promise<ObjectMeta[]> {
-    assertTenantId(tenant);
-    assertProjectId(project);
-    return listAllObjects(this.store, `${tenant}/${project}/${dirPrefix}`);
-  }
-
-  /** Reads one object by key, revalidating a cached body by ETag. */
-  async read(key: string): Promise<StoredObject | null> {
-    const cached = this.bodies.get(key);
-    const result = await this.store.get(key, cached ? { ifNoneMatch: cached.etag } : {});
-    if (cached && isNotModified(result)) {
-      this.remember(cached);
-      return cached;
+  /**
+   * Every object of one layer under a directory prefix (all LIST pages), with the ETags the
+   * listing gives; listed once per generation (concurrent callers share the LIST).
+   */
+  async listLayer(tenant: string, project: string, dirPrefix: string): Promise<LayerListing> {
+    const index = await this.#layerIndex(tenant, project);
+    let listing = index.listings.get(dirPrefix);
+    if (listing) {
+      this.#cache.hit();
+    } else {
+      this.#cache.miss();
+      listing = this.#list(index, `${tenant}/${project}/`, dirPrefix);
+      index.listings.set(dirPrefix, listing);
     }
-    if (result === null || isNotModified(result)) {
-      this.bodies.delete(key);
-      return null;
-    }
-    this.remember(result);
-    return result;
+    return { items: await listing, version: index.version };
   }
 
   /** Writes one document into the addressed layer. */
@@ -123,7 +194,12 @@ export class DocumentCascade {
     const result = await this.store.put(key, body, options);
     if (!result.ok && result.reason === "path_conflict") throw Errors.pathConflict(path);
     if (!result.ok) throw Errors.preconditionFailed(preconditionDetail(options));
-    this.remember({ key, body, etag: result.etag, contentType: options.contentType });
+    await this.#changed(tenant, project, path, {
+      key,
+      body,
+      etag: result.etag,
+      contentType: options.contentType,
+    });
     return { key, etag: result.etag };
   }
 
@@ -147,7 +223,8 @@ export class DocumentCascade {
     const key = DocumentCascade.key(tenant, project, path);
     const attempt = await this.store.put(key, body, { ...options, ifNoneMatch: "*" });
     if (attempt.ok) {
-      this.remember({ key, body, etag: attempt.etag, contentType: options.contentType });
+      const object = { key, body, etag: attempt.etag, contentType: options.contentType };
+      await this.#changed(tenant, project, path, object);
       return { key, etag: attempt.etag, created: true };
     }
     if (attempt.reason === "path_conflict") throw Errors.pathConflict(path);
@@ -158,17 +235,168 @@ export class DocumentCascade {
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     const key = DocumentCascade.key(tenant, project, path);
     const result = await this.store.delete(key, ifMatch === undefined ? {} : { ifMatch });
-    this.bodies.delete(key);
-    if (result.ok) return;
+    if (result.ok) return this.#changed(tenant, project, path, null);
+    this.#cache.delete(bodyKey(key));
     if (result.reason === "not_found") throw Errors.documentNotFound(path);
     throw Errors.preconditionFailed("the document changed since the given ETag (If-Match)");
   }
 
-  private remember(object: StoredObject): void {
-    this.bodies.delete(object.key);
-    this.bodies.set(object.key, object);
-    if (this.bodies.size > BODY_CACHE_ENTRIES) this.bodies.delete(this.bodies.keys().next().value!);
+  /**
+   * After a write or delete the store took: the layer's generation moves, so every instance
+   * reads the layer again. Until the bump answered, the write has not succeeded (it fails with
+   * the state store's error). When the bump shows that nobody else wrote in between, this
+   * instance carries its index over to the new generation instead of listing the layer again.
+   */
+  async #changed(tenant: string, project: string, path: string, object: StoredObject | null): Promise<void> {
+    const key = DocumentCascade.key(tenant, project, path);
+    if (object) this.#remember(object);
+    else this.#cache.delete(bodyKey(key));
+    const generations = this.#generations;
+    if (!generations) return;
+    const marker = layerMarker(tenant, project);
+    const before = this.#cache.get(layerKey(marker));
+    const generation = await generations.bump(marker);
+    if (before?.kind !== "layer" || before.stamp.generation !== generation - 1) return;
+    if (this.#cache.get(layerKey(marker)) !== before) return;
+    this.#store(this.#carriedOver(before, generation, key, path, object));
   }
+
+  /** `index` under `generation`, with this instance's own write of `path` applied. */
+  #carriedOver(
+    index: LayerIndex,
+    generation: number,
+    key: string,
+    path: string,
+    object: StoredObject | null,
+  ): LayerIndex {
+    const next = this.#newIndex(index.marker, { generation, at: index.stamp.at });
+    for (const [documentPath, etag] of index.documents) next.documents.set(documentPath, etag);
+    next.documents.set(path, object?.etag ?? null);
+    for (const dir of index.listed) {
+      const listing = index.listings.get(dir)!;
+      next.listed.add(dir);
+      next.listings.set(
+        dir,
+        path.startsWith(dir) ? listing.then((items) => withItem(items, key, object)) : listing,
+      );
+    }
+    next.bytes = index.bytes + stringBytes(path) * 2 + ENTRY_OVERHEAD_BYTES * 2;
+    return next;
+  }
+
+  /** Both layers' indexes of a lookup (the project's is null for `_tenant`). */
+  async #indexes(tenant: string, project: string): Promise<[LayerIndex | null, LayerIndex]> {
+    const projectMarker = project === TENANT_PROJECT ? null : layerMarker(tenant, project);
+    const tenantMarker = layerMarker(tenant, TENANT_PROJECT);
+    await this.#generations?.ensure(projectMarker ? [projectMarker, tenantMarker] : [tenantMarker]);
+    return [projectMarker ? this.#index(projectMarker) : null, this.#index(tenantMarker)];
+  }
+
+  async #layerIndex(tenant: string, project: string): Promise<LayerIndex> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    const marker = layerMarker(tenant, project);
+    await this.#generations?.ensure([marker]);
+    return this.#index(marker);
+  }
+
+  /** The layer's index under its known generation: the cached one while current, else a new, empty one. */
+  #index(marker: string): LayerIndex {
+    const generations = this.#generations;
+    if (!generations) return this.#newIndex(marker, { generation: -1, at: 0 });
+    const cached = this.#cache.get(layerKey(marker));
+    if (cached?.kind === "layer" && generations.isCurrent(marker, cached.stamp)) return cached;
+    const index = this.#newIndex(marker, generations.stamp(marker));
+    this.#store(index);
+    return index;
+  }
+
+  #newIndex(marker: string, stamp: GenerationStamp): LayerIndex {
+    return {
+      kind: "layer",
+      marker,
+      stamp,
+      version: ++this.#versions,
+      documents: new Map(),
+      listings: new Map(),
+      listed: new Set(),
+      bytes: stringBytes(marker) + ENTRY_OVERHEAD_BYTES,
+    };
+  }
+
+  /** Caches `index` (again): its size is counted anew. Only with generations: without, nothing is trusted. */
+  #store(index: LayerIndex): void {
+    if (this.#generations) this.#cache.set(layerKey(index.marker), index);
+  }
+
+  /** One document of one layer: from the index and the body cache while they answer, else one GET. */
+  async #read(index: LayerIndex, key: string, path: string): Promise<StoredObject | null> {
+    const known = this.#known(index, path);
+    const cached = this.#cache.get(bodyKey(key));
+    const body = cached?.kind === "body" ? cached.object : undefined;
+    if (known === null || (known !== undefined && body?.etag === known)) {
+      this.#cache.hit();
+      return known === null ? null : body!;
+    }
+    this.#cache.miss();
+    const result = await this.store.get(key, body ? { ifNoneMatch: body.etag } : {});
+    const object = isNotModified(result) ? (body ?? null) : result;
+    if (object) this.#remember(object);
+    else this.#cache.delete(bodyKey(key));
+    this.#record(index, path, object?.etag ?? null);
+    return object;
+  }
+
+  /** What the index knows of `path`: its ETag, null when absent, undefined when it was never read. */
+  #known(index: LayerIndex, path: string): string | null | undefined {
+    const etag = index.documents.get(path);
+    if (etag !== undefined) return etag;
+    for (const dir of index.listed) if (path.startsWith(dir)) return null;
+    return undefined;
+  }
+
+  #record(index: LayerIndex, path: string, etag: string | null): void {
+    if (!index.documents.has(path)) index.bytes += stringBytes(path) + ENTRY_OVERHEAD_BYTES;
+    index.documents.set(path, etag);
+    if (this.#cache.get(layerKey(index.marker)) === index) this.#store(index);
+  }
+
+  async #list(index: LayerIndex, layerPrefix: string, dirPrefix: string): Promise<readonly ObjectMeta[]> {
+    try {
+      const items = await listAllObjects(this.store, `${layerPrefix}${dirPrefix}`);
+      for (const item of items) {
+        index.documents.set(item.key.slice(layerPrefix.length), item.etag);
+        index.bytes += 2 * (stringBytes(item.key) + stringBytes(item.etag)) + 2 * ENTRY_OVERHEAD_BYTES;
+      }
+      index.listed.add(dirPrefix);
+      if (this.#cache.get(layerKey(index.marker)) === index) this.#store(index);
+      return items;
+    } catch (error) {
+      index.listings.delete(dirPrefix);
+      throw error;
+    }
+  }
+
+  #remember(object: StoredObject): void {
+    this.#cache.set(bodyKey(object.key), { kind: "body", object });
+  }
+}
+
+function bodyKey(key: string): string {
+  return `body:${key}`;
+}
+
+function layerKey(marker: string): string {
+  return `layer:${marker}`;
+}
+
+/** A listing with the object at `key` replaced by `object` (or removed, for null), still in key order. */
+function withItem(items: readonly ObjectMeta[], key: string, object: StoredObject | null): ObjectMeta[] {
+  const rest = items.filter((item) => item.key !== key);
+  if (!object) return rest;
+  const at = rest.findIndex((item) => item.key > key);
+  const meta = { key, etag: object.etag, size: new TextEncoder().encode(object.body).length };
+  return at < 0 ? [...rest, meta] : [...rest.slice(0, at), meta, ...rest.slice(at)];
 }
 
 function toHit(layer: DocumentLayer, path: string, object: StoredObject): CascadeHit {

@@ -1,3 +1,9 @@
+import {
+  CATALOG_MARKER,
+  type Freshness,
+  type GenerationStamp,
+  type Generations,
+} from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import type { Logger } from "../ports/logger";
 import { isNotModified, listAllObjects, type ObjectStore } from "../ports/object-store";
@@ -18,6 +24,11 @@ export interface ModelCatalogServiceOptions {
   /** Bundled catalog documents, paths `model/…`; a bucket document at the same path replaces one. */
   readonly bundled: readonly CatalogDocument[];
   readonly logger: Logger;
+  /**
+   * Generation markers: the catalog is then kept warm until a write into the catalog bucket
+   * bumps `CATALOG_MARKER`. Without them each call revalidates `catalog.json` by ETag.
+   */
+  readonly generations?: Generations;
 }
 
 /**
@@ -33,15 +44,35 @@ export class ModelCatalogService {
   #compiled: { etag: string; catalog: CompiledCatalog } | null = null;
   readonly #sources = new Map<string, { etag: string; body: string }>();
   #fromSources: CompiledCatalog | null = null;
+  readonly #generations: Generations | undefined;
+  #current: { readonly stamp: GenerationStamp; readonly catalog: CompiledCatalog } | null = null;
 
   constructor(options: ModelCatalogServiceOptions) {
     this.#store = options.store;
     this.#bundled = options.bundled;
     this.#logger = options.logger;
+    this.#generations = options.generations;
   }
 
-  /** The current catalog: `catalog.json` when the sync has written it, else compiled from the sources. */
-  async catalog(): Promise<CompiledCatalog> {
+  /**
+   * The current catalog: `catalog.json` when the sync has written it, else compiled from the
+   * sources. With generation markers, no store request while the catalog's generation stands.
+   */
+  async catalog(freshness: Freshness = "fresh"): Promise<CompiledCatalog> {
+    const generations = this.#generations;
+    if (!generations) return this.#revalidate();
+    if (freshness === "fresh") await generations.read([CATALOG_MARKER]);
+    else await generations.ensure([CATALOG_MARKER]);
+    const current = this.#current;
+    if (current && generations.isCurrent(CATALOG_MARKER, current.stamp)) return current.catalog;
+    const stamp = generations.stamp(CATALOG_MARKER);
+    const catalog = await this.#revalidate();
+    this.#current = { stamp, catalog };
+    return catalog;
+  }
+
+  /** `catalog.json` revalidated by ETag, or the sources compiled while it is absent or invalid. */
+  async #revalidate(): Promise<CompiledCatalog> {
     const cached = this.#compiled;
     const result = await this.#store.get(CATALOG_KEY, cached ? { ifNoneMatch: cached.etag } : undefined);
     if (isNotModified(result)) {

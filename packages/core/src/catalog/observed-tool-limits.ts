@@ -1,3 +1,10 @@
+import { LRUCache } from "lru-cache";
+import {
+  type Freshness,
+  type GenerationStamp,
+  type Generations,
+  OBSERVED_LIMITS_MARKER,
+} from "../cascade/generations";
 import { VanceError } from "../errors";
 import type { Logger } from "../ports/logger";
 import type { StateStore } from "../ports/state-store";
@@ -67,11 +74,21 @@ export function parseToolLimitFromError(text: string): number | null {
 }
 
 export interface ObservedToolLimitsOptions {
-  readonly state: StateStore;
+  readonly state: Pick<StateStore, "putObservedToolLimit" | "getObservedToolLimits">;
   readonly logger: Logger;
   /** Epoch milliseconds. */
   readonly now: () => number;
+  /**
+   * Generation markers: limits read are then kept warm until any instance learns one. Without
+   * them every call reads the state store.
+   */
+  readonly generations?: Generations;
 }
+
+/** Models whose observed limit (or its absence) an instance keeps; a forgotten one is read again. */
+const KNOWN_MODELS = 10_000;
+/** Stands for "no limit observed" in the cache, which holds no nulls. */
+const NONE_OBSERVED = 0;
 
 /**
  * `ObservedToolLimitRegistry` (spec §14.1 "Self-correction on Drift"): learns a model's tool
@@ -80,14 +97,17 @@ export interface ObservedToolLimitsOptions {
  * instance fail once on its own). The permanent fix is `maxTools` in the catalog; the WARN says so.
  */
 export class ObservedToolLimits {
-  readonly #state: StateStore;
+  readonly #state: ObservedToolLimitsOptions["state"];
   readonly #logger: Logger;
   readonly #now: () => number;
+  readonly #generations: Generations | undefined;
+  #known: { readonly stamp: GenerationStamp; readonly limits: LRUCache<string, number> } | null = null;
 
   constructor(options: ObservedToolLimitsOptions) {
     this.#state = options.state;
     this.#logger = options.logger;
     this.#now = options.now;
+    this.#generations = options.generations;
   }
 
   /** Learns the limit `errorText` names for `model`; `no_limit_in_error` (422) when it names none. */
@@ -102,6 +122,7 @@ export class ObservedToolLimits {
       );
     }
     await this.#state.putObservedToolLimit({ model, maxTools, observedAt: this.#now() });
+    await this.#generations?.bump(OBSERVED_LIMITS_MARKER);
     this.#logger.warn("budget.observed_tool_limit", {
       model,
       maxTools,
@@ -110,10 +131,40 @@ export class ObservedToolLimits {
     return maxTools;
   }
 
-  /** The observed limits of these models, by model id; models never rejected are absent. */
-  async limitsFor(models: readonly string[]): Promise<Map<string, number>> {
+  /**
+   * The observed limits of these models, by model id; models never rejected are absent. With
+   * generation markers, only models this instance has not read under the current generation
+   * cost a state-store request.
+   */
+  async limitsFor(models: readonly string[], freshness: Freshness = "fresh"): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
-    const limits = await this.#state.getObservedToolLimits(models);
-    return new Map(limits.map((limit) => [limit.model, limit.maxTools]));
+    const generations = this.#generations;
+    if (!generations) {
+      const limits = await this.#state.getObservedToolLimits(models);
+      return new Map(limits.map((limit) => [limit.model, limit.maxTools]));
+    }
+    if (freshness === "fresh") await generations.read([OBSERVED_LIMITS_MARKER]);
+    else await generations.ensure([OBSERVED_LIMITS_MARKER]);
+    let known = this.#known;
+    if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
+      known = {
+        stamp: generations.stamp(OBSERVED_LIMITS_MARKER),
+        limits: new LRUCache({ max: KNOWN_MODELS }),
+      };
+      this.#known = known;
+    }
+    const missing = [...new Set(models)].filter((model) => !known.limits.has(model));
+    if (missing.length > 0) {
+      const found = new Map(
+        (await this.#state.getObservedToolLimits(missing)).map((limit) => [limit.model, limit.maxTools]),
+      );
+      for (const model of missing) known.limits.set(model, found.get(model) ?? NONE_OBSERVED);
+    }
+    return new Map(
+      models.flatMap((model) => {
+        const limit = known.limits.get(model) ?? NONE_OBSERVED;
+        return limit === NONE_OBSERVED ? [] : [[model, limit] as const];
+      }),
+    );
   }
 }

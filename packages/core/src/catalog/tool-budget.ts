@@ -1,3 +1,9 @@
+import {
+  CATALOG_MARKER,
+  type Freshness,
+  type Generations,
+  OBSERVED_LIMITS_MARKER,
+} from "../cascade/generations";
 import { VanceError } from "../errors";
 import { type LimitSource, maxToolsFor, parseModelId } from "./model-catalog";
 import type { ModelCatalogService } from "./model-catalog-service";
@@ -19,6 +25,8 @@ export interface ChainBudget {
 export interface ToolBudgetServiceOptions {
   readonly catalog: ModelCatalogService;
   readonly observed: ObservedToolLimits;
+  /** The markers the catalog and the observed limits are kept warm by: a fresh budget reads both in one request. */
+  readonly generations?: Generations;
 }
 
 /**
@@ -30,20 +38,29 @@ export interface ToolBudgetServiceOptions {
 export class ToolBudgetService {
   readonly #catalog: ModelCatalogService;
   readonly #observed: ObservedToolLimits;
+  readonly #generations: Generations | undefined;
 
   constructor(options: ToolBudgetServiceOptions) {
     this.#catalog = options.catalog;
     this.#observed = options.observed;
+    this.#generations = options.generations;
   }
 
-  /** Per model the smaller of the catalog's and the observed limit; the chain's is the min over all. */
-  async budgetForChain(models: readonly string[]): Promise<ChainBudget> {
+  /**
+   * Per model the smaller of the catalog's and the observed limit; the chain's is the min over
+   * all. `"known"` trusts the generations the request read already (the tool surface).
+   */
+  async budgetForChain(models: readonly string[], freshness: Freshness = "fresh"): Promise<ChainBudget> {
     if (models.length === 0) throw new VanceError("invalid_model", 400, "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);
+    const generations = this.#generations;
+    if (generations && freshness === "fresh")
+      await generations.read([OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
+    const read: Freshness = generations ? "known" : freshness;
     const [catalog, observed] = await Promise.all([
-      this.#catalog.catalog(),
-      this.#observed.limitsFor(models),
+      this.#catalog.catalog(read),
+      this.#observed.limitsFor(models, read),
     ]);
 
     const budgets = models.map((model): ModelBudget => {

@@ -1,5 +1,6 @@
 import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/built-in-tool";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
@@ -30,6 +31,12 @@ export interface DispatchRequest {
    * makes it, which this call is charged to. Absent for a top-level call, which starts a budget.
    */
   readonly parent?: CallBudget;
+  /**
+   * `"known"` when the caller has read the layers' generations for this request already (with
+   * the process record); a top-level call reads them otherwise. Nested
+   * calls always run on their top-level call's read.
+   */
+  readonly freshness?: Freshness;
 }
 
 /** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
@@ -97,7 +104,7 @@ export class ToolDispatcher {
       throw new VanceError("tool_not_found", 404, `no tool named '${name}'`);
     }
     try {
-      return await this.options.tools.require(caller.tenant, caller.project, name);
+      return await this.options.tools.require(caller.tenant, caller.project, name, freshnessOf(request));
     } catch (error) {
       if (client && error instanceof VanceError && error.code === "tool_not_found") return client;
       throw error;
@@ -131,6 +138,10 @@ export class ToolDispatcher {
     if (!("layer" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
     if (target.builtIn) {
+      // A built-in resolves without reading a layer; the meta-tools read them through the surface.
+      if (request.process && freshnessOf(request) === "fresh") {
+        await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
+      }
       const discovery = this.processTools(request, budget);
       return target.builtIn.invoke(params, request.caller, {
         budget,
@@ -194,6 +205,11 @@ export class ToolDispatcher {
       },
     };
   }
+}
+
+/** A nested call runs on the generations its top-level call read; a top-level call reads them unless told. */
+function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
+  return request.parent ? "known" : (request.freshness ?? "fresh");
 }
 
 /** `tool_not_allowed` → `ToolNotAllowed`: the class name a script sees for a refused sibling call. */

@@ -28,6 +28,7 @@ export class DocumentService {
 
   /** The first hit of project → tenant → bundled; `document_not_found` when no layer has one. */
   async get(tenant: string, project: string, path: string): Promise<CascadeHit> {
+    await this.cascade.refresh(tenant, project);
     const hit = await this.cascade.lookup(tenant, project, path);
     if (!hit) throw Errors.documentNotFound(path);
     return hit;

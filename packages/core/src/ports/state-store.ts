@@ -75,10 +75,19 @@ export interface ObservedToolLimit {
   readonly observedAt: number;
 }
 
+/** A process record read together with generation markers, in one request. */
+export interface ProcessWithGenerations {
+  readonly process: ProcessRecord | null;
+  /** In the order the markers were asked for; a marker never bumped is 0. */
+  readonly generations: readonly number[];
+}
+
 export interface StateStore {
   /** Stores a new process; `false` when the id is taken (nothing is overwritten). */
   createProcess(record: ProcessRecord): Promise<boolean>;
   getProcess(key: ProcessKey): Promise<ProcessRecord | null>;
+  /** `getProcess` and `getGenerations` in one request (DynamoDB `BatchGetItem`, one SQLite transaction). */
+  getProcessAndGenerations(key: ProcessKey, markers: readonly string[]): Promise<ProcessWithGenerations>;
   /**
    * Sets `activatedTools[name] = at` for each name, atomically, without touching other
    * entries or fields. `false` when the process does not exist (nothing is created).
@@ -96,6 +105,16 @@ export interface StateStore {
   putObservedToolLimit(limit: ObservedToolLimit): Promise<void>;
   /** The observed limits of these models; models never observed are absent from the result. */
   getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]>;
+
+  /**
+   * Generation markers: a counter per marker (a document layer, the observed limits, the
+   * catalog) that every write of what it stands for bumps, so a warm instance tells "unchanged"
+   * from one small read. Atomic increment (DynamoDB `ADD`): concurrent bumps are all counted.
+   * An absent marker counts as 0. Answers the new value.
+   */
+  bumpGeneration(marker: string): Promise<number>;
+  /** The generations of these markers, in order, in one request; a marker never bumped is 0. */
+  getGenerations(markers: readonly string[]): Promise<number[]>;
 
   /**
    * Fire-once gate: `true` for the first caller of this marker, `false` for every later one

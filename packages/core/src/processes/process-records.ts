@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { type Generations, requestMarkers } from "../cascade/generations";
 import { Errors, type FieldError, VanceError } from "../errors";
 import { assertProjectId, assertTenantId, ID_PATTERN, InvocableToolNameSchema, ModelIdSchema } from "../ids";
 import { toolInputSchemaProblem } from "../json-schema-validator";
@@ -51,8 +52,13 @@ export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
 export interface ProcessRecordsOptions {
   readonly state: Pick<
     StateStore,
-    "createProcess" | "getProcess" | "touchActivatedTools" | "removeActivatedTools"
+    "createProcess" | "getProcessAndGenerations" | "touchActivatedTools" | "removeActivatedTools"
   >;
+  /**
+   * Learns the generations read with each record: a manifest or a call in the process then
+   * trusts them (`"known"`) and needs no second state-store request.
+   */
+  readonly generations: Pick<Generations, "readAlong">;
   readonly recipes: Pick<RecipeResolver, "resolve">;
   readonly settings?: Partial<ActivationSettings>;
   /** Epoch milliseconds. */
@@ -111,12 +117,20 @@ export class ProcessRecords {
     return record;
   }
 
-  /** The stored record; 404 `process_not_found`. */
+  /**
+   * The stored record; 404 `process_not_found`. Read in one state-store request with the
+   * generations of everything the process's turn may take from a cache (`requestMarkers`), so
+   * what follows in this request sees every write that finished before it.
+   */
   async get(tenant: string, project: string, processId: string): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
     if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", 400, "not a process id");
-    const record = await this.options.state.getProcess({ tenant, project, processId });
+    const markers = requestMarkers(tenant, project);
+    const record = await this.options.generations.readAlong(markers, async () => {
+      const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
+      return { value: read.process, generations: read.generations };
+    });
     if (!record) throw new VanceError("process_not_found", 404, `no process '${processId}' in this project`);
     return record;
   }

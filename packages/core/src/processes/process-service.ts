@@ -30,7 +30,10 @@ export class ProcessService {
     return this.options.records.get(tenant, project, processId);
   }
 
-  /** The turn's manifest: the tools array (sorted by name), the buckets, the budget and the two discovery blocks. */
+  /**
+   * The turn's manifest: the tools array (sorted by name), the buckets, the budget and the two
+   * discovery blocks. The record is read with the generations; the surface trusts them.
+   */
   async manifest(key: ProcessKey, format: WireFormat, additional: readonly string[] = []): Promise<Manifest> {
     const record = await this.get(key.tenant, key.project, key.processId);
     return this.options.surface.manifest(record, format, additional);
@@ -51,6 +54,8 @@ export class ProcessService {
       allowedTools: processAllowSet(record),
       clientTools: record.clientTools,
       process: record,
+      // `get` read the generations with the record.
+      freshness: "known",
     });
     await this.options.bookkeeping.called(record, name, result);
     return result;

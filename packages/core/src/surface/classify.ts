@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../json-schema";
+import { sortByName } from "./name-order";
 import { isPackTool, ToolHints } from "./tool-family";
 import { type TriageCandidate, type TriageClass, type TriageResult, triageTools } from "./tool-triage";
 
@@ -59,6 +60,14 @@ export interface Classification {
   readonly staticDeferred: string[];
 }
 
+/** A classification up to the budget triage, which alone reads measured demand. */
+export interface PreparedClassification {
+  /** Whether the budget cuts anything: only then does measured demand change the outcome. */
+  readonly needsDemand: boolean;
+  /** Finishes the classification with the measured demand per tool (the triage). */
+  finish(demand: ReadonlyMap<string, number>): Classification;
+}
+
 /**
  * Classifies a process's tools into primary and deferred (spec §13, §14.2): the configuration's
  * `primary` flags, recipe promotions (`allowedToolsAdd` by name, `allowedToolsKeep`) and
@@ -66,59 +75,125 @@ export interface Classification {
  * floor, then the budget triage. Pure and allocation-light: it runs on every manifest.
  */
 export function classifyTools(input: ClassificationInput): Classification {
+  const prepared = prepare(input, input.demand);
+  return complete(prepared, prepared.candidates, input.limit);
+}
+
+/**
+ * {@link classifyTools} in two steps, for a caller that reads the demand counters only when the
+ * budget cuts: everything but the triage once, then `finish` with the demand.
+ *
+ * @example
+ * const prepared = prepareClassification(input);
+ * const result = prepared.finish(prepared.needsDemand ? await readDemand() : new Map());
+ */
+export function prepareClassification(input: Omit<ClassificationInput, "demand">): PreparedClassification {
+  const prepared = prepare(input, new Map());
+  const { candidates, measured } = prepared;
+  return {
+    needsDemand: input.limit !== null && candidates.length > input.limit,
+    finish(demand) {
+      const ranked =
+        demand.size === 0
+          ? candidates
+          : candidates.map((candidate, index) =>
+              measured[index] ? { ...candidate, demand: demand.get(candidate.name) ?? 0 } : candidate,
+            );
+      return complete(prepared, ranked, input.limit);
+    },
+  };
+}
+
+interface Prepared {
+  /** The tools in name order. */
+  readonly tools: readonly SurfaceTool[];
+  /** Triage candidates in name order. */
+  readonly candidates: readonly TriageCandidate[];
+  /** Per candidate: whether its demand is measured (not its activation, not the floor's 0). */
+  readonly measured: readonly boolean[];
+  readonly staticDeferred: readonly string[];
+}
+
+/** Everything but the triage: the candidates, ranked by `demand` where it applies. */
+function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap<string, number>): Prepared {
   const add = new Set(input.hints.allowedToolsAdd);
   const keep = new ToolHints(input.hints.allowedToolsKeep);
   const defer = new ToolHints(input.hints.allowedToolsDefer);
   const dropFirst = new ToolHints(input.hints.allowedToolsDropFirst);
   const additional = new Set(input.additional ?? []);
 
+  // One sort: every list below is built in name order, so none is sorted again.
+  const tools = sortByName(input.tools);
   const candidates: TriageCandidate[] = [];
+  const measured: boolean[] = [];
   const staticDeferred: string[] = [];
-  const deferredOnly: string[] = [];
-  for (const tool of input.tools) {
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index]!;
     const { name } = tool;
     if (isMandatoryTool(name)) {
       candidates.push({ name, triageClass: "mandatory", demand: 0, namedInHint: false });
+      measured.push(false);
       continue;
     }
-    const promoted = tool.primary || add.has(name) || keep.has(name);
+    const added = add.has(name);
+    const kept = keep.match(name);
+    const promoted = tool.primary || added || kept !== null;
     const deferredByConfig =
-      !promoted ||
-      defer.has(name) ||
-      (tool.defaultDeferred && isPackTool(name) && !add.has(name) && !keep.has(name));
+      !promoted || defer.has(name) || (tool.defaultDeferred && !added && kept === null && isPackTool(name));
     if (deferredByConfig) staticDeferred.push(name);
     const activatedAt = input.activated.get(name);
-    if (deferredByConfig && activatedAt === undefined && !additional.has(name)) {
-      deferredOnly.push(name);
-      continue;
-    }
+    const isAdditional = additional.has(name);
+    if (deferredByConfig && activatedAt === undefined && !isAdditional) continue;
     let triageClass: TriageClass;
     let namedInHint = false;
-    if (additional.has(name)) {
+    if (isAdditional) {
       triageClass = "keep";
     } else if (activatedAt !== undefined) {
       triageClass = "activated";
-    } else if (keep.has(name)) {
+    } else if (kept !== null) {
       triageClass = "keep";
-      namedInHint = keep.match(name) === "name";
-    } else if (dropFirst.has(name)) {
-      triageClass = "dropFirst";
-      namedInHint = dropFirst.match(name) === "name";
-    } else if (add.has(name)) {
-      triageClass = "add";
+      namedInHint = kept === "name";
     } else {
-      triageClass = isPackTool(name) ? "pack" : "builtIn";
+      const dropped = dropFirst.match(name);
+      if (dropped !== null) {
+        triageClass = "dropFirst";
+        namedInHint = dropped === "name";
+      } else if (added) {
+        triageClass = "add";
+      } else {
+        triageClass = isPackTool(name) ? "pack" : "builtIn";
+      }
     }
-    const demand = activatedAt ?? input.demand.get(name) ?? 0;
-    candidates.push({ name, triageClass, demand, namedInHint });
+    candidates.push({ name, triageClass, demand: activatedAt ?? demand.get(name) ?? 0, namedInHint });
+    measured.push(activatedAt === undefined);
   }
-  const triage = triageTools(candidates, input.limit);
-  const deferred = [...deferredOnly, ...triage.demoted].sort();
+  return { tools, candidates, measured, staticDeferred };
+}
+
+/** The triage over `candidates`, and the buckets from it. */
+function complete(
+  prepared: Prepared,
+  candidates: readonly TriageCandidate[],
+  limit: number | null,
+): Classification {
+  const triage = triageTools(candidates, limit);
   return {
     primary: triage.kept,
-    deferred,
+    deferred: complement(prepared.tools, triage.kept),
     demoted: triage.demoted,
     demotedUnits: triage.demotedUnits,
-    staticDeferred: staticDeferred.sort(),
+    staticDeferred: [...prepared.staticDeferred],
   };
+}
+
+/** The names of `tools` not in `kept`, in name order; both lists are in name order, `kept` a subset. */
+function complement(tools: readonly SurfaceTool[], kept: readonly string[]): string[] {
+  const rest: string[] = [];
+  let next = 0;
+  for (let index = 0; index < tools.length; index++) {
+    const { name } = tools[index]!;
+    if (next < kept.length && kept[next] === name) next++;
+    else rest.push(name);
+  }
+  return rest;
 }

@@ -1,11 +1,30 @@
+import { LRUCache } from "lru-cache";
 import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
 import { isPackTool, toolFamily } from "./tool-family";
 
 const HINT_LENGTH = 120;
 
+/**
+ * Hints by description. Every manifest lists each deferred tool's hint, and the same descriptions
+ * come back turn after turn (a 5,000-tool manifest computes thousands); bounded in bytes.
+ */
+const hints = new LRUCache<string, string>({
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (hint, description) => 2 * (hint.length + description.length),
+});
+
 /** A one-line hint from a description: its first sentence, at most 120 characters. */
 export function toolHint(description: string): string {
+  let hint = hints.get(description);
+  if (hint === undefined) {
+    hint = firstSentence(description);
+    hints.set(description, hint);
+  }
+  return hint;
+}
+
+function firstSentence(description: string): string {
   const flat = description.replace(/\s+/g, " ").trim();
   const sentence = /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
   return sentence.length > HINT_LENGTH ? `${sentence.slice(0, HINT_LENGTH - 1).trimEnd()}…` : sentence;
@@ -18,7 +37,9 @@ function lines(tools: readonly SurfaceTool[]): string[] {
   for (const tool of sorted) {
     if (!isPackTool(tool.name)) continue;
     const pack = toolFamily(tool.name);
-    packs.set(pack, [...(packs.get(pack) ?? []), tool]);
+    const members = packs.get(pack);
+    if (members) members.push(tool);
+    else packs.set(pack, [tool]);
   }
   const seenPacks = new Set<string>();
   for (const tool of sorted) {

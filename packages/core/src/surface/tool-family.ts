@@ -1,4 +1,4 @@
-import { packOf } from "../ids";
+import { PACK_SEPARATOR, packOf } from "../ids";
 
 /**
  * `ToolFamily` (spec §14.2): the unit of demotion. A pack's sub-tools (`pack__op`) form the
@@ -15,7 +15,8 @@ export function toolFamily(name: string): string {
 
 /** Whether a tool is a pack sub-tool (`pack__op`). */
 export function isPackTool(name: string): boolean {
-  return packOf(name) !== null;
+  // `packOf(name) !== null`, without cutting the pack's name out.
+  return name.indexOf(PACK_SEPARATOR) > 0;
 }
 
 /**
@@ -34,7 +35,9 @@ export class ToolHints {
   /** `"name"` when the tool is named exactly, `"pattern"` when a prefix pattern matches, else null. */
   match(name: string): "name" | "pattern" | null {
     if (this.names.has(name)) return "name";
-    return this.prefixes.some((prefix) => name.startsWith(prefix)) ? "pattern" : null;
+    for (let index = 0; index < this.prefixes.length; index++)
+      if (name.startsWith(this.prefixes[index]!)) return "pattern";
+    return null;
   }
 
   /** Whether the tool is named or matched. */

@@ -1,10 +1,10 @@
 import { VanceError } from "../errors";
-import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
 import type { ServerToolService } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
-import { type Classification, classifyTools, type SurfaceTool } from "./classify";
+import { type Classification, prepareClassification, type SurfaceTool } from "./classify";
+import type { DemotionLog } from "./demotion-log";
 import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
 import { toWireTool, type WireFormat } from "./wire";
 
@@ -44,7 +44,8 @@ export interface ToolSurfaceOptions {
   readonly budget: ToolBudget;
   readonly records: Pick<ProcessRecords, "liveActivations">;
   readonly usage: Pick<ToolUsage, "demand">;
-  readonly logger: Logger;
+  /** Writes the `budget.demoted` line once per process and outcome. */
+  readonly demotions: Pick<DemotionLog, "record">;
   /** Slots kept free for the engine's action tool appended outside classification. */
   readonly externalReserve?: number;
 }
@@ -83,8 +84,7 @@ export class ToolSurface {
     const { classification, tools } = surface;
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     if (classification.demoted.length > 0) {
-      this.options.logger.info("budget.demoted", {
-        processId: record.processId,
+      await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
         limit: surface.limit,
         demoted: classification.demoted.length,
@@ -135,19 +135,17 @@ export class ToolSurface {
     }
     const activated = await this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
-    const input = {
+    const prepared = prepareClassification({
       tools: [...tools.values()],
       hints: record,
       activated,
-      demand: new Map<string, number>(),
       additional,
       limit,
-    };
-    let classification = classifyTools(input);
-    if (classification.demoted.length > 0) {
-      // Demand only matters when something must go: read the counters then, not every turn.
-      classification = classifyTools({ ...input, demand: await this.options.usage.demand(record) });
-    }
+    });
+    // Demand only matters when something must go: read the counters then, not every turn.
+    const classification = prepared.finish(
+      prepared.needsDemand ? await this.options.usage.demand(record) : new Map<string, number>(),
+    );
     return { tools, classification, maxTools: budget.maxTools, limit };
   }
 }

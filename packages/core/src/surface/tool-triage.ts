@@ -1,5 +1,6 @@
 import { VanceError } from "../errors";
 import { compareStrings } from "../order";
+import { sortByName } from "./name-order";
 import { toolFamily } from "./tool-family";
 
 /**
@@ -39,8 +40,10 @@ export interface TriageResult {
 interface Unit {
   readonly family: string;
   readonly triageClass: TriageClass;
+  /** In name order: candidates are grouped after sorting. */
   readonly members: string[];
   demand: number;
+  demoted: boolean;
 }
 
 const CLASS_RANK = new Map(TRIAGE_CLASSES.map((triageClass, index) => [triageClass, index]));
@@ -49,11 +52,14 @@ const CLASS_RANK = new Map(TRIAGE_CLASSES.map((triageClass, index) => [triageCla
  * `ToolTriage` (spec §14.2): while the candidates exceed `limit`, demote whole families, in
  * class order and, within a class, lowest demand first (ties by family name, for determinism).
  * A floor (mandatory tools) larger than the limit is a configuration error: 409.
+ * Candidate names are unique; candidates already in name order are not sorted again.
  */
 export function triageTools(candidates: readonly TriageCandidate[], limit: number | null): TriageResult {
-  const all = candidates.map((candidate) => candidate.name).sort();
-  if (limit === null || candidates.length <= limit) return { kept: all, demoted: [], demotedUnits: [] };
-  const mandatory = candidates.filter((candidate) => candidate.triageClass === "mandatory").length;
+  const sorted = sortByName(candidates);
+  if (limit === null || sorted.length <= limit)
+    return { kept: sorted.map((candidate) => candidate.name), demoted: [], demotedUnits: [] };
+  let mandatory = 0;
+  for (const candidate of sorted) if (candidate.triageClass === "mandatory") mandatory++;
   if (mandatory > limit) {
     throw new VanceError(
       "budget_floor_exceeded",
@@ -63,39 +69,54 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
       { limit, floor: mandatory },
     );
   }
-  const units = new Map<string, Unit>();
-  for (const candidate of candidates) {
-    if (candidate.triageClass === "mandatory") continue;
+  // A unit is a family (or a tool named in a hint) within one class; nested maps rather than a
+  // joined key, so no key string is built per candidate.
+  const units = new Map<
+    TriageClass,
+    { readonly named: Map<string, Unit>; readonly families: Map<string, Unit> }
+  >();
+  const unitOf: (Unit | undefined)[] = new Array(sorted.length);
+  const order: Unit[] = [];
+  for (let index = 0; index < sorted.length; index++) {
+    const candidate = sorted[index]!;
+    const { triageClass } = candidate;
+    if (triageClass === "mandatory") continue;
+    let byClass = units.get(triageClass);
+    if (!byClass) {
+      byClass = { named: new Map(), families: new Map() };
+      units.set(triageClass, byClass);
+    }
     const family = candidate.namedInHint ? candidate.name : toolFamily(candidate.name);
-    const key = `${candidate.triageClass}\u0000${candidate.namedInHint ? "=" : "~"}${family}`;
-    const unit = units.get(key);
+    const group = candidate.namedInHint ? byClass.named : byClass.families;
+    let unit = group.get(family);
     if (unit) {
       unit.members.push(candidate.name);
       unit.demand = Math.max(unit.demand, candidate.demand);
     } else {
-      units.set(key, {
-        family,
-        triageClass: candidate.triageClass,
-        members: [candidate.name],
-        demand: candidate.demand,
-      });
+      unit = { family, triageClass, members: [candidate.name], demand: candidate.demand, demoted: false };
+      group.set(family, unit);
+      order.push(unit);
     }
+    unitOf[index] = unit;
   }
-  const order = [...units.values()].sort(
+  order.sort(
     (a, b) =>
       CLASS_RANK.get(a.triageClass)! - CLASS_RANK.get(b.triageClass)! ||
       a.demand - b.demand ||
       compareStrings(a.family, b.family),
   );
-  let size = candidates.length;
+  let size = sorted.length;
   const demoted: string[] = [];
   const demotedUnits: TriageResult["demotedUnits"] = [];
   for (const unit of order) {
     if (size <= limit) break;
     size -= unit.members.length;
-    demoted.push(...unit.members.sort());
+    unit.demoted = true;
+    demoted.push(...unit.members);
     demotedUnits.push({ family: unit.family, triageClass: unit.triageClass, tools: unit.members.length });
   }
-  const gone = new Set(demoted);
-  return { kept: all.filter((name) => !gone.has(name)), demoted, demotedUnits };
+  const kept: string[] = [];
+  for (let index = 0; index < sorted.length; index++)
+    if (!unitOf[index]?.demoted) kept.push(sorted[index]!.name);
+  return { kept, demoted, demotedUnits };
 }

@@ -1,0 +1,174 @@
+import { LRUCache } from "lru-cache";
+import { ID_PATTERN, TENANT_PROJECT } from "../ids";
+import type { StateStore } from "../ports/state-store";
+
+/** The generation marker of one document layer: `documents/{tenant}/{project}` (`_tenant`: the tenant layer). */
+export function layerMarker(tenant: string, project: string): string {
+  return `documents/${tenant}/${project}`;
+}
+
+/** Bumped by every learned tool limit. */
+export const OBSERVED_LIMITS_MARKER = "observed-tool-limits";
+
+/** Bumped by every write into the catalog bucket (the sync's `catalog.json` included). */
+export const CATALOG_MARKER = "catalog";
+
+/**
+ * Everything a request about one project may read from a cache: its two document layers, the
+ * observed tool limits and the catalog. One state-store read of these makes the request see every
+ * write that finished before it started.
+ */
+export function requestMarkers(tenant: string, project: string): string[] {
+  return [
+    ...(project === TENANT_PROJECT ? [] : [layerMarker(tenant, project)]),
+    layerMarker(tenant, TENANT_PROJECT),
+    OBSERVED_LIMITS_MARKER,
+    CATALOG_MARKER,
+  ];
+}
+
+/**
+ * The layer marker of a documents-bucket key (`{tenant}/{project}/{path}`), or null for a key
+ * that is no document of a layer: what a bucket event or a store scan bumps.
+ */
+export function markerOfDocumentKey(key: string): string | null {
+  const [tenant, project, ...path] = key.split("/");
+  if (tenant === undefined || project === undefined || path.length === 0 || path.join("/") === "")
+    return null;
+  if (!ID_PATTERN.test(tenant) || (project !== TENANT_PROJECT && !ID_PATTERN.test(project))) return null;
+  return layerMarker(tenant, project);
+}
+
+/** What a cached value was read under: the marker's generation then, and when (epoch ms). */
+export interface GenerationStamp {
+  readonly generation: number;
+  readonly at: number;
+}
+
+/** Whether a read trusts what the request already knows, or reads the generations first. */
+export type Freshness =
+  /** Reads the generations first (one state-store request): the read sees every write finished before it. */
+  | "fresh"
+  /**
+   * Trusts the generations this request has read already — ProcessService reads them in the
+   * same request as the process record. Only for code that runs below such a read.
+   */
+  | "known";
+
+/** The safety net's default: anything cached is read again after 5 minutes, moved generation or not. */
+export const DEFAULT_REVALIDATE_AFTER_MS = 5 * 60 * 1000;
+
+/** How many markers an instance remembers; a forgotten one is simply read again. */
+const KNOWN_MARKERS = 100_000;
+
+export interface GenerationsOptions {
+  readonly state: Pick<StateStore, "getGenerations" | "bumpGeneration">;
+  /** Epoch milliseconds. */
+  readonly now?: () => number;
+  /** The safety net for writes no event reported: nothing cached is used for longer than this. */
+  readonly revalidateAfterMs?: number;
+}
+
+/** Counters for `/v1/metrics`. */
+export interface GenerationStats {
+  /** State-store requests that read generations (reads batched with a process record included). */
+  readonly reads: number;
+  readonly bumps: number;
+}
+
+/**
+ * Generation markers (DESIGN.md §2: cache only what can be revalidated cheaply and correctly):
+ * every write through the service bumps the marker of what it changed, after the write. A warm
+ * instance keeps what it read stamped with the marker's generation, and uses it while the
+ * generation it knows is the same. Known generations only move forward, and a request reads
+ * them (one state-store request) before it trusts them, so it sees every write that finished
+ * before it started — on any instance. Writes behind the service's back reach the markers
+ * through bucket events or the local store scan; the safety net ages out everything else.
+ */
+export class Generations {
+  readonly #state: GenerationsOptions["state"];
+  readonly #now: () => number;
+  readonly #revalidateAfterMs: number;
+  readonly #known: LRUCache<string, number>;
+  /** Reads are numbered; a read that started before a marker was forgotten may not set it again. */
+  #readSequence = 0;
+  #forgottenAt = 0;
+  #reads = 0;
+  #bumps = 0;
+
+  constructor(options: GenerationsOptions) {
+    this.#state = options.state;
+    this.#now = options.now ?? (() => Date.now());
+    this.#revalidateAfterMs = options.revalidateAfterMs ?? DEFAULT_REVALIDATE_AFTER_MS;
+    this.#known = new LRUCache({
+      max: KNOWN_MARKERS,
+      // A straggling read could otherwise set a forgotten marker back to an older generation.
+      dispose: (_generation, _marker, reason) => {
+        if (reason === "evict") this.#forgottenAt = this.#readSequence;
+      },
+    });
+  }
+
+  /** Reads these markers now, in one state-store request. */
+  async read(markers: readonly string[]): Promise<void> {
+    await this.readAlong(markers, async () => ({
+      value: undefined,
+      generations: await this.#state.getGenerations(markers),
+    }));
+  }
+
+  /**
+   * Runs a read that answers these markers' generations along with its own value in one request
+   * (`StateStore.getProcessAndGenerations`), and remembers the generations.
+   */
+  async readAlong<T>(
+    markers: readonly string[],
+    read: () => Promise<{ readonly value: T; readonly generations: readonly number[] }>,
+  ): Promise<T> {
+    const sequence = ++this.#readSequence;
+    this.#reads++;
+    const { value, generations } = await read();
+    markers.forEach((marker, i) => {
+      this.#observe(marker, generations[i] ?? 0, sequence);
+    });
+    return value;
+  }
+
+  /** Reads the markers this instance knows no generation of; none unknown, no request. */
+  async ensure(markers: readonly string[]): Promise<void> {
+    const unknown = markers.filter((marker) => !this.#known.has(marker));
+    if (unknown.length > 0) await this.read(unknown);
+  }
+
+  /** Bumps a marker after a write; this instance knows the new generation at once. */
+  async bump(marker: string): Promise<number> {
+    const sequence = ++this.#readSequence;
+    const generation = await this.#state.bumpGeneration(marker);
+    this.#bumps++;
+    this.#observe(marker, generation, sequence);
+    return generation;
+  }
+
+  /** The stamp for a value about to be read from a store under `marker`'s known generation. */
+  stamp(marker: string): GenerationStamp {
+    return { generation: this.#known.get(marker) ?? -1, at: this.#now() };
+  }
+
+  /** Whether a value read under `stamp` may still be used: its generation is the known one and the safety net has not aged it out. */
+  isCurrent(marker: string, stamp: GenerationStamp): boolean {
+    const known = this.#known.get(marker);
+    return (
+      known !== undefined && known === stamp.generation && this.#now() - stamp.at < this.#revalidateAfterMs
+    );
+  }
+
+  get stats(): GenerationStats {
+    return { reads: this.#reads, bumps: this.#bumps };
+  }
+
+  #observe(marker: string, generation: number, sequence: number): void {
+    const known = this.#known.get(marker);
+    if (known === undefined && sequence <= this.#forgottenAt) return;
+    if (known === undefined || generation > known) this.#known.set(marker, generation);
+  }
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../errors";
+import type { StateStore } from "../ports/state-store";
+import { DemotionLog, type DemotionOutcome } from "./demotion-log";
+
+const PROCESS = { tenant: "acme", project: "web", processId: "p1" };
+
+const outcome = (tools: number): DemotionOutcome => ({
+  maxTools: 128,
+  limit: 127,
+  demoted: tools + 15,
+  families: [
+    { family: "gmail", triageClass: "pack", tools },
+    { family: "jira", triageClass: "pack", tools: 15 },
+  ],
+});
+
+/** `markOnce` as the stores answer it (first caller of a marker wins), with the calls counted. */
+function markers(): Pick<StateStore, "markOnce"> & { calls: number } {
+  const held = new Set<string>();
+  return {
+    calls: 0,
+    async markOnce(marker) {
+      this.calls++;
+      if (held.has(marker)) return false;
+      held.add(marker);
+      return true;
+    },
+  };
+}
+
+function recorder() {
+  const lines: { event: string; fields?: Readonly<Record<string, unknown>> }[] = [];
+  const logger = {
+    info: (event: string, fields?: Readonly<Record<string, unknown>>) => lines.push({ event, fields }),
+    warn: () => {},
+  };
+  return { lines, logger };
+}
+
+describe("DemotionLog", () => {
+  it("logs an outcome once per process, and again when it changes", async () => {
+    const { lines, logger } = recorder();
+    const state = markers();
+    const log = new DemotionLog({ logger, state });
+    for (let turn = 0; turn < 3; turn++) await log.record(PROCESS, outcome(20));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toEqual({
+      event: "budget.demoted",
+      fields: { processId: "p1", maxTools: 128, limit: 127, demoted: 35, families: outcome(20).families },
+    });
+    await log.record(PROCESS, outcome(19));
+    await log.record({ ...PROCESS, processId: "p2" }, outcome(20));
+    expect(lines).toHaveLength(3);
+    // A known outcome costs no request: only the three new ones asked the state store.
+    expect(state.calls).toBe(3);
+  });
+
+  it("a second instance over the same state store stays silent for a logged outcome", async () => {
+    const state = markers();
+    const first = recorder();
+    const second = recorder();
+    await new DemotionLog({ logger: first.logger, state }).record(PROCESS, outcome(20));
+    const other = new DemotionLog({ logger: second.logger, state });
+    await other.record(PROCESS, outcome(20));
+    await other.record(PROCESS, outcome(20));
+    expect(first.lines).toHaveLength(1);
+    expect(second.lines).toEqual([]);
+    expect(state.calls).toBe(2);
+  });
+
+  it("without a state store each instance logs once on its own", async () => {
+    const { lines, logger } = recorder();
+    const log = new DemotionLog({ logger });
+    await log.record(PROCESS, outcome(20));
+    await log.record(PROCESS, outcome(20));
+    expect(lines).toHaveLength(1);
+  });
+
+  it("logs when the state store is unavailable, and asks again next time", async () => {
+    const { lines, logger } = recorder();
+    let calls = 0;
+    const state = {
+      markOnce: async () => {
+        calls++;
+        throw new StoreUnavailableError("state store", "timeout");
+      },
+    };
+    const log = new DemotionLog({ logger, state });
+    await log.record(PROCESS, outcome(20));
+    await log.record(PROCESS, outcome(20));
+    expect(lines).toHaveLength(2);
+    expect(calls).toBe(2);
+  });
+
+  it("lets an unexpected error through", async () => {
+    const { logger } = recorder();
+    const state = {
+      markOnce: async (): Promise<boolean> => {
+        throw new TypeError("a bug");
+      },
+    };
+    await expect(new DemotionLog({ logger, state }).record(PROCESS, outcome(20))).rejects.toThrow("a bug");
+  });
+});

@@ -1,0 +1,96 @@
+import { LRUCache } from "lru-cache";
+import { StoreUnavailableError } from "../errors";
+import type { Logger } from "../ports/logger";
+import type { ProcessKey, StateStore } from "../ports/state-store";
+import type { TriageResult } from "./tool-triage";
+
+/**
+ * How long an outcome counts as logged. A process whose demotions stand for longer gets the line
+ * again once a day: a reminder in the logs, not one line per turn.
+ */
+export const DEMOTION_LOG_TTL_SECONDS = 86_400;
+
+/** Outcomes an instance remembers; one more costs one `markOnce` request, never a second line. */
+const REMEMBERED_OUTCOMES = 10_000;
+
+/** One manifest's demotions: what the budget allowed and which families it moved. */
+export interface DemotionOutcome {
+  readonly maxTools: number | null;
+  readonly limit: number | null;
+  readonly demoted: number;
+  readonly families: TriageResult["demotedUnits"];
+}
+
+export interface DemotionLogOptions {
+  readonly logger: Logger;
+  /** Shares the logged outcomes between instances; without it each instance logs on its own. */
+  readonly state?: Pick<StateStore, "markOnce">;
+  readonly ttlSeconds?: number;
+}
+
+/**
+ * The `budget.demoted` INFO line (spec §14.3: every demotion is logged, with families and
+ * counts), written once per process and outcome instead of every turn: an engine asks for the
+ * manifest every turn, and the same cut each time says nothing new. A changed outcome (an
+ * activation, a new limit, another skill) is logged again.
+ *
+ * Across instances a `markOnce` marker (process + a hash of the outcome) decides who writes the
+ * line. Each instance remembers the outcomes it has seen, so a warm instance costs no request for
+ * a known outcome: the state store is asked only when an outcome is new to this instance.
+ */
+export class DemotionLog {
+  private readonly seen: LRUCache<string, true>;
+  private readonly ttlSeconds: number;
+
+  constructor(private readonly options: DemotionLogOptions) {
+    this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
+    this.seen = new LRUCache({ max: REMEMBERED_OUTCOMES, ttl: this.ttlSeconds * 1000 });
+  }
+
+  /** Logs `outcome` for the process unless this process's same outcome was logged already. */
+  async record(process: ProcessKey, outcome: DemotionOutcome): Promise<void> {
+    const described = outcomeLine(outcome);
+    const key = `${process.tenant}/${process.project}/${process.processId}\n${described}`;
+    if (this.seen.has(key)) return;
+    // Remembered before the request: a concurrent manifest of the same outcome asks no second time.
+    this.seen.set(key, true);
+    const marker = `budget.demoted/${process.tenant}/${process.project}/${process.processId}/${hash(described)}`;
+    let first: boolean;
+    try {
+      first = this.options.state ? await this.options.state.markOnce(marker, this.ttlSeconds) : true;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // A log gate must not fail the manifest: without an answer, a second line beats a lost one.
+      this.seen.delete(key);
+      first = true;
+    }
+    if (!first) return;
+    this.options.logger.info("budget.demoted", {
+      processId: process.processId,
+      maxTools: outcome.maxTools,
+      limit: outcome.limit,
+      demoted: outcome.demoted,
+      families: outcome.families,
+    });
+  }
+}
+
+/** The outcome as one line, e.g. `128/127: pack gmail 20, pack jira 15`. */
+function outcomeLine(outcome: DemotionOutcome): string {
+  const families = outcome.families.map((unit) => `${unit.triageClass} ${unit.family} ${unit.tools}`);
+  return `${outcome.maxTools}/${outcome.limit}: ${families.join(", ")}`;
+}
+
+/** cyrb53 (a 53-bit string hash, public domain), base 36: a short marker for a long outcome. */
+function hash(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
