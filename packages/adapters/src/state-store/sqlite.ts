@@ -21,7 +21,7 @@ import type {
   ToolUsageRow,
 } from "@vance/core";
 import { compareStrings } from "@vance/core";
-import Database from "better-sqlite3";
+import Database, { type Statement } from "better-sqlite3";
 
 export interface SqliteStateStoreOptions {
   /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
@@ -77,6 +77,7 @@ export class SqliteStateStore implements StateStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements;
+  readonly #generationReads = new Map<number, Statement>();
 
   constructor(filePath: string, options: SqliteStateStoreOptions = {}) {
     this.#db = new Database(filePath);
@@ -277,16 +278,30 @@ export class SqliteStateStore implements StateStore {
     return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
   }
 
+  /**
+   * The statement reading `count` markers, prepared once per count: a request reads the same few
+   * markers every time, and preparing costs more than the read.
+   */
+  #selectGenerations(count: number): Statement {
+    let statement = this.#generationReads.get(count);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `SELECT marker, generation FROM generations WHERE marker IN (${Array.from({ length: count }, () => "?").join(", ")})`,
+      );
+      this.#generationReads.set(count, statement);
+    }
+    return statement;
+  }
+
   #readGenerations(markers: readonly string[]): number[] {
     const found = new Map<string, number>();
     const unique = [...new Set(markers)];
     for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
       const chunk = unique.slice(i, i + MAX_IN_PARAMS);
-      const rows = this.#db
-        .prepare(
-          `SELECT marker, generation FROM generations WHERE marker IN (${chunk.map(() => "?").join(", ")})`,
-        )
-        .all(...chunk) as { marker: string; generation: number }[];
+      const rows = this.#selectGenerations(chunk.length).all(...chunk) as {
+        marker: string;
+        generation: number;
+      }[];
       for (const row of rows) found.set(row.marker, row.generation);
     }
     return markers.map((marker) => found.get(marker) ?? 0);
