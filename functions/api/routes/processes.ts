@@ -1,5 +1,6 @@
 import {
   InvocableToolNameSchema,
+  manifestJson,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
@@ -141,7 +142,9 @@ export function processRoutes(processes: ProcessService, secret: string) {
       throw new VanceError("invalid_format", 400, "format is openai or anthropic");
     }
     const additional = (c.req.query("with") ?? "").split(",").filter(Boolean);
-    return c.json(await processes.manifest({ tenant, project, processId: id }, format, additional));
+    const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);
+    // `c.json(manifest)`, byte for byte, with the wire tools' JSON serialised once per tool.
+    return c.body(manifestJson(manifest), 200, { "content-type": "application/json" });
   });
 
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {

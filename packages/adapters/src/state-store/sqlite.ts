@@ -23,6 +23,9 @@ import type {
 import { compareStrings } from "@vance/core";
 import Database, { type Statement } from "better-sqlite3";
 
+/** A stored record without its activations, which live in their own table. */
+type StoredRecord = Omit<ProcessRecord, "activatedTools">;
+
 export interface SqliteStateStoreOptions {
   /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
   readonly now?: () => number;
@@ -69,6 +72,9 @@ const SCHEMA = `
   ) WITHOUT ROWID;
 `;
 
+/** Stored text (UTF-16 code units) of the parsed records kept: about 4 MiB of text, a few times that parsed. */
+const PARSED_RECORD_CHARS = 2 * 1024 * 1024;
+
 /** SQLite keeps at most 32766 bound parameters per statement; stay far below. */
 const MAX_IN_PARAMS = 500;
 
@@ -78,6 +84,25 @@ export class SqliteStateStore implements StateStore {
   readonly #now: () => number;
   readonly #statements;
   readonly #generationReads = new Map<number, Statement>();
+  /**
+   * Parsed process records by key, with the stored text they were parsed from: a record is read
+   * on every turn and rarely changes, and parsing a large allow set costs more than the read.
+   * Reused only when the stored text is the same; deep-frozen, since every reader shares it.
+   */
+  readonly #parsedRecords = new Map<string, { text: string; record: StoredRecord }>();
+  /** UTF-16 code units of the texts in {@link #parsedRecords}; the oldest go past the bound. */
+  #parsedChars = 0;
+  /** Statements of `getObservedToolLimits`, prepared once per number of models. */
+  readonly #limitReads = new Map<number, Statement>();
+  /**
+   * Read transactions, wrapped once: `db.transaction(fn)` builds four wrapper functions on every
+   * call, which costs more than the reads it wraps.
+   */
+  readonly #readProcessTx: (key: ProcessKey) => ProcessRecord | null;
+  readonly #readProcessAndGenerationsTx: (
+    key: ProcessKey,
+    markers: readonly string[],
+  ) => ProcessWithGenerations;
 
   constructor(filePath: string, options: SqliteStateStoreOptions = {}) {
     this.#db = new Database(filePath);
@@ -136,6 +161,13 @@ export class SqliteStateStore implements StateStore {
          WHERE once_markers.expires_at <= ?`,
       ),
     };
+    this.#readProcessTx = db.transaction((key: ProcessKey) => this.#readProcess(key));
+    this.#readProcessAndGenerationsTx = db.transaction(
+      (key: ProcessKey, markers: readonly string[]): ProcessWithGenerations => ({
+        process: this.#readProcess(key),
+        generations: this.#readGenerations(markers),
+      }),
+    );
   }
 
   async createProcess(record: ProcessRecord): Promise<boolean> {
@@ -157,7 +189,7 @@ export class SqliteStateStore implements StateStore {
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
     // One read transaction, so the record and its activated tools come from one snapshot.
-    return this.#db.transaction(() => this.#readProcess(key))();
+    return this.#readProcessTx(key);
   }
 
   async getProcessAndGenerations(
@@ -165,10 +197,7 @@ export class SqliteStateStore implements StateStore {
     markers: readonly string[],
   ): Promise<ProcessWithGenerations> {
     // One read transaction: the record and the markers come from one snapshot.
-    return this.#db.transaction(() => ({
-      process: this.#readProcess(key),
-      generations: this.#readGenerations(markers),
-    }))();
+    return this.#readProcessAndGenerationsTx(key, markers);
   }
 
   async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
@@ -231,12 +260,11 @@ export class SqliteStateStore implements StateStore {
     const found = new Map<string, ObservedToolLimit>();
     for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
       const chunk = unique.slice(i, i + MAX_IN_PARAMS);
-      const rows = this.#db
-        .prepare(
-          `SELECT model, max_tools, observed_at FROM observed_tool_limits
-           WHERE model IN (${chunk.map(() => "?").join(", ")})`,
-        )
-        .all(...chunk) as { model: string; max_tools: number; observed_at: number }[];
+      const rows = this.#selectLimits(chunk.length).all(...chunk) as {
+        model: string;
+        max_tools: number;
+        observed_at: number;
+      }[];
       for (const row of rows) {
         found.set(row.model, { model: row.model, maxTools: row.max_tools, observedAt: row.observed_at });
       }
@@ -274,8 +302,33 @@ export class SqliteStateStore implements StateStore {
       name: string;
       at: number;
     }[];
-    const record = JSON.parse(row.record) as Omit<ProcessRecord, "activatedTools">;
+    const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
+    const cached = this.#parsedRecords.get(cacheKey);
+    let record: StoredRecord;
+    if (cached?.text === row.record) {
+      record = cached.record;
+    } else {
+      record = deepFreeze(JSON.parse(row.record) as StoredRecord);
+      this.#rememberRecord(cacheKey, row.record, record);
+    }
     return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
+  }
+
+  #rememberRecord(key: string, text: string, record: StoredRecord): void {
+    const previous = this.#parsedRecords.get(key);
+    if (previous) {
+      this.#parsedChars -= previous.text.length;
+      this.#parsedRecords.delete(key);
+    }
+    if (text.length > PARSED_RECORD_CHARS) return;
+    this.#parsedRecords.set(key, { text, record });
+    this.#parsedChars += text.length;
+    // Insertion order: the first keys are the least recently parsed.
+    for (const [oldKey, entry] of this.#parsedRecords) {
+      if (this.#parsedChars <= PARSED_RECORD_CHARS) break;
+      this.#parsedRecords.delete(oldKey);
+      this.#parsedChars -= entry.text.length;
+    }
   }
 
   /**
@@ -289,6 +342,19 @@ export class SqliteStateStore implements StateStore {
         `SELECT marker, generation FROM generations WHERE marker IN (${Array.from({ length: count }, () => "?").join(", ")})`,
       );
       this.#generationReads.set(count, statement);
+    }
+    return statement;
+  }
+
+  /** The statement reading `count` observed limits, prepared once per count (a chain is short). */
+  #selectLimits(count: number): Statement {
+    let statement = this.#limitReads.get(count);
+    if (!statement) {
+      statement = this.#db.prepare(
+        `SELECT model, max_tools, observed_at FROM observed_tool_limits
+         WHERE model IN (${Array.from({ length: count }, () => "?").join(", ")})`,
+      );
+      this.#limitReads.set(count, statement);
     }
     return statement;
   }
@@ -311,6 +377,15 @@ export class SqliteStateStore implements StateStore {
   close(): void {
     this.#db.close();
   }
+}
+
+/** `value` with every object and array in it frozen: parsed JSON shared between readers. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

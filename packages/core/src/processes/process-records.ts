@@ -158,9 +158,20 @@ export class ProcessRecords {
   }
 }
 
+/** Allow sets by frozen `allowedTools` array: a store that shares parsed records reuses them. */
+const allowSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
 /** What the process may invoke: its frozen allow set and the capability floor (spec §13.1). */
 export function processAllowSet(record: ProcessRecord): ReadonlySet<string> {
-  return new Set([...record.allowedTools, ...MANDATORY_TOOLS]);
+  const names = record.allowedTools;
+  // Only a frozen array cannot change under the cached set.
+  const frozen = Object.isFrozen(names);
+  let allowed = frozen ? allowSets.get(names) : undefined;
+  if (!allowed) {
+    allowed = new Set([...names, ...MANDATORY_TOOLS]);
+    if (frozen) allowSets.set(names, allowed);
+  }
+  return allowed;
 }
 
 /** The key of a stored process. */

@@ -1,7 +1,8 @@
+import { LRUCache } from "lru-cache";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
-import type { ServerToolService } from "../tools/server-tool-service";
+import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
 import { type Classification, prepareClassification, type SurfaceTool } from "./classify";
 import type { DemotionLog } from "./demotion-log";
@@ -57,6 +58,20 @@ export interface ToolSurfaceOptions {
  */
 export class ToolSurface {
   private readonly reserve: number;
+  /**
+   * The surface view of each listed tool, built once per parsed tool: a listed tool is immutable
+   * (a changed document is parsed into a new one), so the same object comes back while the
+   * listing is warm, and the wire tools and their JSON cached by it (`toWireTool`) with it.
+   */
+  private readonly surfaceTools = new WeakMap<ResolvedTool, SurfaceTool>();
+  /**
+   * Discovery blocks by kind and names, with the tools they were written from: a block is reused
+   * only for the very same tool objects, so a changed description or hint writes it anew.
+   */
+  private readonly blocks = new LRUCache<string, { tools: readonly SurfaceTool[]; block: string }>({
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (entry, key) => 2 * (key.length + entry.block.length) + 8 * entry.tools.length,
+  });
 
   constructor(private readonly options: ToolSurfaceOptions) {
     this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
@@ -97,9 +112,24 @@ export class ToolSurface {
       deferred: classification.deferred,
       demoted: classification.demoted,
       budget: { maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit },
-      discoveryBlock: discoveryBlock(pick(classification.staticDeferred)),
-      demotedDiscoveryBlock: demotedDiscoveryBlock(pick(classification.demoted)),
+      discoveryBlock: this.block("static", pick(classification.staticDeferred), discoveryBlock),
+      demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
     };
+  }
+
+  /** `write(tools)`, reused while the same tool objects come back in the same order. */
+  private block(
+    kind: string,
+    tools: readonly SurfaceTool[],
+    write: (tools: readonly SurfaceTool[]) => string,
+  ): string {
+    if (tools.length === 0) return write(tools);
+    const key = `${kind}\n${tools.map((tool) => tool.name).join("\n")}`;
+    const cached = this.blocks.get(key);
+    if (cached?.tools.every((tool, index) => tool === tools[index])) return cached.block;
+    const block = write(tools);
+    this.blocks.set(key, { tools, block });
+    return block;
   }
 
   /** Builds the process's invocable tools and classifies them under the chain's budget. */
@@ -112,14 +142,19 @@ export class ToolSurface {
     const tools = new Map<string, SurfaceTool>();
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
-      tools.set(tool.name, {
-        name: tool.name,
-        description: tool.config.description,
-        inputSchema: tool.inputSchema,
-        origin: tool.layer === "builtin" ? "builtin" : "configured",
-        primary: tool.config.primary,
-        defaultDeferred: tool.config.defaultDeferred,
-      });
+      let surfaceTool = this.surfaceTools.get(tool);
+      if (!surfaceTool) {
+        surfaceTool = {
+          name: tool.name,
+          description: tool.config.description,
+          inputSchema: tool.inputSchema,
+          origin: tool.layer === "builtin" ? "builtin" : "configured",
+          primary: tool.config.primary,
+          defaultDeferred: tool.config.defaultDeferred,
+        };
+        this.surfaceTools.set(tool, surfaceTool);
+      }
+      tools.set(tool.name, surfaceTool);
     }
     for (const client of record.clientTools) {
       if (tools.has(client.name)) continue;
