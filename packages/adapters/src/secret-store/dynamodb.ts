@@ -18,7 +18,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { SecretEntry, SecretStore } from "@vance/core";
 import { byString } from "@vance/core";
-import { attemptsOf, errorName, keyPart } from "../state-store/dynamodb";
+import { DynamoRequestCounter, errorName, keyPart } from "../state-store/dynamodb";
 import { SecretCipher } from "./cipher";
 
 export interface DynamoSecretStoreOptions {
@@ -40,7 +40,7 @@ export class DynamoSecretStore implements SecretStore {
   readonly #cipher: SecretCipher;
   readonly #now: () => number;
   readonly #queryPageSize: number | undefined;
-  #requests = 0;
+  readonly #counter = new DynamoRequestCounter();
 
   constructor(options: DynamoSecretStoreOptions) {
     this.#doc = DynamoDBDocumentClient.from(options.client);
@@ -52,12 +52,12 @@ export class DynamoSecretStore implements SecretStore {
 
   /** HTTP requests sent to DynamoDB by this store (SDK retries included) since the last reset. */
   get requestCount(): number {
-    return this.#requests;
+    return this.#counter.count;
   }
 
   /** Starts counting {@link requestCount} from zero. */
   resetRequestCount(): void {
-    this.#requests = 0;
+    this.#counter.reset();
   }
 
   async put(tenant: string, name: string, value: string): Promise<void> {
@@ -135,15 +135,8 @@ export class DynamoSecretStore implements SecretStore {
   }
 
   /** Sends one command and counts the HTTP attempts the SDK made for it. */
-  async #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
-    try {
-      const out = await send();
-      this.#requests += out.$metadata.attempts ?? 1;
-      return out;
-    } catch (error) {
-      this.#requests += attemptsOf(error);
-      throw error;
-    }
+  #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
+    return this.#counter.send(send);
   }
 }
 

@@ -146,7 +146,7 @@ export class DynamoStateStore implements StateStore {
   readonly #table: string;
   readonly #now: () => number;
   readonly #queryPageSize: number | undefined;
-  #requests = 0;
+  readonly #counter = new DynamoRequestCounter();
 
   constructor(options: DynamoStateStoreOptions) {
     this.#doc = DynamoDBDocumentClient.from(options.client, {
@@ -159,12 +159,12 @@ export class DynamoStateStore implements StateStore {
 
   /** HTTP requests sent to DynamoDB by this store (SDK retries included) since the last reset. */
   get requestCount(): number {
-    return this.#requests;
+    return this.#counter.count;
   }
 
   /** Starts counting {@link requestCount} from zero. */
   resetRequestCount(): void {
-    this.#requests = 0;
+    this.#counter.reset();
   }
 
   async createProcess(record: ProcessRecord): Promise<boolean> {
@@ -468,15 +468,8 @@ export class DynamoStateStore implements StateStore {
   }
 
   /** Sends one command and counts the HTTP attempts the SDK made for it. */
-  async #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
-    try {
-      const out = await send();
-      this.#requests += out.$metadata.attempts ?? 1;
-      return out;
-    } catch (error) {
-      this.#requests += attemptsOf(error);
-      throw error;
-    }
+  #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
+    return this.#counter.send(send);
   }
 
   /** `false` when the request's condition failed (an expected outcome, not an error). */
@@ -573,11 +566,40 @@ export function errorName(error: unknown): string | undefined {
 }
 
 /** HTTP attempts the SDK made for a failed command. */
-export function attemptsOf(error: unknown): number {
+function attemptsOf(error: unknown): number {
   const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
   return metadata?.attempts ?? 1;
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Counts the HTTP attempts the SDK makes for a store's commands (retries included), so tests
+ * and benches can assert requests per operation. Shared by the DynamoDB state and secret stores.
+ */
+export class DynamoRequestCounter {
+  #requests = 0;
+
+  /** Attempts since the last reset. */
+  get count(): number {
+    return this.#requests;
+  }
+
+  reset(): void {
+    this.#requests = 0;
+  }
+
+  /** Sends one command and counts the attempts it took, whether it succeeded or failed. */
+  async send<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
+    try {
+      const out = await send();
+      this.#requests += out.$metadata.attempts ?? 1;
+      return out;
+    } catch (error) {
+      this.#requests += attemptsOf(error);
+      throw error;
+    }
+  }
 }
