@@ -37,7 +37,10 @@ export const ToolTypesSchema = v.object({
   ),
 });
 
-/** `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool. */
+/**
+ * `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool,
+ * `stale` marks a remote-backed tool listed from its last known list (its source is unreachable).
+ */
 export const ToolSummarySchema = v.object({
   name: v.string(),
   type: v.string(),
@@ -47,6 +50,7 @@ export const ToolSummarySchema = v.object({
   labels: NamesSchema,
   enabled: v.boolean(),
   pack: v.optional(v.string()),
+  stale: v.optional(v.literal(true)),
 });
 
 export const ToolListSchema = v.object({ tools: v.array(ToolSummarySchema) });
@@ -58,6 +62,9 @@ export const ToolViewSchema = v.object({
   etag: v.nullable(v.string()),
   config: ServerToolConfigSchema,
   inputSchema: JsonObjectSchema,
+  /** A sub-tool's pack document and the source's own name of the tool (an MCP tool, an operation). */
+  pack: v.optional(v.object({ name: v.string(), sourceName: v.string() })),
+  stale: v.optional(v.literal(true)),
 });
 
 export const DocumentWrittenSchema = v.object({

@@ -28,7 +28,9 @@ export function restContext(options: {
       now: () => Date.now(),
     },
     readDocument: async () => null,
+    readHit: async () => null,
     secret: async (name) => secrets[name],
+    secretsFor: () => async (name) => secrets[name],
     callTool: async () => ({ error: "NotAvailable", message: "no sibling tools in rest tests" }),
   };
 }

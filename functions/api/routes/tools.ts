@@ -39,12 +39,24 @@ export function toolView(tool: ResolvedTool) {
     etag: tool.etag,
     config: tool.config,
     inputSchema: tool.inputSchema,
+    ...(tool.pack ? { pack: { name: tool.pack.name, sourceName: tool.pack.tool.sourceName } } : {}),
+    ...(tool.stale ? { stale: true as const } : {}),
   };
 }
 
 function summary(tool: ResolvedTool) {
   const { name, type, description, primary, labels, enabled } = tool.config;
-  return { name, type, description, layer: tool.layer, primary, labels, enabled };
+  return {
+    name,
+    type,
+    description,
+    layer: tool.layer,
+    primary,
+    labels,
+    enabled,
+    ...(tool.pack ? { pack: tool.pack.name } : {}),
+    ...(tool.stale ? { stale: true as const } : {}),
+  };
 }
 
 const CALLED_NAME = [...PROJECT_PARAMS, pathParam("name", InvocableToolNameSchema)];

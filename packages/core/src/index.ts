@@ -25,6 +25,8 @@ export * from "./processes/process-service";
 export * from "./recipes/recipe-resolver";
 export * from "./secrets/scrub";
 export * from "./secrets/secret-service";
+export * from "./sources/sub-tools";
+export * from "./sources/tool-sources";
 export * from "./surface/classify";
 export * from "./surface/demotion-log";
 export * from "./surface/discovery";

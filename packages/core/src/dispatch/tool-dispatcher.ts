@@ -8,7 +8,6 @@ import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
-import { isPackTool } from "../surface/tool-family";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, DEFAULT_CALL_LIMITS } from "./call-budget";
@@ -98,11 +97,6 @@ export class ToolDispatcher {
     }
     const { caller, name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
-    // Pack sub-tools (`pack__op`) are never configured documents: only a declared client pack serves them.
-    if (isPackTool(name)) {
-      if (client) return client;
-      throw new VanceError("tool_not_found", 404, `no tool named '${name}'`);
-    }
     try {
       return await this.options.tools.require(caller.tenant, caller.project, name, freshnessOf(request));
     } catch (error) {
@@ -150,12 +144,20 @@ export class ToolDispatcher {
       });
     }
     const type = this.options.tools.registry.find(target.config.type);
-    if (!type?.invoke) {
-      return {
-        error: "UnsupportedToolType",
-        message: `tools of type '${target.config.type}' can be configured but not yet invoked by this service`,
-      };
+    if (target.pack) {
+      const invokeSubTool = type?.sourcing?.invokeSubTool;
+      if (!invokeSubTool) return unsupported(target.config.type);
+      const context = this.context(request, budget, target.layer);
+      return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
     }
+    if (type?.sourcing?.kind === "pack") {
+      throw new VanceError(
+        "tool_not_found",
+        404,
+        `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
+      );
+    }
+    if (!type?.invoke) return unsupported(target.config.type);
     return type.invoke(
       target.config,
       target.config.parameters,
@@ -187,7 +189,9 @@ export class ToolDispatcher {
       depth: budget.depth,
       readDocument: async (path) =>
         (await this.options.cascade.lookup(caller.tenant, caller.project, path))?.body ?? null,
+      readHit: (path) => this.options.cascade.lookup(caller.tenant, caller.project, path),
       secret: this.options.secrets.lookupFor(caller.tenant, layer),
+      secretsFor: (documentLayer) => this.options.secrets.lookupFor(caller.tenant, documentLayer),
       callTool: async (name, params, signal) => {
         try {
           const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
@@ -205,6 +209,14 @@ export class ToolDispatcher {
       },
     };
   }
+}
+
+/** A type this service can configure but not run. */
+function unsupported(type: string): CallResult {
+  return {
+    error: "UnsupportedToolType",
+    message: `tools of type '${type}' can be configured but not yet invoked by this service`,
+  };
 }
 
 /** A nested call runs on the generations its top-level call read; a top-level call reads them unless told. */

@@ -46,10 +46,85 @@ export type HostResolver = (hostname: string) => Promise<readonly string[]>;
 /** The fetch the `rest` type uses (the platform's WHATWG fetch). */
 export type HttpFetch = (input: string, init: RequestInit) => Promise<Response>;
 
+/** An MCP server as a connection needs it: the document's settings with secrets filled in. */
+export interface McpServerTarget {
+  /**
+   * Identifies the connection: tenant, the server document's layer and ETag. Connections and
+   * cached lists are reused per key within a warm instance.
+   */
+  readonly key: string;
+  /** The Streamable HTTP endpoint. */
+  readonly url: string;
+  /** Sent with every request (secrets filled in). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Bounds each request (connect, initialize, list, call). */
+  readonly timeoutMs: number;
+}
+
+/** A tool as an MCP server lists it (`tools/list`). */
+export interface McpToolInfo {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+/** `tools/list` of one server; `current()` turns false on `notifications/tools/list_changed`. */
+export interface McpToolList {
+  readonly tools: readonly McpToolInfo[];
+  current(): boolean;
+}
+
+/** A content block of a `tools/call` result, as the MCP spec shapes it. */
+export type McpContent = Readonly<Record<string, unknown>> & { readonly type: string };
+
+/** The result of `tools/call`. */
+export interface McpCallResult {
+  readonly content: readonly McpContent[];
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+  readonly isError?: boolean;
+}
+
+/**
+ * The `name` of errors an `McpClient` rejects with when the server answered a request with a
+ * JSON-RPC error (an unknown tool, params it refused): the server is up, the call was refused,
+ * so the tool reports `McpToolError` rather than `McpUnavailable`.
+ */
+export const MCP_ERROR_RESPONSE_NAME = "McpErrorResponse";
+
+/**
+ * The `name` of errors an `McpClient` rejects with when a `tools/call` got no answer within the
+ * target's `timeoutMs` (the tool reports `TimeoutError`). A server that cannot be connected to
+ * or initialised in time rejects with a plain `Error` (`McpUnavailable`).
+ */
+export const MCP_TIMEOUT_ERROR_NAME = "TimeoutError";
+
+/**
+ * The MCP client port (`@modelcontextprotocol/sdk` in the adapters): connections reused per
+ * target key, re-initialised after a session expiry or transport error; every request bounded
+ * by the target's `timeoutMs` and the caller's signal. Connection and protocol failures reject
+ * with an `Error` whose message says what failed (the type reports `McpUnavailable`).
+ */
+export interface McpClient {
+  listTools(target: McpServerTarget, signal: AbortSignal): Promise<McpToolList>;
+  callTool(
+    target: McpServerTarget,
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<McpCallResult>;
+}
+
+/** Parses an OpenAPI 3.x document (JSON or YAML text) with every `$ref` resolved, or rejects saying why. */
+export type OpenApiParser = (text: string) => Promise<Readonly<Record<string, unknown>>>;
+
 export interface ToolRuntime {
   readonly fetch: HttpFetch;
   readonly resolveHost: HostResolver;
   readonly scripts: ScriptRunner;
   /** Epoch milliseconds. */
   readonly now: () => number;
+  /** MCP servers (`mcp`, `mcp_server`); without one those tools answer `McpUnavailable`. */
+  readonly mcp?: McpClient;
+  /** OpenAPI documents (`openapi` packs); without one those packs list nothing. */
+  readonly parseOpenApi?: OpenApiParser;
 }

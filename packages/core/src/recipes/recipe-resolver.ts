@@ -31,13 +31,14 @@ export interface RecipeLists {
 
 /**
  * `RecipeResolver` (spec §6): `(engineDefault ∪ allowedToolsAdd) ∖ allowedToolsRemove`, each
- * `@label` expanded through the cascade's label lookup (built-in tools' labels included) at
- * the moment of the call — a spawn freezes the result, so later tools do not join.
+ * `@label` expanded through the cascade's label lookup (built-in tools' labels included) and
+ * each pack name into the pack's sub-tools, at the moment of the call — a spawn freezes the
+ * result, so later tools do not join.
  */
 export class RecipeResolver {
   constructor(private readonly tools: ServerToolService) {}
 
-  /** The resolved allow set, sorted. One `listAll` serves every label of the recipe. */
+  /** The resolved allow set, sorted. One `listAll` serves every label and pack of the recipe. */
   async resolve(tenant: string, project: string, lists: RecipeLists): Promise<string[]> {
     const entries = [
       ...(lists.engineDefault ?? []),
@@ -51,14 +52,20 @@ export class RecipeResolver {
         ]);
       }
     }
-    const labelled = entries.some((entry) => entry.startsWith("@"))
-      ? await this.tools.listAll(tenant, project)
-      : [];
+    // Labels and pack names expand through the listing: a pack's sub-tools carry its labels.
+    const listed = entries.length > 0 ? await this.tools.listAll(tenant, project) : [];
+    const packs = new Map<string, string[]>();
+    for (const tool of listed) {
+      if (!tool.pack) continue;
+      const members = packs.get(tool.pack.name);
+      if (members) members.push(tool.name);
+      else packs.set(tool.pack.name, [tool.name]);
+    }
     const expand = (list: readonly string[] | undefined): string[] =>
       (list ?? []).flatMap((entry) =>
         entry.startsWith("@")
-          ? labelled.filter((tool) => tool.config.labels.includes(entry.slice(1))).map((tool) => tool.name)
-          : [entry],
+          ? listed.filter((tool) => tool.config.labels.includes(entry.slice(1))).map((tool) => tool.name)
+          : (packs.get(entry) ?? [entry]),
       );
     const removed = new Set(expand(lists.allowedToolsRemove));
     const allowed = new Set([...expand(lists.engineDefault), ...expand(lists.allowedToolsAdd)]);

@@ -151,6 +151,7 @@ export class ToolSurface {
           origin: tool.layer === "builtin" ? "builtin" : "configured",
           primary: tool.config.primary,
           defaultDeferred: tool.config.defaultDeferred,
+          ...(tool.pack?.hint ? { packHint: tool.pack.hint } : {}),
         };
         this.surfaceTools.set(tool, surfaceTool);
       }

@@ -13,6 +13,8 @@ import type { ServerToolConfig } from "../config/schema";
 import { Errors, VanceError } from "../errors";
 import {
   assertToolName,
+  invocableToolNameProblem,
+  packOf,
   TENANT_PROJECT,
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
@@ -22,7 +24,10 @@ import type { JsonSchema } from "../json-schema";
 import { byString } from "../order";
 import { type Logger, silentLogger } from "../ports/logger";
 import type { ObjectMeta, PutOptions } from "../ports/object-store";
+import { packMembers } from "../sources/sub-tools";
+import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
 import type { ToolTypeRegistry } from "../types/registry";
+import type { SourceTool } from "../types/tool-type";
 
 /** A tool as the cascade resolved it: its winning layer, normalised configuration and LLM input schema. */
 export interface ResolvedTool {
@@ -34,6 +39,13 @@ export interface ResolvedTool {
   readonly inputSchema: JsonSchema;
   /** Set for built-in tools only. */
   readonly builtIn?: BuiltInTool;
+  /**
+   * Set for a pack's sub-tool (`{pack}__{op}`): the pack document's name, the source tool the
+   * sub-tool runs, and the pack's hint line. Its `config` is the pack document's, renamed.
+   */
+  readonly pack?: { readonly name: string; readonly tool: SourceTool; readonly hint?: string };
+  /** A remote-backed tool shown from its last known list: its source could not be read just now. */
+  readonly stale?: boolean;
 }
 
 /** The outcome of a cascade lookup by name. A disabled or invalid document is a hit that stops the cascade. */
@@ -55,6 +67,11 @@ export const DEFAULT_PARSED_CACHE_BYTES = 32 * MIB;
 export interface ServerToolServiceOptions {
   /** Bytes of parsed tool documents and merged listings a warm instance keeps. */
   readonly maxCacheBytes?: number;
+  /**
+   * Where remote-backed documents get their tools (MCP servers, OpenAPI documents). Without it,
+   * packs offer no sub-tools and `mcp` tools keep the schema their document gives.
+   */
+  readonly sources?: ToolSources;
 }
 
 /** A tool document as parsed under one ETag; `bytes` estimates the parsed objects' heap. */
@@ -71,7 +88,16 @@ interface MergedListing {
   readonly projectVersion: number;
   readonly tenantVersion: number;
   readonly tools: readonly ResolvedTool[];
+  /** Whether a tool of the listing takes its tools or schema from a remote source. */
+  readonly sourced: boolean;
   readonly bytes: number;
+}
+
+/** A remote-backed document expanded for one state of its source; reused while that state holds. */
+interface Expansion {
+  readonly list: SourcedTools["list"];
+  readonly stale: boolean;
+  readonly outcome: readonly ResolvedTool[] | VanceError;
 }
 
 /** A built-in or bundled tool in a merged listing: small, and never evicted on its own. */
@@ -93,6 +119,9 @@ export class ServerToolService {
   /** Built-in names are reserved: a built-in answers before any layer is read. */
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
   private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
+  private readonly sources: ToolSources | undefined;
+  /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
+  private readonly expansions = new WeakMap<ResolvedTool, Expansion>();
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -108,6 +137,7 @@ export class ServerToolService {
       // A merged listing counts every document it holds, so a large project's listing is large.
       maxEntryBytes: maxBytes / 2,
     });
+    this.sources = options.sources;
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
     this.bundledTools = new Map(
       cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
@@ -136,6 +166,47 @@ export class ServerToolService {
     project: string,
     name: string,
     freshness: Freshness = "fresh",
+  ): Promise<ToolLookup> {
+    const pack = packOf(name);
+    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, freshness);
+    const found = await this.lookupDocument(tenant, project, name, freshness);
+    if (found.status !== "found" || this.sources?.sourcing(found.tool.config)?.kind !== "schema")
+      return found;
+    const expanded = await this.expand(tenant, project, found.tool);
+    if (expanded instanceof VanceError)
+      return { status: "invalid", layer: found.tool.layer, error: expanded };
+    return { status: "found", tool: expanded[0]! };
+  }
+
+  /**
+   * A pack's sub-tool: the pack document resolved by its name, then its source's tools. A
+   * disabled or invalid pack answers for its sub-tools; a document that is no pack has none.
+   */
+  private async lookupSubTool(
+    tenant: string,
+    project: string,
+    name: string,
+    pack: string,
+    freshness: Freshness,
+  ): Promise<ToolLookup> {
+    const problem = invocableToolNameProblem(name);
+    if (problem) throw Errors.invalidId("tool name", name);
+    const found = await this.lookupDocument(tenant, project, pack, freshness);
+    if (found.status !== "found") return found;
+    if (this.sources?.sourcing(found.tool.config)?.kind !== "pack") return { status: "not_found" };
+    const expanded = await this.expand(tenant, project, found.tool);
+    if (expanded instanceof VanceError)
+      return { status: "invalid", layer: found.tool.layer, error: expanded };
+    const tool = expanded.find((member) => member.name === name);
+    return tool ? { status: "found", tool } : { status: "not_found" };
+  }
+
+  /** The document (or built-in) called `name`, unexpanded. */
+  private async lookupDocument(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness,
   ): Promise<ToolLookup> {
     assertToolName(name);
     const builtIn = this.builtIns.get(name);
@@ -182,10 +253,11 @@ export class ServerToolService {
       cached.tenantVersion === tenantListing.version
     ) {
       this.#parsed.hit();
-      return [...cached.tools];
+      return cached.sourced ? this.expandAll(tenant, project, cached.tools) : [...cached.tools];
     }
     this.#parsed.miss();
     const tools = await this.merge(tenant, project, projectListing?.items ?? [], tenantListing.items);
+    const sourced = tools.some((tool) => this.sources?.sourcing(tool.config) !== undefined);
     const bytes = tools.reduce(
       (sum, tool) =>
         sum + (tool.etag === null ? SHARED_TOOL_BYTES : this.documentBytes(tenant, project, tool)),
@@ -196,9 +268,104 @@ export class ServerToolService {
       projectVersion,
       tenantVersion: tenantListing.version,
       tools,
+      sourced,
       bytes,
     });
-    return [...tools];
+    return sourced ? this.expandAll(tenant, project, tools) : [...tools];
+  }
+
+  /**
+   * The listing with every remote-backed document expanded: a pack becomes its sub-tools (the
+   * pack document itself is no tool), an `mcp` tool takes its source's schema. Sources load in
+   * parallel, each within `ToolSources`' wait; one that fails shows its last known tools.
+   */
+  private async expandAll(
+    tenant: string,
+    project: string,
+    tools: readonly ResolvedTool[],
+  ): Promise<ResolvedTool[]> {
+    const expanded = await Promise.all(
+      tools.map(async (tool) => {
+        if (!this.sources?.sourcing(tool.config)) return [tool];
+        const outcome = await this.expand(tenant, project, tool);
+        if (!(outcome instanceof VanceError)) return outcome;
+        this.logger.warn("tool.invalid_source", {
+          tenant,
+          project,
+          name: tool.name,
+          message: outcome.message,
+        });
+        return [];
+      }),
+    );
+    return expanded.flat().sort(byString((tool) => tool.name));
+  }
+
+  /**
+   * One remote-backed document's tools for the current state of its source: a pack's sub-tools
+   * (sorted), or the `mcp` tool with its source's input schema. The same objects come back while
+   * the source's list and staleness are unchanged, so the surface's per-tool caches stay warm.
+   */
+  private async expand(
+    tenant: string,
+    project: string,
+    tool: ResolvedTool,
+  ): Promise<readonly ResolvedTool[] | VanceError> {
+    const sources = this.sources!;
+    const sourcing = sources.sourcing(tool.config)!;
+    const layerProject = tool.layer === "project" ? project : TENANT_PROJECT;
+    const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
+    const sourced = await sources.tools(tenant, project, documentKey, tool.config);
+    const cached = this.expansions.get(tool);
+    if (cached && cached.list === sourced.list && cached.stale === sourced.stale) return cached.outcome;
+    const outcome =
+      sourcing.kind === "pack"
+        ? this.packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
+        : this.schemaTool(tool, sourced, sourcing.schemaTool?.(tool.config.parameters) ?? null);
+    this.expansions.set(tool, { list: sourced.list, stale: sourced.stale, outcome });
+    return outcome;
+  }
+
+  /** A pack's sub-tools: named `{pack}__{op}`, the pack's flags and labels, the source's description and schema. */
+  private packTools(
+    pack: ResolvedTool,
+    sourced: SourcedTools,
+    hint: string | undefined,
+  ): readonly ResolvedTool[] | VanceError {
+    if (!sourced.list) return [];
+    const members = packMembers(pack.name, sourced.list, pack.config.disabledSubTools, pack.layer);
+    if (members instanceof VanceError) return members;
+    return members.map(({ name, tool }) => ({
+      name,
+      layer: pack.layer,
+      etag: pack.etag,
+      config: {
+        ...pack.config,
+        name,
+        description: tool.description.trim() || `${tool.sourceName}, from the ${pack.name} pack`,
+      },
+      inputSchema: tool.inputSchema,
+      pack: { name: pack.name, tool, ...(hint ? { hint } : {}) },
+      ...(sourced.stale ? { stale: true } : {}),
+    }));
+  }
+
+  /** A tool whose input schema is its source tool's (unless its document fixes one). */
+  private schemaTool(
+    tool: ResolvedTool,
+    sourced: SourcedTools,
+    sourceName: string | null,
+  ): readonly ResolvedTool[] | VanceError {
+    const stale = sourced.stale || (sourced.list === null && sourceName !== null);
+    if (sourceName === null || !sourced.list) return [stale ? { ...tool, stale: true } : tool];
+    const source = sourceToolNamed(sourced.list, sourceName);
+    if (!source) {
+      const cause = Errors.validationFailed(`its source offers no tool named '${sourceName}'`, [
+        { path: "parameters.toolName", message: `the source has no tool '${sourceName}'` },
+      ]);
+      return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
+    }
+    return [{ ...tool, inputSchema: source.inputSchema, ...(stale ? { stale: true } : {}) }];
   }
 
   /** The enabled tools carrying `label`, across all layers (built-ins included), sorted by name. */

@@ -1,5 +1,6 @@
 import type * as v from "valibot";
 import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
@@ -30,6 +31,10 @@ export interface InvocationContext {
   readonly depth: number;
   /** A document through the caller's cascade (project → tenant → bundled), or null. */
   readDocument(path: string): Promise<string | null>;
+  /** Like `readDocument`, with the layer and ETag of the hit (an MCP server document's secrets follow its layer). */
+  readHit(path: string): Promise<CascadeHit | null>;
+  /** `${secret:NAME}` as a document of `layer` may read it (tenant secrets; platform secrets for bundled). */
+  secretsFor(layer: Layer): (name: string) => Promise<string | undefined>;
   /**
    * `${secret:NAME}`: the caller's tenant's secret for a project or tenant document, a platform
    * secret for a bundled one; undefined when there is none.
@@ -41,6 +46,79 @@ export interface InvocationContext {
    * `signal` (default: this call's) aborts the sibling when the calling code ends.
    */
   callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ToolOutcome>;
+}
+
+/** One tool a remote source offers: an MCP server's tool, an OpenAPI operation. */
+export interface SourceTool {
+  /** The source's own name: the MCP tool's name, the operation's `operationId` (else `GET /path`). */
+  readonly sourceName: string;
+  /** The source's description; empty when it gave none. */
+  readonly description: string;
+  /** The input schema the source declares (for OpenAPI: built from parameters and body). */
+  readonly inputSchema: JsonSchema;
+  /** What the type needs to run it (an OpenAPI operation's method, path and parameter places). */
+  readonly target?: unknown;
+}
+
+/** A source's tools as one load read them. */
+export interface SourceList {
+  readonly tools: readonly SourceTool[];
+  /**
+   * False once the source said its list changed (MCP `notifications/tools/list_changed`): the
+   * next listing loads it again. Absent: current until the time-to-live passes.
+   */
+  readonly current?: () => boolean;
+  /**
+   * What the load left out and why (an OpenAPI operation whose schema is unusable, an unknown
+   * name in `operations`): for the pack's author and the logs, never for a model.
+   */
+  readonly notes?: readonly string[];
+}
+
+/** A remote-backed tool's source, opened from its tool document and the documents it names. */
+export interface ToolSource {
+  /**
+   * What the list depends on beyond the tool document (the server document's layer and ETag, a
+   * spec URL): lists are cached by the tool document and this key.
+   */
+  readonly key: string;
+  /** Reads the list from the remote, bounded by the source's own timeout and `signal`. */
+  load(signal: AbortSignal): Promise<SourceList>;
+}
+
+/** What opening a source may use: the tool document's tenant and project, their cascade and the platform. */
+export interface SourceContext {
+  readonly tenant: string;
+  readonly project: string;
+  readonly runtime: ToolRuntime;
+  readonly networkPolicy: NetworkPolicy;
+  /** A document through the cascade (project → tenant → bundled) with its layer and ETag, or null. */
+  readHit(path: string): Promise<CascadeHit | null>;
+  /** `${secret:NAME}` as a document of `layer` may read it (tenant secrets; platform secrets for bundled). */
+  secretsFor(layer: Layer): (name: string) => Promise<string | undefined>;
+}
+
+/**
+ * How a remote-backed type gets its tools: a pack (`mcp_server`, `openapi`) offers one sub-tool
+ * `{doc}__{op}` per source tool; a `schema` type (`mcp`) is one tool whose input schema comes
+ * from the source. Listings never wait long on a remote: `ToolSources` caches what loaded.
+ */
+export interface ToolSourcing<P extends Record<string, unknown> = Record<string, unknown>> {
+  readonly kind: "pack" | "schema";
+  /** `schema`: the source tool whose input schema the tool takes, or null when the document fixes it. */
+  schemaTool?(parameters: P): string | null;
+  /** `pack`: the pack's line in discovery blocks and `tool_list.packHints`. */
+  promptHint?(parameters: P): string | undefined;
+  /** Resolves the source: reads and validates the documents it names; throws `VanceError` when they are missing or invalid. */
+  open(config: ServerToolConfig, parameters: P, context: SourceContext): Promise<ToolSource>;
+  /** `pack`: runs one sub-tool; `tool` is the source tool it was listed from. */
+  invokeSubTool?(
+    config: ServerToolConfig,
+    parameters: P,
+    tool: SourceTool,
+    input: Readonly<Record<string, unknown>>,
+    context: InvocationContext,
+  ): Promise<ToolOutcome>;
 }
 
 /**
@@ -56,6 +134,8 @@ export interface ToolType<P extends Record<string, unknown> = Record<string, unk
   inputSchema(parameters: P): JsonSchema;
   /** Checks beyond the schema that depend on settings; paths are relative to `parameters`. */
   check?(parameters: P, environment: ToolTypeEnvironment): FieldError[];
+  /** Remote-backed types: where their tools (packs) or input schema (`mcp`) come from. */
+  readonly sourcing?: ToolSourcing<P>;
   /** Runs a configured tool; absent for types this service can configure but not yet run. */
   invoke?(
     config: ServerToolConfig,

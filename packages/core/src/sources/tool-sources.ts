@@ -1,0 +1,153 @@
+import { LRUCache } from "lru-cache";
+import type { ServerToolConfig } from "../config/schema";
+import { VanceError } from "../errors";
+import { type Logger, silentLogger } from "../ports/logger";
+import type { ToolTypeRegistry } from "../types/registry";
+import type { SourceContext, SourceList, SourceTool, ToolSourcing } from "../types/tool-type";
+
+/** What a remote-backed tool document's source offers right now. */
+export interface SourcedTools {
+  /** The last list that loaded, or null when none ever did (or the source cannot be opened). */
+  readonly list: SourceList | null;
+  /** True when a list is shown but the latest attempt to refresh it failed or is still running. */
+  readonly stale: boolean;
+  /** Why there is no list, or why the last refresh failed; null when the list is current. */
+  readonly problem: VanceError | null;
+}
+
+/** How long a loaded list serves before it is loaded again (API.md: 60 s). */
+export const DEFAULT_SOURCE_TTL_MS = 60_000;
+/** How long a listing waits for a source to load before it answers with what it knows. */
+export const DEFAULT_SOURCE_WAIT_MS = 2_000;
+/** After a failed load, how long listings answer from the last known list without trying again. */
+export const DEFAULT_SOURCE_RETRY_MS = 5_000;
+/** A load's own upper bound; the source's `timeoutMs` usually ends it sooner. */
+const LOAD_LIMIT_MS = 120_000;
+
+export interface ToolSourcesOptions {
+  readonly types: ToolTypeRegistry;
+  /** The context a tool document of `tenant`/`project` opens its source with. */
+  readonly context: (tenant: string, project: string) => SourceContext;
+  readonly now?: () => number;
+  readonly logger?: Logger;
+  readonly ttlMs?: number;
+  readonly waitMs?: number;
+  readonly retryMs?: number;
+  /** Sources kept per instance (least recently used go first). */
+  readonly maxEntries?: number;
+}
+
+/** One source's state in this instance. */
+interface Entry {
+  list: SourceList | null;
+  loadedAt: number;
+  failedAt: number;
+  problem: VanceError | null;
+  loading: Promise<void> | null;
+}
+
+/**
+ * `ToolSources`: the tools that remote-backed documents (MCP servers, OpenAPI documents) offer,
+ * cached per instance by the tool document and the source's key (the server document's ETag, the
+ * spec's URL) for a time-to-live, and loaded again early when the source says its list changed.
+ * A listing never waits long on a remote: it waits at most `waitMs` for a load, and otherwise
+ * answers with the last known list, flagged stale (or none before the first success). After a
+ * failure, listings answer at once for `retryMs` before the next attempt.
+ */
+export class ToolSources {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly now: () => number;
+  private readonly logger: Logger;
+  private readonly ttlMs: number;
+  private readonly waitMs: number;
+  private readonly retryMs: number;
+
+  constructor(private readonly options: ToolSourcesOptions) {
+    this.entries = new LRUCache({ max: options.maxEntries ?? 1024 });
+    this.now = options.now ?? (() => Date.now());
+    this.logger = options.logger ?? silentLogger;
+    this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;
+    this.waitMs = options.waitMs ?? DEFAULT_SOURCE_WAIT_MS;
+    this.retryMs = options.retryMs ?? DEFAULT_SOURCE_RETRY_MS;
+  }
+
+  /** The type's sourcing, or undefined for a type whose tools are all in their documents. */
+  sourcing(config: ServerToolConfig): ToolSourcing | undefined {
+    return this.options.types.find(config.type)?.sourcing;
+  }
+
+  /**
+   * The source tools of a tool document of `tenant`/`project`, identified by `documentKey` (its
+   * layer, name and ETag): loaded when unknown, expired or changed, within `waitMs`.
+   */
+  async tools(
+    tenant: string,
+    project: string,
+    documentKey: string,
+    config: ServerToolConfig,
+  ): Promise<SourcedTools> {
+    const sourcing = this.sourcing(config);
+    if (!sourcing) return { list: null, stale: false, problem: null };
+    let source: Awaited<ReturnType<ToolSourcing["open"]>>;
+    try {
+      source = await sourcing.open(config, config.parameters, this.options.context(tenant, project));
+    } catch (error) {
+      return { list: null, stale: false, problem: asVanceError(error, config.name) };
+    }
+    const key = `${tenant}\n${documentKey}\n${source.key}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { list: null, loadedAt: 0, failedAt: Number.NEGATIVE_INFINITY, problem: null, loading: null };
+      this.entries.set(key, entry);
+    }
+    const now = this.now();
+    const due = entry.list === null || now - entry.loadedAt >= this.ttlMs || entry.list.current?.() === false;
+    if (due && !entry.loading && now - entry.failedAt >= this.retryMs) {
+      entry.loading = this.load(entry, () => source.load(AbortSignal.timeout(LOAD_LIMIT_MS)), config.name);
+    }
+    if (due && entry.loading) await waitAtMost(entry.loading, this.waitMs);
+    const current =
+      entry.list !== null && !entry.loading && entry.problem === null && entry.list.current?.() !== false;
+    return {
+      list: entry.list,
+      stale: entry.list !== null && !current,
+      problem: entry.problem,
+    };
+  }
+
+  private async load(entry: Entry, load: () => Promise<SourceList>, name: string): Promise<void> {
+    try {
+      entry.list = await load();
+      entry.loadedAt = this.now();
+      entry.problem = null;
+    } catch (error) {
+      entry.failedAt = this.now();
+      entry.problem = asVanceError(error, name);
+      this.logger.warn("tool.source_unavailable", { tool: name, message: entry.problem.message });
+    } finally {
+      entry.loading = null;
+    }
+  }
+}
+
+/** The source tool called `name` in `list`, if any. */
+export function sourceToolNamed(list: SourceList | null, name: string): SourceTool | undefined {
+  return list?.tools.find((tool) => tool.sourceName === name);
+}
+
+function asVanceError(error: unknown, name: string): VanceError {
+  if (error instanceof VanceError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new VanceError("source_unavailable", 502, `the source of '${name}' could not be read: ${message}`);
+}
+
+async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
