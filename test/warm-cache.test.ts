@@ -84,6 +84,44 @@ describe("warm manifest and lookup: request counts", () => {
     expect(a.state.requestCount).toBe(1);
   });
 
+  it("a warm manifest that demotes reads the usage counters once per VANCE_DEMAND_CACHE_SECONDS, and again at once after a call counted here", async () => {
+    const { dataDir } = sharedStores();
+    const a = await instance(dataDir);
+    await a.services.syncCatalog();
+    await a.client.call("PUT", "/documents/documents/x.md", "# x\n", "text/markdown");
+    // 140 primary tools against openai's 128: the triage must cut, so demand matters.
+    for (let index = 0; index < 140; index++) {
+      await a.services.tools.put(
+        "acme",
+        "shop",
+        `f${Math.floor(index / 10)}_t${index}`,
+        docTool(`tool ${index}`, "primary: true\nlabels: [many]\n"),
+      );
+    }
+    const { processId } = await a.client.spawn({ allowedToolsAdd: ["@many"], models: ["openai/gpt-4.1"] });
+    const cold = await a.client.manifest(processId);
+    expect(cold.demoted.length).toBeGreaterThan(0);
+
+    a.reset();
+    expect(await a.client.manifest(processId)).toEqual(cold);
+    // One BatchGetItem; the demand read by the first manifest still serves.
+    expect(a.state.requestCount).toBe(1);
+
+    const called = cold.primary.find((name: string) => name.startsWith("f"))!;
+    const invoked = await a.client.call("POST", `/processes/${processId}/invoke`, {
+      name: called,
+      params: {},
+    });
+    expect(invoked.status).toBe(200);
+    a.reset();
+    await a.client.manifest(processId);
+    // The call counted on this instance: the usage counters are read again (one Query more).
+    expect(a.state.requestCount).toBe(2);
+    a.reset();
+    await a.client.manifest(processId);
+    expect(a.state.requestCount).toBe(1);
+  });
+
   it("a warm lookup (GET T/tools/{name}) and a warm invoke in a process cost no object-store request", async () => {
     const { dataDir } = sharedStores();
     const a = await instance(dataDir);

@@ -1,6 +1,6 @@
 import {
   InvocableToolNameSchema,
-  manifestJson,
+  manifestBody,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
@@ -143,8 +143,8 @@ export function processRoutes(processes: ProcessService, secret: string) {
     }
     const additional = (c.req.query("with") ?? "").split(",").filter(Boolean);
     const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);
-    // `c.json(manifest)`, byte for byte, with the wire tools' JSON serialised once per tool.
-    return c.body(manifestJson(manifest), 200, { "content-type": "application/json" });
+    // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
+    return c.body(manifestBody(manifest), 200, { "content-type": "application/json" });
   });
 
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {

@@ -4,7 +4,12 @@ import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
-import { type Classification, prepareClassification, type SurfaceTool } from "./classify";
+import {
+  type Classification,
+  type PreparedClassification,
+  prepareClassification,
+  type SurfaceTool,
+} from "./classify";
 import type { DemotionLog } from "./demotion-log";
 import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
 import { toWireTool, type WireFormat } from "./wire";
@@ -13,6 +18,23 @@ import { toWireTool, type WireFormat } from "./wire";
 export interface ToolBudget {
   budgetForChain(models: readonly string[]): Promise<{ readonly maxTools: number | null }>;
 }
+
+/** One process's classification steps, each with the key of the inputs it was built from. */
+interface SurfaceMemo {
+  readonly listed: readonly ResolvedTool[];
+  readonly tools: Map<string, SurfaceTool>;
+  prepared?: { readonly key: string; readonly value: PreparedClassification };
+  finished?:
+    | {
+        readonly key: string;
+        readonly value: Classification;
+        /** Manifests built from this classification, by format and skill tools. */
+        readonly manifests: Record<string, Manifest>;
+      }
+    | undefined;
+}
+
+const NO_DEMAND: ReadonlyMap<string, number> = new Map();
 
 /** Slots kept free for the engine's own action tool by default (spec §14.2 "Reserve"). */
 export const DEFAULT_EXTERNAL_RESERVE = 1;
@@ -73,6 +95,15 @@ export class ToolSurface {
     sizeCalculation: (entry, key) => 2 * (key.length + entry.block.length) + 8 * entry.tools.length,
   });
 
+  /**
+   * Per process: its surface tools by listing, its prepared classification by limit, skill tools
+   * and activations, and the finished one by demand; bounded by the tools they hold.
+   */
+  private readonly memos = new LRUCache<string, SurfaceMemo>({
+    maxSize: 1_000_000,
+    sizeCalculation: (memo) => 1 + memo.tools.size,
+  });
+
   constructor(private readonly options: ToolSurfaceOptions) {
     this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
   }
@@ -95,9 +126,8 @@ export class ToolSurface {
         `not in this process's allowed tools: ${outside.join(", ")}`,
       );
     }
-    const surface = await this.classify(record, additional);
+    const { surface, manifests } = await this.memoised(record, additional);
     const { classification, tools } = surface;
-    const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     if (classification.demoted.length > 0) {
       await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
@@ -106,7 +136,10 @@ export class ToolSurface {
         families: classification.demotedUnits,
       });
     }
-    return {
+    const cached = manifests[format];
+    if (cached) return cached;
+    const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
+    const manifest: Manifest = Object.freeze({
       tools: pick(classification.primary).map((tool) => toWireTool(tool, format)),
       primary: classification.primary,
       deferred: classification.deferred,
@@ -114,7 +147,9 @@ export class ToolSurface {
       budget: { maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit },
       discoveryBlock: this.block("static", pick(classification.staticDeferred), discoveryBlock),
       demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
-    };
+    });
+    manifests[format] = manifest;
+    return manifest;
   }
 
   /** `write(tools)`, reused while the same tool objects come back in the same order. */
@@ -132,12 +167,62 @@ export class ToolSurface {
     return block;
   }
 
-  /** Builds the process's invocable tools and classifies them under the chain's budget. */
+  /**
+   * Builds the process's invocable tools and classifies them under the chain's budget. Each step
+   * is kept per process and reused while its inputs are the same (the listing, the activations,
+   * the limit, the skill tools, the demand counters), so a turn that changed nothing gives back
+   * the very same classification — and the manifest built from it.
+   */
   async classify(record: ProcessRecord, additional: readonly string[] = []): Promise<ProcessSurface> {
+    return (await this.memoised(record, additional)).surface;
+  }
+
+  /** {@link classify}, with the manifests already built from the classification it answers. */
+  private async memoised(
+    record: ProcessRecord,
+    additional: readonly string[],
+  ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
     const [listed, budget] = await Promise.all([
       this.options.tools.listAll(record.tenant, record.project),
       record.models.length === 0 ? { maxTools: null } : this.options.budget.budgetForChain(record.models),
     ]);
+    const memoKey = `${record.tenant}/${record.project}/${record.processId}`;
+    let memo = this.memos.get(memoKey);
+    // The allow set and client tools are frozen at spawn: the listing alone can change the tools.
+    if (memo?.listed !== listed) {
+      memo = { listed, tools: this.surfaceOf(record, listed) };
+      this.memos.set(memoKey, memo);
+    }
+    const { tools } = memo;
+    const activated = await this.options.records.liveActivations(record);
+    const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
+    const preparedKey = `${limit}\n${additional.join(",")}\n${[...activated].join(",")}`;
+    if (memo.prepared?.key !== preparedKey) {
+      memo.prepared = {
+        key: preparedKey,
+        value: prepareClassification({
+          tools: [...tools.values()],
+          hints: record,
+          activated,
+          additional,
+          limit,
+        }),
+      };
+      memo.finished = undefined;
+    }
+    const prepared = memo.prepared.value;
+    // Demand only matters when something must go: read the counters then, not every turn.
+    const demand = prepared.needsDemand ? await this.options.usage.demand(record) : NO_DEMAND;
+    const demandKey = demand.size === 0 ? "" : [...demand].join(",");
+    if (memo.finished?.key !== demandKey) {
+      memo.finished = { key: demandKey, value: prepared.finish(demand), manifests: {} };
+    }
+    const { value: classification, manifests } = memo.finished;
+    return { surface: { tools, classification, maxTools: budget.maxTools, limit }, manifests };
+  }
+
+  /** The process's invocable tools from a listing: the allowed configured and built-in tools, then its client tools. */
+  private surfaceOf(record: ProcessRecord, listed: readonly ResolvedTool[]): Map<string, SurfaceTool> {
     const allowed = processAllowSet(record);
     const tools = new Map<string, SurfaceTool>();
     for (const tool of listed) {
@@ -169,19 +254,6 @@ export class ToolSurface {
         ...(client.packHint ? { packHint: client.packHint } : {}),
       });
     }
-    const activated = await this.options.records.liveActivations(record);
-    const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
-    const prepared = prepareClassification({
-      tools: [...tools.values()],
-      hints: record,
-      activated,
-      additional,
-      limit,
-    });
-    // Demand only matters when something must go: read the counters then, not every turn.
-    const classification = prepared.finish(
-      prepared.needsDemand ? await this.options.usage.demand(record) : new Map<string, number>(),
-    );
-    return { tools, classification, maxTools: budget.maxTools, limit };
+    return tools;
   }
 }

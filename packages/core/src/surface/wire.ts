@@ -71,3 +71,20 @@ export function manifestJson(manifest: SerialisableManifest): string {
   const array = `[${tools.map(wireToolJson).join(",")}]`;
   return others === "{}" ? `{"tools":${array}}` : `{"tools":${array},${others.slice(1)}`;
 }
+
+/** Encoded manifests by the (shared, frozen) manifest object they encode. */
+const manifestBodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+const utf8 = new TextEncoder();
+
+/**
+ * {@link manifestJson} as UTF-8 bytes. A frozen manifest (the tool surface hands out the same
+ * frozen object while a process's turn changed nothing) is encoded once: on a large project the
+ * encoding of the names and discovery blocks costs more than everything else of a warm manifest.
+ */
+export function manifestBody(manifest: SerialisableManifest): Uint8Array<ArrayBuffer> {
+  const cached = manifestBodies.get(manifest);
+  if (cached) return cached;
+  const body = utf8.encode(manifestJson(manifest));
+  if (Object.isFrozen(manifest)) manifestBodies.set(manifest, body);
+  return body;
+}

@@ -100,6 +100,8 @@ interface Expansion {
   readonly outcome: readonly ResolvedTool[] | VanceError;
 }
 
+const NO_TOOLS: readonly ResolvedTool[] = Object.freeze([]);
+
 /** A built-in or bundled tool in a merged listing: small, and never evicted on its own. */
 const SHARED_TOOL_BYTES = 64;
 
@@ -122,6 +124,11 @@ export class ServerToolService {
   private readonly sources: ToolSources | undefined;
   /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
   private readonly expansions = new WeakMap<ResolvedTool, Expansion>();
+  /** The last expansion of each merged listing, with the parts it was built from. */
+  private readonly expandedListings = new WeakMap<
+    MergedListing,
+    { readonly parts: readonly (readonly ResolvedTool[])[]; readonly tools: readonly ResolvedTool[] }
+  >();
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -237,8 +244,15 @@ export class ServerToolService {
     }
   }
 
-  /** All enabled tools visible in the project, sorted by name. */
-  async listAll(tenant: string, project: string, freshness: Freshness = "fresh"): Promise<ResolvedTool[]> {
+  /**
+   * All enabled tools visible in the project, sorted by name. The array is shared (read-only):
+   * while nothing changed, the same array comes back, so callers may cache what they derive by it.
+   */
+  async listAll(
+    tenant: string,
+    project: string,
+    freshness: Freshness = "fresh",
+  ): Promise<readonly ResolvedTool[]> {
     if (freshness === "fresh") await this.cascade.refresh(tenant, project);
     const [projectListing, tenantListing] = await Promise.all([
       project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
@@ -253,7 +267,7 @@ export class ServerToolService {
       cached.tenantVersion === tenantListing.version
     ) {
       this.#parsed.hit();
-      return cached.sourced ? this.expandAll(tenant, project, cached.tools) : [...cached.tools];
+      return cached.sourced ? this.expandAll(tenant, project, cached) : cached.tools;
     }
     this.#parsed.miss();
     const tools = await this.merge(tenant, project, projectListing?.items ?? [], tenantListing.items);
@@ -263,15 +277,16 @@ export class ServerToolService {
         sum + (tool.etag === null ? SHARED_TOOL_BYTES : this.documentBytes(tenant, project, tool)),
       0,
     );
-    this.#parsed.set(key, {
+    const listing: MergedListing = {
       kind: "listing",
       projectVersion,
       tenantVersion: tenantListing.version,
-      tools,
+      tools: Object.freeze(tools),
       sourced,
       bytes,
-    });
-    return sourced ? this.expandAll(tenant, project, tools) : [...tools];
+    };
+    this.#parsed.set(key, listing);
+    return sourced ? this.expandAll(tenant, project, listing) : listing.tools;
   }
 
   /**
@@ -282,10 +297,10 @@ export class ServerToolService {
   private async expandAll(
     tenant: string,
     project: string,
-    tools: readonly ResolvedTool[],
-  ): Promise<ResolvedTool[]> {
-    const expanded = await Promise.all(
-      tools.map(async (tool) => {
+    listing: MergedListing,
+  ): Promise<readonly ResolvedTool[]> {
+    const parts = await Promise.all(
+      listing.tools.map(async (tool): Promise<readonly ResolvedTool[]> => {
         if (!this.sources?.sourcing(tool.config)) return [tool];
         const outcome = await this.expand(tenant, project, tool);
         if (!(outcome instanceof VanceError)) return outcome;
@@ -295,10 +310,17 @@ export class ServerToolService {
           name: tool.name,
           message: outcome.message,
         });
-        return [];
+        return NO_TOOLS;
       }),
     );
-    return expanded.flat().sort(byString((tool) => tool.name));
+    // The same array while every source answers with the same tools: derived caches stay warm.
+    const sourcedParts = parts.filter((_, index) => this.sources?.sourcing(listing.tools[index]!.config));
+    const last = this.expandedListings.get(listing);
+    if (last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i]))
+      return last.tools;
+    const tools = Object.freeze(parts.flat().sort(byString((tool) => tool.name)));
+    this.expandedListings.set(listing, { parts: sourcedParts, tools });
+    return tools;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { assertProjectId, assertTenantId } from "../ids";
 import type { StateStore } from "../ports/state-store";
 
@@ -23,28 +24,64 @@ export interface ToolUsageReport {
   readonly roles: readonly { readonly role: string; readonly tools: readonly ToolUsageEntry[] }[];
 }
 
+/** How long a role's demand read serves the triage of later manifests on the same instance. */
+export const DEFAULT_DEMAND_TTL_MS = 5_000;
+
+export interface ToolUsageOptions {
+  readonly now?: () => number;
+  /** 0 reads the counters for every demoting manifest. */
+  readonly demandTtlMs?: number;
+}
+
 /**
  * `ToolUsage` (spec §14.4): cross-session demand per project and role. Successful calls and
  * `tool_description` look-ups are counted apart — look-ups are the more honest signal, since a
  * demoted tool is called less — read back as the triage's demand, and shown per role.
  */
 export class ToolUsage {
-  constructor(private readonly state: Pick<StateStore, "addToolUsage" | "listToolUsage">) {}
+  /** Demand read per role, with when it was read: triage ranks by it, it need not be exact. */
+  private readonly demands = new LRUCache<
+    string,
+    { readonly at: number; readonly demand: ReadonlyMap<string, number> }
+  >({ max: 4096 });
+  private readonly now: () => number;
+  private readonly demandTtlMs: number;
+
+  constructor(
+    private readonly state: Pick<StateStore, "addToolUsage" | "listToolUsage">,
+    options: ToolUsageOptions = {},
+  ) {
+    this.now = options.now ?? (() => Date.now());
+    this.demandTtlMs = options.demandTtlMs ?? DEFAULT_DEMAND_TTL_MS;
+  }
 
   /** Counts one successful call of `tool` at `at` (epoch milliseconds). */
   async countCall(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
     await this.state.addToolUsage({ ...roleOf(scope), tool }, { calls: 1, at });
+    this.demands.delete(roleKey(scope));
   }
 
   /** Counts one `tool_description` look-up of `tool` at `at` (epoch milliseconds). */
   async countDiscoveryHit(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
     await this.state.addToolUsage({ ...roleOf(scope), tool }, { discoveryHits: 1, at });
+    this.demands.delete(roleKey(scope));
   }
 
-  /** The role's demand per tool: calls plus discovery hits. */
-  async demand(scope: ToolUsageScope): Promise<Map<string, number>> {
+  /**
+   * The role's demand per tool: calls plus discovery hits. Read at most once per `demandTtlMs`
+   * per role and instance (a use counted here reads it again at once; one counted by another
+   * instance shows within the time-to-live), so a demoting manifest costs one state-store round,
+   * not two. The map is shared: read-only.
+   */
+  async demand(scope: ToolUsageScope): Promise<ReadonlyMap<string, number>> {
+    const key = roleKey(scope);
+    const cached = this.demands.get(key);
+    if (cached && this.now() - cached.at < this.demandTtlMs) return cached.demand;
+    const at = this.now();
     const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
-    return new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
+    const demand = new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
+    if (this.demandTtlMs > 0) this.demands.set(key, { at, demand });
+    return demand;
   }
 
   /** Every role's counters in the project, as the insights table shows them. */
@@ -64,6 +101,10 @@ export class ToolUsage {
     }
     return { roles: [...roles].map(([role, tools]) => ({ role, tools })) };
   }
+}
+
+function roleKey(scope: ToolUsageScope): string {
+  return `${scope.tenant}/${scope.project}/${scope.role}`;
 }
 
 /** Only the key's fields: a whole process record may be passed as the scope. */
