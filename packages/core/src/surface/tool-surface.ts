@@ -39,12 +39,12 @@ const NO_DEMAND: ReadonlyMap<string, number> = new Map();
 /** Slots kept free for the engine's own action tool by default (spec §14.2 "Reserve"). */
 export const DEFAULT_EXTERNAL_RESERVE = 1;
 
-/** A turn's tool manifest (API.md). */
+/** A turn's tool manifest (API.md). Shared while the process's turn is unchanged: frozen. */
 export interface Manifest {
-  readonly tools: Record<string, unknown>[];
-  readonly primary: string[];
-  readonly deferred: string[];
-  readonly demoted: string[];
+  readonly tools: readonly Readonly<Record<string, unknown>>[];
+  readonly primary: readonly string[];
+  readonly deferred: readonly string[];
+  readonly demoted: readonly string[];
   readonly budget: {
     readonly maxTools: number | null;
     readonly reserve: number;
@@ -140,11 +140,11 @@ export class ToolSurface {
     if (cached) return cached;
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     const manifest: Manifest = Object.freeze({
-      tools: pick(classification.primary).map((tool) => toWireTool(tool, format)),
-      primary: classification.primary,
-      deferred: classification.deferred,
-      demoted: classification.demoted,
-      budget: { maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit },
+      tools: Object.freeze(pick(classification.primary).map((tool) => toWireTool(tool, format))),
+      primary: Object.freeze([...classification.primary]),
+      deferred: Object.freeze([...classification.deferred]),
+      demoted: Object.freeze([...classification.demoted]),
+      budget: Object.freeze({ maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit }),
       discoveryBlock: this.block("static", pick(classification.staticDeferred), discoveryBlock),
       demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
     });
