@@ -18,6 +18,7 @@ const BENCHES: readonly Bench[] = [
   { name: "scripted", load: () => import("./scripted") },
   { name: "triage", load: () => import("./triage") },
   { name: "manifest", load: () => import("./manifest") },
+  { name: "mcp", load: () => import("./mcp") },
 ];
 
 async function run(): Promise<number> {

@@ -17,7 +17,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { createContext, runInContext } from "node:vm";
 import { serve } from "@hono/node-server";
 import { silentLogger } from "@vance/core";
@@ -27,18 +26,13 @@ import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
 import { median, percentile, renderTable, runIfMain } from "./support/report";
+import { type BenchCase, interleavedRounds } from "./support/rounds";
 
 const WARMUP_PER_CASE = 300;
 const ROUNDS = 6;
 const PER_ROUND = 500;
 const HTTP_PER_ROUND = 200;
 const SECRET = "bench-secret-0123456789";
-
-interface Case {
-  readonly name: string;
-  readonly perRound: number;
-  readonly once: () => Promise<unknown> | unknown;
-}
 
 /** Runs the bench and prints a table: median, p95 and their ratio to the case's baseline. */
 export async function main(): Promise<void> {
@@ -75,7 +69,7 @@ export async function main(): Promise<void> {
         throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
       }
     };
-    const cases: Case[] = [
+    const cases: BenchCase[] = [
       {
         name: "pool: a + b",
         perRound: PER_ROUND,
@@ -122,21 +116,10 @@ export async function main(): Promise<void> {
       },
     ];
 
-    for (const bench of cases) for (let i = 0; i < WARMUP_PER_CASE; i++) await bench.once();
-
-    const samples = new Map<string, number[]>(cases.map((bench) => [bench.name, []]));
-    const started = performance.now();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const bench of cases) {
-        const times = samples.get(bench.name)!;
-        for (let i = 0; i < bench.perRound; i++) {
-          const t0 = performance.now();
-          await bench.once();
-          times.push(performance.now() - t0);
-        }
-      }
-    }
-    const elapsed = (performance.now() - started) / 1000;
+    const { samples, elapsedSeconds: elapsed } = await interleavedRounds(cases, {
+      rounds: ROUNDS,
+      warmup: WARMUP_PER_CASE,
+    });
     const stats = (name: string) => summarize(samples.get(name)!);
     const baselineOf = (name: string) =>
       name.startsWith("HTTP") ? "HTTP: GET /v1/health" : "node:vm (baseline)";

@@ -47,7 +47,7 @@ describe("HTTP API: happy paths", () => {
     expect(await res.json()).toMatchObject({ status: "ok" });
   });
 
-  it("lists the six tool types with JSON Schemas", async () => {
+  it("lists the seven tool types with JSON Schemas", async () => {
     const { app } = await testApp();
     const res = await app.request("/v1/types", { headers: reader });
     const body = (await res.json()) as { types: { typeId: string; parametersSchema: { type?: string } }[] };
@@ -55,6 +55,7 @@ describe("HTTP API: happy paths", () => {
       "doc_lookup",
       "mcp",
       "mcp_server",
+      "openapi",
       "prompt_template",
       "rest",
       "scripted",

@@ -50,3 +50,13 @@ export function boundByCaller(caller: AbortSignal, timeoutMs: number): CallerBou
     },
   };
 }
+
+/** `promise`, or a rejection with `signal.reason` as soon as `signal` aborts (at once when it already has). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -40,7 +40,9 @@ export interface GuardedFetchOptions {
  * A fetch for tenant-controlled URLs that enforces `policy` on the address it actually connects
  * to, so DNS rebinding between an earlier check and the connect cannot reach an internal host.
  * Redirects are never followed (a 3xx is returned as is). Refused addresses reject with an
- * error named `BlockedAddressError`. gzip, deflate and br bodies are decoded as streams.
+ * error named `BlockedAddressError`. gzip, deflate and br bodies are decoded as streams. Bodies
+ * are read whole before the answer, except `text/event-stream` ones, which are handed on as they
+ * arrive (MCP servers keep them open).
  *
  * @example const fetch = createGuardedFetch(createNetworkPolicy(["127.0.0.1"]));
  */
@@ -71,8 +73,10 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
   };
 
   return async (input, init) => {
-    // Request normalises every HeadersInit and BodyInit shape the way fetch would.
-    const request = new Request(input, init);
+    // Request normalises every HeadersInit and BodyInit shape the way fetch would. Not given the
+    // signal: a Request stays listening on it until it is collected, and an MCP connection's
+    // signal lives as long as the connection (the abort is handled below).
+    const request = new Request(input, { ...init, signal: null });
     const url = new URL(request.url);
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(`unsupported protocol ${url.protocol}`);
@@ -121,13 +125,32 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
         // Without Accept-Encoding a server may still pick any coding (RFC 9110), so undo the common ones.
         const coding = responseHeaders.get("content-encoding")?.trim().toLowerCase();
         const encoded = coding !== undefined && coding !== "" && coding !== "identity";
+        const status = incoming.statusCode ?? 502;
+        if (isEventStream(responseHeaders) && !NULL_BODY_STATUSES.has(status)) {
+          // An event stream (MCP's Streamable HTTP) may stay open for good: its events are handed
+          // on as they arrive, under the same byte limit, and the signal still ends it.
+          if (encoded) {
+            responseHeaders.delete("content-encoding");
+            responseHeaders.delete("content-length");
+          }
+          const stream = streamBody(incoming, encoded ? coding : undefined, maxBytes, signal);
+          finish(() =>
+            resolvePromise(
+              new Response(stream, {
+                status,
+                statusText: incoming.statusMessage ?? "",
+                headers: responseHeaders,
+              }),
+            ),
+          );
+          return;
+        }
         readBody(incoming, encoded ? coding : undefined, maxBytes)
           .then((decoded) => {
             if (encoded) {
               responseHeaders.delete("content-encoding");
               responseHeaders.delete("content-length");
             }
-            const status = incoming.statusCode ?? 502;
             return new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(decoded), {
               status,
               statusText: incoming.statusMessage ?? "",
@@ -178,6 +201,75 @@ function headersOf(incoming: http.IncomingMessage): Headers {
     headers.append(incoming.rawHeaders[i] ?? "", incoming.rawHeaders[i + 1] ?? "");
   }
   return headers;
+}
+
+function isEventStream(headers: Headers): boolean {
+  return (headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "text/event-stream";
+}
+
+/**
+ * An event stream's body as a web stream, decoded, failing once the bytes received or decoded
+ * pass `maxBytes` (as {@link readBody} does) and when `signal` aborts; cancelling it, or any
+ * failure, destroys the message and with it the socket.
+ */
+function streamBody(
+  incoming: http.IncomingMessage,
+  coding: string | undefined,
+  maxBytes: number,
+  signal: AbortSignal | undefined,
+): ReadableStream<Uint8Array> {
+  const decoder = coding === undefined ? undefined : DECODERS.get(coding)?.();
+  const source: Readable = decoder ? incoming.pipe(decoder) : incoming;
+  let finished = false;
+  let received = 0;
+  let decoded = 0;
+  const onAbort = () => end(signal?.reason);
+  let end: (error?: unknown) => void = () => {};
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      end = (error) => {
+        if (finished) return;
+        finished = true;
+        signal?.removeEventListener("abort", onAbort);
+        if (error === undefined) controller.close();
+        else controller.error(error);
+        if (error !== undefined || !incoming.complete) {
+          incoming.destroy();
+          decoder?.destroy();
+        }
+      };
+      incoming.on("data", (chunk: Buffer) => {
+        if (coding !== undefined && !decoder)
+          return end(new Error(`unsupported content encoding '${coding}'`));
+        received += chunk.length;
+        if (received > maxBytes) end(responseTooLarge(maxBytes));
+      });
+      source.on("data", (chunk: Buffer) => {
+        if (finished) return;
+        decoded += chunk.length;
+        if (decoded > maxBytes) return end(responseTooLarge(maxBytes));
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) source.pause();
+      });
+      source.on("end", () => end());
+      source.on("error", (error) => end(error));
+      incoming.on("error", (error) => end(error));
+      incoming.on("close", () => {
+        if (!incoming.complete) end(new Error("the connection closed before the event stream ended"));
+      });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    },
+    pull() {
+      source.resume();
+    },
+    cancel() {
+      finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      incoming.destroy();
+      decoder?.destroy();
+    },
+  });
 }
 
 /** A Map, so that a coding named like an Object.prototype member finds nothing. */

@@ -1,4 +1,5 @@
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
+import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
 import { isToolDocumentPath, toolNameFromPath } from "../ids";
 import type { PutOptions } from "../ports/object-store";
@@ -48,6 +49,7 @@ export class DocumentService {
         throw new VanceError("invalid_id", 400, "tool documents are stored as server-tools/{name}.yaml");
       return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
     }
+    if (isMcpServerDocumentPath(path)) this.validateMcpServer(path, body);
     const written = await this.cascade.upsert(tenant, project, path, body, options);
     return {
       kind: "document",
@@ -56,6 +58,19 @@ export class DocumentService {
       layer: addressedLayer(project),
       etag: written.etag,
     };
+  }
+
+  /** An MCP server document is stored only when it is one: a valid server name and a valid connection. */
+  private validateMcpServer(path: string, body: string): void {
+    if (!mcpServerNameFromPath(path)) {
+      throw new VanceError(
+        "invalid_id",
+        400,
+        "MCP server documents are stored as mcp-servers/{name}.yaml, name in lowercase snake_case",
+      );
+    }
+    const parsed = parseMcpServerDocument(body, this.tools.registry.environment);
+    if (!parsed.ok) throw parsed.error;
   }
 
   /** Deletes the document of the addressed layer (`If-Match` honoured); outer layers show through again. */

@@ -117,7 +117,12 @@ export class ToolSources {
 
   private async load(entry: Entry, load: () => Promise<SourceList>, name: string): Promise<void> {
     try {
-      entry.list = await load();
+      const list = await load();
+      // What the source offered but the type could not use (an operation without a usable schema …).
+      if (list.notes?.length && list !== entry.list) {
+        this.logger.info("tool.source_notes", { tool: name, notes: list.notes });
+      }
+      entry.list = list;
       entry.loadedAt = this.now();
       entry.problem = null;
     } catch (error) {

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { DocumentPathSchema, ModelIdSchema } from "../ids";
-import { toolInputSchemaProblem } from "../json-schema-validator";
-import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
+import { McpServerType, McpType } from "./mcp";
+import { OpenApiType } from "./openapi/index";
 import { RestType } from "./rest/index";
 import { ScriptedType } from "./scripted";
 import { defineToolType } from "./tool-type";
@@ -23,35 +23,6 @@ export const DocLookupType = defineToolType({
         }
       : { value: text };
   },
-});
-
-/** `mcp`: one tool of a server-side MCP server. */
-export const McpType = defineToolType({
-  typeId: "mcp",
-  description: "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    toolName: v.pipe(v.string(), v.minLength(1)),
-    inputSchema: v.optional(OpenJsonSchema),
-  }),
-  inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
-  check: (parameters) => {
-    if (!parameters.inputSchema) return [];
-    const problem = toolInputSchemaProblem(parameters.inputSchema);
-    return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
-  },
-});
-
-/** `mcp_server`: a pack of all tools of a server-side MCP server, named `{tool}__{op}`. */
-export const McpServerType = defineToolType({
-  typeId: "mcp_server",
-  description:
-    "A pack: every tool of a server-side MCP server becomes a sub-tool named {name}__{tool}. disabledSubTools and defaultDeferred apply.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    promptHint: v.optional(v.string()),
-  }),
-  inputSchema: () => ({ type: "object" }),
 });
 
 /** `prompt_template`: an LLM call with a fixed prompt prefix — a mini-agent. */
@@ -77,4 +48,5 @@ export const BUILT_IN_TOOL_TYPES = [
   RestType,
   PromptTemplateType,
   ScriptedType,
+  OpenApiType,
 ];

@@ -10,6 +10,11 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 /** Marks a body template value whose input the call did not give: the member is left out. */
 export const ABSENT = Symbol("absent");
 
+/** Whether a filled-in path segment reads `.` or `..`, which the URL parser would resolve (so walk the upstream path). */
+export function isDotSegment(text: string): boolean {
+  return DOT_SEGMENT.test(text);
+}
+
 /** Whether `text` holds a placeholder (so it cannot be judged before it is filled). */
 export function hasPlaceholder(text: string): boolean {
   return TEMPLATE.test(text);
@@ -116,7 +121,7 @@ export function fillUrl(template: string, templates: TemplateFiller): string | R
   const filled: string[] = [];
   for (const segment of segments) {
     const text = fill(segment);
-    if (TEMPLATE.test(segment) && DOT_SEGMENT.test(text)) {
+    if (TEMPLATE.test(segment) && isDotSegment(text)) {
       return {
         error: "InvalidRequest",
         message: `a value would make the URL path segment '${segment}' read '${text}', which would change the upstream path; '.' and '..' are refused there`,

@@ -1,0 +1,414 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  type HttpFetch,
+  MCP_ERROR_RESPONSE_NAME,
+  MCP_TIMEOUT_ERROR_NAME,
+  type McpCallResult,
+  type McpClient,
+  type McpServerTarget,
+  type McpToolInfo,
+  type McpToolList,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+  SecretScrubber,
+} from "@vance/core";
+
+/** Connections kept open per instance by default (least recently used close first). */
+export const DEFAULT_MAX_MCP_CONNECTIONS = 64;
+/** The most tools one server's `tools/list` is read to (its pages followed up to this). */
+export const DEFAULT_MAX_MCP_TOOLS = 1000;
+/** How long closing a connection waits for the server to take the session's DELETE. */
+const CLOSE_GRACE_MS = 1000;
+/** How much of a failure's own text an error message quotes. */
+const DETAIL_CHARS = 300;
+
+export interface SdkMcpClientOptions {
+  /**
+   * The fetch every request goes through: the guarded one (`createGuardedFetch`), so the network
+   * policy judges every address a server's host name resolves to, and redirects are not followed.
+   */
+  readonly fetch: HttpFetch;
+  readonly maxConnections?: number;
+  readonly maxTools?: number;
+  /** How this service introduces itself in `initialize`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+}
+
+/**
+ * Output schemas are not checked here: the tool's result is handed on as the server sent it, and
+ * compiling a tenant server's schemas with a backtracking regex engine would be a hazard (DESIGN §7).
+ */
+const NO_VALIDATION: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+/** An error with the `name` core reads to tell failures apart. */
+function named(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+/** One MCP session: a client and its transport, shared by the calls of one target key. */
+class Connection {
+  readonly client: Client;
+  readonly fingerprint: string;
+  /** Settles when `initialize` is done; rejects when it failed. */
+  ready: Promise<void> = Promise.resolve();
+  /** `notifications/tools/list_changed` received so far. */
+  listChanges = 0;
+  /** Set once this connection takes no new calls (failed, replaced or evicted). */
+  retired = false;
+  /**
+   * Set when it was dropped for a failure (session expired, transport broken): notifications may
+   * have been missed, so lists read on it are no longer trusted.
+   */
+  failed = false;
+  private inFlight = 0;
+  private closed = false;
+  private politely = false;
+
+  constructor(
+    readonly target: McpServerTarget,
+    private readonly transport: StreamableHTTPClientTransport,
+    clientInfo: { readonly name: string; readonly version: string },
+  ) {
+    this.fingerprint = fingerprintOf(target);
+    this.client = new Client({ ...clientInfo }, { capabilities: {}, jsonSchemaValidator: NO_VALIDATION });
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.listChanges++;
+    });
+    // Errors of the background event stream surface as failed calls; nothing to log here.
+    this.client.onerror = () => {};
+    this.client.onclose = () => {
+      if (!this.retired) this.failed = true;
+      this.retired = true;
+      this.closed = true;
+    };
+  }
+
+  /** Runs `work` counted as in flight, so that retiring waits for it before closing. */
+  async use<T>(work: () => Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await work();
+    } finally {
+      this.inFlight--;
+      if (this.retired && this.inFlight === 0) this.close(this.politely);
+    }
+  }
+
+  /** Takes no new calls; closes once the running ones are done (`politely`: ending the session first). */
+  retire(politely: boolean): void {
+    this.retired = true;
+    this.politely = politely;
+    if (this.inFlight === 0) this.close(politely);
+  }
+
+  private close(politely: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    const end = () => this.client.close().catch(() => {});
+    if (!politely || this.transport.sessionId === undefined) {
+      void end();
+      return;
+    }
+    const timer = setTimeout(() => void end(), CLOSE_GRACE_MS);
+    void this.transport
+      .terminateSession()
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(timer);
+        void end();
+      });
+  }
+}
+
+/**
+ * The `McpClient` port on `@modelcontextprotocol/sdk`'s `Client` and Streamable HTTP transport.
+ * Connections are kept per target key (tenant, server document and its ETag) in a small
+ * least-recently-used set; one whose session expired (a 404, or a 400 refusing its session id) or
+ * whose transport failed is replaced, and the request is sent once more on a fresh connection.
+ * Every request, connecting included, ends within the target's `timeoutMs` or when the caller's
+ * signal aborts. Header values never appear in error messages.
+ */
+export class SdkMcpClient implements McpClient {
+  private readonly connections = new Map<string, Connection>();
+  private readonly fetch: FetchLike;
+  private readonly maxConnections: number;
+  private readonly maxTools: number;
+  private readonly clientInfo: { readonly name: string; readonly version: string };
+
+  constructor(options: SdkMcpClientOptions) {
+    const guarded = options.fetch;
+    this.fetch = (url, init) => guarded(String(url), init ?? {});
+    this.maxConnections = options.maxConnections ?? DEFAULT_MAX_MCP_CONNECTIONS;
+    this.maxTools = options.maxTools ?? DEFAULT_MAX_MCP_TOOLS;
+    this.clientInfo = options.clientInfo ?? { name: "vance-server-tools", version: "0.1.0" };
+  }
+
+  /** `tools/list`, every page up to the tool cap; `current()` turns false on `notifications/tools/list_changed`. */
+  async listTools(target: McpServerTarget, signal: AbortSignal): Promise<McpToolList> {
+    return this.run(target, signal, "tools/list", async (connection, options) => {
+      const changes = connection.listChanges;
+      const tools: McpToolInfo[] = [];
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const page = await connection.client.request(
+          { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+          ListToolsResultSchema,
+          options(),
+        );
+        for (const tool of page.tools) {
+          if (tools.length >= this.maxTools) break;
+          tools.push({
+            name: tool.name,
+            ...(tool.description === undefined ? {} : { description: tool.description }),
+            inputSchema: tool.inputSchema,
+          });
+        }
+        // A server that repeats a cursor would page for ever.
+        cursor = page.nextCursor !== undefined && !seen.has(page.nextCursor) ? page.nextCursor : undefined;
+        if (cursor !== undefined) seen.add(cursor);
+      } while (cursor !== undefined && tools.length < this.maxTools);
+      return {
+        tools,
+        current: () => !connection.failed && connection.listChanges === changes,
+      };
+    });
+  }
+
+  /** `tools/call`; a JSON-RPC error answer rejects with an error named `McpErrorResponse`. */
+  async callTool(
+    target: McpServerTarget,
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<McpCallResult> {
+    return this.run(target, signal, `tools/call '${name}'`, async (connection, options) => {
+      const result = await connection.client.request(
+        { method: "tools/call", params: { name, arguments: { ...args } } },
+        CallToolResultSchema,
+        options(),
+      );
+      return {
+        content: result.content,
+        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+        ...(result.isError === undefined ? {} : { isError: result.isError }),
+      };
+    });
+  }
+
+  /** Ends every session and closes every connection (tests, benches, shutdown). */
+  close(): void {
+    for (const connection of this.connections.values()) connection.retire(true);
+    this.connections.clear();
+  }
+
+  /**
+   * One request on the target's connection: connected first if need be, sent again once on a
+   * fresh connection when a reused one turns out stale, all within `timeoutMs` of the start.
+   */
+  private async run<T>(
+    target: McpServerTarget,
+    signal: AbortSignal,
+    what: string,
+    work: (connection: Connection, options: () => { signal: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    const deadline = Date.now() + target.timeoutMs;
+    const scrubber = headerScrubber(target);
+    const host = hostOf(target.url);
+    for (let attempt = 0; ; attempt++) {
+      const { connection, created } = this.connection(target, deadline);
+      try {
+        await bounded(connection.ready, deadline, signal);
+      } catch (error) {
+        if (signal.aborted) throw aborted(signal);
+        this.fail(connection);
+        throw failure(error, scrubber, `could not connect to the MCP server at ${host}`, target.timeoutMs);
+      }
+      // The SDK never detaches what it adds to a request's signal: it gets one of its own per
+      // attempt, linked to the caller's (often long-lived) signal only while the attempt runs.
+      const request = new AbortController();
+      const onAbort = () => request.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      const options = () => ({ signal: request.signal, timeout: Math.max(1, deadline - Date.now()) });
+      try {
+        return await connection.use(() => bounded(work(connection, options), deadline, signal));
+      } catch (error) {
+        if (signal.aborted) throw aborted(signal);
+        if (error instanceof DeadlineError || Date.now() >= deadline) {
+          throw named(
+            MCP_TIMEOUT_ERROR_NAME,
+            `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,
+          );
+        }
+        const closed =
+          error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.retired;
+        if (error instanceof McpError && !closed) {
+          throw named(MCP_ERROR_RESPONSE_NAME, scrubbed(scrubber, error.message));
+        }
+        const broken = closed || isStale(error) || isTransportFailure(error);
+        if (broken) this.fail(connection);
+        if (broken && attempt === 0 && !created) continue;
+        throw failure(error, scrubber, `${what} on the MCP server at ${host} failed`, target.timeoutMs);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+    }
+  }
+
+  /** The live connection of the target's key, or a new one (connecting) in its place. */
+  private connection(
+    target: McpServerTarget,
+    deadline: number,
+  ): { connection: Connection; created: boolean } {
+    const existing = this.connections.get(target.key);
+    if (existing && !existing.retired && existing.fingerprint === fingerprintOf(target)) {
+      // Most recently used last: the map's order is the eviction order.
+      this.connections.delete(target.key);
+      this.connections.set(target.key, existing);
+      return { connection: existing, created: false };
+    }
+    if (existing) this.retire(existing, !existing.retired);
+    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+      fetch: this.fetch,
+      requestInit: { headers: { ...target.headers } },
+    });
+    const connection = new Connection(target, transport, this.clientInfo);
+    // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
+    connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
+    connection.ready.catch(() => {});
+    this.connections.set(target.key, connection);
+    for (const [key, oldest] of this.connections) {
+      if (this.connections.size <= this.maxConnections) break;
+      this.connections.delete(key);
+      oldest.retire(true);
+    }
+    return { connection, created: true };
+  }
+
+  /** Drops a connection that failed: its lists are stale, its session is not ended politely. */
+  private fail(connection: Connection): void {
+    connection.failed = true;
+    this.retire(connection, false);
+  }
+
+  private retire(connection: Connection, politely: boolean): void {
+    if (this.connections.get(connection.target.key) === connection)
+      this.connections.delete(connection.target.key);
+    connection.retire(politely);
+  }
+}
+
+/**
+ * Scrubs header values from error texts: the adapter cannot tell which hold secrets, so it takes
+ * every value long enough to be one, whole and by its words (`Bearer <token>`).
+ */
+function headerScrubber(target: McpServerTarget): SecretScrubber {
+  const values = Object.values(target.headers);
+  const words = values.flatMap((value) => value.split(/\s+/)).filter((word) => word.length >= 8);
+  return new SecretScrubber([...values.filter((value) => value.length >= 4), ...words]);
+}
+
+/** What makes a connection differ under one key: a secret rotated behind the same document. */
+function fingerprintOf(target: McpServerTarget): string {
+  return JSON.stringify([target.url, Object.entries(target.headers).sort()]);
+}
+
+/** The session is gone on the server (restarted, expired): 404, or 400 refusing the session id. */
+function isStale(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400);
+}
+
+/** The request failed below MCP (a reset socket, a refused connection), not by the server's answer. */
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof Error) || error instanceof McpError) return false;
+  if (error.name === BLOCKED_ADDRESS_ERROR_NAME || error.name === RESPONSE_TOO_LARGE_ERROR_NAME) return false;
+  if (error instanceof StreamableHTTPError) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    typeof code === "string" || error instanceof TypeError || /socket|connection|closed/i.test(error.message)
+  );
+}
+
+/** The error a failure rejects with: named as core tells them apart, its text scrubbed and cut. */
+function failure(error: unknown, scrubber: SecretScrubber, what: string, timeoutMs: number): Error {
+  if (error instanceof DeadlineError) return new Error(`${what}: no answer within ${timeoutMs} ms`);
+  const name = error instanceof Error ? error.name : "";
+  if (name === BLOCKED_ADDRESS_ERROR_NAME || name === RESPONSE_TOO_LARGE_ERROR_NAME) {
+    return named(name, scrubbed(scrubber, (error as Error).message));
+  }
+  return new Error(`${what}: ${scrubbed(scrubber, detailOf(error))}`);
+}
+
+function detailOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error instanceof StreamableHTTPError && (error.code ?? 0) > 0)
+    return `HTTP ${error.code}: ${error.message}`;
+  const code = (error as NodeJS.ErrnoException).code;
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  const text = cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
+  return typeof code === "string" && !text.includes(code) ? `${code}: ${text}` : text;
+}
+
+function scrubbed(scrubber: SecretScrubber, text: string): string {
+  const clean = scrubber.text(text);
+  return clean.length > DETAIL_CHARS ? `${clean.slice(0, DETAIL_CHARS)}…` : clean;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+function aborted(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  const detail = reason instanceof Error ? reason.message : String(reason);
+  return named("AbortError", `the caller ended the request: ${detail}`);
+}
+
+/** The request's time ran out before it settled. */
+class DeadlineError extends Error {}
+
+/** `work`, or a rejection at `deadline` or when `signal` aborts — whichever comes first. */
+function bounded<T>(work: Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => settle(() => reject(signal.reason));
+    const timer = setTimeout(
+      () => settle(() => reject(new DeadlineError("deadline"))),
+      deadline - Date.now(),
+    );
+    let settled = false;
+    function settle(outcome: () => void) {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      outcome();
+    }
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}

@@ -1,0 +1,6 @@
+export {
+  DEFAULT_MAX_MCP_CONNECTIONS,
+  DEFAULT_MAX_MCP_TOOLS,
+  SdkMcpClient,
+  type SdkMcpClientOptions,
+} from "./client";

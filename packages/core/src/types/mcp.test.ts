@@ -1,0 +1,408 @@
+import { describe, expect, it } from "vitest";
+import type { CascadeHit, Layer } from "../cascade/document-cascade";
+import type { ServerToolConfig } from "../config/schema";
+import { VanceError } from "../errors";
+import { createNetworkPolicy } from "../net/network-policy";
+import type { McpCallResult, McpClient, McpServerTarget, ToolRuntime } from "../ports/tool-runtime";
+import { SecretScrubber } from "../secrets/scrub";
+import { MCP_ERROR_MESSAGE_CHARS, McpServerType, McpType, mcpOutcome, sizeOf } from "./mcp";
+import type { InvocationContext, SourceContext } from "./tool-type";
+
+const TOKEN = "tok-9f8e7d6c5b4a-s3cret";
+const SERVER_DOC =
+  "url: https://mcp.example.com/mcp\nheaders:\n  Authorization: Bearer ${secret:MCP_TOKEN}\ntimeoutMs: 300\n";
+
+const config = (type: string, parameters: Record<string, unknown>): ServerToolConfig =>
+  ({ name: "jira", type, description: "x", parameters }) as unknown as ServerToolConfig;
+
+/** A fake MCP client that records what it was asked and answers as told. */
+function fakeClient(answer: (target: McpServerTarget, name: string) => Promise<McpCallResult>) {
+  const calls: { target: McpServerTarget; name: string; args: unknown }[] = [];
+  let current = true;
+  const client: McpClient = {
+    listTools: async (target) => {
+      calls.push({ target, name: "tools/list", args: null });
+      return {
+        tools: [
+          {
+            name: "get-issue",
+            description: `Reads an issue (auth ${TOKEN})`,
+            inputSchema: { type: "object" },
+          },
+          { name: "search", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
+        ],
+        current: () => current,
+      };
+    },
+    callTool: async (target, name, args) => {
+      calls.push({ target, name, args });
+      return answer(target, name);
+    },
+  };
+  return { client, calls, changeList: () => (current = false) };
+}
+
+interface Setup {
+  documents?: Record<string, string>;
+  layer?: Layer;
+  secrets?: Record<string, string>;
+  mcp?: McpClient;
+  signal?: AbortSignal;
+}
+
+function hitFor(documents: Record<string, string>, layer: Layer) {
+  return async (path: string): Promise<CascadeHit | null> => {
+    const body = documents[path];
+    if (body === undefined) return null;
+    const bundled = layer === "bundled";
+    return {
+      layer: layer as CascadeHit["layer"],
+      path,
+      key: bundled ? null : `acme/shop/${path}`,
+      body,
+      etag: bundled ? null : '"etag-1"',
+      contentType: "application/yaml",
+    };
+  };
+}
+
+function runtime(mcp: McpClient | undefined): ToolRuntime {
+  return {
+    fetch: async () => {
+      throw new Error("no fetch");
+    },
+    resolveHost: async () => [],
+    scripts: {
+      run: async () => {
+        throw new Error("no scripts");
+      },
+    },
+    now: () => Date.now(),
+    ...(mcp ? { mcp } : {}),
+  };
+}
+
+function sourceContext(setup: Setup = {}): SourceContext {
+  const secrets = setup.secrets ?? { MCP_TOKEN: TOKEN };
+  return {
+    tenant: "acme",
+    project: "shop",
+    runtime: runtime(setup.mcp),
+    networkPolicy: createNetworkPolicy([]),
+    readHit: hitFor(setup.documents ?? { "mcp-servers/jira.yaml": SERVER_DOC }, setup.layer ?? "tenant"),
+    secretsFor: (layer) => async (name) => (layer === "bundled" ? undefined : secrets[name]),
+  };
+}
+
+function invocationContext(setup: Setup = {}): InvocationContext {
+  const source = sourceContext(setup);
+  return {
+    caller: { tenant: "acme", project: "shop" },
+    runtime: source.runtime,
+    networkPolicy: source.networkPolicy,
+    signal: setup.signal ?? new AbortController().signal,
+    depth: 0,
+    readDocument: async (path) => (await source.readHit(path))?.body ?? null,
+    readHit: source.readHit,
+    secret: async () => undefined,
+    secretsFor: source.secretsFor,
+    callTool: async () => ({ error: "NotAvailable", message: "none" }),
+  };
+}
+
+const mcpParameters = { server: "jira", toolName: "get-issue" };
+const invokeMcp = (setup: Setup, input: Record<string, unknown> = {}) =>
+  McpType.invoke!(config("mcp", mcpParameters), mcpParameters, input, invocationContext(setup));
+
+describe("mcpOutcome: a tools/call result as the tool answers it", () => {
+  it("answers structuredContent when present", () => {
+    expect(mcpOutcome({ content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } })).toEqual(
+      { value: { a: 1 } },
+    );
+  });
+
+  it("joins text blocks with newlines; a single JSON text stays a string", () => {
+    expect(mcpOutcome({ content: [{ type: "text", text: '{"a":1}' }] })).toEqual({ value: '{"a":1}' });
+    expect(
+      mcpOutcome({
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: "two" },
+        ],
+      }),
+    ).toEqual({ value: "one\ntwo" });
+    expect(mcpOutcome({ content: [] })).toEqual({ value: "" });
+  });
+
+  it("turns images, audio and resources into placeholders with kind, MIME type and size, never their bytes", () => {
+    const data = "A".repeat(16_796); // 12,597 bytes once decoded
+    const outcome = mcpOutcome({
+      content: [
+        { type: "image", mimeType: "image/png", data },
+        { type: "audio", mimeType: "audio/wav", data: "AAAA" },
+        { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "héllo" } },
+        { type: "resource", resource: { uri: "file:///a.bin", blob: "AAAAAA==" } },
+        {
+          type: "resource_link",
+          uri: "https://x.example/r",
+          name: "r",
+          mimeType: "application/pdf",
+          size: 3_145_728,
+        },
+        { type: "hologram" },
+      ],
+    });
+    expect(outcome).toEqual({
+      value: [
+        "[image: image/png, 12.3 KiB]",
+        "[audio: audio/wav, 3 B]",
+        "[resource: file:///notes.md, text/markdown, 6 B]",
+        "[resource: file:///a.bin, 4 B]",
+        "[resource: https://x.example/r, application/pdf, 3.0 MiB]",
+        "[hologram content]",
+      ].join("\n"),
+    });
+    expect(JSON.stringify(outcome)).not.toContain("AAAA");
+  });
+
+  it("keeps placeholders short and on one line whatever the server puts in them", () => {
+    const outcome = mcpOutcome({
+      content: [{ type: "resource_link", uri: `x:${"y".repeat(500)}\n]`, name: "r" }],
+    });
+    const value = (outcome as { value: string }).value;
+    expect(value.length).toBeLessThan(220);
+    expect(value).not.toContain("\n");
+  });
+
+  it("answers isError as McpToolError with the text, scrubbed before it is cut", () => {
+    expect(mcpOutcome({ isError: true, content: [{ type: "text", text: "boom" }] })).toEqual({
+      error: "McpToolError",
+      message: "boom",
+    });
+    const straddling = `${"x".repeat(MCP_ERROR_MESSAGE_CHARS - 5)}${TOKEN}`;
+    const cut = mcpOutcome(
+      { isError: true, content: [{ type: "text", text: straddling }] },
+      new SecretScrubber([TOKEN]),
+    );
+    expect(cut).toEqual({ error: "McpToolError", message: `${"x".repeat(MCP_ERROR_MESSAGE_CHARS - 5)}***` });
+    expect(mcpOutcome({ isError: true, content: [{ type: "text", text: "y".repeat(5000) }] })).toMatchObject({
+      message: `${"y".repeat(MCP_ERROR_MESSAGE_CHARS)}…`,
+    });
+    expect(mcpOutcome({ isError: true, content: [], structuredContent: { code: 7 } })).toEqual({
+      error: "McpToolError",
+      message: '{"code":7}',
+    });
+  });
+
+  it("formats sizes in B, KiB and MiB", () => {
+    expect([sizeOf(0), sizeOf(1023), sizeOf(1024), sizeOf(12_595), sizeOf(5 * 1024 * 1024)]).toEqual([
+      "0 B",
+      "1023 B",
+      "1.0 KiB",
+      "12.3 KiB",
+      "5.0 MiB",
+    ]);
+  });
+});
+
+describe("mcp and mcp_server sourcing: open", () => {
+  it("mcp takes the server's schema for toolName, unless its document fixes one", () => {
+    expect(McpType.sourcing?.kind).toBe("schema");
+    expect(McpType.sourcing?.schemaTool?.(mcpParameters)).toBe("get-issue");
+    expect(McpType.sourcing?.schemaTool?.({ ...mcpParameters, inputSchema: { type: "object" } })).toBeNull();
+    expect(McpServerType.sourcing?.kind).toBe("pack");
+    expect(McpServerType.sourcing?.promptHint?.({ server: "jira", promptHint: "Jira issues" })).toBe(
+      "Jira issues",
+    );
+  });
+
+  it("opens the server document's target: secrets filled, key by tenant, layer, document and ETag", async () => {
+    const { client, calls, changeList } = fakeClient(async () => ({ content: [] }));
+    const source = await McpServerType.sourcing!.open(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      sourceContext({ mcp: client }),
+    );
+    expect(source.key).toBe('acme\ntenant\nacme/shop/mcp-servers/jira.yaml\n"etag-1"');
+    const list = await source.load(new AbortController().signal);
+    expect(calls[0]?.target).toEqual({
+      key: source.key,
+      url: "https://mcp.example.com/mcp",
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      timeoutMs: 300,
+    });
+    expect(list.tools).toEqual([
+      { sourceName: "get-issue", description: "Reads an issue (auth ***)", inputSchema: { type: "object" } },
+      {
+        sourceName: "search",
+        description: "",
+        inputSchema: { type: "object", properties: { q: { type: "string" } } },
+      },
+    ]);
+    expect(list.current?.()).toBe(true);
+    changeList();
+    expect(list.current?.()).toBe(false);
+  });
+
+  it("keys a bundled server document by its path, per tenant", async () => {
+    const source = await McpType.sourcing!.open(
+      config("mcp", mcpParameters),
+      mcpParameters,
+      sourceContext({
+        layer: "bundled",
+        documents: { "mcp-servers/jira.yaml": "url: https://x.example/mcp\n" },
+      }),
+    );
+    expect(source.key).toBe("acme\nbundled\nmcp-servers/jira.yaml\nbundled");
+  });
+
+  it("throws invalid_document naming what is wrong: no document or an invalid one on open, a missing secret on load", async () => {
+    const open = (setup: Setup) =>
+      McpType.sourcing!.open(config("mcp", mcpParameters), mcpParameters, sourceContext(setup));
+    const missing = await open({ documents: {} }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(VanceError);
+    expect(missing).toMatchObject({
+      code: "invalid_document",
+      message: expect.stringContaining("mcp-servers/jira.yaml"),
+    });
+    const invalid = await open({ documents: { "mcp-servers/jira.yaml": "url: nope\n" } }).catch(
+      (error: unknown) => error,
+    );
+    expect(invalid).toMatchObject({
+      code: "invalid_document",
+      message: expect.stringContaining("in the tenant layer is invalid"),
+      errors: [expect.objectContaining({ path: "url", line: 1 })],
+    });
+    // Listings open the source every time: the secrets are read only when the list loads.
+    const { client, calls } = fakeClient(async () => ({ content: [] }));
+    const source = await open({ secrets: {}, mcp: client });
+    await expect(source.load(new AbortController().signal)).rejects.toMatchObject({
+      code: "invalid_document",
+      message: expect.stringContaining("'MCP_TOKEN'"),
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it("fails the load with the client's reason, scrubbed; and without a client", async () => {
+    const failing: McpClient = {
+      listTools: async () => {
+        throw new Error(`connection refused (sent Bearer ${TOKEN})`);
+      },
+      callTool: async () => ({ content: [] }),
+    };
+    const source = await McpType.sourcing!.open(
+      config("mcp", mcpParameters),
+      mcpParameters,
+      sourceContext({ mcp: failing }),
+    );
+    await expect(source.load(new AbortController().signal)).rejects.toThrow(
+      "MCP server 'jira': connection refused (sent Bearer ***)",
+    );
+    const withoutClient = await McpType.sourcing!.open(
+      config("mcp", mcpParameters),
+      mcpParameters,
+      sourceContext(),
+    );
+    await expect(withoutClient.load(new AbortController().signal)).rejects.toThrow("no MCP client");
+  });
+});
+
+describe("mcp and mcp_server: invoke", () => {
+  it("calls toolName on the server and maps the result, scrubbed of the secrets it used", async () => {
+    const { client, calls } = fakeClient(async (target) => ({
+      content: [{ type: "text", text: `you sent ${target.headers.Authorization}` }],
+    }));
+    expect(await invokeMcp({ mcp: client }, { key: "ABC-1" })).toEqual({ value: "you sent Bearer ***" });
+    expect(calls[0]).toMatchObject({ name: "get-issue", args: { key: "ABC-1" } });
+  });
+
+  it("a pack's sub-tool calls the source tool's own name", async () => {
+    const { client, calls } = fakeClient(async () => ({ content: [], structuredContent: { found: 2 } }));
+    const outcome = await McpServerType.sourcing!.invokeSubTool!(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      { sourceName: "Search-Issues", description: "", inputSchema: { type: "object" } },
+      { q: "bug" },
+      invocationContext({ mcp: client }),
+    );
+    expect(outcome).toEqual({ value: { found: 2 } });
+    expect(calls[0]).toMatchObject({ name: "Search-Issues", args: { q: "bug" } });
+  });
+
+  it("answers isError as McpToolError, scrubbed", async () => {
+    const { client } = fakeClient(async () => ({
+      isError: true,
+      content: [{ type: "text", text: `denied for Bearer ${TOKEN}` }],
+    }));
+    expect(await invokeMcp({ mcp: client })).toEqual({
+      error: "McpToolError",
+      message: "denied for Bearer ***",
+    });
+  });
+
+  it("names what is missing: the client, the server document, a secret", async () => {
+    expect(await invokeMcp({})).toMatchObject({ error: "McpUnavailable" });
+    const { client } = fakeClient(async () => ({ content: [] }));
+    expect(await invokeMcp({ mcp: client, documents: {} })).toMatchObject({
+      error: "McpServerNotFound",
+      message: expect.stringContaining("mcp-servers/jira.yaml"),
+    });
+    expect(await invokeMcp({ mcp: client, secrets: {} })).toMatchObject({
+      error: "SecretNotFound",
+      message: expect.stringContaining("'MCP_TOKEN'"),
+    });
+    expect(
+      await invokeMcp({ mcp: client, documents: { "mcp-servers/jira.yaml": "url: 12\n" } }),
+    ).toMatchObject({
+      error: "InvalidDocument",
+    });
+  });
+
+  it("maps the client's failures by name: unavailable, timeout, blocked, refused", async () => {
+    const rejecting = (name: string, message: string): McpClient => ({
+      listTools: async () => ({ tools: [], current: () => true }),
+      callTool: async () => {
+        const error = new Error(message);
+        error.name = name;
+        throw error;
+      },
+    });
+    expect(await invokeMcp({ mcp: rejecting("Error", `ECONNREFUSED (Bearer ${TOKEN})`) })).toEqual({
+      error: "McpUnavailable",
+      message: "MCP server 'jira': ECONNREFUSED (Bearer ***)",
+    });
+    expect(await invokeMcp({ mcp: rejecting("TimeoutError", "late") })).toEqual({
+      error: "TimeoutError",
+      message: "MCP server 'jira' did not answer 'get-issue' within 300 ms",
+    });
+    expect(
+      await invokeMcp({ mcp: rejecting("BlockedAddressError", "refusing to connect to x") }),
+    ).toMatchObject({
+      error: "BlockedAddress",
+    });
+    expect(await invokeMcp({ mcp: rejecting("McpErrorResponse", "MCP error -32602: no such tool") })).toEqual(
+      {
+        error: "McpToolError",
+        message: "MCP server 'jira' refused 'get-issue': MCP error -32602: no such tool",
+      },
+    );
+  });
+
+  it("answers by itself when a client overruns timeoutMs, and Cancelled when the caller ends first", async () => {
+    const hanging: McpClient = {
+      listTools: async () => ({ tools: [], current: () => true }),
+      callTool: () => new Promise(() => {}),
+    };
+    const started = performance.now();
+    expect(await invokeMcp({ mcp: hanging })).toMatchObject({ error: "TimeoutError" });
+    expect(performance.now() - started).toBeLessThan(300 + 1000);
+
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(new Error("deadline of the script")), 20);
+    expect(await invokeMcp({ mcp: hanging, signal: caller.signal })).toEqual({
+      error: "Cancelled",
+      message:
+        "the call of 'get-issue' on MCP server 'jira' was abandoned because its caller ended (deadline of the script)",
+    });
+  });
+});

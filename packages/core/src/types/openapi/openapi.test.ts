@@ -1,0 +1,521 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { createNetworkPolicy } from "../../net/network-policy";
+import type { SourceContext, SourceTool } from "../tool-type";
+import { OpenApiType } from "./index";
+import { type OperationTarget, operationTarget, readOperations } from "./operations";
+import { OpenApiParametersSchema } from "./parameters";
+import { buildOperationRequest } from "./request";
+
+/** A dereferenced OpenAPI 3.1 document, as the parser port answers it. */
+function petstore(): Record<string, unknown> {
+  const pet = {
+    type: "object",
+    required: ["id", "name"],
+    properties: {
+      id: { type: "integer", readOnly: true },
+      name: { type: "string", "x-internal": true },
+      tag: { type: "string", nullable: true },
+    },
+  };
+  return {
+    openapi: "3.1.0",
+    info: { title: "Pets", version: "1" },
+    servers: [{ url: "https://{region}.pets.example/v1", variables: { region: { default: "eu" } } }],
+    paths: {
+      "/pets": {
+        get: {
+          operationId: "listPets",
+          summary: "List pets",
+          description: "  Pages through every pet.  ",
+          parameters: [
+            {
+              name: "limit",
+              in: "query",
+              description: "How many",
+              schema: { type: "integer", maximum: 100 },
+            },
+            { name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } },
+            { name: "X-Trace", in: "header", required: true, schema: { type: "string" } },
+            { name: "Accept", in: "header", schema: { type: "string" } },
+            { name: "Host", in: "header", schema: { type: "string" } },
+            { name: "session", in: "cookie", schema: { type: "string" } },
+          ],
+        },
+        post: {
+          operationId: "createPet",
+          requestBody: { required: true, content: { "application/json": { schema: pet } } },
+        },
+      },
+      "/pets/{id}": {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer" } }],
+        get: { summary: "One pet" },
+        delete: { operationId: "deletePet", deprecated: true },
+        head: { operationId: "headPet" },
+      },
+      "/uploads": {
+        post: {
+          operationId: "upload",
+          requestBody: { required: true, content: { "multipart/form-data": { schema: {} } } },
+        },
+      },
+    },
+  };
+}
+
+function toolNamed(tools: readonly SourceTool[], name: string): SourceTool {
+  const tool = tools.find((candidate) => candidate.sourceName === name);
+  if (!tool) throw new Error(`no tool ${name} in ${tools.map((t) => t.sourceName).join(", ")}`);
+  return tool;
+}
+
+function targetOf(tool: SourceTool): OperationTarget {
+  const target = operationTarget(tool);
+  if (!target) throw new Error("no target");
+  return target;
+}
+
+describe("readOperations", () => {
+  it("offers one tool per GET/PUT/POST/DELETE/PATCH operation, named from operationId or method and path", () => {
+    const { tools, notes } = readOperations(petstore(), { pack: "pets" });
+    expect(tools.map((tool) => tool.sourceName)).toEqual([
+      "list_pets",
+      "create_pet",
+      "get_pets_id",
+      "delete_pet",
+    ]);
+    expect(notes).toEqual([
+      "POST /uploads: left out, its request body is multipart/form-data; only JSON bodies are sent",
+    ]);
+  });
+
+  it("describes an operation by summary and description, its method and path when it has neither", () => {
+    const { tools } = readOperations(petstore(), { pack: "pets" });
+    expect(toolNamed(tools, "list_pets").description).toBe("List pets\n\nPages through every pet.");
+    expect(toolNamed(tools, "delete_pet").description).toBe("Deprecated.\n\nDELETE /pets/{id}");
+  });
+
+  it("builds the input schema from path, query and header parameters; cookies, Accept and Host are not inputs", () => {
+    const { tools } = readOperations(petstore(), { pack: "pets" });
+    expect(toolNamed(tools, "list_pets").inputSchema).toEqual({
+      type: "object",
+      properties: {
+        limit: { type: "integer", maximum: 100, description: "How many" },
+        tags: { type: "array", items: { type: "string" } },
+        "X-Trace": { type: "string" },
+      },
+      required: ["X-Trace"],
+      additionalProperties: false,
+    });
+    expect(toolNamed(tools, "get_pets_id").inputSchema).toMatchObject({
+      properties: { id: { type: "integer" } },
+      required: ["id"],
+    });
+  });
+
+  it("takes the JSON body as `body`: readOnly properties left out, nullable as a null type, x- keywords dropped", () => {
+    const { tools } = readOperations(petstore(), { pack: "pets" });
+    expect(toolNamed(tools, "create_pet").inputSchema).toEqual({
+      type: "object",
+      properties: {
+        body: {
+          type: "object",
+          required: ["name"],
+          properties: { name: { type: "string" }, tag: { type: ["string", "null"] } },
+        },
+      },
+      required: ["body"],
+      additionalProperties: false,
+    });
+    expect(targetOf(toolNamed(tools, "create_pet")).body).toEqual({
+      property: "body",
+      mediaType: "application/json",
+      required: true,
+    });
+  });
+
+  it("records where each input goes and resolves the server's variables", () => {
+    const { tools } = readOperations(petstore(), { pack: "pets" });
+    expect(targetOf(toolNamed(tools, "list_pets"))).toEqual({
+      method: "GET",
+      path: "/pets",
+      serverUrl: "https://eu.pets.example/v1",
+      parameters: [
+        { name: "limit", in: "query", property: "limit", style: "form", explode: true, json: false },
+        { name: "tags", in: "query", property: "tags", style: "form", explode: true, json: false },
+        { name: "X-Trace", in: "header", property: "X-Trace", style: "simple", explode: false, json: false },
+      ],
+      body: null,
+    });
+  });
+
+  it("keeps only the operations the allow-list names, by operationId, METHOD /path or op name", () => {
+    const { tools, notes } = readOperations(petstore(), {
+      pack: "pets",
+      allow: ["listPets", "GET /pets/{id}", "delete_pet", "nothing"],
+    });
+    expect(tools.map((tool) => tool.sourceName)).toEqual(["list_pets", "get_pets_id", "delete_pet"]);
+    expect(notes).toEqual(["operations: 'nothing' names no operation of the document"]);
+  });
+
+  it("converts OpenAPI 3.0 schema keywords to JSON Schema and replaces a ref left at a cycle by {}", () => {
+    const document = {
+      openapi: "3.0.3",
+      paths: {
+        "/n": {
+          put: {
+            operationId: "put_n",
+            parameters: [
+              {
+                name: "n",
+                in: "query",
+                schema: {
+                  type: "number",
+                  minimum: 0,
+                  exclusiveMinimum: true,
+                  maximum: 9,
+                  exclusiveMaximum: false,
+                },
+              },
+              { name: "mode", in: "query", schema: { enum: ["a", "b"], type: "string", nullable: true } },
+              { name: "any", in: "query", schema: { allOf: [{ type: "string" }], nullable: true } },
+            ],
+            requestBody: {
+              content: {
+                "application/merge-patch+json": {
+                  schema: {
+                    type: "object",
+                    discriminator: { propertyName: "kind" },
+                    examples: { one: { value: 1 } },
+                    properties: { next: { $ref: "#/components/schemas/Node" } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const [tool] = readOperations(document, { pack: "nodes" }).tools;
+    expect(tool?.inputSchema).toEqual({
+      type: "object",
+      properties: {
+        n: { type: "number", exclusiveMinimum: 0, maximum: 9 },
+        mode: { type: ["string", "null"], enum: ["a", "b", null] },
+        any: { anyOf: [{ allOf: [{ type: "string" }] }, { type: "null" }] },
+        body: { type: "object", properties: { next: {} } },
+      },
+      additionalProperties: false,
+    });
+    expect(targetOf(tool!).body?.mediaType).toBe("application/merge-patch+json");
+  });
+
+  it("stops a recursive schema, resolved into a cycle, with {} where it recurs", () => {
+    const node: Record<string, unknown> = { type: "object" };
+    node.properties = { value: { type: "string" }, children: { type: "array", items: node } };
+    const document = {
+      openapi: "3.1.0",
+      paths: { "/tree": { post: { requestBody: { content: { "application/json": { schema: node } } } } } },
+    };
+    const [tool] = readOperations(document, { pack: "trees" }).tools;
+    expect(tool?.inputSchema.properties).toEqual({
+      body: {
+        type: "object",
+        properties: { value: { type: "string" }, children: { type: "array", items: {} } },
+      },
+    });
+  });
+
+  it("skips an operation whose schema cannot compile, with a note, and keeps the others", () => {
+    const document = petstore();
+    const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+    paths["/pets"]!.get!.parameters = [
+      { name: "q", in: "query", schema: { type: "string", pattern: "(a)\\1" } },
+    ];
+    const { tools, notes } = readOperations(document, { pack: "pets" });
+    expect(tools.map((tool) => tool.sourceName)).not.toContain("list_pets");
+    expect(tools).toHaveLength(3);
+    expect(notes[0]).toMatch(/^GET \/pets: left out, its input schema is .*pattern/);
+  });
+
+  it("skips an operation whose schema is too large, counting shared subtrees each time", () => {
+    let shared: unknown = { type: "string" };
+    for (let level = 0; level < 16; level++)
+      shared = { type: "object", properties: { a: shared, b: shared } };
+    const document = {
+      openapi: "3.1.0",
+      paths: { "/big": { post: { requestBody: { content: { "application/json": { schema: shared } } } } } },
+    };
+    const { tools, notes } = readOperations(document, { pack: "big" });
+    expect(tools).toEqual([]);
+    expect(notes).toEqual(["POST /big: left out, the schema has more than 5000 nodes"]);
+  });
+
+  it("moves a parameter aside when its name is taken or unusable as a property", () => {
+    const document = {
+      openapi: "3.1.0",
+      paths: {
+        "/items/{id}": {
+          post: {
+            operationId: "update",
+            parameters: [
+              { name: "id", in: "path", required: true, schema: { type: "string" } },
+              { name: "id", in: "query", schema: { type: "string" } },
+              { name: "body", in: "query", schema: { type: "string" } },
+              { name: "filter[status]", in: "query", schema: { type: "string" } },
+            ],
+            requestBody: { content: { "application/json": { schema: { type: "object" } } } },
+          },
+        },
+      },
+    };
+    const [tool] = readOperations(document, { pack: "items" }).tools;
+    expect(Object.keys((tool?.inputSchema.properties ?? {}) as object)).toEqual([
+      "id",
+      "query_id",
+      "query_body",
+      "filter_status_",
+      "body",
+    ]);
+    expect(targetOf(tool!).parameters.map((p) => [p.name, p.property])).toEqual([
+      ["id", "id"],
+      ["id", "query_id"],
+      ["body", "query_body"],
+      ["filter[status]", "filter_status_"],
+    ]);
+  });
+
+  it("keeps names unique and within 64 characters with the pack's name", () => {
+    const pack = "p".repeat(40);
+    const document = {
+      openapi: "3.1.0",
+      paths: {
+        "/a": { get: { operationId: "getAVeryLongOperationNameIndeedYes" } },
+        "/b": { get: { operationId: "get_a_very_long_operation_name_indeed_no" } },
+        "/c": { get: { operationId: "get-a" }, put: { operationId: "getA" } },
+      },
+    };
+    const names = readOperations(document, { pack }).tools.map((tool) => tool.sourceName);
+    expect(names).toEqual(["get_a_very_long_operat", "get_a_very_long_oper_2", "get_a", "get_a_2"]);
+    for (const name of names) expect(`${pack}__${name}`.length).toBeLessThanOrEqual(64);
+  });
+
+  it("resolves servers: relative ones against the spec's URL, none without one, operation-level first", () => {
+    const document = {
+      openapi: "3.1.0",
+      servers: [{ url: "/api" }],
+      paths: {
+        "/a": { get: { operationId: "a" } },
+        "/b": { get: { operationId: "b", servers: [{ url: "https://other.example/root" }] } },
+      },
+    };
+    const withUrl = readOperations(document, {
+      pack: "x",
+      specUrl: new URL("https://specs.example/v2/spec.yaml"),
+    });
+    expect(withUrl.tools.map((tool) => targetOf(tool).serverUrl)).toEqual([
+      "https://specs.example/api",
+      "https://other.example/root",
+    ]);
+    const withoutUrl = readOperations(document, { pack: "x" });
+    expect(withoutUrl.tools.map((tool) => targetOf(tool).serverUrl)).toEqual([
+      null,
+      "https://other.example/root",
+    ]);
+  });
+});
+
+describe("buildOperationRequest", () => {
+  const target: OperationTarget = {
+    method: "POST",
+    path: "/files/{dir}/{name}.json",
+    serverUrl: null,
+    parameters: [
+      { name: "dir", in: "path", property: "dir", style: "simple", explode: false, json: false },
+      { name: "name", in: "path", property: "name", style: "simple", explode: false, json: false },
+      { name: "tags", in: "query", property: "tags", style: "form", explode: true, json: false },
+      { name: "ids", in: "query", property: "ids", style: "form", explode: false, json: false },
+      { name: "pipes", in: "query", property: "pipes", style: "pipeDelimited", explode: false, json: false },
+      { name: "filter", in: "query", property: "filter", style: "deepObject", explode: true, json: false },
+      { name: "where", in: "query", property: "where", style: "form", explode: false, json: true },
+      { name: "X-Ids", in: "header", property: "xIds", style: "simple", explode: false, json: false },
+      { name: "X-Key", in: "header", property: "xKey", style: "simple", explode: false, json: false },
+    ],
+    body: { property: "body", mediaType: "application/json", required: false },
+  };
+
+  it("encodes path values, serialises query and header parameters by style and sends the body as JSON", async () => {
+    const built = buildOperationRequest(
+      target,
+      "https://api.example/v1/",
+      {
+        dir: "a b/c",
+        name: "x?y",
+        tags: ["red", "blue"],
+        ids: [1, 2],
+        pipes: ["a", "b"],
+        filter: { status: "open", owner: "me" },
+        where: { a: 1 },
+        xIds: [3, 4],
+        xKey: "from-input",
+        body: { hello: "world" },
+      },
+      [["X-Key", "configured"]],
+    );
+    if ("error" in built) throw new Error(built.message);
+    expect(built.url.href).toBe(
+      "https://api.example/v1/files/a%20b%2Fc/x%3Fy.json?tags=red&tags=blue&ids=1%2C2&pipes=a%7Cb&filter%5Bstatus%5D=open&filter%5Bowner%5D=me&where=%7B%22a%22%3A1%7D",
+    );
+    const headers = built.init.headers as Headers;
+    expect(headers.get("x-ids")).toBe("3,4");
+    expect(headers.get("x-key")).toBe("configured");
+    expect(headers.get("content-type")).toBe("application/json");
+    expect(built.init.method).toBe("POST");
+    expect(built.init.body).toBe('{"hello":"world"}');
+  });
+
+  it("leaves absent inputs out and sends no body without one", () => {
+    const built = buildOperationRequest(target, "https://api.example", { dir: "d", name: "n" }, []);
+    if ("error" in built) throw new Error(built.message);
+    expect(built.url.href).toBe("https://api.example/files/d/n.json");
+    expect(built.init.body).toBeUndefined();
+    expect((built.init.headers as Headers).has("content-type")).toBe(false);
+  });
+
+  it.each(["..", "."])("refuses a path value that makes the segment %s", (value) => {
+    const dots: OperationTarget = { ...target, path: "/files/{dir}" };
+    const built = buildOperationRequest(dots, "https://api.example", { dir: value }, []);
+    expect(built).toMatchObject({ error: "InvalidRequest" });
+  });
+
+  it("refuses a header value the platform cannot send, without quoting it", () => {
+    const built = buildOperationRequest(target, "https://api.example", { dir: "d", name: "n" }, [
+      ["X-Key", "bad\nvalue-SECRET"],
+    ]);
+    expect(built).toEqual({
+      error: "InvalidRequest",
+      message: "header 'X-Key' has an invalid name or value",
+    });
+  });
+});
+
+describe("the openapi type", () => {
+  const parse = (parameters: unknown) => v.safeParse(OpenApiParametersSchema, parameters);
+
+  it("takes a document path or an https URL as spec, and an http(s) baseUrl", () => {
+    expect(parse({ spec: "specs/pets.yaml" }).success).toBe(true);
+    expect(parse({ spec: "https://specs.example/pets.yaml", baseUrl: "http://api.example" }).success).toBe(
+      true,
+    );
+    expect(parse({ spec: "http://specs.example/pets.yaml" }).issues?.[0]?.message).toBe(
+      "a spec URL must be an absolute https URL",
+    );
+    expect(parse({ spec: "../secret.yaml" }).issues?.[0]?.message).toMatch(
+      /^spec is neither an https URL nor a document path/,
+    );
+    expect(parse({ spec: "file:///etc/passwd" }).success).toBe(false);
+    expect(parse({ spec: "specs/pets.yaml", baseUrl: "ftp://x" }).success).toBe(false);
+    expect(parse({ spec: "specs/pets.yaml", headers: { "Bad Header": "x" } }).success).toBe(false);
+    expect(parse({ spec: "specs/pets.yaml" }).output).toEqual({
+      spec: "specs/pets.yaml",
+      headers: {},
+      timeoutMs: 10_000,
+    });
+  });
+
+  it("refuses on write a spec URL or baseUrl at a literal address the network policy refuses", () => {
+    const environment = { networkPolicy: createNetworkPolicy([]) };
+    const parameters = v.parse(OpenApiParametersSchema, {
+      spec: "https://169.254.169.254/spec.json",
+      baseUrl: "http://[::1]:8080/api",
+    });
+    const problems = OpenApiType.check?.(parameters, environment) ?? [];
+    expect(problems.map((problem) => problem.path)).toEqual(["spec", "baseUrl"]);
+    expect(problems[0]?.message).toMatch(/metadata/);
+    const allowed = { networkPolicy: createNetworkPolicy(["169.254.169.254", "::1"]) };
+    expect(OpenApiType.check?.(parameters, allowed)).toEqual([]);
+  });
+
+  it("opens a cascade document as its source, keyed by layer and ETag, and lists its operations", async () => {
+    const context = sourceContext({
+      "specs/pets.json": JSON.stringify(petstore()),
+    });
+    const parameters = v.parse(OpenApiParametersSchema, {
+      spec: "specs/pets.json",
+      operations: ["listPets"],
+    });
+    const source = await OpenApiType.sourcing!.open(config("pets", parameters), parameters, context);
+    expect(source.key).toBe("document tenant specs/pets.json etag-1");
+    const list = await source.load(new AbortController().signal);
+    expect(list.tools.map((tool) => tool.sourceName)).toEqual(["list_pets"]);
+  });
+
+  it("cannot open a spec that is not in the cascade, and cannot load one without a parser", async () => {
+    const parameters = v.parse(OpenApiParametersSchema, { spec: "specs/none.yaml" });
+    await expect(
+      OpenApiType.sourcing!.open(config("pets", parameters), parameters, sourceContext({})),
+    ).rejects.toMatchObject({ code: "document_not_found" });
+    const present = v.parse(OpenApiParametersSchema, { spec: "specs/pets.json" });
+    const context = { ...sourceContext({ "specs/pets.json": "{}" }), runtime: runtime(undefined) };
+    const source = await OpenApiType.sourcing!.open(config("pets", present), present, context);
+    await expect(source.load(new AbortController().signal)).rejects.toThrow(/no OpenAPI parser/);
+  });
+
+  it("answers a call without a server URL with what to set", async () => {
+    const parameters = v.parse(OpenApiParametersSchema, { spec: "specs/pets.json" });
+    const [tool] = readOperations(
+      { openapi: "3.1.0", paths: { "/a": { get: { operationId: "a" } } } },
+      { pack: "x" },
+    ).tools;
+    const outcome = await OpenApiType.sourcing!.invokeSubTool!(
+      config("x", parameters),
+      parameters,
+      tool!,
+      {},
+      {} as never,
+    );
+    expect(outcome).toMatchObject({ error: "InvalidRequest", message: expect.stringMatching(/set baseUrl/) });
+  });
+});
+
+function config(name: string, parameters: Record<string, unknown>) {
+  return {
+    name,
+    type: "openapi",
+    description: "d",
+    enabled: true,
+    primary: false,
+    labels: [],
+    disabledSubTools: [],
+    defaultDeferred: false,
+    parameters,
+  };
+}
+
+function runtime(parseOpenApi: ((text: string) => Promise<Record<string, unknown>>) | undefined) {
+  return {
+    fetch: async () => {
+      throw new Error("no network in unit tests");
+    },
+    resolveHost: async () => [],
+    scripts: { run: async () => ({ ok: false as const, error: "NoScripts", message: "none" }) },
+    now: () => 0,
+    ...(parseOpenApi ? { parseOpenApi } : {}),
+  };
+}
+
+function sourceContext(documents: Record<string, string>): SourceContext {
+  return {
+    tenant: "acme",
+    project: "shop",
+    runtime: runtime(async (text) => JSON.parse(text) as Record<string, unknown>),
+    networkPolicy: createNetworkPolicy([]),
+    readHit: async (path) => {
+      const body = documents[path];
+      return body === undefined
+        ? null
+        : { layer: "tenant", path, key: null, body, etag: "etag-1", contentType: "application/json" };
+    },
+    secretsFor: () => async () => undefined,
+  };
+}

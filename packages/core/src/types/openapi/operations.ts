@@ -1,0 +1,360 @@
+import { PACK_SEPARATOR } from "../../ids";
+import type { JsonSchema } from "../../json-schema";
+import { toolInputSchemaProblem } from "../../json-schema-validator";
+import type { SourceTool } from "../tool-type";
+import { SchemaConverter, UnusableSchemaError } from "./schema";
+
+/** The methods whose operations become sub-tools; HEAD, OPTIONS and TRACE answer nothing a model needs. */
+export const OPERATION_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+export type OperationMethod = (typeof OPERATION_METHODS)[number];
+
+/** Operations one pack offers at most; a larger document is cut (with a note), never loaded whole. */
+export const MAX_OPERATIONS = 500;
+/** Characters of an operation's description a sub-tool keeps. */
+export const MAX_DESCRIPTION_CHARS = 1_024;
+/** Sub-tool names have at most this many characters in all (`pack__op`). */
+const MAX_TOOL_NAME = 64;
+
+/** Where a parameter travels. Cookie parameters are left out: a sub-tool sends no cookies. */
+export type ParameterPlace = "path" | "query" | "header";
+
+/** How one input property becomes part of the request. */
+export interface ParameterTarget {
+  /** The parameter's name in the request (path template, query key, header name). */
+  readonly name: string;
+  readonly in: ParameterPlace;
+  /** The input property that carries it (the name, unless that is taken or unusable in a schema). */
+  readonly property: string;
+  /** OpenAPI serialisation: `simple`, `label`, `matrix` (path); `form`, `spaceDelimited`, `pipeDelimited`, `deepObject` (query). */
+  readonly style: string;
+  readonly explode: boolean;
+  /** Declared with `content` rather than `schema`: the value is sent as JSON text. */
+  readonly json: boolean;
+}
+
+/** What `invokeSubTool` needs to run one operation: `SourceTool.target` of an `openapi` sub-tool. */
+export interface OperationTarget {
+  readonly method: Uppercase<OperationMethod>;
+  /** The path template, as the document writes it (`/pets/{petId}`). */
+  readonly path: string;
+  /** The operation's server, resolved; null when the document gives no absolute one (then `baseUrl` must). */
+  readonly serverUrl: string | null;
+  readonly parameters: readonly ParameterTarget[];
+  /** The JSON request body, carried by the `body` property; null when the operation takes none. */
+  readonly body: { readonly property: string; readonly mediaType: string; readonly required: boolean } | null;
+}
+
+/** An `openapi` pack's operations as source tools, and what was left out and why. */
+export interface OperationList {
+  readonly tools: readonly SourceTool[];
+  readonly notes: readonly string[];
+}
+
+/** What reading operations depends on beyond the document. */
+export interface OperationListOptions {
+  /** The pack document's name: sub-tool names (`pack__op`) must fit 64 characters. */
+  readonly pack: string;
+  /** The spec's own URL: relative server URLs resolve against it. */
+  readonly specUrl?: URL;
+  /** `parameters.operations`: only these become sub-tools. */
+  readonly allow?: readonly string[];
+}
+
+/** The input property of the JSON request body. */
+const BODY_PROPERTY = "body";
+/** What model APIs accept as property names (Anthropic: `^[a-zA-Z0-9_.-]{1,64}$`). */
+const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+/**
+ * Header parameters that are never inputs: the three OpenAPI says to ignore, and those that
+ * frame the request or pick its virtual host, which the HTTP client sets and a model must not.
+ */
+const IGNORED_HEADERS = new Set([
+  "accept",
+  "content-type",
+  "authorization",
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+]);
+
+/**
+ * Every operation of a dereferenced OpenAPI 3.x document as a source tool, in document order:
+ * its name from `operationId` (snake_case) or method and path, its description from summary and
+ * description, its input schema from path, query and header parameters and the JSON request
+ * body. An operation whose schema is unusable, or whose only body is not JSON, is left out with
+ * a note; so are operations beyond `MAX_OPERATIONS`.
+ */
+export function readOperations(
+  document: Readonly<Record<string, unknown>>,
+  options: OperationListOptions,
+): OperationList {
+  const notes: string[] = [];
+  const tools: SourceTool[] = [];
+  const names = new Set<string>();
+  const maxName = Math.max(1, MAX_TOOL_NAME - options.pack.length - PACK_SEPARATOR.length);
+  const allow = options.allow ? new Set(options.allow) : null;
+  const matched = new Set<string>();
+  const documentServers = serverUrlOf(document.servers, options.specUrl);
+
+  for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
+    const item = record(pathItem);
+    if (!item) continue;
+    const pathServers =
+      item.servers === undefined ? documentServers : serverUrlOf(item.servers, options.specUrl);
+    for (const method of OPERATION_METHODS) {
+      const operation = record(item[method]);
+      if (!operation) continue;
+      const label = `${method.toUpperCase()} ${path}`;
+      const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
+      const sourceName = uniqueName(nameOf(operationId, method, path, maxName), names, maxName);
+      if (allow) {
+        const keys = [operationId, label, `${method} ${path}`, sourceName].filter((key) => key !== undefined);
+        const key = keys.find((candidate) => allow.has(candidate));
+        if (key === undefined) continue;
+        matched.add(key);
+      }
+      if (tools.length >= MAX_OPERATIONS) {
+        notes.push(`${label}: left out, the pack offers at most ${MAX_OPERATIONS} operations`);
+        continue;
+      }
+      const serverUrl =
+        operation.servers === undefined ? pathServers : serverUrlOf(operation.servers, options.specUrl);
+      const built = buildOperation(operation, item, method, path, serverUrl);
+      if ("note" in built) {
+        notes.push(`${label}: left out, ${built.note}`);
+        continue;
+      }
+      names.add(sourceName);
+      tools.push({
+        sourceName,
+        description: describe(operation, label),
+        inputSchema: built.inputSchema,
+        target: built.target,
+      });
+    }
+  }
+  for (const entry of options.allow ?? []) {
+    if (!matched.has(entry)) notes.push(`operations: '${entry}' names no operation of the document`);
+  }
+  return { tools, notes };
+}
+
+/** The target of a source tool listed by `readOperations`, or null when it is not one. */
+export function operationTarget(tool: SourceTool): OperationTarget | null {
+  const target = tool.target as Partial<OperationTarget> | undefined;
+  return target && typeof target.method === "string" && typeof target.path === "string"
+    ? (target as OperationTarget)
+    : null;
+}
+
+function buildOperation(
+  operation: Record<string, unknown>,
+  pathItem: Record<string, unknown>,
+  method: OperationMethod,
+  path: string,
+  serverUrl: string | null,
+): { inputSchema: JsonSchema; target: OperationTarget } | { note: string } {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const parameters: ParameterTarget[] = [];
+  const body = bodyOf(operation.requestBody);
+  if (body && "note" in body) return body;
+  // The body's property is claimed first, so a parameter named `body` moves aside.
+  const taken = new Set(body ? [BODY_PROPERTY] : []);
+  const parameterConverter = new SchemaConverter("any");
+
+  try {
+    for (const parameter of parametersOf(pathItem, operation)) {
+      const place = parameter.in;
+      if (place !== "path" && place !== "query" && place !== "header") continue;
+      if (place === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+      const property = propertyName(parameter.name, place, taken);
+      taken.add(property);
+      const content = contentSchema(parameter.content);
+      const schema = parameterConverter.convert(content ?? parameter.schema ?? {});
+      const description = typeof parameter.description === "string" ? parameter.description.trim() : "";
+      properties[property] = description ? { ...schema, description } : schema;
+      if (place === "path" || parameter.required === true) required.push(property);
+      const style =
+        typeof parameter.style === "string" ? parameter.style : place === "query" ? "form" : "simple";
+      parameters.push({
+        name: parameter.name,
+        in: place,
+        property,
+        style,
+        explode: typeof parameter.explode === "boolean" ? parameter.explode : style === "form",
+        json: content !== undefined,
+      });
+    }
+    if (body) {
+      const schema = new SchemaConverter("request").convert(body.schema);
+      properties[BODY_PROPERTY] = body.description ? { ...schema, description: body.description } : schema;
+      if (body.required) required.push(BODY_PROPERTY);
+    }
+  } catch (error) {
+    if (error instanceof UnusableSchemaError) return { note: error.message };
+    throw error;
+  }
+
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+  const problem = toolInputSchemaProblem(inputSchema);
+  if (problem) return { note: `its input schema is ${problem}` };
+  return {
+    inputSchema,
+    target: {
+      method: method.toUpperCase() as Uppercase<OperationMethod>,
+      path,
+      serverUrl,
+      parameters,
+      body: body ? { property: BODY_PROPERTY, mediaType: body.mediaType, required: body.required } : null,
+    },
+  };
+}
+
+interface Parameter {
+  readonly name: string;
+  readonly in: string;
+  readonly required?: unknown;
+  readonly description?: unknown;
+  readonly schema?: unknown;
+  readonly content?: unknown;
+  readonly style?: unknown;
+  readonly explode?: unknown;
+}
+
+/** The path item's parameters with the operation's, an operation's one replacing the path's of the same name and place. */
+function parametersOf(pathItem: Record<string, unknown>, operation: Record<string, unknown>): Parameter[] {
+  const merged = new Map<string, Parameter>();
+  for (const list of [pathItem.parameters, operation.parameters]) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const parameter = record(item);
+      if (!parameter || typeof parameter.name !== "string" || typeof parameter.in !== "string") continue;
+      merged.set(`${parameter.in} ${parameter.name}`, parameter as unknown as Parameter);
+    }
+  }
+  return [...merged.values()];
+}
+
+/** The schema of a parameter declared with `content` (its one media type), or undefined. */
+function contentSchema(content: unknown): unknown {
+  const first = Object.values(record(content) ?? {})[0];
+  return first === undefined ? undefined : (record(first)?.schema ?? {});
+}
+
+/** The JSON request body; a note when the operation needs a body that is not JSON. */
+function bodyOf(
+  requestBody: unknown,
+): { schema: unknown; mediaType: string; required: boolean; description: string } | { note: string } | null {
+  const body = record(requestBody);
+  if (!body) return null;
+  const content = record(body.content) ?? {};
+  const mediaTypes = Object.keys(content);
+  const mediaType =
+    mediaTypes.find((type) => type.toLowerCase() === "application/json") ??
+    mediaTypes.find((type) => JSON_MEDIA_TYPE.test(type));
+  const required = body.required === true;
+  if (mediaType === undefined) {
+    return required
+      ? {
+          note: `its request body is ${mediaTypes.join(", ") || "of no media type"}; only JSON bodies are sent`,
+        }
+      : null;
+  }
+  return {
+    schema: record(content[mediaType])?.schema ?? {},
+    mediaType,
+    required,
+    description: typeof body.description === "string" ? body.description.trim() : "",
+  };
+}
+
+/** A parameter's input property: its name where a model API accepts it and it is free, else one made from it. */
+function propertyName(name: string, place: ParameterPlace, taken: ReadonlySet<string>): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64) || place;
+  if (PROPERTY_NAME.test(cleaned) && !taken.has(cleaned)) return cleaned;
+  const placed = `${place}_${cleaned}`.slice(0, 64);
+  let candidate = placed;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${placed.slice(0, 60)}_${n}`;
+  return candidate;
+}
+
+/**
+ * The operation's name as the pack shows it: `operationId` in snake_case (`getPetById` →
+ * `get_pet_by_id`), else method and path (`GET /pets/{id}` → `get_pets_id`), cut to fit.
+ */
+export function nameOf(
+  operationId: string | undefined,
+  method: string,
+  path: string,
+  maxLength = 64,
+): string {
+  const fromId = operationId === undefined ? "" : snake(operationId);
+  const name = fromId || snake(`${method} ${path.replace(/[{}]/g, "")}`) || method;
+  return name.slice(0, maxLength).replace(/_+$/, "") || method;
+}
+
+function snake(text: string): string {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+}
+
+/** `name`, or `name_2`, `name_3`, … — the first one not yet taken, within `maxLength`. */
+function uniqueName(name: string, taken: ReadonlySet<string>, maxLength: number): string {
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) {
+    const suffix = `_${n}`;
+    const candidate = `${name.slice(0, maxLength - suffix.length)}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+function describe(operation: Record<string, unknown>, label: string): string {
+  const parts = [operation.summary, operation.description]
+    .filter((part): part is string => typeof part === "string")
+    .map((part) => part.trim())
+    .filter((part, index, all) => part !== "" && all.indexOf(part) === index);
+  if (parts.length === 0) parts.push(label);
+  if (operation.deprecated === true) parts.unshift("Deprecated.");
+  const text = parts.join("\n\n");
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
+}
+
+/**
+ * The first server's URL with its variables at their defaults, resolved against the spec's URL
+ * when relative; null when there is no absolute http(s) URL to be had. Without `servers`, OpenAPI
+ * says `/`.
+ */
+function serverUrlOf(servers: unknown, specUrl: URL | undefined): string | null {
+  const first = Array.isArray(servers) ? record(servers[0]) : undefined;
+  let text = typeof first?.url === "string" ? first.url : "/";
+  const variables = record(first?.variables) ?? {};
+  text = text.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    const value = record(variables[name])?.default;
+    return typeof value === "string" ? value : whole;
+  });
+  let url: URL;
+  try {
+    url = specUrl ? new URL(text, specUrl) : new URL(text);
+  } catch {
+    return null;
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

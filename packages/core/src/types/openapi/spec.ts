@@ -1,0 +1,94 @@
+import { VanceError } from "../../errors";
+import { describeError, exchangeRest, httpError, isHttpSuccess } from "../rest/index";
+import type { SourceContext, SourceList, ToolSource } from "../tool-type";
+import { readOperations } from "./operations";
+import { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, specUrl } from "./parameters";
+
+const SPEC_ACCEPT = "application/yaml, application/json;q=0.9, text/yaml;q=0.8, text/plain;q=0.5, */*;q=0.1";
+
+/**
+ * The source of an `openapi` pack: its spec document through the cascade (the key carries the
+ * hit's layer and ETag, so a new version is a new list), or its https URL fetched on every load
+ * through the guarded fetch (network policy, `timeoutMs`, size cap; the sources' TTL bounds how
+ * often). A spec URL is fetched without the pack's `headers`.
+ */
+export async function openSpec(
+  pack: string,
+  parameters: OpenApiParameters,
+  context: SourceContext,
+): Promise<ToolSource> {
+  const url = specUrl(parameters.spec);
+  if (url) {
+    return {
+      key: `url ${url.href}`,
+      load: async (signal) =>
+        list(
+          await fetchSpec(url, parameters.timeoutMs, context, signal),
+          url.href,
+          pack,
+          parameters,
+          context,
+          url,
+        ),
+    };
+  }
+  const hit = await context.readHit(parameters.spec);
+  if (!hit) {
+    throw new VanceError(
+      "document_not_found",
+      404,
+      `the OpenAPI spec '${parameters.spec}' of pack '${pack}' is not in this project's cascade`,
+    );
+  }
+  return {
+    key: `document ${hit.layer} ${hit.path} ${hit.etag ?? "unversioned"}`,
+    load: async () => list(hit.body, `'${hit.path}'`, pack, parameters, context),
+  };
+}
+
+async function list(
+  text: string,
+  where: string,
+  pack: string,
+  parameters: OpenApiParameters,
+  context: SourceContext,
+  url?: URL,
+): Promise<SourceList> {
+  const parse = context.runtime.parseOpenApi;
+  if (!parse) throw new Error(`the OpenAPI spec ${where} cannot be read: this service has no OpenAPI parser`);
+  let document: Readonly<Record<string, unknown>>;
+  try {
+    document = await parse(text);
+  } catch (error) {
+    throw new Error(`the OpenAPI spec ${where} is not usable: ${describeError(error)}`);
+  }
+  const { tools, notes } = readOperations(document, {
+    pack,
+    ...(url ? { specUrl: url } : {}),
+    ...(parameters.operations ? { allow: parameters.operations } : {}),
+  });
+  return { tools, notes };
+}
+
+async function fetchSpec(
+  url: URL,
+  timeoutMs: number,
+  context: SourceContext,
+  signal: AbortSignal,
+): Promise<string> {
+  const request = { url, init: { method: "GET", headers: new Headers({ accept: SPEC_ACCEPT }) } };
+  const exchanged = await exchangeRest(request, timeoutMs, { ...context, signal });
+  if ("error" in exchanged) {
+    throw new Error(`fetching the OpenAPI spec ${url.href} failed: ${exchanged.error}: ${exchanged.message}`);
+  }
+  if (!isHttpSuccess(exchanged.response)) {
+    throw new Error(
+      `fetching the OpenAPI spec ${url.href} failed: ${httpError(exchanged.response, exchanged.body).message}`,
+    );
+  }
+  // Characters never outnumber UTF-8 bytes; the parser counts the bytes exactly.
+  if (exchanged.body.length > MAX_OPENAPI_SPEC_BYTES) {
+    throw new Error(`the OpenAPI spec ${url.href} is larger than ${MAX_OPENAPI_SPEC_BYTES} bytes`);
+  }
+  return exchanged.body;
+}
