@@ -155,6 +155,25 @@ const EXAMPLES: { route: string; mediaType: string; body: unknown; accepted: boo
     from: "processes",
   },
   {
+    route: `POST ${T}/processes/{id}/mcp`,
+    mediaType: "application/json",
+    body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    accepted: true,
+    from: "mcp-served",
+  },
+  {
+    route: `POST ${T}/mcp`,
+    mediaType: "application/json",
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    },
+    accepted: true,
+    from: "mcp-served",
+  },
+  {
     route: "PUT /v1/tenants/{tenant}/secrets/{name}",
     mediaType: "application/json",
     body: { value: "second-value" },

@@ -33,6 +33,7 @@ import { problemResponse } from "./problem";
 import { HealthSchema, type Metrics, MetricsSchema, ToolTypesSchema } from "./responses";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
+import { type McpSettings, mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
 import { processRoutes, recipeRoutes } from "./routes/processes";
 import { secretRoutes } from "./routes/secrets";
@@ -53,6 +54,8 @@ export interface AppServices {
   readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
+  /** The MCP endpoints' browser rules and `T/mcp` session ends. */
+  readonly mcp: McpSettings;
   /** This instance's cache counters. */
   readonly metrics: () => Metrics;
 }
@@ -164,6 +167,10 @@ export function createApp(services: AppServices) {
   app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
   app.route(`${project}/processes`, processRoutes(services.processes, secret));
   app.route(`${project}/insights`, insightRoutes(services.usage, secret));
+  app.route(
+    project,
+    mcpRoutes(services.processes, { secret, version: services.version, settings: services.mcp }),
+  );
   return app;
 }
 

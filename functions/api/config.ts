@@ -14,6 +14,17 @@ const Count = (name: string, fallback: string) =>
     v.minValue(0, `${name} must not be negative`),
   );
 
+/** A comma-separated list, entries trimmed, empty ones dropped; unset is the empty list. */
+const CommaList = v.pipe(
+  v.optional(v.string(), ""),
+  v.transform((list) =>
+    list
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  ),
+);
+
 /** A whole number of at least `least`, or unset (the component's own default applies). */
 const OptionalWhole = (name: string, least: number) =>
   v.optional(
@@ -24,6 +35,13 @@ const OptionalWhole = (name: string, least: number) =>
       v.minValue(least, `${name} must be at least ${least}`),
     ),
   );
+
+/** `scheme://host[:port]`, as a browser sends it in `Origin` (a trailing `/` is tolerated). */
+function isOrigin(entry: string): boolean {
+  if (!URL.canParse(entry)) return false;
+  const url = new URL(entry);
+  return url.origin !== "null" && url.origin === entry.replace(/\/$/, "").toLowerCase();
+}
 
 /**
  * The service's settings, read once from the environment at the entry and validated here;
@@ -91,6 +109,15 @@ export const ConfigSchema = v.pipe(
       v.minValue(1, "VANCE_CACHE_PARSED_MB must be at least 1"),
     ),
     /** Safety net: nothing cached is used longer than this without reading the store again. */
+    /** How long a role's usage counters, read for a demoting manifest's triage, serve later manifests (0: every time). */
+    VANCE_DEMAND_CACHE_SECONDS: Count("VANCE_DEMAND_CACHE_SECONDS", "5"),
+    /** How long a remote source's tool list (MCP `tools/list`, an OpenAPI document) serves before it is read again. */
+    VANCE_SOURCE_TTL_SECONDS: v.pipe(
+      Count("VANCE_SOURCE_TTL_SECONDS", "60"),
+      v.minValue(1, "VANCE_SOURCE_TTL_SECONDS must be at least 1"),
+    ),
+    /** How long a listing waits for a remote source before it answers with the last known tools. */
+    VANCE_SOURCE_WAIT_MS: Count("VANCE_SOURCE_WAIT_MS", "2000"),
     VANCE_CACHE_REVALIDATE_SECONDS: v.pipe(
       Count("VANCE_CACHE_REVALIDATE_SECONDS", "300"),
       v.minValue(1, "VANCE_CACHE_REVALIDATE_SECONDS must be at least 1"),
@@ -103,14 +130,19 @@ export const ConfigSchema = v.pipe(
     VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),
     VANCE_SCRIPT_MAX_QUEUED_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_QUEUED_PER_TENANT", 0),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
-    VANCE_NETWORK_ALLOWLIST: v.pipe(
-      v.optional(v.string(), ""),
-      v.transform((list) =>
-        list
-          .split(",")
-          .map((entry) => entry.trim())
-          .filter(Boolean),
+    VANCE_NETWORK_ALLOWLIST: CommaList,
+    /**
+     * Browser origins the MCP endpoints answer, comma-separated (`http://localhost:6274`).
+     * Requests without `Origin` (programs, not pages) always pass; so does the server's own
+     * origin when it listens on loopback.
+     */
+    VANCE_MCP_ALLOWED_ORIGINS: v.pipe(
+      CommaList,
+      v.check(
+        (list) => list.every(isOrigin),
+        "VANCE_MCP_ALLOWED_ORIGINS must be comma-separated origins such as http://localhost:6274",
       ),
+      v.transform((list) => list.map((origin) => new URL(origin).origin)),
     ),
     AWS_REGION: v.optional(v.string(), "us-east-1"),
   }),

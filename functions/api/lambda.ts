@@ -10,5 +10,10 @@ const config = loadConfig(
   { require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"] },
 );
 
-/** The Lambda entry: the same Hono app as the local server, over S3. */
-export const handler = handle(createApp(await buildServices(config, config.VANCE_JWT_SECRET!)));
+const services = await buildServices(config, config.VANCE_JWT_SECRET!);
+
+/**
+ * The Lambda entry: the same Hono app as the local server, over S3. A function URL is no socket
+ * bound to `HOST`, so the MCP endpoints' loopback `Host` check does not apply.
+ */
+export const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));

@@ -46,6 +46,8 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
     headers: {
       "content-type": "application/problem+json",
       ...(vance.status === 503 ? { "retry-after": RETRY_AFTER_SECONDS } : {}),
+      // RFC 6750 §3: a 401 names the scheme that would have worked (MCP clients read it).
+      ...(vance.status === 401 ? { "www-authenticate": "Bearer" } : {}),
     },
   });
 }

@@ -5,6 +5,7 @@ import {
   type CatalogSyncResult,
   createDynamoClient,
   createGuardedFetch,
+  createOpenApiParser,
   createS3Client,
   DynamoSecretStore,
   DynamoStateStore,
@@ -14,6 +15,7 @@ import {
   loadBundledCatalog,
   loadBundledDocuments,
   S3ObjectStore,
+  SdkMcpClient,
   syncCatalog,
 } from "@vance/adapters";
 import {
@@ -45,6 +47,7 @@ import {
   ToolBudgetService,
   ToolDispatcher,
   type ToolRuntime,
+  ToolSources,
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
@@ -54,6 +57,8 @@ import { ScriptPool } from "@vance/sandbox";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 import { localSecretsKey } from "./local-secret";
+import { isLoopbackAddress } from "./mcp/browser-guard";
+import { McpSessions } from "./mcp/sessions";
 
 /** The service version reported by health and OpenAPI. */
 export const VERSION = "0.1.0";
@@ -179,10 +184,6 @@ export async function buildServices(
     generations,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
   });
-  const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {
-    maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
-  });
-  const documents = new DocumentService(cascade, tools);
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
   const bundledCatalog = loadBundledCatalog(defaultsDir);
   const catalog = new ModelCatalogService({
@@ -193,18 +194,47 @@ export async function buildServices(
   });
   const observedLimits = new ObservedToolLimits({ state, logger, now, generations });
   const budget = new ToolBudgetService({ catalog, observed: observedLimits, generations });
+  // One guarded fetch for rest calls and MCP servers alike: the network policy judges every address.
+  const guardedFetch = createGuardedFetch(networkPolicy, {
+    maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
+  });
   const runtime: ToolRuntime = {
-    fetch: createGuardedFetch(networkPolicy, { maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES }),
+    fetch: guardedFetch,
+    mcp: new SdkMcpClient({
+      fetch: guardedFetch,
+      clientInfo: { name: "vance-server-tools", version: VERSION },
+    }),
     resolveHost: dnsHostResolver,
     scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
+    parseOpenApi: createOpenApiParser(),
   };
   const secrets = new SecretService({
     store: overrides.secrets ?? (await secretStore(config)),
     platform: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
   });
+  const sources = new ToolSources({
+    types,
+    now,
+    logger,
+    ttlMs: config.VANCE_SOURCE_TTL_SECONDS * 1000,
+    waitMs: config.VANCE_SOURCE_WAIT_MS,
+    context: (tenant, project) => ({
+      tenant,
+      project,
+      runtime,
+      networkPolicy,
+      readHit: (path) => cascade.lookup(tenant, project, path),
+      secretsFor: (layer) => secrets.lookupFor(tenant, layer),
+    }),
+  });
+  const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {
+    maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
+    sources,
+  });
+  const documents = new DocumentService(cascade, tools);
   const recipes = new RecipeResolver(tools);
-  const usage = new ToolUsage(state);
+  const usage = new ToolUsage(state, { now, demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000 });
   const records = new ProcessRecords({
     state,
     generations,
@@ -242,6 +272,11 @@ export async function buildServices(
     secrets,
     budget,
     observedLimits,
+    mcp: {
+      allowedOrigins: config.VANCE_MCP_ALLOWED_ORIGINS,
+      loopbackOnly: isLoopbackAddress(config.HOST),
+      sessions: new McpSessions(state),
+    },
     metrics: () => ({
       caches: { documents: cascade.stats, parsed: tools.stats },
       generations: generations.stats,

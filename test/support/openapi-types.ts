@@ -156,6 +156,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/projects/{project}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** MCP for clients that cannot spawn: initialize spawns a process from the query and answers its id as Mcp-Session-Id, which later requests carry */
+        post: operations["postV1TenantsByTenantProjectsByProjectMcp"];
+        /** Ends the MCP session named by Mcp-Session-Id (the process record stays) */
+        delete: operations["deleteV1TenantsByTenantProjectsByProjectMcp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/projects/{project}/processes": {
         parameters: {
             query?: never;
@@ -218,6 +236,23 @@ export interface paths {
         get: operations["getV1TenantsByTenantProjectsByProjectProcessesByIdManifest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/projects/{project}/processes/{id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** MCP (Streamable HTTP, stateless) over the process's tools: tools/list is the manifest, tools/call its invoke; GET answers 405 (no standalone stream) */
+        post: operations["postV1TenantsByTenantProjectsByProjectProcessesByIdMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -981,6 +1016,12 @@ export interface operations {
                         /** @enum {string} */
                         layer: "project" | "tenant" | "bundled" | "builtin";
                         name: string;
+                        pack?: {
+                            name: string;
+                            sourceName: string;
+                        };
+                        /** @constant */
+                        stale?: true;
                     };
                 };
             };
@@ -1022,6 +1063,12 @@ export interface operations {
                         /** @enum {string} */
                         layer: "project" | "tenant" | "bundled" | "builtin";
                         name: string;
+                        pack?: {
+                            name: string;
+                            sourceName: string;
+                        };
+                        /** @constant */
+                        stale?: true;
                     };
                 };
             };
@@ -1317,6 +1364,263 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "forbidden";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    postV1TenantsByTenantProjectsByProjectMcp: {
+        parameters: {
+            query?: {
+                /** @description allowedToolsAdd at initialize: comma-separated tool names and @labels */
+                add?: string;
+                /** @description allowedToolsDefer at initialize: comma-separated names and name* prefixes */
+                defer?: string;
+                /** @description the engine, at initialize */
+                engine?: string;
+                /** @description the model chain at initialize: comma-separated instance/slug */
+                models?: string;
+                /** @description the recipe (the process's role), at initialize */
+                recipe?: string;
+                /** @description allowedToolsRemove at initialize: comma-separated tool names and @labels */
+                remove?: string;
+            };
+            header?: never;
+            path: {
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string | number;
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method?: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer; a tools/call of tool_description or invoke_tool answers text/event-stream: notifications/tools/list_changed, then the result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description session_required | invalid_json | invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "session_required" | "invalid_json" | "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description origin_not_allowed | host_not_allowed | forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "origin_not_allowed" | "host_not_allowed" | "forbidden";
+                    };
+                };
+            };
+            /** @description session_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "session_not_found";
+                    };
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteV1TenantsByTenantProjectsByProjectMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended; later requests of the session answer 404 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description session_required | invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "session_required" | "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description origin_not_allowed | host_not_allowed | forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "origin_not_allowed" | "host_not_allowed" | "forbidden";
+                    };
+                };
+            };
+            /** @description session_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "session_not_found";
                     };
                 };
             };
@@ -1925,6 +2229,158 @@ export interface operations {
             };
         };
     };
+    postV1TenantsByTenantProjectsByProjectProcessesByIdMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: string | number;
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    method?: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer; a tools/call of tool_description or invoke_tool answers text/event-stream: notifications/tools/list_changed, then the result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_json | invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_json" | "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description origin_not_allowed | host_not_allowed | forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "origin_not_allowed" | "host_not_allowed" | "forbidden";
+                    };
+                };
+            };
+            /** @description process_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "process_not_found";
+                    };
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "validation_failed";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable";
+                    };
+                };
+            };
+        };
+    };
     postV1TenantsByTenantProjectsByProjectRecipesResolve: {
         parameters: {
             query?: never;
@@ -2088,6 +2544,8 @@ export interface operations {
                             name: string;
                             pack?: string;
                             primary: boolean;
+                            /** @constant */
+                            stale?: true;
                             type: string;
                         }[];
                     };
@@ -2201,6 +2659,12 @@ export interface operations {
                         /** @enum {string} */
                         layer: "project" | "tenant" | "bundled" | "builtin";
                         name: string;
+                        pack?: {
+                            name: string;
+                            sourceName: string;
+                        };
+                        /** @constant */
+                        stale?: true;
                     };
                 };
             };
@@ -2365,6 +2829,12 @@ export interface operations {
                         /** @enum {string} */
                         layer: "project" | "tenant" | "bundled" | "builtin";
                         name: string;
+                        pack?: {
+                            name: string;
+                            sourceName: string;
+                        };
+                        /** @constant */
+                        stale?: true;
                     };
                 };
             };
@@ -2401,6 +2871,12 @@ export interface operations {
                         /** @enum {string} */
                         layer: "project" | "tenant" | "bundled" | "builtin";
                         name: string;
+                        pack?: {
+                            name: string;
+                            sourceName: string;
+                        };
+                        /** @constant */
+                        stale?: true;
                     };
                 };
             };

@@ -30,7 +30,8 @@ export interface Operation {
     | "processes"
     | "insights"
     | "secrets"
-    | "models";
+    | "models"
+    | "mcp";
   /** `false` for the public routes; every other route takes a bearer token (API.md "Conventions"). */
   readonly auth?: false;
   readonly parameters?: readonly OpenAPIV3_1.ParameterObject[];

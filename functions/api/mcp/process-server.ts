@@ -1,0 +1,218 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { type DispatchResult, type ProcessKey, type ProcessService, VanceError } from "@vance/core";
+
+/** The MCP server's name in `initialize` (its version is the service's). */
+const MCP_SERVER_NAME = "vance-server-tools";
+
+/**
+ * The meta-tools whose success can change the next `tools/list` (they activate deferred tools):
+ * their calls are answered as a stream carrying `notifications/tools/list_changed` first.
+ */
+const ACTIVATING_TOOLS = new Set(["tool_description", "invoke_tool"]);
+
+/** Refusals of a name the process cannot call: a JSON-RPC error, as the MCP spec says for unknown tools. */
+const UNKNOWN_TOOL_CODES = new Set(["tool_not_found", "tool_disabled", "tool_not_allowed"]);
+
+/** This server never asks the client for input (elicitation), so it never validates any. */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "not used" }),
+};
+
+export interface ProcessMcpServerOptions {
+  readonly processes: Pick<ProcessService, "manifest" | "invoke">;
+  /** The service version, reported as the server's. */
+  readonly version: string;
+}
+
+/**
+ * One process's tool surface as an MCP server (Streamable HTTP, stateless): each HTTP request gets
+ * a fresh SDK server and transport, and everything that must outlive the request lives in the
+ * process record — so any instance answers any request. `tools/list` is the manifest's tools for
+ * the process's model chain, `tools/call` is `ProcessService.invoke`, the path of
+ * `POST T/processes/{id}/invoke`.
+ */
+export class ProcessMcpServer {
+  constructor(private readonly options: ProcessMcpServerOptions) {}
+
+  /**
+   * Answers one request (`message` is its parsed JSON body, if it had one). A failure that is
+   * the request's rather than a tool's — the process is gone, a store is down, a defect — is
+   * thrown as is, for the HTTP problem answer; so is `process_not_found` at `initialize`.
+   */
+  async answer(request: Request, message: unknown, key: ProcessKey): Promise<Response> {
+    const messages = Array.isArray(message) ? message : [message];
+    const initialize = messages.some((m) => methodOf(m) === "initialize");
+    const activating = messages.some(
+      (m) => methodOf(m) === "tools/call" && ACTIVATING_TOOLS.has(String(paramsOf(m)?.name)),
+    );
+    const instructions = initialize ? await this.instructions(key) : undefined;
+    let failure: unknown;
+    const server = this.server(key, instructions, (error) => {
+      failure ??= error;
+    });
+    // JSON answers, except for activating calls: those stream the list_changed notification and
+    // the result — one response that ends with the result, so it needs no open connection either.
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !activating,
+    });
+    try {
+      await server.connect(transport);
+      const answered = await transport.handleRequest(request, { parsedBody: message });
+      // The stream ends with the last result; reading it whole lets a failure still become the answer.
+      const response = activating && answered.body ? await buffered(answered) : answered;
+      if (failure !== undefined) throw failure;
+      return response;
+    } finally {
+      await server.close();
+    }
+  }
+
+  /** The `initialize` result's `instructions`: the static discovery block, then the demoted one. */
+  private async instructions(key: ProcessKey): Promise<string | undefined> {
+    const manifest = await this.options.processes.manifest(key, "anthropic");
+    const blocks = [manifest.discoveryBlock, manifest.demotedDiscoveryBlock].filter((block) => block !== "");
+    return blocks.length > 0 ? blocks.join("\n\n") : undefined;
+  }
+
+  private server(key: ProcessKey, instructions: string | undefined, escalate: (error: unknown) => void) {
+    const server = new Server(
+      { name: MCP_SERVER_NAME, version: this.options.version },
+      {
+        capabilities: { tools: { listChanged: true } },
+        ...(instructions === undefined ? {} : { instructions }),
+        jsonSchemaValidator: NO_ELICITATION,
+      },
+    );
+    /** Runs a handler; failures of the request (not of a tool) are kept for the HTTP answer. */
+    const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        if (!(error instanceof VanceError) || isRequestFailure(error)) {
+          escalate(error);
+          throw new McpError(ErrorCode.InternalError, "the request failed; see the HTTP answer");
+        }
+        throw new McpError(ErrorCode.InternalError, error.message, { code: error.code });
+      }
+    };
+
+    server.setRequestHandler(ListToolsRequestSchema, () =>
+      guarded(async (): Promise<ListToolsResult> => {
+        const manifest = await this.options.processes.manifest(key, "anthropic");
+        return { tools: manifest.tools.map(mcpTool) };
+      }),
+    );
+
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      guarded(async (): Promise<CallToolResult> => {
+        const { name, arguments: params = {} } = request.params;
+        let result: DispatchResult;
+        try {
+          result = await this.options.processes.invoke(key, name, params);
+        } catch (error) {
+          if (!(error instanceof VanceError) || isRequestFailure(error)) throw error;
+          if (UNKNOWN_TOOL_CODES.has(error.code)) {
+            throw new McpError(ErrorCode.InvalidParams, error.message, { code: error.code });
+          }
+          // Bad arguments (`invalid_params`) and a full tenant (`busy`) are the caller's to fix or
+          // retry: tool execution errors, which the model sees (MCP 2025-11-25, SEP-1303).
+          return refusal(error);
+        }
+        if (ACTIVATING_TOOLS.has(name) && !("error" in result)) {
+          await extra.sendNotification({ method: "notifications/tools/list_changed" });
+        }
+        return toolResult(result);
+      }),
+    );
+    return server;
+  }
+}
+
+/** A failure of the whole request rather than of a tool: the process is gone, or a store is down. */
+function isRequestFailure(error: VanceError): boolean {
+  return error.status >= 500 || error.code === "process_not_found";
+}
+
+/** A manifest tool in the Anthropic wire format (`input_schema`) as an MCP tool: the same schema object. */
+function mcpTool(wire: Record<string, unknown>): ListToolsResult["tools"][number] {
+  const { name, description, input_schema } = wire as {
+    name: string;
+    description: string;
+    input_schema: ListToolsResult["tools"][number]["inputSchema"];
+  };
+  return { name, description, inputSchema: input_schema };
+}
+
+/**
+ * A call's outcome as a tool result: the value as text (JSON unless it is a string), and as
+ * `structuredContent` when it is an object; a tool's failure is `isError` with its message.
+ */
+function toolResult(result: DispatchResult): CallToolResult {
+  if ("error" in result) {
+    return {
+      content: [{ type: "text", text: result.message }],
+      structuredContent: { error: result.error, message: result.message },
+      isError: true,
+    };
+  }
+  // A client tool is the engine's to run: its routing result is the value.
+  const value =
+    "route" in result ? { route: result.route, name: result.name, params: result.params } : result.value;
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
+  return {
+    content: [{ type: "text", text }],
+    ...(isPlainObject(value) ? { structuredContent: value } : {}),
+  };
+}
+
+function refusal(error: VanceError): CallToolResult {
+  const details = error.errors.map((field) => `${field.path}: ${field.message}`);
+  const text = details.length > 0 ? `${error.message} (${details.join("; ")})` : error.message;
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: {
+      error: error.code,
+      message: error.message,
+      ...(error.errors.length > 0 ? { errors: error.errors } : {}),
+    },
+    isError: true,
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function methodOf(message: unknown): unknown {
+  return typeof message === "object" && message !== null
+    ? (message as { method?: unknown }).method
+    : undefined;
+}
+
+function paramsOf(message: unknown): Record<string, unknown> | undefined {
+  const params =
+    typeof message === "object" && message !== null ? (message as { params?: unknown }).params : undefined;
+  return typeof params === "object" && params !== null ? (params as Record<string, unknown>) : undefined;
+}
+
+/** The same answer with its body read to the end; no longer a live stream, so no hop-by-hop header. */
+async function buffered(response: Response): Promise<Response> {
+  const body = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete("connection");
+  return new Response(body, { status: response.status, headers });
+}

@@ -1,0 +1,267 @@
+import {
+  type FieldError,
+  issuesToFieldErrors,
+  type ProcessKey,
+  type ProcessService,
+  SpawnRequestSchema,
+  VanceError,
+} from "@vance/core";
+import { type Context, Hono } from "hono";
+import { cors } from "hono/cors";
+import * as v from "valibot";
+import { type AuthEnv, authenticate } from "../auth";
+import { mediaType, textBody } from "../http";
+import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
+import { ProcessMcpServer } from "../mcp/process-server";
+import type { McpSessions } from "../mcp/sessions";
+import { describe, jsonRequest, type Operation, PROJECT_PARAMS, pathParam, queryParam } from "../openapi";
+import { problemResponse } from "../problem";
+
+/** What the MCP endpoints need besides the processes: browser rules and the `T/mcp` session ends. */
+export interface McpSettings extends BrowserGuardSettings {
+  readonly sessions: McpSessions;
+}
+
+/** A JSON-RPC message as `/openapi.json` shows it; the MCP SDK's transport checks it exactly. */
+const JsonRpcMessageSchema = v.looseObject({
+  jsonrpc: v.literal("2.0"),
+  id: v.optional(v.union([v.string(), v.number()])),
+  method: v.optional(v.string()),
+  params: v.optional(v.record(v.string(), v.unknown())),
+});
+
+/** The `T/mcp` query: what `POST T/processes` takes in its body, as comma-separated lists. */
+const SPAWN_QUERY = {
+  recipe: "recipe",
+  engine: "engine",
+  add: "allowedToolsAdd",
+  remove: "allowedToolsRemove",
+  defer: "allowedToolsDefer",
+  models: "models",
+} as const;
+type SpawnQuery = keyof typeof SPAWN_QUERY;
+const LIST_QUERY = new Set<SpawnQuery>(["add", "remove", "defer", "models"]);
+
+const ANSWERS = {
+  200: {
+    description:
+      "The JSON-RPC answer; a tools/call of tool_description or invoke_tool answers text/event-stream: notifications/tools/list_changed, then the result",
+    content: {
+      "application/json": { schema: { type: "object" as const } },
+      "text/event-stream": { schema: { type: "string" as const } },
+    },
+  },
+  202: { description: "Accepted: the body held only notifications or responses" },
+};
+
+const SESSION_PROBLEMS = { 400: ["session_required"], 404: ["session_not_found"] };
+const BROWSER_PROBLEMS = { 403: ["origin_not_allowed", "host_not_allowed"] };
+
+/** The routes below as `/openapi.json` describes them. */
+const DOCS = {
+  process: {
+    summary:
+      "MCP (Streamable HTTP, stateless) over the process's tools: tools/list is the manifest, tools/call its invoke; GET answers 405 (no standalone stream)",
+    tag: "mcp",
+    parameters: [...PROJECT_PARAMS, pathParam("id", { type: "string", description: "the process's id" })],
+    body: jsonRequest(JsonRpcMessageSchema),
+    responses: ANSWERS,
+    problems: { ...BROWSER_PROBLEMS, 404: ["process_not_found"] },
+  },
+  session: {
+    summary:
+      "MCP for clients that cannot spawn: initialize spawns a process from the query and answers its id as Mcp-Session-Id, which later requests carry",
+    tag: "mcp",
+    parameters: [
+      ...PROJECT_PARAMS,
+      queryParam("recipe", v.string(), "the recipe (the process's role), at initialize"),
+      queryParam("engine", v.string(), "the engine, at initialize"),
+      queryParam("add", v.string(), "allowedToolsAdd at initialize: comma-separated tool names and @labels"),
+      queryParam(
+        "remove",
+        v.string(),
+        "allowedToolsRemove at initialize: comma-separated tool names and @labels",
+      ),
+      queryParam(
+        "defer",
+        v.string(),
+        "allowedToolsDefer at initialize: comma-separated names and name* prefixes",
+      ),
+      queryParam("models", v.string(), "the model chain at initialize: comma-separated instance/slug"),
+    ],
+    body: jsonRequest(JsonRpcMessageSchema),
+    responses: ANSWERS,
+    problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS },
+  },
+  endSession: {
+    summary: "Ends the MCP session named by Mcp-Session-Id (the process record stays)",
+    tag: "mcp",
+    parameters: PROJECT_PARAMS,
+    responses: { 204: { description: "Ended; later requests of the session answer 404" } },
+    problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS },
+  },
+} satisfies Record<string, Operation>;
+
+type Params = { tenant: string; project: string };
+
+/**
+ * The MCP endpoints under `T` (API.md "MCP"): `processes/{id}/mcp` for a spawned process, and
+ * `mcp`, whose `initialize` spawns one. Both are stateless: a request carries all it needs, the
+ * process record is the state, and any instance answers.
+ */
+export function mcpRoutes(
+  processes: ProcessService,
+  options: { readonly secret: string; readonly version: string; readonly settings: McpSettings },
+) {
+  const { secret, settings } = options;
+  const server = new ProcessMcpServer({ processes, version: options.version });
+  const allowed = new Set(settings.allowedOrigins);
+  const guard = browserGuard(settings);
+  const reader = authenticate(secret, "read");
+  const app = new Hono<AuthEnv>();
+
+  // Browser clients (the MCP Inspector's direct mode) from listed origins need CORS.
+  const crossOrigin = cors({
+    origin: (origin) => (allowed.has(origin) ? origin : null),
+    allowMethods: ["POST", "GET", "DELETE"],
+    allowHeaders: [
+      "authorization",
+      "content-type",
+      "mcp-session-id",
+      "mcp-protocol-version",
+      "last-event-id",
+    ],
+    exposeHeaders: ["mcp-session-id", "www-authenticate"],
+  });
+  app.use("/processes/:id/mcp", crossOrigin);
+  app.use("/mcp", crossOrigin);
+
+  app.post("/processes/:id/mcp", describe(DOCS.process), guard, reader, async (c) => {
+    const { tenant, project, id } = c.req.param() as Params & { id: string };
+    return server.answer(c.req.raw, await jsonRpcBody(c), { tenant, project, processId: id });
+  });
+
+  app.post("/mcp", describe(DOCS.session), guard, reader, async (c) => {
+    const { tenant, project } = c.req.param() as Params;
+    const message = await jsonRpcBody(c);
+    if (!isInitialize(message)) {
+      return server.answer(c.req.raw, message, await session(c, settings.sessions, processes));
+    }
+    const record = await processes.spawn(tenant, project, spawnRequestOf(c.req.query()));
+    const key = { tenant, project, processId: record.processId };
+    const response = await server.answer(c.req.raw, message, key);
+    if (response.ok) response.headers.set("mcp-session-id", record.processId);
+    return response;
+  });
+
+  app.delete("/mcp", describe(DOCS.endSession), guard, reader, async (c) => {
+    await settings.sessions.end(await session(c, settings.sessions, processes));
+    return c.body(null, 204);
+  });
+
+  // No standalone SSE stream (nothing outlives a request): GET answers 405, as MCP allows.
+  app.all("/processes/:id/mcp", guard, reader, () => methodNotAllowed("POST"));
+  app.all("/mcp", guard, reader, () => methodNotAllowed("POST, DELETE"));
+
+  return app;
+}
+
+/** The request's JSON-RPC message(s), parsed; the SDK's transport then checks their shape. */
+async function jsonRpcBody(c: Context): Promise<unknown> {
+  if (mediaType(c) !== "application/json") {
+    throw new VanceError("unsupported_media_type", 415, "MCP messages are sent as application/json");
+  }
+  const text = await textBody(c);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new VanceError("invalid_json", 400, "the body is not valid JSON");
+  }
+}
+
+function isInitialize(message: unknown): boolean {
+  const messages = Array.isArray(message) ? message : [message];
+  return messages.some(
+    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize",
+  );
+}
+
+/**
+ * The process the request's `Mcp-Session-Id` names: 400 without one, 404 (MCP: start a new
+ * session) when no such process lives in this project or its session was ended.
+ */
+async function session(c: Context, sessions: McpSessions, processes: ProcessService): Promise<ProcessKey> {
+  const { tenant, project } = c.req.param() as Params;
+  const id = c.req.header("mcp-session-id");
+  if (id === undefined) {
+    throw new VanceError(
+      "session_required",
+      400,
+      "requests after initialize carry the Mcp-Session-Id header",
+    );
+  }
+  const key = { tenant, project, processId: id };
+  const notFound = new VanceError("session_not_found", 404, "no such MCP session; initialize a new one");
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw notFound;
+  const [found, ended] = await Promise.all([
+    processes.get(tenant, project, id).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof VanceError && error.code === "process_not_found") return false;
+        throw error;
+      },
+    ),
+    sessions.ended(key),
+  ]);
+  if (!found || ended) throw notFound;
+  return key;
+}
+
+/** `POST T/processes`'s body from the `T/mcp` query; 422 naming the query parameter at fault. */
+function spawnRequestOf(query: Record<string, string>) {
+  const errors: FieldError[] = Object.keys(query)
+    .filter((name) => !(name in SPAWN_QUERY))
+    .map((name) => ({
+      path: name,
+      message: `not a parameter of T/mcp (${Object.keys(SPAWN_QUERY).join(", ")})`,
+    }));
+  const body: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(SPAWN_QUERY) as [SpawnQuery, string][]) {
+    const value = query[name];
+    if (value === undefined) continue;
+    body[field] = LIST_QUERY.has(name)
+      ? value
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter(Boolean)
+      : value;
+  }
+  body.models ??= [];
+  const result = v.safeParse(SpawnRequestSchema, body);
+  if (!result.success) {
+    const byField = new Map<string, string>(
+      Object.entries(SPAWN_QUERY).map(([name, field]) => [field, name]),
+    );
+    for (const error of issuesToFieldErrors(result.issues, undefined)) {
+      const [field, ...rest] = error.path.split(".");
+      errors.push({ ...error, path: [byField.get(field ?? "") ?? field, ...rest].join(".") });
+    }
+  }
+  if (errors.length > 0 || !result.success) {
+    throw new VanceError("validation_failed", 422, "the query does not describe a process", errors);
+  }
+  return result.output;
+}
+
+function methodNotAllowed(allow: string): Response {
+  const response = problemResponse(
+    new VanceError(
+      "method_not_allowed",
+      405,
+      `this MCP endpoint takes ${allow}; it keeps no standalone stream open (GET)`,
+    ),
+    () => {},
+  );
+  response.headers.set("allow", allow);
+  return response;
+}
