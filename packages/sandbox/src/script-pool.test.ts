@@ -296,7 +296,13 @@ describe("vance.tools.call", () => {
     };
     const outcomes = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        run("const reply = vance.tools.call('echo', { i }); [i, reply.echoed * 2]", { i }, { callTool }),
+        // What is asserted is correctness under concurrency, not speed: 50 runs may need new
+        // threads, and a loaded machine starts them slowly, so the deadline is generous.
+        run(
+          "const reply = vance.tools.call('echo', { i }); [i, reply.echoed * 2]",
+          { i },
+          { callTool, timeoutMs: 20_000 },
+        ),
       ),
     );
     expect(outcomes).toEqual(Array.from({ length: 50 }, (_, i) => ({ ok: true, value: [i, i * 2] })));
