@@ -1,0 +1,734 @@
+/** @jsxImportSource hono/jsx */
+import type { Child } from "hono/jsx";
+
+/** Who the page's session belongs to. */
+export interface Viewer {
+  readonly tenant: string;
+  readonly roles: readonly string[];
+}
+
+/** A project (or `_tenant`, the tenant layer) of a tenant. */
+export interface ProjectRef {
+  readonly tenant: string;
+  readonly project: string;
+}
+
+/** `missing`: no usable session (the script may sign in from session storage). */
+export type SessionState = "ok" | "missing";
+
+const enc = encodeURIComponent;
+
+export function projectHref(ref: ProjectRef): string {
+  return `/ui/tenants/${enc(ref.tenant)}/projects/${enc(ref.project)}`;
+}
+
+export function toolHref(ref: ProjectRef, name: string): string {
+  return `${projectHref(ref)}/tools/${enc(name)}`;
+}
+
+export function modelHref(ref: ProjectRef): string {
+  return `${projectHref(ref)}/model`;
+}
+
+function projectLabel(ref: ProjectRef): string {
+  return ref.project === "_tenant" ? `${ref.tenant} (tenant layer)` : `${ref.tenant} / ${ref.project}`;
+}
+
+interface Crumb {
+  readonly label: string;
+  readonly href?: string;
+}
+
+function Layout(props: {
+  title: string;
+  session: SessionState;
+  viewer?: Viewer | undefined;
+  crumbs?: readonly Crumb[];
+  tabs?: { at: ProjectRef; current: "tools" | "model" } | undefined;
+  children?: Child;
+}) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{`${props.title} · Vance Server Tools`}</title>
+        <link rel="stylesheet" href="/ui/assets/ui.css" />
+        <script src="/ui/assets/ui.js" defer />
+      </head>
+      <body data-session={props.session}>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="site">
+          <a class="brand" href="/ui/">
+            Vance Server Tools
+          </a>
+          <div class="who" aria-live="polite">
+            <span id="session-status">
+              {props.viewer
+                ? `Signed in for ${props.viewer.tenant === "*" ? "all tenants" : `tenant ${props.viewer.tenant}`} (read only)`
+                : "Not signed in"}
+            </span>{" "}
+            {props.viewer ? (
+              <button type="button" class="quiet" id="sign-out">
+                Sign out
+              </button>
+            ) : null}
+          </div>
+        </header>
+        <main id="main">
+          {props.crumbs && props.crumbs.length > 0 ? (
+            <nav class="crumbs" aria-label="Breadcrumb">
+              <ol>
+                {props.crumbs.map((crumb, index) => (
+                  <li>
+                    {crumb.href && index < props.crumbs!.length - 1 ? (
+                      <a href={crumb.href}>{crumb.label}</a>
+                    ) : (
+                      <span aria-current="page">{crumb.label}</span>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            </nav>
+          ) : null}
+          {props.tabs ? (
+            <nav class="tabs" aria-label="Views of this project">
+              <ul>
+                <li>
+                  <a
+                    href={projectHref(props.tabs.at)}
+                    aria-current={props.tabs.current === "tools" ? "page" : undefined}
+                  >
+                    Tools
+                  </a>
+                </li>
+                <li>
+                  <a
+                    href={modelHref(props.tabs.at)}
+                    aria-current={props.tabs.current === "model" ? "page" : undefined}
+                  >
+                    What the model sees
+                  </a>
+                </li>
+              </ul>
+            </nav>
+          ) : null}
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+function LayerBadge(props: { layer: string }) {
+  return <span class={`badge layer-${props.layer}`}>{props.layer}</span>;
+}
+
+function Labels(props: { labels: readonly string[]; href?: (label: string) => string }) {
+  if (props.labels.length === 0) return <span class="muted">—</span>;
+  return (
+    <span>
+      {props.labels.map((label) =>
+        props.href ? (
+          <a class="label" href={props.href(label)} aria-label={`only tools labelled ${label}`}>
+            {label}
+          </a>
+        ) : (
+          <span class="label">{label}</span>
+        ),
+      )}
+    </span>
+  );
+}
+
+function Json(props: { value: unknown }) {
+  return <pre>{JSON.stringify(props.value, null, 2)}</pre>;
+}
+
+/** A problem as the API answers it (status, stable code, detail, field errors). */
+export interface ProblemView {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: readonly { path: string; message: string; line?: number }[];
+}
+
+function Problem(props: { problem: ProblemView }) {
+  const { problem } = props;
+  return (
+    <div class="problem" role="alert">
+      <p>
+        <strong>{`${problem.status} ${problem.code}`}</strong>: {problem.detail}
+      </p>
+      {problem.errors && problem.errors.length > 0 ? (
+        <ul>
+          {problem.errors.map((error) => (
+            <li>
+              <code>{error.path || "document"}</code>
+              {error.line === undefined ? "" : ` (line ${error.line})`}: {error.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** A refused page: the same status and `code` the API answers, readable. */
+export function ErrorPage(props: {
+  problem: ProblemView;
+  viewer?: Viewer | undefined;
+  session: SessionState;
+}) {
+  return (
+    <Layout
+      title={`${props.problem.status} ${props.problem.code}`}
+      session={props.session}
+      viewer={props.viewer}
+    >
+      <h1>{props.problem.status === 403 ? "Not allowed" : "This page cannot be shown"}</h1>
+      <Problem problem={props.problem} />
+      <p>
+        <a href="/ui/">Choose another project</a>
+      </p>
+    </Layout>
+  );
+}
+
+/** No session: how to open the listing with a token. */
+export function SignInPage(props: { problem?: ProblemView | undefined }) {
+  return (
+    <Layout title="Sign in" session="missing">
+      <h1>Sign in to the tool listing</h1>
+      {props.problem ? <Problem problem={props.problem} /> : null}
+      <p>
+        Open this page with a token in the address's fragment: <code>/ui/#token=&lt;jwt&gt;</code>. The token
+        stays in this tab (session storage) and is never sent in a URL; the page trades it for a read-only
+        session cookie of up to an hour.
+      </p>
+      <p class="muted">
+        <code>npm start</code> prints a development token;{" "}
+        <code>npm run token -- --tenant acme --roles read</code> mints one for a tenant.
+      </p>
+    </Layout>
+  );
+}
+
+/** The start page: choose a tenant and project (or the tenant layer). */
+export function PickerPage(props: { viewer: Viewer }) {
+  const tenant = props.viewer.tenant === "*" ? "" : props.viewer.tenant;
+  return (
+    <Layout title="Projects" session="ok" viewer={props.viewer}>
+      <h1>Open a project</h1>
+      <form class="inline" method="get" action="/ui/open">
+        <label>
+          Tenant
+          <input
+            name="tenant"
+            required
+            value={tenant}
+            readonly={tenant !== ""}
+            pattern="[a-z0-9][a-z0-9_\-]{0,62}"
+            autocomplete="off"
+          />
+        </label>
+        <label>
+          Project
+          <input name="project" required pattern="[a-z0-9_][a-z0-9_\-]{0,62}" autocomplete="off" />
+        </label>
+        <button type="submit">Show tools</button>
+      </form>
+      <p class="muted">
+        The project <code>_tenant</code> shows the tenant layer alone.
+        {tenant ? (
+          <>
+            {" "}
+            <a href={projectHref({ tenant, project: "_tenant" })}>Open the tenant layer of {tenant}</a>.
+          </>
+        ) : null}
+      </p>
+    </Layout>
+  );
+}
+
+/** A tool's usage by one role. */
+export interface RoleUsage {
+  readonly role: string;
+  readonly calls: number;
+  readonly discoveryHits: number;
+}
+
+/** One row of the project's tool table. */
+export interface ToolRow {
+  readonly name: string;
+  readonly layer: string;
+  readonly type: string;
+  readonly description: string;
+  readonly labels: readonly string[];
+  readonly primary: boolean;
+  /** `no`: a document of `layer` disables it; `invalid`: the winning document does not parse. */
+  readonly enabled: "yes" | "no" | "invalid";
+  readonly usage: readonly RoleUsage[];
+}
+
+/** A pack and its sub-tools. */
+export interface PackGroup {
+  readonly pack: string;
+  readonly layer: string;
+  readonly type: string;
+  readonly rows: readonly ToolRow[];
+}
+
+export type ListingItem =
+  | { readonly kind: "tool"; readonly row: ToolRow }
+  | { readonly kind: "pack"; readonly group: PackGroup };
+
+function Usage(props: { usage: readonly RoleUsage[] }) {
+  if (props.usage.length === 0) return <span class="muted">—</span>;
+  return (
+    <span>
+      {props.usage.map((entry, index) => (
+        <>
+          {index > 0 ? <br /> : null}
+          {`${entry.role}: ${entry.calls} call${entry.calls === 1 ? "" : "s"}`}
+          {entry.discoveryHits > 0
+            ? `, ${entry.discoveryHits} look-up${entry.discoveryHits === 1 ? "" : "s"}`
+            : ""}
+        </>
+      ))}
+    </span>
+  );
+}
+
+function Row(props: { row: ToolRow; at: ProjectRef; sub?: boolean }) {
+  const { row, at: ref } = props;
+  const labelHref = (label: string) => `${projectHref(ref)}?label=${enc(label)}`;
+  return (
+    <tr class={props.sub ? "sub" : undefined}>
+      <th scope="row">
+        <a href={toolHref(ref, row.name)}>{row.name}</a>
+      </th>
+      <td data-label="Layer">
+        <LayerBadge layer={row.layer} />
+      </td>
+      <td data-label="Type">{row.type}</td>
+      <td data-label="Labels">
+        <Labels labels={row.labels} href={labelHref} />
+      </td>
+      <td data-label="Surface">{row.primary ? "primary" : "deferred"}</td>
+      <td data-label="Enabled">
+        {row.enabled === "yes" ? (
+          "yes"
+        ) : (
+          <span class="badge state-off">{row.enabled === "no" ? "disabled" : "invalid"}</span>
+        )}
+      </td>
+      <td data-label="Usage">
+        <Usage usage={row.usage} />
+      </td>
+    </tr>
+  );
+}
+
+/** A project's merged tools: built-in → bundled → tenant → project, the inner layer winning. */
+export function ProjectPage(props: {
+  viewer: Viewer;
+  at: ProjectRef;
+  items: readonly ListingItem[];
+  label?: string | undefined;
+  roles: readonly string[];
+}) {
+  const { at: ref, items } = props;
+  const count = items.reduce((sum, item) => sum + (item.kind === "tool" ? 1 : item.group.rows.length), 0);
+  const head = (
+    <thead>
+      <tr>
+        <th scope="col">Name</th>
+        <th scope="col">Layer</th>
+        <th scope="col">Type</th>
+        <th scope="col">Labels</th>
+        <th scope="col">Surface</th>
+        <th scope="col">Enabled</th>
+        <th scope="col">Usage per role</th>
+      </tr>
+    </thead>
+  );
+  const plain: ToolRow[] = [];
+  const bodies: Child[] = [];
+  const flush = () => {
+    if (plain.length === 0) return;
+    bodies.push(
+      <tbody>
+        {plain.splice(0).map((row) => (
+          <Row row={row} at={ref} />
+        ))}
+      </tbody>,
+    );
+  };
+  for (const item of items) {
+    if (item.kind === "tool") {
+      plain.push(item.row);
+      continue;
+    }
+    flush();
+    const { group } = item;
+    bodies.push(
+      <tbody class="pack">
+        <tr>
+          <th scope="rowgroup" colspan={7}>
+            {`Pack ${group.pack} — ${group.rows.length} sub-tool${group.rows.length === 1 ? "" : "s"} · `}
+            <LayerBadge layer={group.layer} /> {group.type}
+          </th>
+        </tr>
+        {group.rows.map((row) => (
+          <Row row={row} at={ref} sub />
+        ))}
+      </tbody>,
+    );
+  }
+  flush();
+  return (
+    <Layout
+      title={`Tools of ${projectLabel(ref)}`}
+      session="ok"
+      viewer={props.viewer}
+      crumbs={[{ label: "Projects", href: "/ui/" }, { label: projectLabel(ref) }]}
+      tabs={{ at: ref, current: "tools" }}
+    >
+      <h1>Tools of {projectLabel(ref)}</h1>
+      {props.label ? (
+        <p>
+          Only tools labelled <span class="label">{props.label}</span> ·{" "}
+          <a href={projectHref(ref)}>show all</a>
+        </p>
+      ) : null}
+      <div class="scroll">
+        <table class="stack">
+          <caption>
+            {`${count} tool${count === 1 ? "" : "s"}, merged built-in → bundled → tenant → project (the inner layer wins by name)`}
+            {props.roles.length > 0 ? `; usage of the roles ${props.roles.join(", ")}` : "; no usage yet"}
+          </caption>
+          {head}
+          {bodies}
+        </table>
+      </div>
+    </Layout>
+  );
+}
+
+/** One layer's document of a tool. */
+export interface LayerView {
+  readonly layer: string;
+  readonly etag: string | null;
+  readonly body: string;
+  readonly wins: boolean;
+}
+
+/** One tool: its state, normalised document, input schema, layers and raw YAML. */
+export function ToolPage(props: {
+  viewer: Viewer;
+  at: ProjectRef;
+  name: string;
+  state: "found" | "disabled" | "invalid";
+  tool?:
+    | {
+        layer: string;
+        config: Record<string, unknown>;
+        inputSchema: unknown;
+        pack?: string | undefined;
+        stale?: boolean | undefined;
+      }
+    | undefined;
+  /** The layer whose document disables or breaks the tool. */
+  stateLayer?: string | undefined;
+  problem?: ProblemView | undefined;
+  documentPath: string | null;
+  layers: readonly LayerView[];
+}) {
+  const { at: ref, tool } = props;
+  return (
+    <Layout
+      title={props.name}
+      session="ok"
+      viewer={props.viewer}
+      crumbs={[
+        { label: "Projects", href: "/ui/" },
+        { label: projectLabel(ref), href: projectHref(ref) },
+        { label: props.name },
+      ]}
+      tabs={{ at: ref, current: "tools" }}
+    >
+      <h1>{props.name}</h1>
+      {props.state === "disabled" ? (
+        <p class="notice">
+          Disabled by the document of the <LayerBadge layer={props.stateLayer ?? ""} /> layer: no process is
+          offered this tool, and layers below it do not show through.
+        </p>
+      ) : null}
+      {props.state === "invalid" && props.problem ? (
+        <>
+          <p class="notice">
+            The document of the <LayerBadge layer={props.stateLayer ?? ""} /> layer is invalid: the tool is
+            left out of listings.
+          </p>
+          <Problem problem={props.problem} />
+        </>
+      ) : null}
+      {tool ? (
+        <>
+          <dl class="facts">
+            <dt>Layer</dt>
+            <dd>
+              <LayerBadge layer={tool.layer} />
+            </dd>
+            <dt>Type</dt>
+            <dd>{String(tool.config.type)}</dd>
+            <dt>Description</dt>
+            <dd>{String(tool.config.description)}</dd>
+            <dt>Labels</dt>
+            <dd>
+              <Labels labels={(tool.config.labels as string[]) ?? []} />
+            </dd>
+            <dt>Surface</dt>
+            <dd>{tool.config.primary ? "primary" : "deferred"}</dd>
+            {tool.pack ? (
+              <>
+                <dt>Pack</dt>
+                <dd>
+                  {tool.pack}
+                  {tool.stale ? " (shown from its last known list: the source did not answer)" : ""}
+                </dd>
+              </>
+            ) : null}
+          </dl>
+          <h2 id="document">Normalised document</h2>
+          <Json value={tool.config} />
+          <h2 id="schema">Input schema</h2>
+          <Json value={tool.inputSchema} />
+        </>
+      ) : null}
+      <h2 id="layers">Layers</h2>
+      {props.documentPath === null ? (
+        <p>A built-in tool: it has no document, and no layer can replace or disable it.</p>
+      ) : props.layers.length === 0 ? (
+        <p>No layer holds {props.documentPath}.</p>
+      ) : (
+        <>
+          <div class="scroll">
+            <table>
+              <caption>
+                {`${props.documentPath} in the layers of ${projectLabel(ref)}, innermost first`}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Layer</th>
+                  <th scope="col">ETag</th>
+                  <th scope="col">Outcome</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.layers.map((layer) => (
+                  <tr>
+                    <th scope="row">
+                      <LayerBadge layer={layer.layer} />
+                    </th>
+                    <td>
+                      <code>{layer.etag ?? "—"}</code>
+                    </td>
+                    <td>{layer.wins ? "wins" : "shadowed"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <h2 id="yaml">Raw YAML</h2>
+          {props.layers.map((layer) => (
+            <details open={layer.wins}>
+              <summary>
+                <LayerBadge layer={layer.layer} /> {layer.wins ? "(wins)" : "(shadowed)"}
+              </summary>
+              <pre>{layer.body}</pre>
+            </details>
+          ))}
+        </>
+      )}
+    </Layout>
+  );
+}
+
+/** The model view's outcome: a manifest built for an unsaved process. */
+export interface ModelView {
+  readonly budget: {
+    readonly maxTools: number | null;
+    readonly reserve: number;
+    readonly limit: number | null;
+  };
+  readonly models: readonly {
+    readonly model: string;
+    readonly maxTools: number | null;
+    readonly source: string;
+  }[];
+  readonly allowed: number;
+  readonly onTheWire: readonly { readonly name: string; readonly description: string }[];
+  readonly deferred: readonly string[];
+  readonly demoted: readonly string[];
+  readonly discoveryBlock: string;
+  readonly demotedDiscoveryBlock: string;
+}
+
+function Names(props: { names: readonly string[]; at: ProjectRef; label: string }) {
+  if (props.names.length === 0) return <p class="muted">None.</p>;
+  return (
+    <ul class="names" aria-label={props.label}>
+      {props.names.map((name) => (
+        <li>
+          <a href={toolHref(props.at, name)}>{name}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** "What would the model see": the manifest of a process of this project for a model chain. */
+export function ModelPage(props: {
+  viewer: Viewer;
+  at: ProjectRef;
+  query: { models: string; recipe: string };
+  /** The model catalog's endpoints: what a chain may name. */
+  catalog: readonly { instance: string; maxTools: number | null; models: readonly string[] }[];
+  view?: ModelView | undefined;
+  problem?: ProblemView | undefined;
+}) {
+  const { at: ref, view } = props;
+  return (
+    <Layout
+      title={`What the model sees · ${projectLabel(ref)}`}
+      session="ok"
+      viewer={props.viewer}
+      crumbs={[
+        { label: "Projects", href: "/ui/" },
+        { label: projectLabel(ref), href: projectHref(ref) },
+        { label: "What the model sees" },
+      ]}
+      tabs={{ at: ref, current: "model" }}
+    >
+      <h1>What the model sees</h1>
+      <p>
+        The manifest a process of this project would get this turn, with every tool of the project allowed:
+        built for a process that is never stored.
+      </p>
+      <form class="inline" method="get" action={modelHref(ref)}>
+        <label>
+          Model chain
+          <input
+            name="models"
+            required
+            value={props.query.models}
+            placeholder="openai/gpt-4.1,anthropic/claude-sonnet-4"
+            size={36}
+            autocomplete="off"
+            list="catalog-models"
+            aria-describedby="catalog-hint"
+          />
+        </label>
+        <label>
+          Role (recipe)
+          <input
+            name="recipe"
+            value={props.query.recipe}
+            placeholder="default"
+            size={12}
+            autocomplete="off"
+          />
+        </label>
+        <button type="submit">Show</button>
+        <datalist id="catalog-models">
+          {props.catalog.flatMap((provider) => provider.models.map((model) => <option value={model} />))}
+        </datalist>
+      </form>
+      <p class="muted" id="catalog-hint">
+        {`Comma-separated instance/slug, primary first; a slug the catalog does not list takes its instance's limit. Catalog: ${
+          props.catalog
+            .map(
+              (provider) =>
+                `${provider.instance} (${provider.maxTools === null ? "no limit" : `${provider.maxTools} tools`})`,
+            )
+            .join(", ") || "empty"
+        }.`}
+      </p>
+      {props.problem ? <Problem problem={props.problem} /> : null}
+      {view ? (
+        <>
+          <h2 id="budget">Budget</h2>
+          <dl class="facts">
+            <dt>maxTools</dt>
+            <dd>{view.budget.maxTools ?? "no known limit"}</dd>
+            <dt>Reserve</dt>
+            <dd>{view.budget.reserve} (the engine's own action tool)</dd>
+            <dt>Limit</dt>
+            <dd>{view.budget.limit ?? "none"}</dd>
+            <dt>Allowed tools</dt>
+            <dd>{view.allowed}</dd>
+          </dl>
+          <div class="scroll">
+            <table>
+              <caption>The chain's limits: the smallest one binds</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  <th scope="col">maxTools</th>
+                  <th scope="col">Source</th>
+                </tr>
+              </thead>
+              <tbody>
+                {view.models.map((model) => (
+                  <tr>
+                    <th scope="row">{model.model}</th>
+                    <td>{model.maxTools ?? "—"}</td>
+                    <td>{model.source}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <h2 id="wire">{`On the wire (${view.onTheWire.length})`}</h2>
+          <div class="scroll">
+            <table>
+              <caption>Tools sent with their full schema every turn</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Description</th>
+                </tr>
+              </thead>
+              <tbody>
+                {view.onTheWire.map((tool) => (
+                  <tr>
+                    <th scope="row">
+                      <a href={toolHref(ref, tool.name)}>{tool.name}</a>
+                    </th>
+                    <td>{tool.description}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <h2 id="deferred">{`Deferred (${view.deferred.length})`}</h2>
+          <p class="muted">Invocable, named in the discovery block; their schemas come on request.</p>
+          <Names names={view.deferred} at={ref} label="Deferred tools" />
+          <h2 id="demoted">{`Demoted by the budget (${view.demoted.length})`}</h2>
+          <p class="muted">Would be primary, but the limit leaves no room: in the order they were demoted.</p>
+          <Names names={view.demoted} at={ref} label="Demoted tools" />
+          <h2 id="discovery">Discovery blocks</h2>
+          <h3>Deferred tools</h3>
+          <pre>{view.discoveryBlock || "(empty)"}</pre>
+          <h3>Demoted tools</h3>
+          <pre>{view.demotedDiscoveryBlock || "(empty)"}</pre>
+        </>
+      ) : null}
+    </Layout>
+  );
+}

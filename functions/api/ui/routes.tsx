@@ -1,0 +1,399 @@
+/** @jsxImportSource hono/jsx */
+import {
+  assertProjectId,
+  assertTenantId,
+  catalogView,
+  Errors,
+  invocableToolNameProblem,
+  issuesToFieldErrors,
+  packOf,
+  type ResolvedTool,
+  SpawnRequestSchema,
+  TENANT_PROJECT,
+  TOOL_DOCUMENTS_DIR,
+  toolDocumentPath,
+  toolNameFromPath,
+  VanceError,
+} from "@vance/core";
+import { type Context, Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import * as v from "valibot";
+import type { AppServices } from "../app";
+import { authorise, expiryOf, mintToken } from "../auth";
+import { problemResponse } from "../problem";
+import { UI_SCRIPT, UI_STYLES } from "./assets";
+import {
+  ErrorPage,
+  type LayerView,
+  type ListingItem,
+  ModelPage,
+  type ModelView,
+  type PackGroup,
+  PickerPage,
+  type ProblemView,
+  ProjectPage,
+  type ProjectRef,
+  projectHref,
+  type RoleUsage,
+  SignInPage,
+  ToolPage,
+  type ToolRow,
+  type Viewer,
+} from "./pages";
+
+/** What the listing reads: the services the API's routes use, nothing that writes a document. */
+export type UiServices = Pick<
+  AppServices,
+  "jwtSecret" | "logger" | "tools" | "documents" | "usage" | "processes" | "budget" | "catalog"
+>;
+
+/** The listing's session cookie: sent only to `/ui/`, never readable by scripts, never cross-site. */
+export const SESSION_COOKIE = "vance_ui";
+/** A session lasts at most an hour, and never longer than the token it was minted from. */
+export const SESSION_SECONDS = 3600;
+
+/** No inline script or style, nothing from elsewhere, no framing. */
+export const UI_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+type Element = Promise<string> | string | { toString(): string | Promise<string> };
+
+async function render(c: Context, status: number, page: Element): Promise<Response> {
+  return c.html(`<!DOCTYPE html>${await page}`, status as ContentfulStatusCode);
+}
+
+const unauthenticated = (detail: string) => new VanceError("unauthenticated", 401, detail);
+
+/** The project a page is about, with its ids checked first (400 `invalid_id`, as the API). */
+function projectOf(c: Context): ProjectRef {
+  const tenant = c.req.param("tenant") ?? "";
+  const project = c.req.param("project") ?? "";
+  assertTenantId(tenant);
+  assertProjectId(project);
+  return { tenant, project };
+}
+
+/**
+ * The read-only web listing under `/ui/` (API.md "Web listing"), rendered on the server.
+ *
+ * Authentication: the page's script moves `#token=<jwt>` into session storage and posts it once
+ * as a bearer header to `POST /ui/session`, which answers a cookie holding a new token minted
+ * from it — `read` only, at most an hour, never past the original's `exp`; HttpOnly,
+ * `SameSite=Strict`, `Path=/ui`. Pages check it with the API's own rule (`authorise`), so another
+ * tenant's page is the same 403 `forbidden`. CSRF: the pages only read; the session route needs
+ * the bearer header (which no cross-site form can send) and refuses other sites' fetches; the
+ * cookie never reaches the API's routes, which take bearer headers alone.
+ */
+export function uiRoutes(services: UiServices) {
+  const secret = services.jwtSecret;
+  const ui = new Hono();
+  const log = (fields: Record<string, unknown>) => services.logger.warn("http.error", fields);
+
+  // One mapping of failures to problems (problem.ts); pages show them as HTML with the same status.
+  ui.onError(async (error, c) => {
+    const response = problemResponse(error, log);
+    if (c.req.method !== "GET") return response;
+    const problem = (await response.json()) as ProblemView;
+    if (problem.status === 401) return render(c, 401, <SignInPage problem={problem} />);
+    return render(c, problem.status, <ErrorPage problem={problem} session="ok" />);
+  });
+
+  ui.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("content-security-policy", UI_CSP);
+    if (!c.req.path.startsWith("/ui/assets/")) c.res.headers.set("cache-control", "no-store");
+  });
+
+  ui.get("/assets/ui.js", (c) =>
+    c.body(UI_SCRIPT, 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    }),
+  );
+  ui.get("/assets/ui.css", (c) =>
+    c.body(UI_STYLES, 200, {
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    }),
+  );
+
+  ui.post("/session", async (c) => {
+    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
+    const site = c.req.header("sec-fetch-site");
+    if (site !== undefined && site !== "same-origin") {
+      throw new VanceError("forbidden", 403, "a listing session is started by the listing's own pages");
+    }
+    const token = match[1]!;
+    const claims = await authorise(token, secret, { role: "read" });
+    const now = Math.floor(Date.now() / 1000);
+    const ttl = Math.min(SESSION_SECONDS, ((await expiryOf(token, secret)) ?? now) - now);
+    if (ttl <= 0) throw unauthenticated("the token is about to expire");
+    const session = await mintToken(secret, { tenant: claims.tenant, roles: ["read"] }, ttl, now);
+    setCookie(c, SESSION_COOKIE, session, {
+      path: "/ui",
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: new URL(c.req.url).protocol === "https:",
+      maxAge: ttl,
+    });
+    return c.body(null, 204);
+  });
+
+  ui.delete("/session", (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: "/ui" });
+    return c.body(null, 204);
+  });
+
+  /** The session's viewer, allowed `tenant` when given; 401 without a session. */
+  const viewerOf = async (c: Context, tenant?: string): Promise<Viewer> => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (!token) throw unauthenticated("no listing session: open the listing with #token=<jwt>");
+    return authorise(token, secret, { tenant, role: "read" });
+  };
+
+  // The start page is `/ui/`; a mounted app's "/" is `/ui` alone, so the slash is matched below.
+  ui.get("/", (c) => c.redirect("/ui/", 301));
+  const start = async (c: Context) => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (!token) return render(c, 200, <SignInPage />);
+    return render(c, 200, <PickerPage viewer={await viewerOf(c)} />);
+  };
+
+  ui.get("/open", (c) => {
+    const tenant = c.req.query("tenant") ?? "";
+    const project = c.req.query("project") ?? "";
+    assertTenantId(tenant);
+    assertProjectId(project);
+    return c.redirect(projectHref({ tenant, project }), 303);
+  });
+
+  ui.get("/tenants/:tenant/projects/:project", async (c) => {
+    const at = projectOf(c);
+    const viewer = await viewerOf(c, at.tenant);
+    const label = c.req.query("label") || undefined;
+    const { items, roles } = await listing(services, at, label);
+    return render(c, 200, <ProjectPage viewer={viewer} at={at} items={items} label={label} roles={roles} />);
+  });
+
+  ui.get("/tenants/:tenant/projects/:project/tools/:name", async (c) => {
+    const at = projectOf(c);
+    const name = c.req.param("name");
+    const problem = invocableToolNameProblem(name);
+    if (problem) throw Errors.invalidId("tool name", name, problem);
+    const viewer = await viewerOf(c, at.tenant);
+    const details = await toolDetails(services, at, name);
+    return render(c, 200, <ToolPage viewer={viewer} at={at} name={name} {...details} />);
+  });
+
+  ui.get("/tenants/:tenant/projects/:project/model", async (c) => {
+    const at = projectOf(c);
+    const viewer = await viewerOf(c, at.tenant);
+    const query = { models: c.req.query("models") ?? "", recipe: c.req.query("recipe") ?? "" };
+    const known = catalogView(await services.catalog.catalog()).providers.map((provider) => ({
+      instance: provider.instance,
+      maxTools: provider.maxTools,
+      models: provider.models.map((model) => `${provider.instance}/${model.slug}`),
+    }));
+    const props = { viewer, at, query, catalog: known };
+    if (query.models.trim() === "") return render(c, 200, <ModelPage {...props} />);
+    try {
+      return render(c, 200, <ModelPage {...props} view={await modelView(services, at, query)} />);
+    } catch (error) {
+      if (!(error instanceof VanceError) || error.status >= 500) throw error;
+      const problem = { status: error.status, code: error.code, detail: error.message, errors: error.errors };
+      return render(c, error.status, <ModelPage {...props} problem={problem} />);
+    }
+  });
+
+  ui.get("*", (c) => {
+    if (c.req.path === "/ui/") return start(c);
+    throw new VanceError("not_found", 404, "no such page of the listing");
+  });
+
+  return ui;
+}
+
+/** Calls and look-ups per tool, per role. */
+function usageByTool(report: Awaited<ReturnType<UiServices["usage"]["byRole"]>>): Map<string, RoleUsage[]> {
+  const byTool = new Map<string, RoleUsage[]>();
+  for (const { role, tools } of report.roles) {
+    for (const tool of tools) {
+      const entries = byTool.get(tool.name) ?? [];
+      entries.push({ role, calls: tool.calls, discoveryHits: tool.discoveryHits });
+      byTool.set(tool.name, entries);
+    }
+  }
+  return byTool;
+}
+
+function rowOf(tool: ResolvedTool, usage: Map<string, RoleUsage[]>): ToolRow {
+  return {
+    name: tool.name,
+    layer: tool.layer,
+    type: tool.config.type,
+    description: tool.config.description,
+    labels: tool.config.labels,
+    primary: tool.config.primary,
+    enabled: "yes",
+    usage: usage.get(tool.name) ?? [],
+  };
+}
+
+/**
+ * The project's merged tools with their packs grouped, and the documents the merge leaves out
+ * because they disable a tool (or do not parse), so a reader sees why a tool is missing.
+ */
+async function listing(
+  services: UiServices,
+  at: ProjectRef,
+  label: string | undefined,
+): Promise<{ items: ListingItem[]; roles: string[] }> {
+  const { tenant, project } = at;
+  const [tools, report, projectDocuments, tenantDocuments] = await Promise.all([
+    services.tools.listAll(tenant, project),
+    services.usage.byRole(tenant, project),
+    project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
+    services.documents.list(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
+  ]);
+  const usage = usageByTool(report);
+  const shown = tools.filter((tool) => label === undefined || tool.config.labels.includes(label));
+  const packs = new Map<string, PackGroup & { rows: ToolRow[] }>();
+  const items: ListingItem[] = [];
+  for (const tool of shown) {
+    if (!tool.pack) {
+      items.push({ kind: "tool", row: rowOf(tool, usage) });
+      continue;
+    }
+    let group = packs.get(tool.pack.name);
+    if (!group) {
+      group = { pack: tool.pack.name, layer: tool.layer, type: tool.config.type, rows: [] };
+      packs.set(tool.pack.name, group);
+      items.push({ kind: "pack", group });
+    }
+    group.rows.push(rowOf(tool, usage));
+  }
+  if (label === undefined) {
+    const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
+    const hidden = [...projectDocuments, ...tenantDocuments]
+      .map((document) => toolNameFromPath(document.path))
+      .filter((name): name is string => name !== null && !listed.has(name));
+    for (const name of [...new Set(hidden)]) {
+      const found = await services.tools.lookup(tenant, project, name);
+      if (found.status !== "disabled" && found.status !== "invalid") continue;
+      items.push({
+        kind: "tool",
+        row: {
+          name,
+          layer: found.layer,
+          type: "—",
+          description: "",
+          labels: [],
+          primary: false,
+          enabled: found.status === "disabled" ? "no" : "invalid",
+          usage: usage.get(name) ?? [],
+        },
+      });
+    }
+  }
+  const nameOf = (item: ListingItem) => (item.kind === "tool" ? item.row.name : item.group.pack);
+  items.sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+  return { items, roles: report.roles.map((role) => role.role) };
+}
+
+/** One tool as the cascade resolves it, and its document in every layer that holds one. */
+async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
+  const { tenant, project } = at;
+  const found = await services.tools.lookup(tenant, project, name);
+  if (found.status === "not_found") throw Errors.toolNotFound(name);
+  const builtIn = found.status === "found" && found.tool.layer === "builtin";
+  const documentPath = builtIn ? null : toolDocumentPath(packOf(name) ?? name);
+  const hits = documentPath === null ? [] : await services.documents.layers(tenant, project, documentPath);
+  const layers: LayerView[] = hits.map((hit, index) => ({
+    layer: hit.layer,
+    etag: hit.etag,
+    body: hit.body,
+    wins: index === 0,
+  }));
+  if (found.status === "found") {
+    const { tool } = found;
+    return {
+      state: "found" as const,
+      tool: {
+        layer: tool.layer,
+        config: { ...tool.config },
+        inputSchema: tool.inputSchema,
+        pack: tool.pack?.name,
+        stale: tool.stale,
+      },
+      documentPath,
+      layers,
+    };
+  }
+  return {
+    state: found.status,
+    stateLayer: found.layer,
+    problem:
+      found.status === "invalid"
+        ? {
+            status: found.error.status,
+            code: found.error.code,
+            detail: found.error.message,
+            errors: found.error.errors,
+          }
+        : undefined,
+    documentPath,
+    layers,
+  };
+}
+
+/**
+ * The manifest of a process that allows every tool of the project, for the chain in the query:
+ * `ProcessService.preview`, so no process is stored to render the page.
+ */
+async function modelView(
+  services: UiServices,
+  at: ProjectRef,
+  query: { models: string; recipe: string },
+): Promise<ModelView> {
+  const { tenant, project } = at;
+  const tools = await services.tools.listAll(tenant, project);
+  const parsed = v.safeParse(SpawnRequestSchema, {
+    models: query.models
+      .split(",")
+      .map((model) => model.trim())
+      .filter(Boolean),
+    ...(query.recipe.trim() === "" ? {} : { recipe: query.recipe.trim() }),
+    engineDefault: tools.map((tool) => tool.name),
+  });
+  if (!parsed.success) {
+    throw Errors.validationFailed(
+      "the query does not describe a process",
+      issuesToFieldErrors(parsed.issues, undefined),
+    );
+  }
+  const request = parsed.output;
+  const budget = await services.budget.budgetForChain(request.models, { tenant });
+  const { record, manifest } = await services.processes.preview(tenant, project, request, "openai");
+  const descriptions = new Map(tools.map((tool) => [tool.name, tool.config.description]));
+  const demoted = new Set(manifest.demoted);
+  return {
+    budget: manifest.budget,
+    models: budget.models,
+    allowed: record.allowedTools.length,
+    onTheWire: manifest.primary.map((name) => ({ name, description: descriptions.get(name) ?? "" })),
+    deferred: manifest.deferred.filter((name) => !demoted.has(name)),
+    demoted: [...manifest.demoted],
+    discoveryBlock: manifest.discoveryBlock,
+    demotedDiscoveryBlock: manifest.demotedDiscoveryBlock,
+  };
+}

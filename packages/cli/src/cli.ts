@@ -1,0 +1,564 @@
+import { readFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import {
+  assertProjectId,
+  assertTenantId,
+  MCP_SERVER_DOCUMENTS_DIR,
+  mcpServerDocumentJsonSchema,
+  TOOL_DOCUMENTS_DIR,
+  toolDocumentJsonSchema,
+  VanceError,
+} from "@vance/core";
+import { Argument, Command, CommanderError, Option } from "commander";
+import { ApiClient, CliError, encodePath } from "./client";
+import { lintFolder, lintRegistry } from "./lint";
+import { json, PROCESS_STREAMS, ProgressBar, paint, type Streams, table } from "./output";
+import { contentTypeOf, folderDocuments, LayerSync, type PushSummary } from "./sync";
+
+/** Where `npm start` listens unless `PORT` says otherwise (API.md "Conventions"). */
+export const DEFAULT_URL = "http://127.0.0.1:8787";
+
+interface GlobalOptions {
+  json?: boolean;
+  url?: string;
+  token?: string;
+  tenant?: string;
+  project?: string;
+}
+
+/** What every command knows: how to print, and how to reach the API when it needs to. */
+class Context {
+  readonly json: boolean;
+  /** 1 once a command found problems it reported itself (lint, push, a failed tool). */
+  exitCode = 0;
+  readonly colours;
+  readonly errColours;
+
+  constructor(
+    private readonly options: GlobalOptions,
+    readonly streams: Streams,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.json = options.json === true;
+    this.colours = paint(streams.out, env);
+    this.errColours = paint(streams.err, env);
+  }
+
+  print(text: string): void {
+    this.streams.out.write(`${text}\n`);
+  }
+
+  note(text: string): void {
+    this.streams.err.write(`${text}\n`);
+  }
+
+  /** Prints `value` as JSON with `--json`, else `human()`. */
+  emit(value: unknown, human: () => string): void {
+    this.print(this.json ? json(value) : human());
+  }
+
+  client(): ApiClient {
+    const token = this.options.token ?? this.env.VANCE_TOKEN;
+    if (!token) {
+      throw new CliError(
+        "no token: pass --token or set VANCE_TOKEN (npm start prints a development token, npm run token mints one)",
+      );
+    }
+    return new ApiClient({ url: this.options.url ?? this.env.VANCE_URL ?? DEFAULT_URL, token });
+  }
+
+  tenant(): string {
+    const tenant = this.options.tenant ?? this.env.VANCE_TENANT;
+    if (!tenant) throw new CliError("no tenant: pass --tenant or set VANCE_TENANT");
+    checkId(() => assertTenantId(tenant));
+    return tenant;
+  }
+
+  /** `T` of API.md for `--tenant` and `--project` (`_tenant` addresses the tenant layer). */
+  project(): { tenant: string; project: string; base: string } {
+    const tenant = this.tenant();
+    const project = this.options.project ?? this.env.VANCE_PROJECT;
+    if (!project)
+      throw new CliError("no project: pass --project or set VANCE_PROJECT (_tenant: the tenant layer)");
+    checkId(() => assertProjectId(project));
+    return { tenant, project, base: ApiClient.projectPath(tenant, project) };
+  }
+}
+
+function checkId(assert: () => void): void {
+  try {
+    assert();
+  } catch (error) {
+    if (error instanceof VanceError) throw new CliError(error.message, error.code);
+    throw error;
+  }
+}
+
+interface ToolSummary {
+  name: string;
+  type: string;
+  layer: string;
+  primary: boolean;
+  labels: string[];
+  enabled: boolean;
+  pack?: string;
+}
+
+interface Manifest {
+  tools: unknown[];
+  primary: string[];
+  deferred: string[];
+  demoted: string[];
+  budget: { maxTools: number | null; reserve: number; limit: number | null };
+  discoveryBlock: string;
+  demotedDiscoveryBlock: string;
+}
+
+/** The document path `put` stores a file at: `mcp-servers/` when it lies in such a folder, else a tool's. */
+function documentPathFor(file: string): string {
+  const name = basename(file).replace(/\.(ya?ml|json)$/i, "");
+  const folder = `${basename(dirname(file))}/`;
+  return folder === MCP_SERVER_DOCUMENTS_DIR
+    ? `${MCP_SERVER_DOCUMENTS_DIR}${name}.yaml`
+    : `${TOOL_DOCUMENTS_DIR}${name}.yaml`;
+}
+
+/** Reads all of stdin (a secret's value that should not sit in the shell history). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+function parseParams(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`--params is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function yesNo(flag: boolean): string {
+  return flag ? "yes" : "no";
+}
+
+/** The program: every command, its options and its help. */
+export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext: (c: Context) => void) {
+  const program = new Command("vance-tools")
+    .description("Lint, push and read the tool documents of Vance Server Tools")
+    .option("--json", "machine-readable output (one JSON document on stdout)")
+    .option("--url <url>", `the API's base URL (VANCE_URL, default ${DEFAULT_URL})`)
+    .option("--token <jwt>", "bearer token (VANCE_TOKEN)")
+    .option("--tenant <id>", "tenant id (VANCE_TENANT)")
+    .option("--project <id>", "project id, _tenant for the tenant layer (VANCE_PROJECT)")
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => streams.out.write(text),
+      writeErr: (text) => streams.err.write(text),
+    });
+
+  const context = (command: Command) => {
+    const made = new Context(command.optsWithGlobals<GlobalOptions>(), streams, env);
+    onContext(made);
+    return made;
+  };
+
+  program
+    .command("lint")
+    .description(
+      "validate server-tools/*.yaml and mcp-servers/*.yaml of a folder offline; exit 1 on any problem",
+    )
+    .argument("<dir>", "a folder laid out like a layer")
+    .action((dir: string, _options, command: Command) => {
+      const c = context(command);
+      const result = lintFolder(dir, lintRegistry(env.VANCE_NETWORK_ALLOWLIST));
+      if (c.json) {
+        c.print(json(result));
+      } else {
+        for (const problem of result.problems) {
+          c.print(
+            `${problem.file}:${problem.line}: ${problem.message} ${c.colours.dim(`[${problem.code}]`)}`,
+          );
+        }
+        const files = `${result.files} document${result.files === 1 ? "" : "s"}`;
+        c.note(
+          result.problems.length === 0
+            ? c.errColours.green(`${files} valid`)
+            : c.errColours.red(`${result.problems.length} problem(s) in ${files}`),
+        );
+      }
+      if (result.problems.length > 0) c.exitCode = 1;
+    });
+
+  program
+    .command("schema")
+    .description("print the JSON Schema of tool documents (or MCP server documents) for YAML editors")
+    .addArgument(new Argument("[kind]", "tool or mcp-server").choices(["tool", "mcp-server"]).default("tool"))
+    .action((kind: string, _options, command: Command) => {
+      const c = context(command);
+      c.print(json(kind === "tool" ? toolDocumentJsonSchema(lintRegistry()) : mcpServerDocumentJsonSchema()));
+    });
+
+  program
+    .command("types")
+    .description("list the tool types")
+    .action((_options, command: Command) => {
+      const c = context(command);
+      const types = lintRegistry().describe();
+      c.emit({ types }, () =>
+        table(
+          ["TYPE", "DESCRIPTION"],
+          types.map((type) => [type.typeId, type.description]),
+          c.colours,
+        ),
+      );
+    });
+
+  program
+    .command("list")
+    .description("the project's merged tools: name, layer, type, labels, primary, pack")
+    .option("--label <label>", "only tools carrying this label")
+    .action(async (options: { label?: string }, command: Command) => {
+      const c = context(command);
+      const { base } = c.project();
+      const query = options.label ? `?label=${encodeURIComponent(options.label)}` : "";
+      const body = await c.client().json<{ tools: ToolSummary[] }>("GET", `${base}/tools${query}`);
+      c.emit(body, () =>
+        table(
+          ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK"],
+          body.tools.map((tool) => [
+            tool.name,
+            tool.layer,
+            tool.type,
+            tool.labels.join(","),
+            yesNo(tool.primary),
+            tool.pack ?? "",
+          ]),
+          c.colours,
+        ),
+      );
+    });
+
+  program
+    .command("get")
+    .description("a tool's stored document (stdout) and its ETag (stderr)")
+    .argument("<name>", "the tool's name")
+    .action(async (name: string, _options, command: Command) => {
+      const c = context(command);
+      const { tenant, project, base } = c.project();
+      const client = c.client();
+      try {
+        const document = await new LayerSync(client, tenant, project).read(
+          `${TOOL_DOCUMENTS_DIR}${name}.yaml`,
+        );
+        if (c.json) {
+          c.print(json({ name, layer: document.layer, etag: document.etag, document: document.text }));
+        } else {
+          c.streams.out.write(document.text.endsWith("\n") ? document.text : `${document.text}\n`);
+          c.note(c.errColours.dim(`# layer: ${document.layer}  ETag: ${document.etag ?? "none"}`));
+        }
+      } catch (error) {
+        // Built-in tools and pack sub-tools have no document of their own: the tool as resolved.
+        if (!(error instanceof CliError) || error.code !== "document_not_found") throw error;
+        const tool = await client.json<{ layer: string; etag: string | null; config: unknown }>(
+          "GET",
+          `${base}/tools/${encodeURIComponent(name)}`,
+        );
+        c.emit(tool, () => json(tool.config));
+        if (!c.json) c.note(c.errColours.dim(`# layer: ${tool.layer} (no stored document)`));
+      }
+    });
+
+  program
+    .command("put")
+    .description(
+      "store a document: server-tools/{name}.yaml from its file name, or mcp-servers/ when it lies in such a folder",
+    )
+    .argument("<file>", "a YAML (or JSON) document")
+    .option("--path <path>", "the document path to store it at, e.g. documents/guide.md")
+    .option("--if-match <etag>", "only replace this version (412 precondition_failed when it changed)")
+    .option("--if-none-match", "only create (412 precondition_failed when it exists)")
+    .action(
+      async (
+        file: string,
+        options: { path?: string; ifMatch?: string; ifNoneMatch?: boolean },
+        command: Command,
+      ) => {
+        const c = context(command);
+        const { tenant, project } = c.project();
+        const path = options.path ?? documentPathFor(file);
+        const text = readFileSync(file, "utf8");
+        const written = await new LayerSync(c.client(), tenant, project).write(
+          path,
+          text,
+          {
+            ...(options.ifMatch ? { ifMatch: options.ifMatch } : {}),
+            ...(options.ifNoneMatch ? { ifNoneMatch: "*" } : {}),
+          },
+          // A JSON file is sent as JSON, whatever path it is stored at.
+          contentTypeOf(file),
+        );
+        c.emit(
+          { path, created: written.created, etag: written.etag, result: written.body },
+          () => `${written.created ? c.colours.green("created") : "replaced"} ${path}  ETag: ${written.etag}`,
+        );
+      },
+    );
+
+  program
+    .command("delete")
+    .description("delete a tool document of this layer (or any document, given its path)")
+    .argument("<name>", "a tool name, or a document path such as mcp-servers/jira.yaml")
+    .option("--if-match <etag>", "only delete this version")
+    .action(async (name: string, options: { ifMatch?: string }, command: Command) => {
+      const c = context(command);
+      const { base } = c.project();
+      const path = name.includes("/") ? name : `${TOOL_DOCUMENTS_DIR}${name}.yaml`;
+      await c.client().request("DELETE", `${base}/documents/${encodePath(path)}`, {
+        headers: options.ifMatch ? { "if-match": options.ifMatch } : {},
+      });
+      c.emit({ deleted: path }, () => `deleted ${path}`);
+    });
+
+  program
+    .command("invoke")
+    .description("invoke a tool with parameters; exit 1 when the tool failed")
+    .argument("<name>", "the tool's name")
+    .option("--params <json>", "the tool's parameters as a JSON object", "{}")
+    .action(async (name: string, options: { params: string }, command: Command) => {
+      const c = context(command);
+      const { base } = c.project();
+      const result = await c
+        .client()
+        .json<{ value?: unknown; error?: string; message?: string; durationMs: number }>(
+          "POST",
+          `${base}/tools/${encodeURIComponent(name)}/invoke`,
+          { body: JSON.stringify({ params: parseParams(options.params) }), contentType: "application/json" },
+        );
+      if (result.error !== undefined) {
+        c.emit(result, () => c.colours.red(`${result.error}: ${result.message ?? ""}`));
+        c.exitCode = 1;
+        return;
+      }
+      // A text answer (a document, a rendered prompt) reads best as text.
+      c.emit(result, () => (typeof result.value === "string" ? result.value : json(result.value)));
+      if (!c.json) c.note(c.errColours.dim(`# ${result.durationMs} ms`));
+    });
+
+  program
+    .command("usage")
+    .description("tool usage per role: calls, tool_description look-ups, last use")
+    .action(async (_options, command: Command) => {
+      const c = context(command);
+      const { base } = c.project();
+      const body = await c.client().json<{
+        roles: {
+          role: string;
+          tools: { name: string; calls: number; discoveryHits: number; lastUsedAt: string | null }[];
+        }[];
+      }>("GET", `${base}/insights/tool-usage`);
+      c.emit(body, () =>
+        table(
+          ["ROLE", "TOOL", "CALLS", "LOOK-UPS", "LAST USED"],
+          body.roles.flatMap((role) =>
+            role.tools.map((tool) => [
+              role.role,
+              tool.name,
+              String(tool.calls),
+              String(tool.discoveryHits),
+              tool.lastUsedAt ?? "",
+            ]),
+          ),
+          c.colours,
+        ),
+      );
+    });
+
+  program
+    .command("manifest")
+    .description("a process's manifest this turn: budget, tools on the wire, deferred and demoted")
+    .argument("<processId>", "the id a spawn answered")
+    .addOption(
+      new Option("--format <format>", "wire format").choices(["openai", "anthropic"]).default("openai"),
+    )
+    .action(async (processId: string, options: { format: string }, command: Command) => {
+      const c = context(command);
+      const { base } = c.project();
+      const manifest = await c
+        .client()
+        .json<Manifest>(
+          "GET",
+          `${base}/processes/${encodeURIComponent(processId)}/manifest?format=${options.format}`,
+        );
+      c.emit(manifest, () => {
+        const { maxTools, reserve, limit } = manifest.budget;
+        const list = (names: string[]) =>
+          names.length === 0 ? "  (none)" : names.map((n) => `  ${n}`).join("\n");
+        return [
+          `budget: maxTools ${maxTools ?? "unknown"}, reserve ${reserve}, limit ${limit ?? "none"}`,
+          c.colours.bold(`on the wire (${manifest.primary.length})`),
+          list(manifest.primary),
+          c.colours.bold(`deferred (${manifest.deferred.length})`),
+          list(manifest.deferred),
+          c.colours.bold(`demoted by the budget (${manifest.demoted.length})`),
+          list(manifest.demoted),
+        ].join("\n");
+      });
+    });
+
+  const secrets = program.command("secrets").description("a tenant's secrets (values are never shown)");
+  secrets
+    .command("set")
+    .description("store a secret; the value comes from stdin unless --value is given")
+    .argument("<NAME>", "upper-case letters, digits and _")
+    .option("--value <value>", "the value (visible in the process list: prefer stdin)")
+    .action(async (name: string, options: { value?: string }, command: Command) => {
+      const c = context(command);
+      const tenant = c.tenant();
+      if (options.value === undefined && process.stdin.isTTY) c.note("Type the value, then Ctrl-D:");
+      const value = options.value ?? (await readStdin());
+      await c.client().request("PUT", `/v1/tenants/${tenant}/secrets/${encodeURIComponent(name)}`, {
+        body: JSON.stringify({ value }),
+        contentType: "application/json",
+      });
+      c.emit({ set: name }, () => `set ${name}`);
+    });
+  secrets
+    .command("list")
+    .description("the tenant's secret names and when they changed")
+    .action(async (_options, command: Command) => {
+      const c = context(command);
+      const body = await c
+        .client()
+        .json<{ secrets: { name: string; updatedAt: string }[] }>("GET", `/v1/tenants/${c.tenant()}/secrets`);
+      c.emit(body, () =>
+        table(
+          ["NAME", "UPDATED"],
+          body.secrets.map((secret) => [secret.name, secret.updatedAt]),
+          c.colours,
+        ),
+      );
+    });
+  secrets
+    .command("delete")
+    .description("delete a secret")
+    .argument("<NAME>", "the secret's name")
+    .action(async (name: string, _options, command: Command) => {
+      const c = context(command);
+      await c.client().request("DELETE", `/v1/tenants/${c.tenant()}/secrets/${encodeURIComponent(name)}`);
+      c.emit({ deleted: name }, () => `deleted ${name}`);
+    });
+
+  program
+    .command("push")
+    .description(
+      "upload a folder's documents into the layer: unchanged ones skipped, stops at the first conflict",
+    )
+    .argument("<dir>", "a folder laid out like a layer (server-tools/, mcp-servers/, documents/, …)")
+    .option("--force", "write without preconditions and go on past every failure")
+    .action(async (dir: string, options: { force?: boolean }, command: Command) => {
+      const c = context(command);
+      const { tenant, project } = c.project();
+      const documents = folderDocuments(dir);
+      const bar = new ProgressBar(c.streams.err, documents.length, !c.json);
+      const summary = await new LayerSync(c.client(), tenant, project).push(documents, {
+        force: options.force === true,
+        progress: bar,
+      });
+      bar.finish();
+      c.emit(summary, () => pushReport(summary, c));
+      if (summary.failed.length > 0 || summary.stopped) c.exitCode = 1;
+    });
+
+  program
+    .command("pull")
+    .description("write the layer's documents into a folder, as stored")
+    .argument("<dir>", "the folder to write into (created when missing)")
+    .option("--prefix <folder>", "only documents under this folder, e.g. server-tools/")
+    .action(async (dir: string, options: { prefix?: string }, command: Command) => {
+      const c = context(command);
+      const { tenant, project } = c.project();
+      const pulled = await new LayerSync(c.client(), tenant, project).pull(dir, options.prefix ?? "");
+      c.emit(
+        { dir, ...pulled },
+        () =>
+          `pulled ${pulled.paths.length} document(s) of the ${pulled.layer} layer of ${tenant}/${project} into ${dir}`,
+      );
+    });
+
+  return program;
+}
+
+function pushReport(summary: PushSummary, c: Context): string {
+  const { green, red, yellow, dim } = c.colours;
+  const lines: string[] = [];
+  for (const failed of summary.failed) {
+    lines.push(red(`failed ${failed.path}: ${failed.message} [${failed.code}]`));
+    for (const error of failed.errors) {
+      lines.push(
+        `  ${failed.path}:${error.line ?? 1}: ${error.path ? `${error.path}: ` : ""}${error.message}`,
+      );
+    }
+  }
+  if (summary.stopped) {
+    lines.push(
+      yellow(
+        `stopped at ${summary.stopped.path}: ${summary.stopped.message} [${summary.stopped.code}]; ${summary.notSent.length} document(s) not sent (--force overwrites)`,
+      ),
+    );
+  }
+  lines.push(
+    [
+      green(`created ${summary.created.length}`),
+      `replaced ${summary.replaced.length}`,
+      dim(`unchanged ${summary.unchanged.length}`),
+      summary.failed.length > 0 ? red(`failed ${summary.failed.length}`) : `failed 0`,
+    ].join(", "),
+  );
+  return lines.join("\n");
+}
+
+/**
+ * Runs the CLI on `argv` (node, script, …) and answers the exit code: 0, or 1 on any error, with
+ * the server's problem `code` in the message (and as JSON with `--json`).
+ */
+export async function runCli(
+  argv: readonly string[],
+  streams: Streams = PROCESS_STREAMS,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let context: Context | undefined;
+  const program = buildProgram(streams, env, (made) => {
+    context = made;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return context?.exitCode ?? 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    const jsonOutput = context?.json ?? argv.includes("--json");
+    const failure =
+      error instanceof CliError
+        ? error
+        : new CliError(error instanceof Error ? error.message : String(error));
+    if (jsonOutput) {
+      streams.out.write(
+        `${json({ error: { message: failure.message, code: failure.code ?? null, status: failure.status ?? null, errors: failure.errors } })}\n`,
+      );
+    } else {
+      const colours = paint(streams.err, env);
+      const tag = [failure.code, failure.status ? `HTTP ${failure.status}` : undefined]
+        .filter(Boolean)
+        .join(", ");
+      streams.err.write(`${colours.red("error:")} ${failure.message}${tag ? ` [${tag}]` : ""}\n`);
+      for (const field of failure.errors) {
+        const line = field.line === undefined ? "" : ` (line ${field.line})`;
+        streams.err.write(`  ${field.path || "document"}${line}: ${field.message}\n`);
+      }
+    }
+    return 1;
+  }
+}

@@ -1,0 +1,3 @@
+import { runCli } from "./cli";
+
+process.exitCode = await runCli(process.argv);

@@ -1,0 +1,91 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { expect } from "vitest";
+import type { VanceApp } from "../../functions/api/app";
+import { mintToken } from "../../functions/api/auth";
+import { SECRET } from "./app";
+
+/** The project the listing tests show: `acme/web`. */
+export const TENANT = "acme";
+export const PROJECT = "web";
+export const T = `/v1/tenants/${TENANT}/projects/${PROJECT}`;
+export const TENANT_LAYER = `/v1/tenants/${TENANT}/projects/_tenant`;
+
+/** Ten primary tools: more than a small model limit leaves room for, so some are demoted. */
+export const PRIMARY_TOOLS = Array.from({ length: 10 }, (_, i) => `bulk_${String(i).padStart(2, "0")}`);
+
+/** A three-operation OpenAPI document: the `pets` pack's sub-tools, read from the cascade (no network). */
+const PETS_SPEC = `openapi: 3.1.0
+info: { title: Pets, version: "1.0" }
+servers: [{ url: https://pets.invalid/v1 }]
+paths:
+  /pets:
+    get: { operationId: listPets, summary: List pets }
+    post: { operationId: createPet, summary: Add a pet }
+  /pets/{petId}:
+    parameters: [{ name: petId, in: path, required: true, schema: { type: string } }]
+    get: { operationId: getPetById, summary: One pet }
+`;
+
+export function token(tenant: string, roles: ("read" | "write" | "admin")[], ttl = 3600): Promise<string> {
+  return mintToken(SECRET, { tenant, roles }, ttl);
+}
+
+async function put(app: VanceApp, path: string, body: string, writer: string): Promise<void> {
+  const res = await app.request(path, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${writer}`, "content-type": "application/yaml" },
+    body,
+  });
+  expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
+}
+
+/**
+ * `acme/web` with something in every layer: `greeting` in the tenant layer and overridden by the
+ * project, a disabled bundled tool, labelled tools, ten primary tools and the `pets` pack.
+ */
+export async function seedProject(app: VanceApp): Promise<void> {
+  const writer = await token(TENANT, ["read", "write"]);
+  const doc = (description: string, extra = "") =>
+    `type: doc_lookup\ndescription: ${description}\n${extra}parameters: { path: documents/getting_started.md }\n`;
+  await put(
+    app,
+    `${TENANT_LAYER}/tools/greeting`,
+    doc("Greets, as the tenant wrote it", "labels: [tenant_wide]\n"),
+    writer,
+  );
+  await put(
+    app,
+    `${T}/tools/greeting`,
+    doc("Greets, as this project wrote it", "labels: [demo, web]\n"),
+    writer,
+  );
+  await put(app, `${T}/tools/handbook`, doc("The team handbook", "labels: [docs]\n"), writer);
+  await put(app, `${T}/tools/doc_tools_overview`, doc("Not here", "enabled: false\n"), writer);
+  for (const name of PRIMARY_TOOLS) {
+    await put(app, `${T}/tools/${name}`, doc(`Bulk tool ${name}`, "primary: true\nlabels: [bulk]\n"), writer);
+  }
+  await put(app, `${T}/documents/specs/pets.yaml`, PETS_SPEC, writer);
+  await put(
+    app,
+    `${T}/tools/pets`,
+    "type: openapi\ndescription: The pet store\nlabels: [pets]\nparameters:\n  spec: specs/pets.yaml\n  promptHint: Pets - list, add and read pets\n",
+    writer,
+  );
+}
+
+/** Serves the app on an ephemeral port of 127.0.0.1, as `npm start` serves it. */
+export async function listen(app: VanceApp): Promise<{ base: string; close: () => Promise<void> }> {
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+      resolve({
+        base: `http://127.0.0.1:${info.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,214 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { StateStore } from "@vance/core";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../functions/api/config";
+import { stateStore } from "../functions/api/services";
+import { SESSION_COOKIE, UI_CSP } from "../functions/api/ui/routes";
+import { testApp } from "./support/app";
+import { PRIMARY_TOOLS, PROJECT, seedProject, T, TENANT, token } from "./support/ui-project";
+
+let app: Awaited<ReturnType<typeof testApp>>["app"];
+let state: StateStore;
+const PAGE = `/ui/tenants/${TENANT}/projects/${PROJECT}`;
+
+/** A listing session for `bearer`: the cookie `POST /ui/session` sets. */
+async function session(bearer: string): Promise<string> {
+  const res = await app.request("/ui/session", {
+    method: "POST",
+    headers: { authorization: `Bearer ${bearer}` },
+  });
+  expect(res.status).toBe(204);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+async function page(path: string, cookie?: string) {
+  const res = await app.request(path, { headers: cookie ? { cookie } : {} });
+  return { status: res.status, headers: res.headers, html: await res.text() };
+}
+
+beforeAll(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "vance-ui-"));
+  state = await stateStore(loadConfig({ VANCE_DATA_DIR: dataDir }));
+  ({ app } = await testApp({ dataDir, state }));
+  await seedProject(app);
+});
+
+describe("the listing's session (API.md 'Web listing')", () => {
+  it("trades a bearer token for a read-only, HttpOnly, SameSite=Strict cookie of at most an hour under /ui", async () => {
+    const res = await app.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await token(TENANT, ["read", "write", "admin"], 600)}` },
+    });
+    expect(res.status).toBe(204);
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=`));
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
+    expect(cookie).toMatch(/; Path=\/ui(;|$)/);
+    // Never past the token it came from.
+    expect(Number(/Max-Age=(\d+)/.exec(cookie)?.[1])).toBeLessThanOrEqual(600);
+    // The session token reads, but cannot write, even where the original could.
+    const minted = cookie.split(";")[0]!.slice(SESSION_COOKIE.length + 1);
+    const write = await app.request(`${T}/tools/sneaky`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${minted}`, "content-type": "application/yaml" },
+      body: "type: doc_lookup\ndescription: x\nparameters: { path: a.md }\n",
+    });
+    expect(write.status).toBe(403);
+  });
+
+  it("answers the API's problems: no token 401, a token without 'read' 403, another site's fetch 403", async () => {
+    const none = await app.request("/ui/session", { method: "POST" });
+    expect(none.status).toBe(401);
+    expect(none.headers.get("content-type")).toBe("application/problem+json");
+    expect((await none.json()).code).toBe("unauthenticated");
+    const writeOnly = await app.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await token(TENANT, ["write"])}` },
+    });
+    expect(writeOnly.status).toBe(403);
+    const crossSite = await app.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await token(TENANT, ["read"])}`, "sec-fetch-site": "cross-site" },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("a page without a session asks for a token (401) and names how to give it", async () => {
+    const { status, html } = await page(PAGE);
+    expect(status).toBe(401);
+    expect(html).toContain('data-session="missing"');
+    expect(html).toContain("#token=");
+  });
+
+  it("another tenant's page is the API's 403 forbidden, with its detail", async () => {
+    const cookie = await session(await token("globex", ["read"]));
+    const ui = await page(PAGE, cookie);
+    const api = await app.request(`${T}/tools`, {
+      headers: { authorization: `Bearer ${await token("globex", ["read"])}` },
+    });
+    const problem = await api.json();
+    expect(api.status).toBe(403);
+    expect(ui.status).toBe(403);
+    expect(ui.html).toContain(`403 forbidden`);
+    expect(ui.html).toContain(problem.detail.replace(/'/g, "&#39;"));
+  });
+
+  it("a bad id answers 400 invalid_id before the session is looked at, as the API does", async () => {
+    expect((await page("/ui/tenants/ACME/projects/web")).status).toBe(400);
+  });
+});
+
+describe("the listing's pages", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = await session(await token(TENANT, ["read"]));
+  });
+
+  it("serve no inline script or style, under a CSP that forbids them, and are not cached", async () => {
+    const { headers, html } = await page(PAGE, cookie);
+    expect(headers.get("content-security-policy")).toBe(UI_CSP);
+    expect(UI_CSP).toContain("script-src 'self'");
+    expect(headers.get("cache-control")).toBe("no-store");
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
+    const script = await app.request("/ui/assets/ui.js");
+    expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+  });
+
+  it("list the merged tools with layer, type, labels, surface, enabled and pack groups with sub-tool counts", async () => {
+    const { status, html } = await page(PAGE, cookie);
+    expect(status).toBe(200);
+    const row = (name: string) =>
+      new RegExp(`<tr[^>]*><th scope="row"><a href="${PAGE}/tools/${name}">${name}</a></th>(.*?)</tr>`).exec(
+        html,
+      )?.[1] ?? "";
+    expect(row("greeting")).toContain("layer-project");
+    expect(row("greeting")).toContain(">demo<");
+    expect(row("doc_getting_started")).toContain("layer-bundled");
+    expect(row("tool_list")).toContain("layer-builtin");
+    expect(row("bulk_00")).toContain("primary");
+    expect(row("handbook")).toContain("deferred");
+    expect(row("doc_tools_overview")).toContain("disabled");
+    expect(html).toContain("Pack pets — 3 sub-tools");
+    expect(row("pets__list_pets")).toContain("layer-project");
+    // Labels filter the listing.
+    const filtered = await page(`${PAGE}?label=bulk`, cookie);
+    expect(filtered.html).toContain(`${PRIMARY_TOOLS.length} tools`);
+    expect(filtered.html).not.toContain(">handbook<");
+  });
+
+  it("show usage per role once a process has called a tool", async () => {
+    const reader = {
+      authorization: `Bearer ${await token(TENANT, ["read"])}`,
+      "content-type": "application/json",
+    };
+    const spawned = await app.request(`${T}/processes`, {
+      method: "POST",
+      headers: reader,
+      body: JSON.stringify({ recipe: "writer", engineDefault: ["handbook"], models: [] }),
+    });
+    const { processId } = await spawned.json();
+    const call = await app.request(`${T}/processes/${processId}/invoke`, {
+      method: "POST",
+      headers: reader,
+      body: JSON.stringify({ name: "handbook", params: {} }),
+    });
+    expect(call.status).toBe(200);
+    const { html } = await page(PAGE, cookie);
+    expect(html).toContain("writer: 1 call");
+  });
+
+  it("show one tool: normalised document, input schema, the layers it exists in, which wins, raw YAML", async () => {
+    const { status, html } = await page(`${PAGE}/tools/greeting`, cookie);
+    expect(status).toBe(200);
+    expect(html).toContain("Normalised document");
+    expect(html).toContain("Input schema");
+    expect(html).toMatch(/layer-project">project<\/span><\/th><td><code>[^<]+<\/code><\/td><td>wins/);
+    expect(html).toMatch(/layer-tenant">tenant<\/span><\/th><td><code>[^<]+<\/code><\/td><td>shadowed/);
+    expect(html).toContain("description: Greets, as the tenant wrote it");
+    const subTool = await page(`${PAGE}/tools/pets__get_pet_by_id`, cookie);
+    expect(subTool.html).toContain("server-tools/pets.yaml");
+    expect((await page(`${PAGE}/tools/tool_list`, cookie)).html).toContain("A built-in tool");
+    const disabled = await page(`${PAGE}/tools/doc_tools_overview`, cookie);
+    expect(disabled.status).toBe(200);
+    expect(disabled.html).toContain("Disabled by the document of the");
+    const missing = await page(`${PAGE}/tools/no_such_tool`, cookie);
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain("tool_not_found");
+  });
+
+  it("show what the model sees for a chain — budget, wire, deferred, demoted, discovery blocks — and store no process", async () => {
+    const reader = {
+      authorization: `Bearer ${await token(TENANT, ["read"])}`,
+      "content-type": "application/json",
+    };
+    const learned = await app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: reader,
+      body: JSON.stringify({
+        model: "openai/gpt-4.1",
+        error:
+          "Invalid 'tools': array too long. Expected an array with maximum length 8, but got an array with length 14 instead.",
+      }),
+    });
+    expect(learned.status, await learned.clone().text()).toBe(200);
+    const spawn = vi.spyOn(state, "createProcess");
+    const { status, html } = await page(`${PAGE}/model?models=openai/gpt-4.1`, cookie);
+    expect(status).toBe(200);
+    expect(spawn).not.toHaveBeenCalled();
+    expect(html).toMatch(/<dt>maxTools<\/dt><dd>8<\/dd>/);
+    expect(html).toMatch(/<dt>Limit<\/dt><dd>7<\/dd>/);
+    expect(html).toMatch(/Demoted by the budget \((\d+)\)/);
+    expect(Number(/Demoted by the budget \((\d+)\)/.exec(html)![1])).toBeGreaterThan(0);
+    expect(html).toContain("## Tools moved out of your tools array this turn");
+    expect(html).toContain("bulk_00");
+    const bad = await page(`${PAGE}/model?models=not-a-model`, cookie);
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain("validation_failed");
+  });
+});
