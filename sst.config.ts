@@ -1,11 +1,15 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 
-// Imports infra/*.ts and returns outputs; nothing else. Deploying is `npx sst deploy --stage <stage>`.
+// Imports infra/*.ts and returns outputs; nothing else. Deploying is `npx sst deploy --stage <stage>`
+// (README "Deploy"); `npm run check:infra` typechecks this file and infra/ against SST's types.
 export default $config({
   app(input) {
+    const production = input?.stage === "production";
     return {
       name: "vance-server-tools",
-      removal: input?.stage === "production" ? "retain" : "remove",
+      // Production keeps its buckets and table when removed, and refuses `sst remove` outright.
+      removal: production ? "retain" : "remove",
+      protect: production,
       home: "aws",
     };
   },

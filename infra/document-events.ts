@@ -1,19 +1,18 @@
+import { builtFunction } from "./bundles";
 import { catalog, documents, state } from "./storage";
 
 /**
  * Bumps the generation of what a write straight into a bucket changed (console, `aws s3 cp`),
- * so warm API instances read it again; writes through the API bump it themselves.
+ * so warm API instances read it again; writes through the API bump it themselves. It reads the
+ * bucket names only, to tell events apart: they come as plain settings, because a link would
+ * grant it the buckets' contents.
  */
 const subscriber = {
-  handler: "functions/document-events/handler.handler",
-  runtime: "nodejs22.x",
+  ...builtFunction("document-events"),
+  memory: "256 MB",
   link: [state],
-  environment: {
-    VANCE_STATE_TABLE: state.name,
-    VANCE_DOCUMENTS_BUCKET: documents.name,
-    VANCE_CATALOG_BUCKET: catalog.name,
-  },
-};
+  environment: { VANCE_DOCUMENTS_BUCKET: documents.name, VANCE_CATALOG_BUCKET: catalog.name },
+} satisfies sst.aws.FunctionArgs;
 
 /** A bucket takes one `notify` call; both buckets' events reach the same function. */
 export const documentEvents = documents.notify({

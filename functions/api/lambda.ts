@@ -1,19 +1,43 @@
+import { VanceError } from "@vance/core";
+import { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
+import { bundledFiles, loadFunctionConfig } from "../settings";
+import { startFunction } from "../start";
 import { createApp } from "./app";
-import { loadConfig } from "./config";
-import { buildServices } from "./services";
-
-// Both are never generated here: the next instance could not verify tokens or read tenant
-// secrets. Missing ones are reported in the same error as every other bad setting.
-const config = loadConfig(
-  { VANCE_STORE: "s3", ...process.env },
-  { require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"] },
-);
-
-const services = await buildServices(config, config.VANCE_JWT_SECRET!);
+import { problemResponse } from "./problem";
+import { buildServices, lazyScriptPool } from "./services";
 
 /**
- * The Lambda entry: the same Hono app as the local server, over S3. A function URL is no socket
- * bound to `HOST`, so the MCP endpoints' loopback `Host` check does not apply.
+ * The Lambda entry (built to dist/functions/api/lambda.mjs, which infra deploys): the same Hono
+ * app as the local server, over S3 and DynamoDB, its buckets, table and secrets linked by infra.
+ * A function URL is no socket bound to `HOST`, so the MCP endpoints' loopback `Host` check does not apply.
  */
-export const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
+export const handler = await startFunction(
+  "api",
+  async () => {
+    const config = loadFunctionConfig({
+      defaults: {
+        VANCE_STORE: "s3",
+        VANCE_STATE: "dynamodb",
+        ...bundledFiles(import.meta.url, ["VANCE_SCRIPT_WORKER", "VANCE_SCRIPT_WASM", "VANCE_DEFAULTS_DIR"]),
+      },
+      // Never generated here: the next instance could not verify the tokens or read the secrets.
+      require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"],
+    });
+    const services = await buildServices(config, config.VANCE_JWT_SECRET!, {
+      // Most first events run no script: QuickJS and the workers start at the first that does.
+      scripts: lazyScriptPool(config),
+    });
+    return handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
+  },
+  (_error, log) =>
+    handle(
+      new Hono().all("*", () => {
+        log();
+        return problemResponse(
+          new VanceError("start_failed", 500, "the service could not start; its log names the cause"),
+          () => {},
+        );
+      }),
+    ),
+);

@@ -1,4 +1,3 @@
-import { createDynamoClient, DynamoStateStore, jsonLogger } from "@vance/adapters";
 import { CATALOG_MARKER, type Logger, markerOfDocumentKey, type StateStore } from "@vance/core";
 import * as v from "valibot";
 
@@ -63,45 +62,4 @@ function markerOf(eventKey: string): string | null {
     // A malformed %-escape: no key of ours.
     return null;
   }
-}
-
-const EnvSchema = v.object({
-  VANCE_STATE_TABLE: v.pipe(v.optional(v.string(), ""), v.minLength(1, "VANCE_STATE_TABLE is required")),
-  VANCE_DOCUMENTS_BUCKET: v.pipe(
-    v.optional(v.string(), ""),
-    v.minLength(1, "VANCE_DOCUMENTS_BUCKET is required"),
-  ),
-  VANCE_CATALOG_BUCKET: v.pipe(
-    v.optional(v.string(), ""),
-    v.minLength(1, "VANCE_CATALOG_BUCKET is required"),
-  ),
-  VANCE_DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url("VANCE_DYNAMODB_ENDPOINT must be a URL"))),
-  AWS_REGION: v.optional(v.string(), "us-east-1"),
-});
-
-let fromEnv: ReturnType<typeof documentEventsHandler> | undefined;
-
-/** The Lambda entry, subscribed to both buckets' events (infra/document-events.ts). */
-export const handler = (event: unknown) => {
-  fromEnv ??= handlerFromEnv(process.env);
-  return fromEnv(event);
-};
-
-function handlerFromEnv(env: Record<string, string | undefined>) {
-  const parsed = v.safeParse(EnvSchema, env);
-  if (!parsed.success) {
-    const lines = parsed.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
-    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
-  }
-  const settings = parsed.output;
-  const client = createDynamoClient({
-    region: settings.AWS_REGION,
-    ...(settings.VANCE_DYNAMODB_ENDPOINT ? { endpoint: settings.VANCE_DYNAMODB_ENDPOINT } : {}),
-  });
-  return documentEventsHandler({
-    state: new DynamoStateStore({ client, tableName: settings.VANCE_STATE_TABLE }),
-    documentsBucket: settings.VANCE_DOCUMENTS_BUCKET,
-    catalogBucket: settings.VANCE_CATALOG_BUCKET,
-    logger: jsonLogger,
-  });
 }

@@ -1,0 +1,29 @@
+import { createS3Client, jsonLogger, loadBundledCatalog, S3ObjectStore, syncCatalog } from "@vance/adapters";
+import { DEFAULTS_DIR } from "@vance/defaults";
+import { bundledFiles, loadFunctionConfig } from "../settings";
+import { failEveryEvent, startFunction } from "../start";
+
+/**
+ * The Lambda entry (built to dist/functions/catalog-sync/lambda.mjs), run on a schedule: compiles
+ * the catalog bucket's documents and the bundled catalog into `catalog.json`. The bucket's event
+ * then tells warm API instances (functions/document-events).
+ */
+export const handler = await startFunction(
+  "catalog-sync",
+  () => {
+    const config = loadFunctionConfig({
+      defaults: bundledFiles(import.meta.url, ["VANCE_DEFAULTS_DIR"]),
+      require: ["VANCE_CATALOG_BUCKET"],
+    });
+    const client = createS3Client({
+      region: config.AWS_REGION,
+      ...(config.VANCE_S3_ENDPOINT ? { endpoint: config.VANCE_S3_ENDPOINT } : {}),
+      forcePathStyle: config.VANCE_S3_FORCE_PATH_STYLE,
+      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
+    });
+    const store = new S3ObjectStore({ client, bucket: config.VANCE_CATALOG_BUCKET! });
+    const bundled = loadBundledCatalog(config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR);
+    return () => syncCatalog({ store, bundled, logger: jsonLogger });
+  },
+  failEveryEvent,
+);

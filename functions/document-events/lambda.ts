@@ -1,0 +1,31 @@
+import { createDynamoClient, DynamoStateStore, jsonLogger } from "@vance/adapters";
+import { loadFunctionConfig } from "../settings";
+import { failEveryEvent, startFunction } from "../start";
+import { documentEventsHandler } from "./handler";
+
+/**
+ * The Lambda entry (built to dist/functions/document-events/lambda.mjs), subscribed to both
+ * buckets' object events (infra/document-events.ts).
+ */
+export const handler = await startFunction(
+  "document-events",
+  () => {
+    const config = loadFunctionConfig({
+      defaults: { VANCE_STATE: "dynamodb" },
+      // Bucket names only, to tell the events apart (infra passes them without linking the buckets).
+      require: ["VANCE_DOCUMENTS_BUCKET", "VANCE_CATALOG_BUCKET"],
+    });
+    const client = createDynamoClient({
+      region: config.AWS_REGION,
+      ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
+      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
+    });
+    return documentEventsHandler({
+      state: new DynamoStateStore({ client, tableName: config.VANCE_STATE_TABLE! }),
+      documentsBucket: config.VANCE_DOCUMENTS_BUCKET!,
+      catalogBucket: config.VANCE_CATALOG_BUCKET!,
+      logger: jsonLogger,
+    });
+  },
+  failEveryEvent,
+);
