@@ -1,28 +1,102 @@
-import { type ObservedToolLimits, type ToolBudgetService, VanceError } from "@vance/core";
-import { Hono } from "hono";
+import {
+  type CatalogEditor,
+  catalogView,
+  INSTANCE_PATTERN,
+  type ModelCatalogService,
+  type ObservedToolLimits,
+  PLATFORM_SCOPE,
+  PROVIDER_FILE,
+  SLUG_PATTERN,
+  type ToolBudgetService,
+  VanceError,
+} from "@vance/core";
+import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
+import { mediaType, textBody } from "../http";
 import { jsonBody } from "../json-body";
-import { describe, jsonRequest, jsonResponse, type Operation, queryParam } from "../openapi";
-import { ChainBudgetSchema, ObservedLimitSchema } from "../responses";
+import {
+  describe,
+  documentRequest,
+  jsonRequest,
+  jsonResponse,
+  type Operation,
+  pathParam,
+  queryParam,
+} from "../openapi";
+import {
+  CatalogDocumentSchema,
+  CatalogWrittenSchema,
+  ChainBudgetSchema,
+  ModelCatalogSchema,
+  ObservedLimitSchema,
+} from "../responses";
+
+/** Catalog documents are YAML (or the same as JSON). */
+const CATALOG_TYPES = new Set([
+  "application/yaml",
+  "application/x-yaml",
+  "text/yaml",
+  "text/x-yaml",
+  "application/json",
+]);
 
 const ObservedLimitBodySchema = v.strictObject({
   model: v.string(),
   error: v.pipe(v.string(), v.minLength(1, "error must be the provider's error text")),
 });
 
+const DOCUMENT_PARAMS = [
+  pathParam("instance", {
+    type: "string",
+    pattern: INSTANCE_PATTERN.source,
+    description: "the catalog instance (the endpoint), e.g. openai, cortecs",
+  }),
+  pathParam("file", {
+    type: "string",
+    pattern: `^(?:${PROVIDER_FILE}|${SLUG_PATTERN.source.slice(1, -1)})$`,
+    description: "`_provider` (the instance's defaults) or a model slug",
+  }),
+];
+
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
+  catalog: {
+    summary: "The compiled model catalog: providers with wireType, maxTools, baseUrl and their models",
+    tag: "models",
+    responses: { 200: jsonResponse("The catalog", ModelCatalogSchema) },
+  },
+  putDocument: {
+    summary:
+      "Create or replace a catalog document (platform admin); validated, stored, and the compiled catalog rebuilt before the answer",
+    tag: "models",
+    parameters: DOCUMENT_PARAMS,
+    body: documentRequest(["application/yaml", "application/json"], CatalogDocumentSchema),
+    responses: {
+      200: jsonResponse("Replaced; the instance as the rebuilt catalog shows it", CatalogWrittenSchema),
+      201: jsonResponse("Created; the instance as the rebuilt catalog shows it", CatalogWrittenSchema),
+    },
+    problems: { 400: ["invalid_id"], 422: ["validation_failed"] },
+  },
+  deleteDocument: {
+    summary:
+      "Delete a stored catalog document (platform admin); a bundled one at the same path applies again",
+    tag: "models",
+    parameters: DOCUMENT_PARAMS,
+    responses: { 204: { description: "Deleted; the compiled catalog is rebuilt" } },
+    problems: { 400: ["invalid_id"], 404: ["document_not_found"] },
+  },
   budget: {
     summary:
-      "maxTools for a model chain: the minimum over the chain of catalog and observed limits (any valid token)",
+      "maxTools for a model chain: the minimum over the chain of catalog and observed limits (any valid token; a tenant token includes that tenant's own observations)",
     tag: "models",
     parameters: [queryParam("chain", v.string(), "comma-separated model ids, instance/slug", true)],
     responses: { 200: jsonResponse("The chain's budget", ChainBudgetSchema) },
     problems: { 400: ["invalid_model"] },
   },
   observedLimit: {
-    summary: "Learn a model's tool limit from a provider's rejection text (admin, platform token)",
+    summary:
+      "Learn an endpoint's tool limit from a provider's rejection text: a platform admin's binds every tenant, a tenant's read token binds that tenant's processes",
     tag: "models",
     body: jsonRequest(ObservedLimitBodySchema),
     responses: { 200: jsonResponse("The limit learned", ObservedLimitSchema) },
@@ -30,13 +104,27 @@ const DOCS = {
   },
 } satisfies Record<string, Operation>;
 
-/** Tool budget of model chains and learning limits from rejections, under `/v1/models`. */
+/** The caller's tenant when the token is a tenant's, else undefined (a platform token). */
+function tenantOf(c: Context<AuthEnv>): string | undefined {
+  const { tenant } = c.get("claims");
+  return tenant === PLATFORM_SCOPE ? undefined : tenant;
+}
+
+/** The model catalog, the tool budget of model chains and limits learned from rejections, under `/v1/models`. */
 export function modelRoutes(deps: {
   budget: ToolBudgetService;
   observed: ObservedToolLimits;
+  catalog: Pick<ModelCatalogService, "catalog">;
+  editor: CatalogEditor;
   secret: string;
 }) {
   const app = new Hono<AuthEnv>();
+  // Catalog writes change every tenant's budget: a platform admin's.
+  const platformAdmin = authenticate(deps.secret, "admin", { platformOnly: true });
+
+  app.get("/", describe(DOCS.catalog), authenticate(deps.secret, "read"), async (c) =>
+    c.json(catalogView(await deps.catalog.catalog())),
+  );
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
   app.get("/budget", describe(DOCS.budget), authenticate(deps.secret), async (c) => {
@@ -51,15 +139,48 @@ export function modelRoutes(deps: {
         "chain must name at least one model: ?chain=instance/slug,…",
       );
     }
-    return c.json(await deps.budget.budgetForChain(chain));
+    const tenant = tenantOf(c);
+    return c.json(await deps.budget.budgetForChain(chain, tenant === undefined ? {} : { tenant }));
   });
 
-  // A learned limit cuts the manifests of every tenant, so only a platform admin may teach one.
-  const platformAdmin = authenticate(deps.secret, "admin", { platformOnly: true });
-  app.post("/observed-limits", describe(DOCS.observedLimit), platformAdmin, async (c) => {
+  // A platform report cuts every tenant's manifests, so it takes a platform admin; a tenant's
+  // engine reports with its read token, and its report cuts only its own tenant's.
+  app.post("/observed-limits", describe(DOCS.observedLimit), authenticate(deps.secret), async (c) => {
+    const { roles } = c.get("claims");
+    const tenant = tenantOf(c);
+    const needed = tenant === undefined ? "admin" : "read";
+    if (!roles.includes(needed)) {
+      throw new VanceError(
+        "forbidden",
+        403,
+        tenant === undefined
+          ? "a platform report changes every tenant's budget and needs the 'admin' role"
+          : "reporting a rejection needs the 'read' role",
+      );
+    }
     const body = await jsonBody(c, ObservedLimitBodySchema);
-    const maxTools = await deps.observed.learn(body.model, body.error);
+    const maxTools = await deps.observed.learn(body.model, body.error, tenant ?? PLATFORM_SCOPE);
     return c.json({ model: body.model, maxTools });
+  });
+
+  app.put("/:instance/:file", describe(DOCS.putDocument), platformAdmin, async (c) => {
+    const { instance, file } = c.req.param();
+    const type = mediaType(c);
+    if (!CATALOG_TYPES.has(type)) {
+      throw new VanceError(
+        "unsupported_media_type",
+        415,
+        `a catalog document is sent as application/yaml or application/json, not '${type || "(none)"}'`,
+      );
+    }
+    const { created, provider } = await deps.editor.put(instance, file, await textBody(c));
+    return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
+  });
+
+  app.delete("/:instance/:file", describe(DOCS.deleteDocument), platformAdmin, async (c) => {
+    const { instance, file } = c.req.param();
+    await deps.editor.delete(instance, file);
+    return c.body(null, 204);
   });
 
   return app;

@@ -1,14 +1,14 @@
 import * as v from "valibot";
 import { issuesToFieldErrors, parseYaml } from "../config/yaml";
-import { VanceError } from "../errors";
-import { INSTANCE_PATTERN, modelIdProblem, SLUG_PATTERN } from "../ids";
+import { type FieldError, VanceError } from "../errors";
+import { INSTANCE_PATTERN, modelIdProblem, SECRET_NAME_PATTERN, SLUG_PATTERN } from "../ids";
 import { byString } from "../order";
 
 /**
  * The model catalog (spec §14.1, DESIGN §4 "Catalog"): `model/{instance}/_provider.yaml` holds
  * the defaults of one endpoint instance, `model/{instance}/{slug}.yaml` the override of one
- * model. Only the fields the tool budget needs are read; everything else (pricing, params, …)
- * belongs to other consumers and is allowed and ignored here.
+ * model. Only the fields the tool budget and `prompt_template` calls need are read; everything
+ * else (pricing, params, …) belongs to other consumers and is allowed and ignored here.
  */
 
 const MaxToolsSchema = v.pipe(
@@ -17,24 +17,63 @@ const MaxToolsSchema = v.pipe(
   v.minValue(0, "maxTools must be 0 (no limit) or more"),
 );
 
+/** The sizes a model document may declare; `prompt_template`'s `modelSize` picks by them. */
+export const MODEL_SIZES = ["small", "medium", "large"] as const;
+export type ModelSize = (typeof MODEL_SIZES)[number];
+
+const SECRET_REFERENCE = /^\$\{secret:([^}]*)\}$/;
+
+/** The platform secret's name in `${secret:NAME}`, or null when `text` is no such reference. */
+export function secretReferenceName(text: string): string | null {
+  const name = SECRET_REFERENCE.exec(text)?.[1];
+  return name !== undefined && SECRET_NAME_PATTERN.test(name) ? name : null;
+}
+
 /** `_provider.yaml`: the default of every model of this instance. Other fields are ignored. */
 export const ProviderSpecSchema = v.looseObject({
   maxTools: v.optional(MaxToolsSchema),
   wireType: v.optional(v.pipe(v.string("wireType must be a string"), v.minLength(1))),
+  /** Where `prompt_template` calls go: the API root (`…/v1`), `chat/completions` or `messages` appended. */
+  baseUrl: v.optional(
+    v.pipe(
+      v.string("baseUrl must be a string"),
+      v.check(
+        (url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol),
+        "baseUrl must be an http(s) URL",
+      ),
+    ),
+  ),
+  /** A platform secret, never the key itself: keys never live in the catalog. */
+  apiKey: v.optional(
+    v.pipe(
+      v.string("apiKey must be a string"),
+      v.check(
+        (text) => secretReferenceName(text) !== null,
+        "apiKey must be a platform secret reference, ${secret:NAME} (NAME upper-case); the key itself never goes into the catalog",
+      ),
+    ),
+  ),
 });
 
 /** `{slug}.yaml`: the override of one model; `maxTools: 0` means "explicitly no limit". */
 export const ModelSpecSchema = v.looseObject({
   maxTools: v.optional(MaxToolsSchema),
+  size: v.optional(v.picklist(MODEL_SIZES, `size must be one of ${MODEL_SIZES.join(", ")}`)),
 });
 
 export type ProviderSpec = v.InferOutput<typeof ProviderSpecSchema>;
 export type ModelSpec = v.InferOutput<typeof ModelSpecSchema>;
 
-const CompiledModelSchema = v.object({ maxTools: v.optional(MaxToolsSchema) });
+const CompiledModelSchema = v.object({
+  maxTools: v.optional(MaxToolsSchema),
+  size: v.optional(v.picklist(MODEL_SIZES)),
+});
 const CompiledProviderSchema = v.object({
   maxTools: v.optional(MaxToolsSchema),
   wireType: v.optional(v.string()),
+  baseUrl: v.optional(v.string()),
+  /** The platform secret holding the key (`apiKey: ${secret:NAME}` → `NAME`). */
+  apiKeySecret: v.optional(v.string()),
   models: v.record(v.string(), CompiledModelSchema),
 });
 
@@ -81,7 +120,58 @@ export function parseModelId(model: string): ModelId {
 }
 
 const DOCUMENT_PATH = /^model\/([^/]+)\/([^/]+)\.yaml$/;
-const PROVIDER_FILE = "_provider";
+
+/** One catalog document, validated: the spec it contributes to its instance. */
+export type ParsedCatalogDocument =
+  | {
+      readonly ok: true;
+      readonly instance: string;
+      /** `_provider`, or the model's slug. */
+      readonly file: string;
+      readonly provider?: ProviderSpec;
+      readonly model?: ModelSpec;
+    }
+  | { readonly ok: false; readonly errors: FieldError[] };
+
+/** The file name of an instance's provider document, `model/{instance}/_provider.yaml`. */
+export const PROVIDER_FILE = "_provider";
+
+/** The bucket path of a catalog document. */
+export function catalogDocumentPath(instance: string, file: string): string {
+  return `model/${instance}/${file}.yaml`;
+}
+
+/**
+ * Parses and validates one catalog document by its path: the path's instance and file, the YAML,
+ * and the provider or model schema. Problems come back with their YAML lines, as a write of the
+ * document answers them (422) and the compile reports them.
+ */
+export function parseCatalogDocument(path: string, body: string): ParsedCatalogDocument {
+  const fail = (message: string): ParsedCatalogDocument => ({ ok: false, errors: [{ path: "", message }] });
+  const match = DOCUMENT_PATH.exec(path);
+  const instance = match?.[1];
+  const file = match?.[2];
+  if (instance === undefined || file === undefined)
+    return fail("not a catalog document: expected model/{instance}/{slug}.yaml");
+  if (!INSTANCE_PATTERN.test(instance)) return fail(`instance '${instance}' must match [a-z0-9][a-z0-9_-]*`);
+  const isProvider = file === PROVIDER_FILE;
+  if (!isProvider && !SLUG_PATTERN.test(file))
+    return fail(`model slug '${file}' must be a plain name ([A-Za-z0-9][A-Za-z0-9._-]*)`);
+  const parsed = parseYaml(body);
+  if (!parsed.ok) return { ok: false, errors: parsed.errors };
+  // A document of comments only parses to null: a valid spec without fields.
+  const data = parsed.yaml.data ?? {};
+  if (typeof data !== "object" || Array.isArray(data))
+    return {
+      ok: false,
+      errors: [{ path: "", message: "a catalog document is a mapping of fields", line: 1 }],
+    };
+  const result = v.safeParse(isProvider ? ProviderSpecSchema : ModelSpecSchema, data);
+  if (!result.success) return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml) };
+  return isProvider
+    ? { ok: true, instance, file, provider: result.output as ProviderSpec }
+    : { ok: true, instance, file, model: result.output as ModelSpec };
+}
 
 /**
  * Compiles catalog documents into the shape `catalog.json` holds. A document that does not
@@ -102,45 +192,25 @@ export function compileCatalog(
 
   const sorted = [...documents].sort(byString((document) => document.path));
   for (const { path, body } of sorted) {
-    const match = DOCUMENT_PATH.exec(path);
-    const instance = match?.[1];
-    const file = match?.[2];
-    if (instance === undefined || file === undefined) {
-      errors.push({ path, message: "not a catalog document: expected model/{instance}/{slug}.yaml" });
-      continue;
-    }
-    if (!INSTANCE_PATTERN.test(instance)) {
-      errors.push({ path, message: `instance '${instance}' must match [a-z0-9][a-z0-9_-]*` });
-      continue;
-    }
-    const isProvider = file === PROVIDER_FILE;
-    if (!isProvider && !SLUG_PATTERN.test(file)) {
-      errors.push({
-        path,
-        message: `model slug '${file}' must be a plain name ([A-Za-z0-9][A-Za-z0-9._-]*)`,
-      });
-      continue;
-    }
-    const parsed = parseYaml(body);
+    const parsed = parseCatalogDocument(path, body);
     if (!parsed.ok) {
       errors.push({ path, message: describeErrors(parsed.errors) });
       continue;
     }
-    // A document of comments only parses to null: a valid spec without fields.
-    const data = parsed.yaml.data ?? {};
-    const result = v.safeParse(isProvider ? ProviderSpecSchema : ModelSpecSchema, data);
-    if (!result.success) {
-      errors.push({ path, message: describeErrors(issuesToFieldErrors(result.issues, parsed.yaml)) });
-      continue;
-    }
-    const provider = providerOf(instance);
-    if (isProvider) {
-      const spec = result.output as ProviderSpec;
+    const provider = providerOf(parsed.instance);
+    if (parsed.provider) {
+      const spec = parsed.provider;
       if (spec.maxTools !== undefined) provider.maxTools = spec.maxTools;
       if (spec.wireType !== undefined) provider.wireType = spec.wireType;
-    } else {
-      const spec = result.output as ModelSpec;
-      provider.models[file] = spec.maxTools === undefined ? {} : { maxTools: spec.maxTools };
+      if (spec.baseUrl !== undefined) provider.baseUrl = spec.baseUrl;
+      const secret = spec.apiKey === undefined ? null : secretReferenceName(spec.apiKey);
+      if (secret !== null) provider.apiKeySecret = secret;
+    } else if (parsed.model) {
+      const spec = parsed.model;
+      provider.models[parsed.file] = {
+        ...(spec.maxTools === undefined ? {} : { maxTools: spec.maxTools }),
+        ...(spec.size === undefined ? {} : { size: spec.size }),
+      };
     }
   }
   return { catalog: { version: 1, compiledAt, providers }, errors };
@@ -166,6 +236,44 @@ export function maxToolsFor(
     return { maxTools: provider.maxTools, source: "provider" };
   }
   return { maxTools: null, source: "none" };
+}
+
+/** One provider as `GET /v1/models` shows it. */
+export interface ProviderView {
+  readonly instance: string;
+  readonly wireType: string | null;
+  /** As the provider document says (`0`: no limit); null when it names none. */
+  readonly maxTools: number | null;
+  readonly baseUrl?: string;
+  readonly models: readonly {
+    readonly slug: string;
+    readonly maxTools?: number;
+    readonly size?: ModelSize;
+  }[];
+}
+
+/**
+ * The compiled catalog as `GET /v1/models` answers it: providers by instance, their models by
+ * slug. Which secret holds a provider's key is the platform's business: it is left out.
+ */
+export function catalogView(catalog: CompiledCatalog): { providers: ProviderView[] } {
+  const providers = Object.entries(catalog.providers)
+    .sort(byString(([instance]) => instance))
+    .map(([instance, provider]) => providerView(instance, provider));
+  return { providers };
+}
+
+/** One compiled provider as {@link catalogView} shows it. */
+export function providerView(instance: string, provider: CompiledProvider): ProviderView {
+  return {
+    instance,
+    wireType: provider.wireType ?? null,
+    maxTools: provider.maxTools ?? null,
+    ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
+    models: Object.entries(provider.models)
+      .sort(byString(([slug]) => slug))
+      .map(([slug, model]) => ({ slug, ...model })),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   OBSERVED_LIMITS_MARKER,
 } from "../cascade/generations";
 import { VanceError } from "../errors";
+import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { StateStore } from "../ports/state-store";
 import { parseModelId } from "./model-catalog";
@@ -85,16 +86,31 @@ export interface ObservedToolLimitsOptions {
   readonly generations?: Generations;
 }
 
-/** Models whose observed limit (or its absence) an instance keeps; a forgotten one is read again. */
-const KNOWN_MODELS = 10_000;
+/** Who a learned limit binds: `*` (a platform report: every tenant) or one tenant's id. */
+export type LimitScope = "*" | (string & {});
+
+/** The scope of a platform report: its limit cuts every tenant's manifests. */
+export const PLATFORM_SCOPE = "*";
+
+/** The state-store key of a limit learned for `instance` in `scope`. */
+export function observedLimitKey(scope: LimitScope, instance: string): string {
+  return `${scope}/${instance}`;
+}
+
+/** Keys an instance keeps (with their limit or its absence); a forgotten one is read again. */
+const KNOWN_KEYS = 10_000;
+
 /** Stands for "no limit observed" in the cache, which holds no nulls. */
 const NONE_OBSERVED = 0;
 
 /**
- * `ObservedToolLimitRegistry` (spec §14.1 "Self-correction on Drift"): learns a model's tool
- * limit from the endpoint's rejection and keeps it in the shared state store, so every function
- * instance cuts the next manifest at once (the spec's per-pod memory would let each Lambda
- * instance fail once on its own). The permanent fix is `maxTools` in the catalog; the WARN says so.
+ * `ObservedToolLimitRegistry` (spec §14.1 "Self-correction on Drift"): learns an endpoint's tool
+ * limit from its rejection and keeps it in the shared state store, so every function instance
+ * cuts the next manifest at once (the spec's per-pod memory would let each Lambda instance fail
+ * once on its own). The limit belongs to the endpoint — the model's catalog instance — so a
+ * rejection seen with `cortecs/model-a` cuts `cortecs/model-b` as well. A platform report binds
+ * every tenant; a tenant's binds that tenant's processes only, so no tenant can shrink another's
+ * tool surface. The permanent fix is `maxTools` in the catalog; the WARN says so.
  */
 export class ObservedToolLimits {
   readonly #state: ObservedToolLimitsOptions["state"];
@@ -110,9 +126,15 @@ export class ObservedToolLimits {
     this.#generations = options.generations;
   }
 
-  /** Learns the limit `errorText` names for `model`; `no_limit_in_error` (422) when it names none. */
-  async learn(model: string, errorText: string): Promise<number> {
+  /**
+   * Learns the limit `errorText` names for `model`'s endpoint, for `scope` (the reporting tenant,
+   * or `*` for a platform report); `no_limit_in_error` (422) when the text names none.
+   */
+  async learn(model: string, errorText: string, scope: LimitScope = PLATFORM_SCOPE): Promise<number> {
     const { instance, slug } = parseModelId(model);
+    if (scope !== PLATFORM_SCOPE && !ID_PATTERN.test(scope)) {
+      throw new VanceError("invalid_id", 400, `'${scope}' is neither a tenant id nor '*'`);
+    }
     const maxTools = parseToolLimitFromError(errorText);
     if (maxTools === null) {
       throw new VanceError(
@@ -121,27 +143,56 @@ export class ObservedToolLimits {
         "the error text names no tool limit; nothing was learned (set maxTools in the catalog instead)",
       );
     }
-    await this.#state.putObservedToolLimit({ model, maxTools, observedAt: this.#now() });
+    const key = observedLimitKey(scope, instance);
+    await this.#state.putObservedToolLimit({ key, model, maxTools, observedAt: this.#now() });
     await this.#generations?.bump(OBSERVED_LIMITS_MARKER);
     this.#logger.warn("budget.observed_tool_limit", {
       model,
+      instance,
+      scope,
       maxTools,
-      fix: `add maxTools: ${maxTools} to model/${instance}/${slug}.yaml (or _provider.yaml) in the catalog`,
+      fix: `add maxTools: ${maxTools} to model/${instance}/_provider.yaml in the catalog (the endpoint's limit; model/${instance}/${slug}.yaml for this model alone)`,
     });
     return maxTools;
   }
 
   /**
-   * The observed limits of these models, by model id; models never rejected are absent. With
-   * generation markers, only models this instance has not read under the current generation
-   * cost a state-store request.
+   * The observed limits of these models for a process of `tenant` (null: only the platform's),
+   * by model id: the smaller of the platform's and the tenant's limit for the model's instance;
+   * models whose instance was never rejected are absent. With generation markers, only keys this
+   * instance has not read under the current generation cost a state-store request.
    */
-  async limitsFor(models: readonly string[], freshness: Freshness = "fresh"): Promise<Map<string, number>> {
+  async limitsFor(
+    models: readonly string[],
+    tenant: string | null,
+    freshness: Freshness = "fresh",
+  ): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
+    const keysOf = (model: string): string[] => {
+      const { instance } = parseModelId(model);
+      return tenant === null || tenant === PLATFORM_SCOPE
+        ? [observedLimitKey(PLATFORM_SCOPE, instance)]
+        : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
+    };
+    const keys = [...new Set(models.flatMap(keysOf))];
+    const limits = await this.#limitsByKey(keys, freshness);
+    const result = new Map<string, number>();
+    for (const model of models) {
+      const found = keysOf(model).flatMap((key) => {
+        const limit = limits.get(key) ?? NONE_OBSERVED;
+        return limit === NONE_OBSERVED ? [] : [limit];
+      });
+      if (found.length > 0) result.set(model, Math.min(...found));
+    }
+    return result;
+  }
+
+  /** The limit under each key (`NONE_OBSERVED` for none), from the cache where it is current. */
+  async #limitsByKey(keys: readonly string[], freshness: Freshness): Promise<Map<string, number>> {
     const generations = this.#generations;
     if (!generations) {
-      const limits = await this.#state.getObservedToolLimits(models);
-      return new Map(limits.map((limit) => [limit.model, limit.maxTools]));
+      const found = await this.#state.getObservedToolLimits(keys);
+      return new Map(found.map((limit) => [limit.key, limit.maxTools]));
     }
     if (freshness === "fresh") await generations.read([OBSERVED_LIMITS_MARKER]);
     else await generations.ensure([OBSERVED_LIMITS_MARKER]);
@@ -149,22 +200,17 @@ export class ObservedToolLimits {
     if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
       known = {
         stamp: generations.stamp(OBSERVED_LIMITS_MARKER),
-        limits: new LRUCache({ max: KNOWN_MODELS }),
+        limits: new LRUCache({ max: KNOWN_KEYS }),
       };
       this.#known = known;
     }
-    const missing = [...new Set(models)].filter((model) => !known.limits.has(model));
+    const missing = keys.filter((key) => !known.limits.has(key));
     if (missing.length > 0) {
       const found = new Map(
-        (await this.#state.getObservedToolLimits(missing)).map((limit) => [limit.model, limit.maxTools]),
+        (await this.#state.getObservedToolLimits(missing)).map((limit) => [limit.key, limit.maxTools]),
       );
-      for (const model of missing) known.limits.set(model, found.get(model) ?? NONE_OBSERVED);
+      for (const key of missing) known.limits.set(key, found.get(key) ?? NONE_OBSERVED);
     }
-    return new Map(
-      models.flatMap((model) => {
-        const limit = known.limits.get(model) ?? NONE_OBSERVED;
-        return limit === NONE_OBSERVED ? [] : [[model, limit] as const];
-      }),
-    );
+    return new Map(keys.map((key) => [key, known.limits.get(key) ?? NONE_OBSERVED]));
   }
 }

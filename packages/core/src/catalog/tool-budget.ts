@@ -47,10 +47,15 @@ export class ToolBudgetService {
   }
 
   /**
-   * Per model the smaller of the catalog's and the observed limit; the chain's is the min over
-   * all. `"known"` trusts the generations the request read already (the tool surface).
+   * Per model the smaller of the catalog's and the observed limit of its endpoint (the platform's,
+   * and `tenant`'s own when given); the chain's is the min over all. `"known"` trusts the
+   * generations the request read already (the tool surface).
    */
-  async budgetForChain(models: readonly string[], freshness: Freshness = "fresh"): Promise<ChainBudget> {
+  async budgetForChain(
+    models: readonly string[],
+    options: { readonly tenant?: string; readonly freshness?: Freshness } = {},
+  ): Promise<ChainBudget> {
+    const freshness = options.freshness ?? "fresh";
     if (models.length === 0) throw new VanceError("invalid_model", 400, "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);
@@ -60,7 +65,7 @@ export class ToolBudgetService {
     const read: Freshness = generations ? "known" : freshness;
     const [catalog, observed] = await Promise.all([
       this.#catalog.catalog(read),
-      this.#observed.limitsFor(models, read),
+      this.#observed.limitsFor(models, options.tenant ?? null, read),
     ]);
 
     const budgets = models.map((model): ModelBudget => {

@@ -1,0 +1,228 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { bearer, testApp } from "./support/app";
+import { projectClient } from "./support/client";
+import { docTool } from "./support/fixtures";
+
+/**
+ * Issue 14: the surface tells the model the truth — only tools the model could not see are
+ * activated by use (spec §14.2 `activatedDeferredTools`), the meta-tools list what the tools
+ * array holds, and learned limits belong to the endpoint and to whoever reported them.
+ */
+
+type Client = Awaited<ReturnType<typeof projectClient>>;
+
+/** The project client, with the document its doc_lookup tools (`docTool`) read. */
+async function clientOf(app: Awaited<ReturnType<typeof testApp>>["app"]): Promise<Client> {
+  const client = await projectClient(app);
+  const put = await client.call("PUT", "/documents/documents/x.md", "# x\n", "text/markdown");
+  if (put.status >= 300) throw new Error(`PUT documents/x.md: ${put.status}`);
+  return client;
+}
+
+async function platformAdmin() {
+  return { ...(await bearer({ tenant: "*", roles: ["admin"] })), "content-type": "application/yaml" };
+}
+
+/** `tool_list`'s value. */
+async function listed(client: Client, processId: string, query = "") {
+  const res = await client.call("POST", `/processes/${processId}/invoke${query}`, {
+    name: "tool_list",
+    params: {},
+  });
+  return res.body.value as { inContext: string[]; available: string[] };
+}
+
+describe("activation: only tools outside the tools array (spec §14.2 activatedDeferredTools)", () => {
+  it("limit 4: two calls of a primary tool stamp nothing, so an activation later demotes it, not the recipe's keep tool", async () => {
+    const now = { t: 1_000_000 };
+    const { app } = await testApp({ now: () => now.t });
+    const put = await app.request("/v1/models/tight/_provider", {
+      method: "PUT",
+      headers: await platformAdmin(),
+      body: "wireType: openai\nmaxTools: 5\n",
+    });
+    expect(put.status).toBe(201);
+    const client = await clientOf(app);
+    await client.putTool("keep_notes", docTool("Notes the recipe keeps."));
+    await client.putTool("plain_clock", docTool("A plain primary tool.", "primary: true\n"));
+    await client.putTool("extra_zeta", docTool("A deferred tool."));
+    const { processId } = await client.spawn({
+      engineDefault: ["keep_notes", "plain_clock", "extra_zeta"],
+      allowedToolsKeep: ["keep_notes"],
+      models: ["tight/m"],
+    });
+    const first = await client.manifest(processId);
+    expect(first.budget).toEqual({ maxTools: 5, reserve: 1, limit: 4 });
+    expect(first.primary).toEqual(["keep_notes", "plain_clock", "tool_description", "tool_list"]);
+    expect(first.deferred).toEqual(["extra_zeta"]);
+
+    for (let call = 0; call < 2; call++) {
+      now.t += 1000;
+      expect((await client.invoke(processId, "plain_clock")).body).toMatchObject({ value: "# x\n" });
+    }
+    expect((await client.process(processId)).activatedTools).toEqual({});
+
+    now.t += 1000;
+    await client.invoke(processId, "tool_description", { names: ["extra_zeta"] });
+    const second = await client.manifest(processId);
+    expect(second.primary).toEqual(["extra_zeta", "keep_notes", "tool_description", "tool_list"]);
+    expect(second.demoted).toEqual(["plain_clock"]);
+
+    // A demoted tool is outside the array: its first call activates it.
+    now.t += 1000;
+    await client.invoke(processId, "plain_clock");
+    expect(Object.keys((await client.process(processId)).activatedTools).sort()).toEqual([
+      "extra_zeta",
+      "plain_clock",
+    ]);
+  });
+
+  it("the 40 activations hold only tools activated through tool_description, however many primary tools are called after", async () => {
+    const now = { t: 5_000_000 };
+    const { app } = await testApp({ now: () => now.t });
+    const client = await clientOf(app);
+    const deferred = Array.from({ length: 40 }, (_, i) => `lore_op${String(i).padStart(2, "0")}`);
+    const primary = Array.from({ length: 12 }, (_, i) => `main_op${String(i).padStart(2, "0")}`);
+    for (const name of deferred) await client.putTool(name, docTool(`Lore ${name}.`));
+    for (const name of primary) await client.putTool(name, docTool(`Main ${name}.`, "primary: true\n"));
+    const { processId } = await client.spawn({ engineDefault: [...deferred, ...primary] });
+
+    await client.invoke(processId, "tool_description", { names: deferred.slice(0, 25) });
+    now.t += 1000;
+    await client.invoke(processId, "tool_description", { names: deferred.slice(25) });
+    for (const name of primary) {
+      now.t += 1000;
+      expect((await client.invoke(processId, name)).body).toMatchObject({ value: "# x\n" });
+    }
+    expect(Object.keys((await client.process(processId)).activatedTools).sort()).toEqual(deferred);
+    const manifest = await client.manifest(processId);
+    expect(manifest.deferred).toEqual([]);
+    expect(manifest.primary).toEqual(expect.arrayContaining([...deferred, ...primary]));
+  });
+});
+
+describe("the meta-tools and the discovery block say what the tools array holds", () => {
+  async function setup() {
+    const now = { t: 2_000_000 };
+    const { app } = await testApp({ now: () => now.t });
+    const client = await clientOf(app);
+    await client.putTool("doc_alpha", docTool("Alpha documents."));
+    await client.putTool("doc_beta", docTool("Beta documents, a skill's tool."));
+    const { processId } = await client.spawn({ engineDefault: ["doc_alpha", "doc_beta", "invoke_tool"] });
+    return { client, processId, now };
+  }
+
+  it("invoke_tool is primary like the floor pair, and tool_list lists all three in context", async () => {
+    const { client, processId } = await setup();
+    const manifest = await client.manifest(processId);
+    expect(manifest.primary).toEqual(["invoke_tool", "tool_description", "tool_list"]);
+    expect(await listed(client, processId)).toMatchObject({
+      inContext: ["invoke_tool", "tool_description", "tool_list"],
+      available: ["doc_alpha", "doc_beta"],
+    });
+  });
+
+  it("with the turn's skill tools (?with=), tool_list lists them in context and their call activates nothing", async () => {
+    const { client, processId } = await setup();
+    const manifest = await client.manifest(processId, { with: "doc_beta" });
+    expect(manifest.primary).toContain("doc_beta");
+    expect(await listed(client, processId, "?with=doc_beta")).toMatchObject({
+      inContext: ["doc_beta", "invoke_tool", "tool_description", "tool_list"],
+      available: ["doc_alpha"],
+    });
+    const called = await client.call("POST", `/processes/${processId}/invoke?with=doc_beta`, {
+      name: "doc_beta",
+      params: {},
+    });
+    expect(called.body).toMatchObject({ value: "# x\n" });
+    expect((await client.process(processId)).activatedTools).toEqual({});
+    // Without the skill, the same call reached a tool outside the array: it activates it.
+    await client.invoke(processId, "doc_beta");
+    expect(Object.keys((await client.process(processId)).activatedTools)).toEqual(["doc_beta"]);
+
+    const refused = await client.call("POST", `/processes/${processId}/invoke?with=whoami`, {
+      name: "tool_list",
+      params: {},
+    });
+    expect(refused.status).toBe(403);
+  });
+
+  it("invoke_tool's refusals use the ToolNotAllowed style of script sibling calls, and activate the deferred target", async () => {
+    const { client, processId } = await setup();
+    const refused = await client.invoke(processId, "invoke_tool", { name: "whoami", params: {} });
+    expect(refused.body).toMatchObject({ error: "ToolNotAllowed" });
+    const missing = await client.invoke(processId, "invoke_tool", { name: "doc_alpha", params: { x: 1 } });
+    expect(missing.body).toMatchObject({ error: "InvalidParams" });
+    await client.invoke(processId, "invoke_tool", { name: "doc_alpha", params: {} });
+    expect(Object.keys((await client.process(processId)).activatedTools)).toEqual(["doc_alpha"]);
+  });
+
+  it("the static block stays byte-identical when a listed tool is activated, and its wording holds for one in the array", async () => {
+    const { client, processId, now } = await setup();
+    const before = await client.manifest(processId);
+    await client.invoke(processId, "tool_description", { names: ["doc_alpha"] });
+    now.t += 1000;
+    const after = await client.manifest(processId);
+    expect(after.primary).toContain("doc_alpha");
+    expect(after.discoveryBlock).toBe(before.discoveryBlock);
+    expect(after.discoveryBlock).toContain("- doc_alpha — Alpha documents.");
+    expect(after.discoveryBlock).not.toContain("These tools are not in your tools array");
+    expect(after.discoveryBlock).toContain("may already be in your tools array: call it directly");
+  });
+
+  it("the bundled doc_processes_overview (spec §9) explains processes and activate-first", async () => {
+    const { app } = await testApp();
+    const client = await projectClient(app);
+    const res = await client.call("POST", "/tools/doc_processes_overview/invoke", { params: {} });
+    expect(String(res.body.value)).toContain("# Processes and their tools");
+    expect(String(res.body.value)).toContain("Activate first");
+  });
+});
+
+describe("observed limits belong to the endpoint and to whoever reported them", () => {
+  const REJECTION = "Invalid 'tools': array too long. Expected an array with maximum length 4, but got 9.";
+
+  async function report(app: Awaited<ReturnType<typeof testApp>>["app"], tenant: string, roles: string[]) {
+    return app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: {
+        ...(await bearer({ tenant, roles: roles as ("read" | "admin")[] })),
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ model: "cortecs/model-a", error: REJECTION }),
+    });
+  }
+
+  it("a tenant's report (read token) cuts its own processes on cortecs/model-b, never another tenant's; a platform report cuts both — on another instance too", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vance-limits-"));
+    const first = await testApp({ dataDir });
+    const second = await testApp({ dataDir });
+    const acme = await projectClient(first.app, "acme", "shop");
+    const globex = await projectClient(second.app, "globex", "web");
+    const acmeProcess = (await acme.spawn({ models: ["cortecs/model-b"] })).processId;
+    const globexProcess = (await globex.spawn({ models: ["cortecs/model-b"] })).processId;
+    expect((await acme.manifest(acmeProcess)).budget.maxTools).toBeNull();
+
+    const reported = await report(first.app, "acme", ["read"]);
+    expect(reported.status).toBe(200);
+    expect(await reported.json()).toEqual({ model: "cortecs/model-a", maxTools: 4 });
+    expect((await acme.manifest(acmeProcess)).budget.maxTools).toBe(4);
+    expect((await globex.manifest(globexProcess)).budget.maxTools).toBeNull();
+
+    const acmeBudget = await first.app.request("/v1/models/budget?chain=cortecs/model-b", {
+      headers: acme.headers,
+    });
+    expect(await acmeBudget.json()).toMatchObject({ maxTools: 4 });
+    const platformBudget = await first.app.request("/v1/models/budget?chain=cortecs/model-b", {
+      headers: await bearer({ tenant: "*", roles: ["read"] }),
+    });
+    expect(await platformBudget.json()).toMatchObject({ maxTools: null });
+
+    expect((await report(second.app, "*", ["admin"])).status).toBe(200);
+    expect((await globex.manifest(globexProcess)).budget.maxTools).toBe(4);
+    expect((await report(second.app, "*", ["read"])).status).toBe(403);
+  });
+});
