@@ -19,6 +19,7 @@ const BENCHES: readonly Bench[] = [
   { name: "triage", load: () => import("./triage") },
   { name: "manifest", load: () => import("./manifest") },
   { name: "mcp", load: () => import("./mcp") },
+  { name: "cold-start", load: () => import("./cold-start") },
 ];
 
 async function run(): Promise<number> {

@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from "node:net";
-import { createGuardedFetch, SdkMcpClient } from "@vance/adapters";
+import { createGuardedFetch } from "@vance/adapters";
+import { SdkMcpClient } from "@vance/adapters/mcp";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
   createNetworkPolicy,

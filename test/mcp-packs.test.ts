@@ -1,4 +1,5 @@
-import { createGuardedFetch, SdkMcpClient } from "@vance/adapters";
+import { createGuardedFetch } from "@vance/adapters";
+import { SdkMcpClient } from "@vance/adapters/mcp";
 import { createNetworkPolicy } from "@vance/core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { bearer, testApp } from "./support/app";

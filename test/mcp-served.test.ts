@@ -179,9 +179,11 @@ describe("T/processes/{id}/mcp: the process's tool surface over MCP", () => {
     expect(
       tools.map(({ name, description, inputSchema }) => ({ name, description, input_schema: inputSchema })),
     ).toEqual(manifest.tools);
+    // The three meta-tools are primary (spec §13): invoke_tool too, when allowed.
     expect(tools.map((tool) => tool.name)).toEqual([
       "add_numbers",
       "always_fails",
+      "invoke_tool",
       "sum_report",
       "tool_description",
       "tool_list",

@@ -6,6 +6,7 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
   CATALOG_KEY,
+  CatalogEditor,
   type GetResult,
   type Logger,
   ModelCatalogService,
@@ -251,7 +252,7 @@ describe("observed tool limits", () => {
     expect(await second.budget.budgetForChain(["cortecs/some-model"])).toEqual(expected);
   });
 
-  it("learning logs exactly one WARN, naming the catalog fix", async () => {
+  it("learning logs exactly one WARN, naming the endpoint, the scope and the catalog fix", async () => {
     const { observed, lines } = setup();
     await observed.learn("cortecs/some-model", OPENAI_128);
     expect(lines).toEqual([
@@ -260,24 +261,61 @@ describe("observed tool limits", () => {
         event: "budget.observed_tool_limit",
         fields: {
           model: "cortecs/some-model",
+          instance: "cortecs",
+          scope: "*",
           maxTools: 128,
-          fix: "add maxTools: 128 to model/cortecs/some-model.yaml (or _provider.yaml) in the catalog",
+          fix: "add maxTools: 128 to model/cortecs/_provider.yaml in the catalog (the endpoint's limit; model/cortecs/some-model.yaml for this model alone)",
         },
       },
     ]);
   });
 
+  it("the limit belongs to the endpoint: a rejection seen with cortecs/model-a cuts cortecs/model-b, not another instance", async () => {
+    const { observed, budget } = setup();
+    await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
+    expect(await budget.budgetForChain(["cortecs/model-b", "gateway/model-a"])).toEqual({
+      maxTools: 64,
+      models: [
+        { model: "cortecs/model-b", maxTools: 64, source: "observed" },
+        { model: "gateway/model-a", maxTools: null, source: "none" },
+      ],
+    });
+  });
+
+  it("a per-model catalog limit still wins when it is lower than the endpoint's observed one", async () => {
+    const { observed, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 32\n" });
+    await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
+    expect((await budget.budgetForChain(["cortecs/small", "cortecs/other"])).models).toEqual([
+      { model: "cortecs/small", maxTools: 32, source: "model" },
+      { model: "cortecs/other", maxTools: 64, source: "observed" },
+    ]);
+  });
+
+  it("a tenant's report binds that tenant's budgets only; a platform report binds every tenant", async () => {
+    const { observed, budget } = setup();
+    await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 40", "acme");
+    const forTenant = async (tenant?: string) =>
+      (await budget.budgetForChain(["cortecs/model-b"], tenant === undefined ? {} : { tenant })).maxTools;
+    expect(await forTenant("acme")).toBe(40);
+    expect(await forTenant("other")).toBeNull();
+    expect(await forTenant()).toBeNull();
+    await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 90");
+    expect(await forTenant("other")).toBe(90);
+    // The smaller of the platform's and the tenant's own.
+    expect(await forTenant("acme")).toBe(40);
+  });
+
   it("an observation binds only when it is below the catalog's limit", async () => {
-    const { observed, budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
-    await observed.learn("openai/gpt-4.1", "Too many tools provided: 163 > 100");
-    await observed.learn("openai/gpt-4o", "too many tools: maximum is 200");
-    await observed.learn("openai/gpt-unbounded", "'tools' must contain at most 96 items");
-    expect(
-      (await budget.budgetForChain(["openai/gpt-4.1", "openai/gpt-4o", "openai/gpt-unbounded"])).models,
-    ).toEqual([
-      { model: "openai/gpt-4.1", maxTools: 100, source: "observed" },
-      { model: "openai/gpt-4o", maxTools: 128, source: "provider" },
-      { model: "openai/gpt-unbounded", maxTools: 96, source: "observed" },
+    const { observed, budget } = setup({
+      "model/gw/gpt-unbounded.yaml": "maxTools: 0\n",
+      "model/gw/capped.yaml": "maxTools: 200\n",
+      "model/gw/tight.yaml": "maxTools: 50\n",
+    });
+    await observed.learn("gw/gpt-4.1", "'tools' must contain at most 96 items");
+    expect((await budget.budgetForChain(["gw/gpt-unbounded", "gw/capped", "gw/tight"])).models).toEqual([
+      { model: "gw/gpt-unbounded", maxTools: 96, source: "observed" },
+      { model: "gw/capped", maxTools: 96, source: "observed" },
+      { model: "gw/tight", maxTools: 50, source: "model" },
     ]);
   });
 
@@ -295,9 +333,20 @@ describe("/v1/models routes", () => {
     const services = setup(objects);
     const hono = new Hono();
     hono.onError((error) => problemResponse(error, () => {}));
+    const editor = new CatalogEditor({
+      store: services.bucket,
+      rebuild: () => syncCatalog({ store: services.bucket, bundled: BUNDLED, logger: services.logger }),
+      catalog: services.catalog,
+    });
     hono.route(
       "/v1/models",
-      modelRoutes({ budget: services.budget, observed: services.observed, secret: SECRET }),
+      modelRoutes({
+        budget: services.budget,
+        observed: services.observed,
+        catalog: services.catalog,
+        editor,
+        secret: SECRET,
+      }),
     );
     return { app: hono, ...services };
   }
@@ -397,7 +446,7 @@ describe("/v1/models routes", () => {
     });
 
     it.each([
-      ["a tenant's admin token", { tenant: "acme", roles: ["admin"] }],
+      ["a tenant's token without read", { tenant: "acme", roles: ["admin", "write"] }],
       ["a platform token without admin", { tenant: "*", roles: ["read", "write"] }],
     ] as [string, Claims][])(
       "POST /observed-limits with %s → 403, nothing learned",

@@ -208,6 +208,48 @@ const EXAMPLES: { route: string; mediaType: string; body: unknown; accepted: boo
     accepted: false,
     from: "model-budget",
   },
+  {
+    route: "PUT /v1/models/{instance}/{file}",
+    mediaType: "application/yaml",
+    body: "# measured 2025-01\nmaxTools: 64\nsize: small\n",
+    accepted: true,
+    from: "model-catalog-api",
+  },
+  {
+    route: "PUT /v1/models/{instance}/{file}",
+    mediaType: "application/yaml",
+    body: "wireType: openai\nbaseUrl: http://127.0.0.1:1/v1\napiKey: ${secret:FAKEAI_KEY}\n",
+    accepted: true,
+    from: "prompt-template",
+  },
+  {
+    route: "PUT /v1/models/{instance}/{file}",
+    mediaType: "application/yaml",
+    body: "displayName: Small\nmaxTools: -1\nsize: tiny\n",
+    accepted: false,
+    from: "model-catalog-api",
+  },
+  {
+    route: "POST /v1/tenants/{tenant}/projects/{project}/diagnostics/empty-response",
+    mediaType: "application/json",
+    body: {
+      requestId: "req-user",
+      messages: [
+        { role: "system", content: "You help with documents." },
+        { role: "user", content: "Use file_read on notes.md please." },
+      ],
+      offeredTools: ["doc_read", "tool_list", "tool_description"],
+    },
+    accepted: true,
+    from: "empty-response",
+  },
+  {
+    route: "POST /v1/tenants/{tenant}/projects/{project}/diagnostics/empty-response",
+    mediaType: "application/json",
+    body: { requestId: "", messages: [] },
+    accepted: false,
+    from: "empty-response",
+  },
 ];
 
 /** A YAML body is described by the schema of the document it parses to. */

@@ -263,36 +263,66 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
     });
 
     describe("observed tool limits", () => {
-      it("returns recorded limits, leaves unknown models out, and lets a newer observation win", async () => {
-        const model = `openai/${unique("gpt")}`;
-        await store.putObservedToolLimit({ model, maxTools: 128, observedAt: START });
-        await store.putObservedToolLimit({ model, maxTools: 64, observedAt: START + 1_000 });
-        expect(await store.getObservedToolLimits([model, `openai/${unique("never-seen")}`])).toEqual([
-          { model, maxTools: 64, observedAt: START + 1_000 },
+      it("returns recorded limits by key, leaves unknown keys out, and lets a newer observation win (of any model)", async () => {
+        const key = `*/${unique("gw")}`;
+        const instance = key.slice(2);
+        await store.putObservedToolLimit({ key, model: `${instance}/a`, maxTools: 128, observedAt: START });
+        await store.putObservedToolLimit({
+          key,
+          model: `${instance}/b`,
+          maxTools: 64,
+          observedAt: START + 1_000,
+        });
+        expect(await store.getObservedToolLimits([key, `*/${unique("never-seen")}`])).toEqual([
+          { key, model: `${instance}/b`, maxTools: 64, observedAt: START + 1_000 },
         ]);
+      });
+
+      it("keeps a tenant's key apart from the platform's for the same instance", async () => {
+        const instance = unique("gw");
+        await store.putObservedToolLimit({
+          key: `*/${instance}`,
+          model: `${instance}/a`,
+          maxTools: 100,
+          observedAt: START,
+        });
+        await store.putObservedToolLimit({
+          key: `acme/${instance}`,
+          model: `${instance}/a`,
+          maxTools: 8,
+          observedAt: START,
+        });
+        expect((await store.getObservedToolLimits([`*/${instance}`])).map((limit) => limit.maxTools)).toEqual(
+          [100],
+        );
+        expect(
+          (await store.getObservedToolLimits([`acme/${instance}`, `other/${instance}`])).map(
+            (limit) => limit.maxTools,
+          ),
+        ).toEqual([8]);
       });
 
       it("does not let an older observation that arrives late replace a newer one", async () => {
-        const model = `openai/${unique("gpt")}`;
-        await store.putObservedToolLimit({ model, maxTools: 40, observedAt: START + 1_000 });
-        await store.putObservedToolLimit({ model, maxTools: 128, observedAt: START });
-        expect(await store.getObservedToolLimits([model])).toEqual([
-          { model, maxTools: 40, observedAt: START + 1_000 },
+        const key = `*/${unique("gw")}`;
+        await store.putObservedToolLimit({ key, model: "gw/m", maxTools: 40, observedAt: START + 1_000 });
+        await store.putObservedToolLimit({ key, model: "gw/m", maxTools: 128, observedAt: START });
+        expect(await store.getObservedToolLimits([key])).toEqual([
+          { key, model: "gw/m", maxTools: 40, observedAt: START + 1_000 },
         ]);
       });
 
-      it("answers for more than 100 models at once", async () => {
-        const models = Array.from({ length: 230 }, (_, i) => `bulk/${unique("m")}-${i}`);
-        const observed = models.filter((_, i) => i % 3 === 0);
-        for (const [i, model] of observed.entries()) {
-          await store.putObservedToolLimit({ model, maxTools: 10 + i, observedAt: START });
+      it("answers for more than 100 keys at once", async () => {
+        const keys = Array.from({ length: 230 }, (_, i) => `*/${unique("bulk")}-${i}`);
+        const observed = keys.filter((_, i) => i % 3 === 0);
+        for (const [i, key] of observed.entries()) {
+          await store.putObservedToolLimit({ key, model: "bulk/m", maxTools: 10 + i, observedAt: START });
         }
-        const limits = await store.getObservedToolLimits([...models, models[0]!]);
-        expect(limits.map((l) => l.model)).toEqual(observed);
+        const limits = await store.getObservedToolLimits([...keys, keys[0]!]);
+        expect(limits.map((l) => l.key)).toEqual(observed);
         expect(limits.at(-1)?.maxTools).toBe(10 + observed.length - 1);
       });
 
-      it("answers an empty list for no models", async () => {
+      it("answers an empty list for no keys", async () => {
         expect(await store.getObservedToolLimits([])).toEqual([]);
       });
     });
@@ -453,7 +483,9 @@ describe("DynamoStateStore requests and table", () => {
     expect(await requestsFor(() => store.removeActivatedTools(key, []))).toBe(0);
     expect(await requestsFor(() => store.markOnce("counted", 60))).toBe(1);
     expect(
-      await requestsFor(() => store.putObservedToolLimit({ model: "m/1", maxTools: 1, observedAt: 1 })),
+      await requestsFor(() =>
+        store.putObservedToolLimit({ key: "*/m", model: "m/1", maxTools: 1, observedAt: 1 }),
+      ),
     ).toBe(1);
   });
 
@@ -471,9 +503,9 @@ describe("DynamoStateStore requests and table", () => {
     expect(await requestsFor(() => store.getGenerations([]))).toBe(0);
   });
 
-  it("reads observed limits with one BatchGetItem per 100 models", async () => {
-    const models = Array.from({ length: 201 }, (_, i) => `batch/m-${i}`);
-    expect(await requestsFor(() => store.getObservedToolLimits(models))).toBe(3);
+  it("reads observed limits with one BatchGetItem per 100 keys", async () => {
+    const keys = Array.from({ length: 201 }, (_, i) => `*/batch-${i}`);
+    expect(await requestsFor(() => store.getObservedToolLimits(keys))).toBe(3);
     expect(await requestsFor(() => store.getObservedToolLimits([]))).toBe(0);
   });
 

@@ -211,7 +211,8 @@ describe("usage counting never fails a call", () => {
     };
     const { app } = await testApp({ state, logger });
     const client = await projectClient(app);
-    const { processId } = await client.spawn({ allowedToolsAdd: ["doc_getting_started"] });
+    // Deferred (an engine default, not promoted): its first call activates it as well as counting it.
+    const { processId } = await client.spawn({ engineDefault: ["doc_getting_started"] });
 
     const res = await client.invoke(processId, "doc_getting_started");
     expect(res.status).toBe(200);

@@ -2,8 +2,11 @@ import { swaggerUI } from "@hono/swagger-ui";
 import {
   assertProjectId,
   assertTenantId,
+  type CatalogEditor,
   type DocumentService,
+  type EmptyResponseDiagnosis,
   type Logger,
+  type ModelCatalogService,
   type ObservedToolLimits,
   type ProcessService,
   type RecipeResolver,
@@ -31,6 +34,7 @@ import {
 } from "./openapi";
 import { problemResponse } from "./problem";
 import { HealthSchema, type Metrics, MetricsSchema, ToolTypesSchema } from "./responses";
+import { diagnosticRoutes } from "./routes/diagnostics";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { type McpSettings, mcpRoutes } from "./routes/mcp";
@@ -38,6 +42,7 @@ import { modelRoutes } from "./routes/models";
 import { processRoutes, recipeRoutes } from "./routes/processes";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
+import { uiRoutes } from "./ui/routes";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
 export interface AppServices {
@@ -54,6 +59,11 @@ export interface AppServices {
   readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;
+  /** The compiled model catalog, and its documents' writes (`/v1/models`). */
+  readonly catalog: ModelCatalogService;
+  readonly catalogEditor: CatalogEditor;
+  /** The empty-response diagnosis (`T/diagnostics/empty-response`). */
+  readonly diagnostics: EmptyResponseDiagnosis;
   /** The MCP endpoints' browser rules and `T/mcp` session ends. */
   readonly mcp: McpSettings;
   /** This instance's cache counters. */
@@ -120,18 +130,15 @@ export function createApp(services: AppServices) {
     throw new VanceError("not_found", 404, "no such route; see /openapi.json");
   });
   app.use("*", secureHeaders());
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new VanceError(
-          "payload_too_large",
-          413,
-          `request bodies are limited to ${MAX_BODY_BYTES} bytes`,
-        );
-      },
-    }),
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new VanceError("payload_too_large", 413, `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+    },
+  });
+  // A diagnosis report carries a whole conversation: its route sets its own, larger limit.
+  app.use("*", (c, next) =>
+    c.req.path.endsWith("/diagnostics/empty-response") ? next() : limitBody(c, next),
   );
 
   app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
@@ -153,9 +160,18 @@ export function createApp(services: AppServices) {
   );
   app.get("/v1/metrics", describe(DOCS.metrics), authenticate(secret), (c) => c.json(services.metrics()));
 
+  // The read-only web listing (HTML); not part of /openapi.json.
+  app.route("/ui", uiRoutes(services));
+
   app.route(
     "/v1/models",
-    modelRoutes({ budget: services.budget, observed: services.observedLimits, secret }),
+    modelRoutes({
+      budget: services.budget,
+      observed: services.observedLimits,
+      catalog: services.catalog,
+      editor: services.catalogEditor,
+      secret,
+    }),
   );
 
   app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, secret));
@@ -167,6 +183,7 @@ export function createApp(services: AppServices) {
   app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
   app.route(`${project}/processes`, processRoutes(services.processes, secret));
   app.route(`${project}/insights`, insightRoutes(services.usage, secret));
+  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, secret));
   app.route(
     project,
     mcpRoutes(services.processes, { secret, version: services.version, settings: services.mcp }),

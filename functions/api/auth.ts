@@ -65,27 +65,48 @@ export function authenticate(secret: string, role?: Role, options: { platformOnl
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
-    let payload: unknown;
-    try {
-      payload = await verifyToken(match[1]!, secret);
-    } catch (error) {
-      throw unauthenticated(
-        error instanceof RefusedToken ? error.message : "the token is invalid or expired",
-      );
-    }
-    const claims = v.safeParse(ClaimsSchema, payload);
-    if (!claims.success) throw unauthenticated("the token lacks valid 'tenant' and 'roles' claims");
-    const tenant = c.req.param("tenant");
-    if (tenant !== undefined && claims.output.tenant !== "*" && claims.output.tenant !== tenant) {
-      throw forbidden(`the token is for tenant '${claims.output.tenant}', not '${tenant}'`);
-    }
-    if (options.platformOnly && claims.output.tenant !== "*") {
-      throw forbidden("this route changes every tenant and needs a platform token (tenant '*')");
-    }
-    if (role && !claims.output.roles.includes(role)) throw forbidden(`this route needs the '${role}' role`);
-    c.set("claims", claims.output);
+    c.set("claims", await authorise(match[1]!, secret, { tenant: c.req.param("tenant"), role, ...options }));
     await next();
   });
+}
+
+/**
+ * The claims of `token` when it may act: verified, and when given, for `tenant` (or a platform
+ * token) with `role`. The one rule behind `authenticate` and the web listing's session: 401
+ * `unauthenticated`, 403 `forbidden`.
+ */
+export async function authorise(
+  token: string,
+  secret: string,
+  scope: { tenant?: string | undefined; role?: Role | undefined; platformOnly?: boolean | undefined } = {},
+): Promise<Claims> {
+  let payload: unknown;
+  try {
+    payload = await verifyToken(token, secret);
+  } catch (error) {
+    throw unauthenticated(error instanceof RefusedToken ? error.message : "the token is invalid or expired");
+  }
+  const claims = v.safeParse(ClaimsSchema, payload);
+  if (!claims.success) throw unauthenticated("the token lacks valid 'tenant' and 'roles' claims");
+  const { tenant, role } = scope;
+  if (tenant !== undefined && claims.output.tenant !== "*" && claims.output.tenant !== tenant) {
+    throw forbidden(`the token is for tenant '${claims.output.tenant}', not '${tenant}'`);
+  }
+  if (scope.platformOnly && claims.output.tenant !== "*") {
+    throw forbidden("this route changes every tenant and needs a platform token (tenant '*')");
+  }
+  if (role && !claims.output.roles.includes(role)) throw forbidden(`this route needs the '${role}' role`);
+  return claims.output;
+}
+
+/** When a verified token expires (epoch seconds), or undefined for a token that does not verify. */
+export async function expiryOf(token: string, secret: string): Promise<number | undefined> {
+  try {
+    const payload = await verifyToken(token, secret);
+    return typeof payload.exp === "number" ? payload.exp : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Mints an HS256 token, e.g. for `npm run token` and the development token printed at start. */

@@ -75,3 +75,36 @@ describe("loadConfig: VANCE_STORE_TIMEOUT_MS", () => {
     ]);
   });
 });
+
+describe("loadConfig: prompt_template and diagnostics settings", () => {
+  it("VANCE_DEFAULT_MODEL_INSTANCE: openai unless set; tenant=instance entries beside a bare default", () => {
+    expect(loadConfig({}).VANCE_DEFAULT_MODEL_INSTANCE("acme")).toBe("openai");
+    const pick = loadConfig({
+      VANCE_DEFAULT_MODEL_INSTANCE: "cortecs, acme=anthropic",
+    }).VANCE_DEFAULT_MODEL_INSTANCE;
+    expect([pick("acme"), pick("globex")]).toEqual(["anthropic", "cortecs"]);
+    const onlyTenants = loadConfig({
+      VANCE_DEFAULT_MODEL_INSTANCE: "acme=cortecs",
+    }).VANCE_DEFAULT_MODEL_INSTANCE;
+    expect([onlyTenants("acme"), onlyTenants("globex")]).toEqual(["cortecs", undefined]);
+    expect(problems({ VANCE_DEFAULT_MODEL_INSTANCE: "Open AI" })).toEqual([
+      "- VANCE_DEFAULT_MODEL_INSTANCE: VANCE_DEFAULT_MODEL_INSTANCE must be an instance (openai) and/or tenant=instance entries, comma-separated",
+    ]);
+  });
+
+  it("the webhook URL must be a URL; the dedup window is at least a second; the log level info or trace", () => {
+    expect(loadConfig({}).VANCE_DIAGNOSTIC_DEDUP_SECONDS).toBe(3600);
+    expect(loadConfig({}).VANCE_LOG_LEVEL).toBe("info");
+    expect(
+      problems({
+        VANCE_DIAGNOSTIC_WEBHOOK_URL: "hooks",
+        VANCE_DIAGNOSTIC_DEDUP_SECONDS: "0",
+        VANCE_LOG_LEVEL: "debug",
+      }),
+    ).toEqual([
+      "- VANCE_LOG_LEVEL: VANCE_LOG_LEVEL must be 'info' or 'trace'",
+      "- VANCE_DIAGNOSTIC_WEBHOOK_URL: VANCE_DIAGNOSTIC_WEBHOOK_URL must be a URL",
+      "- VANCE_DIAGNOSTIC_DEDUP_SECONDS: VANCE_DIAGNOSTIC_DEDUP_SECONDS must be at least 1",
+    ]);
+  });
+});

@@ -43,6 +43,21 @@ function isOrigin(entry: string): boolean {
   return url.origin !== "null" && url.origin === entry.replace(/\/$/, "").toLowerCase();
 }
 
+/** One entry of `VANCE_DEFAULT_MODEL_INSTANCE`: `instance` or `tenant=instance`, spelled like ids. */
+const DEFAULT_INSTANCE_ENTRY = /^(?:[a-z0-9][a-z0-9_-]{0,62}=)?[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** The default instance per tenant: the `tenant=instance` entries, else the bare one (the last wins). */
+function defaultInstances(entries: string[]): (tenant: string) => string | undefined {
+  let fallback: string | undefined;
+  const byTenant = new Map<string, string>();
+  for (const entry of entries) {
+    const [tenant, instance] = entry.includes("=") ? entry.split("=") : [undefined, entry];
+    if (tenant === undefined) fallback = instance;
+    else byTenant.set(tenant, instance!);
+  }
+  return (tenant) => byTenant.get(tenant) ?? fallback;
+}
+
 /**
  * The service's settings, read once from the environment at the entry and validated here;
  * a bad or missing value fails fast naming the variable.
@@ -125,6 +140,8 @@ export const ConfigSchema = v.pipe(
     /** The local server scans its stores this often for writes made behind its back; 0 turns it off. */
     VANCE_STORE_SCAN_SECONDS: Count("VANCE_STORE_SCAN_SECONDS", "30"),
     VANCE_SCRIPT_WORKER: v.optional(v.string()),
+    /** QuickJS's `.wasm` file; unset, the installed package's (a function bundle ships a copy). */
+    VANCE_SCRIPT_WASM: v.optional(v.string()),
     VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),
     VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),
     VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),
@@ -143,6 +160,38 @@ export const ConfigSchema = v.pipe(
         "VANCE_MCP_ALLOWED_ORIGINS must be comma-separated origins such as http://localhost:6274",
       ),
       v.transform((list) => list.map((origin) => new URL(origin).origin)),
+    ),
+    /** `trace` adds the TRACE lines (every demoted tool's name) to the INFO and WARN lines. */
+    VANCE_LOG_LEVEL: v.optional(
+      v.picklist(["info", "trace"], "VANCE_LOG_LEVEL must be 'info' or 'trace'"),
+      "info",
+    ),
+    /**
+     * The catalog instance whose models `prompt_template`'s `modelSize` picks from: `instance`
+     * for every tenant, `tenant=instance` entries for single tenants, comma-separated.
+     */
+    VANCE_DEFAULT_MODEL_INSTANCE: v.pipe(
+      v.optional(v.string(), "openai"),
+      v.transform((list) =>
+        list
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
+      v.check(
+        (entries) => entries.every((entry) => DEFAULT_INSTANCE_ENTRY.test(entry)),
+        "VANCE_DEFAULT_MODEL_INSTANCE must be an instance (openai) and/or tenant=instance entries, comma-separated",
+      ),
+      v.transform(defaultInstances),
+    ),
+    /** Where phantom empty-response diagnoses are posted (JSON); unset: the WARN line only. */
+    VANCE_DIAGNOSTIC_WEBHOOK_URL: v.optional(
+      v.pipe(v.string(), v.url("VANCE_DIAGNOSTIC_WEBHOOK_URL must be a URL")),
+    ),
+    /** The webhook gets the same tenant and phantom name at most once within this many seconds. */
+    VANCE_DIAGNOSTIC_DEDUP_SECONDS: v.pipe(
+      Count("VANCE_DIAGNOSTIC_DEDUP_SECONDS", "3600"),
+      v.minValue(1, "VANCE_DIAGNOSTIC_DEDUP_SECONDS must be at least 1"),
     ),
     AWS_REGION: v.optional(v.string(), "us-east-1"),
   }),

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
     console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
     console.log(`  export TOKEN=${token}\n`);
+    console.log(`Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`);
     console.log("Try:\n");
     console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
     console.log(

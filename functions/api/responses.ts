@@ -1,4 +1,4 @@
-import { ServerToolConfigSchema } from "@vance/core";
+import { MODEL_SIZES, ModelSpecSchema, ProviderSpecSchema, ServerToolConfigSchema } from "@vance/core";
 import * as v from "valibot";
 
 /**
@@ -71,6 +71,12 @@ export const DocumentWrittenSchema = v.object({
   path: v.string(),
   layer: v.picklist(["project", "tenant"]),
   etag: v.string(),
+});
+
+/** `GET T/documents`: the addressed layer's own documents (not the cascade), sorted by path. */
+export const LayerDocumentsSchema = v.object({
+  layer: v.picklist(["project", "tenant"]),
+  documents: v.array(v.object({ path: v.string(), etag: v.string(), size: v.number() })),
 });
 
 /** A tool call's outcome: a value, the tool's own failure as data, or a client tool to route. */
@@ -169,6 +175,38 @@ export const ChainBudgetSchema = v.object({
 });
 
 export const ObservedLimitSchema = v.object({ model: v.string(), maxTools: v.number() });
+
+/** One provider of the compiled catalog (`GET /v1/models`); the secret holding its key is never shown. */
+const ProviderViewSchema = v.object({
+  instance: v.string(),
+  wireType: v.nullable(v.string()),
+  /** As the provider document says (`0`: no limit); null when it names none. */
+  maxTools: v.nullable(v.number()),
+  baseUrl: v.optional(v.string()),
+  models: v.array(
+    v.object({
+      slug: v.string(),
+      maxTools: v.optional(v.number()),
+      size: v.optional(v.picklist(MODEL_SIZES)),
+    }),
+  ),
+});
+
+/** `GET /v1/models`: the compiled catalog, providers by instance. */
+export const ModelCatalogSchema = v.object({ providers: v.array(ProviderViewSchema) });
+
+/** A catalog document as `PUT /v1/models/{instance}/{file}` takes it: a provider's (`_provider`) or a model's. */
+export const CatalogDocumentSchema = v.union([ProviderSpecSchema, ModelSpecSchema]);
+
+/** `PUT /v1/models/{instance}/{file}`: the stored path and the instance as the rebuilt catalog shows it. */
+export const CatalogWrittenSchema = v.object({ path: v.string(), provider: ProviderViewSchema });
+
+/** `POST T/diagnostics/empty-response`: what the diagnosis found, and whether this report was the first. */
+export const EmptyResponseDiagnosisSchema = v.object({
+  kind: v.picklist(["phantom", "blank", "skipped"]),
+  candidates: v.array(v.object({ name: v.string(), origin: v.picklist(["prompt", "user", "context"]) })),
+  firstReport: v.boolean(),
+});
 
 const CacheStatsSchema = v.object({
   hits: v.number(),

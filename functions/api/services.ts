@@ -5,32 +5,36 @@ import {
   type CatalogSyncResult,
   createDynamoClient,
   createGuardedFetch,
+  createJsonLogger,
+  createMcpClient,
   createOpenApiParser,
   createS3Client,
   DynamoSecretStore,
   DynamoStateStore,
   dnsHostResolver,
   FsObjectStore,
-  jsonLogger,
   loadBundledCatalog,
   loadBundledDocuments,
   S3ObjectStore,
-  SdkMcpClient,
   syncCatalog,
 } from "@vance/adapters";
 import {
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
   CATALOG_MARKER,
+  CatalogEditor,
   createNetworkPolicy,
   DemotionLog,
+  DiagnosticWebhook,
   DiscoveryApi,
   DocumentCascade,
   DocumentService,
+  EmptyResponseDiagnosis,
   Generations,
   type Logger,
   MIB,
   ModelCatalogService,
+  ModelPicker,
   markerOfDocumentKey,
   type ObjectStore,
   ObservedToolLimits,
@@ -53,7 +57,7 @@ import {
   ToolUsage,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import { ScriptPool } from "@vance/sandbox";
+import type { ScriptPool } from "@vance/sandbox";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 import { localSecretsKey } from "./local-secret";
@@ -118,11 +122,14 @@ function dynamoClient(config: Config): ReturnType<typeof createDynamoClient> {
 }
 
 /** The script sandbox's worker pool, sized by the settings where they are given. */
-export function scriptPool(config: Config): Promise<ScriptPool> {
+export async function scriptPool(config: Config): Promise<ScriptPool> {
+  // Imported here, so that a function that starts its pool lazily loads the sandbox lazily too.
+  const { ScriptPool } = await import("@vance/sandbox");
   return ScriptPool.create({
     ...(config.VANCE_SCRIPT_WORKER === undefined
       ? {}
       : { workerUrl: pathToFileURL(resolve(config.VANCE_SCRIPT_WORKER)) }),
+    ...(config.VANCE_SCRIPT_WASM === undefined ? {} : { wasmFile: resolve(config.VANCE_SCRIPT_WASM) }),
     ...(config.VANCE_SCRIPT_WORKERS === undefined ? {} : { warmWorkers: config.VANCE_SCRIPT_WORKERS }),
     ...(config.VANCE_SCRIPT_MAX_WORKERS === undefined ? {} : { maxWorkers: config.VANCE_SCRIPT_MAX_WORKERS }),
     ...(config.VANCE_SCRIPT_MAX_RUNS_PER_TENANT === undefined
@@ -135,6 +142,23 @@ export function scriptPool(config: Config): Promise<ScriptPool> {
 }
 
 /**
+ * The script pool, made at the first script run rather than now: a Lambda cold start whose event
+ * runs no script neither compiles QuickJS nor starts workers. A failed start is not kept.
+ */
+export function lazyScriptPool(config: Config): ScriptRunner {
+  let pool: Promise<ScriptPool> | undefined;
+  return {
+    run: async (request) => {
+      pool ??= scriptPool(config).catch((error: unknown) => {
+        pool = undefined;
+        throw error;
+      });
+      return (await pool).run(request);
+    },
+  };
+}
+
+/**
  * Prefix of the platform secrets (`${secret:NAME}` of bundled documents and the model catalog,
  * never of tenant documents): only these variables, never AWS keys or settings.
  */
@@ -144,6 +168,8 @@ export const SECRET_ENV_PREFIX = "VANCE_SECRET_";
 export interface Services extends AppServices {
   /** Compiles the catalog store's `catalog.json` (see `syncCatalog`). */
   readonly syncCatalog: () => Promise<CatalogSyncResult>;
+  /** The phantom sink when `VANCE_DIAGNOSTIC_WEBHOOK_URL` is set (its `settled()` waits for posts in flight). */
+  readonly diagnosticWebhook: DiagnosticWebhook | undefined;
   /**
    * Scans both stores for writes made behind the service's back and bumps what they changed
    * (`StoreScan`): the local server's stand-in for the bucket events. The first call takes the
@@ -167,7 +193,7 @@ export async function buildServices(
     now?: () => number;
   } = {},
 ): Promise<Services> {
-  const logger = overrides.logger ?? jsonLogger;
+  const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
   const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
@@ -200,7 +226,7 @@ export async function buildServices(
   });
   const runtime: ToolRuntime = {
     fetch: guardedFetch,
-    mcp: new SdkMcpClient({
+    mcp: createMcpClient({
       fetch: guardedFetch,
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
@@ -208,6 +234,12 @@ export async function buildServices(
     scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
     parseOpenApi: createOpenApiParser(),
+    // The provider keys are platform secrets: read through the secret service's platform lookup.
+    models: new ModelPicker({
+      catalog,
+      platformSecret: (name) => secrets.platform(name),
+      defaultInstance: config.VANCE_DEFAULT_MODEL_INSTANCE,
+    }),
   };
   const secrets = new SecretService({
     store: overrides.secrets ?? (await secretStore(config)),
@@ -248,13 +280,28 @@ export async function buildServices(
   // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
     tools: { listAll: (tenant, project) => tools.listAll(tenant, project, "known") },
-    budget: { budgetForChain: (models) => budget.budgetForChain(models, "known") },
+    budget: {
+      budgetForChain: (models, tenant) => budget.budgetForChain(models, { tenant, freshness: "known" }),
+    },
     records,
     usage,
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
   });
-  const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
+  const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
+  // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
+  const compileCatalog = () => syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger });
+  const diagnosticWebhook =
+    config.VANCE_DIAGNOSTIC_WEBHOOK_URL === undefined
+      ? undefined
+      : new DiagnosticWebhook({
+          url: config.VANCE_DIAGNOSTIC_WEBHOOK_URL,
+          fetch: (url, init) => fetch(url, init),
+          state,
+          windowSeconds: config.VANCE_DIAGNOSTIC_DEDUP_SECONDS,
+          logger,
+          now,
+        });
   const discovery = new DiscoveryApi({ surface, bookkeeping });
   const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy, discovery });
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
@@ -272,6 +319,16 @@ export async function buildServices(
     secrets,
     budget,
     observedLimits,
+    catalog,
+    catalogEditor: new CatalogEditor({ store: catalogStore, rebuild: compileCatalog, generations, catalog }),
+    diagnostics: new EmptyResponseDiagnosis({
+      tools,
+      builtInNames: BUILT_IN_TOOLS.map((tool) => tool.name),
+      state,
+      logger,
+      ...(diagnosticWebhook ? { sink: diagnosticWebhook } : {}),
+    }),
+    diagnosticWebhook,
     mcp: {
       allowedOrigins: config.VANCE_MCP_ALLOWED_ORIGINS,
       loopbackOnly: isLoopbackAddress(config.HOST),
@@ -282,7 +339,7 @@ export async function buildServices(
       generations: generations.stats,
     }),
     syncCatalog: async () => {
-      const result = await syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger });
+      const result = await compileCatalog();
       if (result.changed) await generations.bump(CATALOG_MARKER);
       return result;
     },

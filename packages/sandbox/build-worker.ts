@@ -9,11 +9,11 @@ import { build } from "esbuild";
 /** Where the bundle is written; the pool's default worker URL points here. */
 export const WORKER_BUNDLE = fileURLToPath(new URL("./dist/script-worker.mjs", import.meta.url));
 
-/** Writes the bundle. */
-export async function buildScriptWorker(): Promise<void> {
+/** Writes the bundle (to `outfile`: a function bundle carries its own copy, see scripts/build.ts). */
+export async function buildScriptWorker(outfile: string = WORKER_BUNDLE): Promise<void> {
   await build({
     entryPoints: [fileURLToPath(new URL("./src/worker.ts", import.meta.url))],
-    outfile: WORKER_BUNDLE,
+    outfile,
     bundle: true,
     platform: "node",
     format: "esm",

@@ -40,6 +40,8 @@ export interface Operation {
   readonly responses: Readonly<Record<number, Response>>;
   /** The codes of this route's own failures, by status. */
   readonly problems?: Problems;
+  /** Only where the generated one would repeat another route's (`documents` and `documents/*`). */
+  readonly operationId?: string;
 }
 
 /** A valibot schema as the document shows it (converted while the document is generated). */
@@ -169,6 +171,7 @@ export function describe(operation: Operation): MiddlewareHandler {
   for (const [status, codes] of problems) responses[status] = problemResponse(codes);
   return describeRoute({
     summary: operation.summary,
+    ...(operation.operationId ? { operationId: operation.operationId } : {}),
     tags: [operation.tag],
     ...(operation.auth === false ? { security: [] } : {}),
     ...(operation.parameters ? { parameters: [...operation.parameters] } : {}),

@@ -1,4 +1,11 @@
-import { assertDocumentPath, DocumentPathSchema, type DocumentService, VanceError } from "@vance/core";
+import {
+  addressedLayer,
+  assertDocumentPath,
+  DocumentPathSchema,
+  type DocumentService,
+  documentPathProblem,
+  VanceError,
+} from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
@@ -12,8 +19,9 @@ import {
   type Operation,
   PROJECT_PARAMS,
   pathParam,
+  queryParam,
 } from "../openapi";
-import { DocumentWrittenSchema, ToolViewSchema } from "../responses";
+import { DocumentWrittenSchema, LayerDocumentsSchema, ToolViewSchema } from "../responses";
 import { toolView } from "./tools";
 
 /** The document path addressed by the request: everything after `/documents/`, decoded. */
@@ -42,6 +50,17 @@ const WRITTEN = v.union([DocumentWrittenSchema, ToolViewSchema]);
 
 /** The routes below as `/openapi.json` describes them (`{path}` is the rest of the URL). */
 const DOCS = {
+  list: {
+    summary: "The documents of this layer alone (not the cascade), with their ETags (`vance-tools pull`)",
+    tag: "documents",
+    operationId: "listLayerDocuments",
+    parameters: [
+      ...PROJECT_PARAMS,
+      queryParam("prefix", v.string(), "only paths starting with this folder, e.g. server-tools/"),
+    ],
+    responses: { 200: jsonResponse("The layer's documents, sorted by path", LayerDocumentsSchema) },
+    problems: { 400: ["invalid_id"] },
+  },
   get: {
     summary: "A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` headers)",
     tag: "documents",
@@ -72,6 +91,17 @@ const DOCS = {
 /** Any document of a layer (scripts, markdown, MCP server configs) under `/documents/{path}`. */
 export function documentRoutes(documents: DocumentService, secret: string) {
   const app = new Hono<AuthEnv>();
+
+  app.get("/", describe(DOCS.list), authenticate(secret, "read"), async (c) => {
+    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const prefix = c.req.query("prefix") ?? "";
+    // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
+    if (prefix !== "" && documentPathProblem(`${prefix}x`) !== null) {
+      throw new VanceError("invalid_id", 400, `'${prefix}' is not a folder of document paths`);
+    }
+    const listed = await documents.list(tenant, project, prefix);
+    return c.json({ layer: addressedLayer(project), documents: listed });
+  });
 
   app.get("/*", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };

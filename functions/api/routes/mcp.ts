@@ -12,7 +12,7 @@ import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
 import { mediaType, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
-import { ProcessMcpServer } from "../mcp/process-server";
+import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
 import { describe, jsonRequest, type Operation, PROJECT_PARAMS, pathParam, queryParam } from "../openapi";
 import { problemResponse } from "../problem";
@@ -114,7 +114,15 @@ export function mcpRoutes(
   options: { readonly secret: string; readonly version: string; readonly settings: McpSettings },
 ) {
   const { secret, settings } = options;
-  const server = new ProcessMcpServer({ processes, version: options.version });
+  // The MCP SDK (and zod beneath it) is a third of the bundle: loaded by the first MCP request,
+  // not at every cold start.
+  let loaded: Promise<ProcessMcpServer> | undefined;
+  const mcpServer = () => {
+    loaded ??= import("../mcp/process-server").then(
+      ({ ProcessMcpServer }) => new ProcessMcpServer({ processes, version: options.version }),
+    );
+    return loaded;
+  };
   const allowed = new Set(settings.allowedOrigins);
   const guard = browserGuard(settings);
   const reader = authenticate(secret, "read");
@@ -138,18 +146,20 @@ export function mcpRoutes(
 
   app.post("/processes/:id/mcp", describe(DOCS.process), guard, reader, async (c) => {
     const { tenant, project, id } = c.req.param() as Params & { id: string };
-    return server.answer(c.req.raw, await jsonRpcBody(c), { tenant, project, processId: id });
+    const message = await jsonRpcBody(c);
+    return (await mcpServer()).answer(c.req.raw, message, { tenant, project, processId: id });
   });
 
   app.post("/mcp", describe(DOCS.session), guard, reader, async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const message = await jsonRpcBody(c);
     if (!isInitialize(message)) {
-      return server.answer(c.req.raw, message, await session(c, settings.sessions, processes));
+      const key = await session(c, settings.sessions, processes);
+      return (await mcpServer()).answer(c.req.raw, message, key);
     }
     const record = await processes.spawn(tenant, project, spawnRequestOf(c.req.query()));
     const key = { tenant, project, processId: record.processId };
-    const response = await server.answer(c.req.raw, message, key);
+    const response = await (await mcpServer()).answer(c.req.raw, message, key);
     if (response.ok) response.headers.set("mcp-session-id", record.processId);
     return response;
   });

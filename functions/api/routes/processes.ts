@@ -94,7 +94,14 @@ const DOCS = {
   invoke: {
     summary: "Invoke inside the process (allow set, activation, usage); the meta-tools too",
     tag: "processes",
-    parameters: PROCESS_PARAMS,
+    parameters: [
+      ...PROCESS_PARAMS,
+      queryParam(
+        "with",
+        v.string(),
+        "the turn's skill tools, as its manifest got them (?with=): the meta-tools then list them in context",
+      ),
+    ],
     body: jsonRequest(ProcessInvokeBodySchema),
     responses: { 200: jsonResponse("The tool's outcome", InvocationSchema) },
     problems: {
@@ -150,7 +157,10 @@ export function processRoutes(processes: ProcessService, secret: string) {
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const body = await jsonBody(c, ProcessInvokeBodySchema);
-    return c.json(await processes.invoke({ tenant, project, processId: id }, body.name, body.params));
+    const skillTools = (c.req.query("with") ?? "").split(",").filter(Boolean);
+    return c.json(
+      await processes.invoke({ tenant, project, processId: id }, body.name, body.params, skillTools),
+    );
   });
 
   return app;

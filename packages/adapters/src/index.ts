@@ -1,7 +1,8 @@
 export * from "./bundled";
 export * from "./catalog-sync";
 export * from "./json-logger";
-export * from "./mcp/index";
+// The SDK-backed client itself is `@vance/adapters/mcp`: what imports this index never loads the MCP SDK.
+export { createMcpClient } from "./mcp/lazy";
 export * from "./net/index";
 export * from "./object-store/index";
 export * from "./openapi/parser";

@@ -48,16 +48,20 @@ export const Errors = {
       cause.errors,
       { layer },
     ),
-  nameMismatch: (fromPath: string, inDocument: string) =>
+  nameMismatch: (fromPath: string, inDocument: string, line?: number) =>
     new VanceError(
       "name_mismatch",
       422,
       `the document names itself '${inDocument}' but is stored as '${fromPath}'`,
-      [{ path: "name", message: `must equal '${fromPath}'` }],
+      [{ path: "name", message: `must equal '${fromPath}'`, ...(line === undefined ? {} : { line }) }],
     ),
-  unknownType: (typeId: string, known: readonly string[]) =>
+  unknownType: (typeId: string, known: readonly string[], line?: number) =>
     new VanceError("unknown_type", 422, `unknown tool type '${typeId}'; known types: ${known.join(", ")}`, [
-      { path: "type", message: `must be one of ${known.join(", ")}` },
+      {
+        path: "type",
+        message: `must be one of ${known.join(", ")}`,
+        ...(line === undefined ? {} : { line }),
+      },
     ]),
   preconditionFailed: (detail: string) => new VanceError("precondition_failed", 412, detail),
   busy: (detail: string) => new VanceError("busy", 429, detail),
@@ -68,6 +72,19 @@ export const Errors = {
       `'${truncate(path)}' cannot be stored here: a document and a folder of this layer would share a name (a document on its path, or a folder at it)`,
     ),
 } as const;
+
+/**
+ * A refusal as a calling tool sees it: the code as an error class (`tool_not_allowed` →
+ * `ToolNotAllowed`), the style of every tool failure (`TimeoutError`, `HttpError`). The one
+ * mapping for calls made from inside a tool — script sibling calls and `invoke_tool` alike.
+ */
+export function toolFailureOf(error: VanceError): { readonly error: string; readonly message: string } {
+  const errorClass = error.code
+    .split("_")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("");
+  return { error: errorClass, message: error.message };
+}
 
 /**
  * The object store or the state store could not be reached, or did not answer in time. Adapters

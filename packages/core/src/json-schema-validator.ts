@@ -41,7 +41,13 @@ const compiled = new LRUCache<string, CompiledJsonSchema>({
  * Checks schemas against the draft-07 meta-schema. It only validates schemas as data and never
  * compiles one, so it keeps nothing of any tenant between calls.
  */
-const metaSchemaChecker = new Ajv({ strict: false, logger: false, validateFormats: false });
+let metaSchemaChecker: Ajv | undefined;
+
+/** Made at the first schema rather than at every cold start (an Ajv with its meta-schemas takes ~10 ms). */
+function metaSchemas(): Ajv {
+  metaSchemaChecker ??= new Ajv({ strict: false, logger: false, validateFormats: false });
+  return metaSchemaChecker;
+}
 
 /**
  * Compiles a JSON Schema; every caller-supplied schema (tool input schemas, `rest` response
@@ -104,8 +110,9 @@ function compile(schema: JsonSchema): { result: CompiledJsonSchema; patternBytes
   const { $schema: _dialect, ...body } = schema;
   const patterns = new Patterns();
   try {
-    if (!metaSchemaChecker.validateSchema(body)) {
-      const message = `not a valid JSON Schema: ${describe(metaSchemaChecker.errors)}`;
+    const checker = metaSchemas();
+    if (!checker.validateSchema(body)) {
+      const message = `not a valid JSON Schema: ${describe(checker.errors)}`;
       return { result: { ok: false, message }, patternBytes: 0 };
     }
     const ajv = new Ajv({

@@ -26,18 +26,25 @@ const HOST_HEADROOM_BYTES = 8 * 1024 * 1024;
 
 const PAGE_BYTES = 64 * 1024;
 
-let compiled: Promise<WebAssembly.Module> | undefined;
+/** The installed package's `.wasm` file; a bundle that has no `node_modules` ships a copy and names it. */
+export function installedQuickJSWasm(): string {
+  return require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+}
+
+const compiled = new Map<string, Promise<WebAssembly.Module>>();
 
 /**
- * The synchronous release build of QuickJS, compiled once per process. Compiling dominates
- * module creation (~15 ms); a compiled `WebAssembly.Module` can be posted to workers, where
- * instantiating it takes ~1 ms.
+ * The synchronous release build of QuickJS (`wasmFile`, the installed one by default), compiled
+ * once per process. Compiling dominates module creation (~15 ms); a compiled `WebAssembly.Module`
+ * can be posted to workers, where instantiating it takes ~1 ms.
  */
-export function compileQuickJS(): Promise<WebAssembly.Module> {
-  compiled ??= readFile(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm")).then((bytes) =>
-    WebAssembly.compile(bytes),
-  );
-  return compiled;
+export function compileQuickJS(wasmFile: string = installedQuickJSWasm()): Promise<WebAssembly.Module> {
+  let module = compiled.get(wasmFile);
+  if (!module) {
+    module = readFile(wasmFile).then((bytes) => WebAssembly.compile(bytes));
+    compiled.set(wasmFile, module);
+  }
+  return module;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface ScriptPoolOptions {
   graceMs?: number;
   /** The worker script (the built `dist/script-worker.mjs` by default). */
   workerUrl?: URL;
+  /** QuickJS's `.wasm` file (the installed package's by default; a function bundle ships its own copy). */
+  wasmFile?: string;
 }
 
 /** Counters for tests, benchmarks and diagnostics. */
@@ -88,7 +90,7 @@ export class ScriptPool {
 
   private constructor(
     private readonly defaults: SandboxLimits,
-    private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl">>,
+    private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile">>,
     private readonly spawn: WorkerSpawn,
   ) {
     this.threads = new Slots(settings.maxWorkers, Number.POSITIVE_INFINITY);
@@ -115,7 +117,7 @@ export class ScriptPool {
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
     const pool = new ScriptPool(defaults, settings, {
       url: options.workerUrl ?? DEFAULT_WORKER_URL,
-      wasmModule: await compileQuickJS(),
+      wasmModule: await compileQuickJS(options.wasmFile),
       memoryBytes: defaults.memoryBytes,
       resourceLimits: {
         // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own

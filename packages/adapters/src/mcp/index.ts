@@ -4,3 +4,4 @@ export {
   SdkMcpClient,
   type SdkMcpClientOptions,
 } from "./client";
+export { createMcpClient } from "./lazy";

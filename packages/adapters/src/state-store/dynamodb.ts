@@ -5,7 +5,7 @@
  * | ----------------- | --------------------------- | ------------------ | ---------- |
  * | process           | `PROC#{tenant}#{project}`   | `{processId}`      | the record's fields; `activatedTools` a map name → epoch ms (created empty at spawn) |
  * | tool usage        | `USAGE#{tenant}#{project}`  | `{role}#{tool}`    | `role`, `tool`, `calls`, `discoveryHits`, `lastUsedAt` (epoch ms) |
- * | observed limit    | `LIMIT`                     | `{model}`          | `model`, `maxTools`, `observedAt` (epoch ms) |
+ * | observed limit    | `LIMIT`                     | `ENDPOINT#{key}`   | `limitKey`, `model`, `maxTools`, `observedAt` (epoch ms) |
  * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) |
  * | generation        | `GEN#{marker}`              | `GEN`              | `generation` (number, grown with `ADD`) |
  *
@@ -20,7 +20,6 @@
  */
 import {
   CreateTableCommand,
-  type CreateTableCommandInput,
   DynamoDBClient,
   type DynamoDBClientConfig,
   UpdateTimeToLiveCommand,
@@ -46,25 +45,7 @@ import type {
 } from "@vance/core";
 import { compareStrings } from "@vance/core";
 import { addStoreFaultHandling, boundedClientConfig, DEFAULT_STORE_DEADLINE_MS } from "../store-faults";
-
-/** The table's TTL attribute: epoch seconds after which DynamoDB may delete the item. */
-export const stateTableTtlAttribute = "expiresAt";
-
-/** Shared by infra and tests, so the deployed table and the test table cannot drift apart. */
-export function stateTableDefinition(tableName: string): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    AttributeDefinitions: [
-      { AttributeName: "pk", AttributeType: "S" },
-      { AttributeName: "sk", AttributeType: "S" },
-    ],
-    KeySchema: [
-      { AttributeName: "pk", KeyType: "HASH" },
-      { AttributeName: "sk", KeyType: "RANGE" },
-    ],
-    BillingMode: "PAY_PER_REQUEST",
-  };
-}
+import { stateTableDefinition, stateTableTtlAttribute } from "./table";
 
 /**
  * Creates the state table when absent, waits until it is active and enables its TTL.
@@ -383,7 +364,8 @@ export class DynamoStateStore implements StateStore {
         new PutCommand({
           TableName: this.#table,
           Item: {
-            ...limitKey(limit.model),
+            ...limitKey(limit.key),
+            limitKey: limit.key,
             model: limit.model,
             maxTools: limit.maxTools,
             observedAt: limit.observedAt,
@@ -395,16 +377,17 @@ export class DynamoStateStore implements StateStore {
     );
   }
 
-  /** One BatchGetItem per 100 models, plus a retry round for any unprocessed keys. */
-  async getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]> {
-    const unique = [...new Set(models)];
+  /** One BatchGetItem per 100 keys, plus a retry round for any unprocessed keys. */
+  async getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]> {
+    const unique = [...new Set(keys)];
     const items = await this.#batchGet(unique.map(limitKey));
-    return unique.flatMap((model) => {
-      const item = items.get(itemId(limitKey(model)));
+    return unique.flatMap((key) => {
+      const item = items.get(itemId(limitKey(key)));
       return item === undefined
         ? []
         : [
             {
+              key: String(item.limitKey),
               model: String(item.model),
               maxTools: Number(item.maxTools),
               observedAt: Number(item.observedAt),
@@ -513,8 +496,9 @@ function generationOf(item: Record<string, unknown> | undefined): number {
   return item === undefined ? 0 : Number(item.generation ?? 0);
 }
 
-function limitKey(model: string): ItemKey {
-  return { pk: "LIMIT", sk: keyPart(model) };
+/** `ENDPOINT#`: items of the earlier per-model layout (sort key `{model}`) are never read as these. */
+function limitKey(key: string): ItemKey {
+  return { pk: "LIMIT", sk: `ENDPOINT#${keyPart(key)}` };
 }
 
 function processKey(key: ProcessKey): { pk: string; sk: string } {

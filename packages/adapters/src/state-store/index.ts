@@ -5,6 +5,5 @@ export {
   DynamoStateStore,
   type DynamoStateStoreOptions,
   ensureStateTable,
-  stateTableDefinition,
-  stateTableTtlAttribute,
 } from "./dynamodb";
+export { stateTableDefinition, stateTableTtlAttribute } from "./table";

@@ -57,8 +57,10 @@ const SCHEMA = `
     last_used_at INTEGER NOT NULL,
     PRIMARY KEY (tenant, project, role, tool)
   ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS observed_tool_limits (
-    model TEXT PRIMARY KEY,
+  DROP TABLE IF EXISTS observed_tool_limits;
+  CREATE TABLE IF NOT EXISTS observed_endpoint_limits (
+    limit_key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
     max_tools INTEGER NOT NULL,
     observed_at INTEGER NOT NULL
   ) WITHOUT ROWID;
@@ -92,7 +94,7 @@ export class SqliteStateStore implements StateStore {
   readonly #parsedRecords = new Map<string, { text: string; record: StoredRecord }>();
   /** UTF-16 code units of the texts in {@link #parsedRecords}; the oldest go past the bound. */
   #parsedChars = 0;
-  /** Statements of `getObservedToolLimits`, prepared once per number of models. */
+  /** Statements of `getObservedToolLimits`, prepared once per number of keys. */
   readonly #limitReads = new Map<number, Statement>();
   /**
    * Read transactions, wrapped once: `db.transaction(fn)` builds four wrapper functions on every
@@ -146,9 +148,10 @@ export class SqliteStateStore implements StateStore {
          WHERE tenant = ? AND project = ? AND role = ?`,
       ),
       putLimit: db.prepare(
-        `INSERT INTO observed_tool_limits (model, max_tools, observed_at) VALUES (?, ?, ?)
-         ON CONFLICT DO UPDATE SET max_tools = excluded.max_tools, observed_at = excluded.observed_at
-         WHERE excluded.observed_at >= observed_tool_limits.observed_at`,
+        `INSERT INTO observed_endpoint_limits (limit_key, model, max_tools, observed_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET model = excluded.model, max_tools = excluded.max_tools,
+           observed_at = excluded.observed_at
+         WHERE excluded.observed_at >= observed_endpoint_limits.observed_at`,
       ),
       bumpGeneration: db.prepare(
         `INSERT INTO generations (marker, generation) VALUES (?, 1)
@@ -252,24 +255,30 @@ export class SqliteStateStore implements StateStore {
 
   /** "Latest" is by `observedAt`: a stale observation that arrives late does not win. */
   async putObservedToolLimit(limit: ObservedToolLimit): Promise<void> {
-    this.#statements.putLimit.run(limit.model, limit.maxTools, limit.observedAt);
+    this.#statements.putLimit.run(limit.key, limit.model, limit.maxTools, limit.observedAt);
   }
 
-  async getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]> {
-    const unique = [...new Set(models)];
+  async getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]> {
+    const unique = [...new Set(keys)];
     const found = new Map<string, ObservedToolLimit>();
     for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
       const chunk = unique.slice(i, i + MAX_IN_PARAMS);
       const rows = this.#selectLimits(chunk.length).all(...chunk) as {
+        limit_key: string;
         model: string;
         max_tools: number;
         observed_at: number;
       }[];
       for (const row of rows) {
-        found.set(row.model, { model: row.model, maxTools: row.max_tools, observedAt: row.observed_at });
+        found.set(row.limit_key, {
+          key: row.limit_key,
+          model: row.model,
+          maxTools: row.max_tools,
+          observedAt: row.observed_at,
+        });
       }
     }
-    return unique.flatMap((model) => found.get(model) ?? []);
+    return unique.flatMap((key) => found.get(key) ?? []);
   }
 
   async markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
@@ -351,8 +360,8 @@ export class SqliteStateStore implements StateStore {
     let statement = this.#limitReads.get(count);
     if (!statement) {
       statement = this.#db.prepare(
-        `SELECT model, max_tools, observed_at FROM observed_tool_limits
-         WHERE model IN (${Array.from({ length: count }, () => "?").join(", ")})`,
+        `SELECT limit_key, model, max_tools, observed_at FROM observed_endpoint_limits
+         WHERE limit_key IN (${Array.from({ length: count }, () => "?").join(", ")})`,
       );
       this.#limitReads.set(count, statement);
     }

@@ -50,12 +50,12 @@ export const toolDescription: BuiltInTool = {
   invoke: (input, _caller, scope) => withProcess(scope, (api) => api.describe(input.names as string[])),
 };
 
-/** `invoke_tool(name, params)`: a named call through the same allow-set check. */
+/** `invoke_tool(name, params)`: a named call through the same allow-set check; primary like the other two (spec §13). */
 export const invokeTool: BuiltInTool = {
   name: "invoke_tool",
   description: "Calls a tool by name with params, under the same rules as calling it directly.",
   labels: ["discovery"],
-  primary: false,
+  primary: true,
   inputSchema: {
     type: "object",
     properties: { name: { type: "string" }, params: { type: "object" } },

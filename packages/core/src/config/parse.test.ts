@@ -53,16 +53,20 @@ describe("parseToolDocument", () => {
     expect(error.errors.map((e) => e.path).sort()).toEqual(["description", "type"]);
   });
 
-  it("rejects an unknown type naming the known ones", () => {
-    const error = errorOf("type: teleport\ndescription: d\n");
+  it("rejects an unknown type naming the known ones, at the line of `type`", () => {
+    const error = errorOf("description: d\ntype: teleport\n");
     expect(error.code).toBe("unknown_type");
     expect(error.message).toContain("scripted");
+    expect(error.errors).toEqual([expect.objectContaining({ path: "type", line: 2 })]);
   });
 
-  it("rejects a name that disagrees with the file name", () => {
-    expect(
-      errorOf("name: other\ntype: doc_lookup\ndescription: d\nparameters: {path: a.md}\n", "mine").code,
-    ).toBe("name_mismatch");
+  it("rejects a name that disagrees with the file name, at the line of `name`", () => {
+    const error = errorOf(
+      "type: doc_lookup\nname: other\ndescription: d\nparameters: {path: a.md}\n",
+      "mine",
+    );
+    expect(error.code).toBe("name_mismatch");
+    expect(error.errors).toEqual([expect.objectContaining({ path: "name", line: 2 })]);
   });
 
   it.each([["Upper"], ["with@at"], ["pack__op"], ["9lives"], ["a".repeat(65)]])(

@@ -38,9 +38,9 @@ export function parseToolDocument(
     );
   }
   if (base.output.name !== undefined && base.output.name !== name)
-    return fail(Errors.nameMismatch(name, base.output.name));
+    return fail(Errors.nameMismatch(name, base.output.name, yaml.lineOf(["name"])));
   const type = registry.find(base.output.type);
-  if (!type) return fail(Errors.unknownType(base.output.type, registry.ids()));
+  if (!type) return fail(Errors.unknownType(base.output.type, registry.ids(), yaml.lineOf(["type"])));
   const parameters = v.safeParse(type.parametersSchema, base.output.parameters ?? {});
   if (!parameters.success) {
     return fail(

@@ -1,10 +1,9 @@
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
-import { VanceError } from "../errors";
+import { toolFailureOf, VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
 import type { ProcessBookkeeping } from "../processes/process-bookkeeping";
-import { isMandatoryTool } from "../surface/classify";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
 
@@ -15,30 +14,35 @@ export interface DiscoveryApiOptions {
 
 /**
  * The discovery API (spec §13): what the meta-tools `tool_list`, `tool_description` and
- * `invoke_tool` do inside a process. The `ToolDispatcher` binds it to the process and the running
- * call (`forProcess`); `invoke_tool`'s call goes back through that call's `NestedCall`, charged
- * to its budget.
+ * `invoke_tool` do inside a process. The `ToolDispatcher` binds it to the process, the running
+ * call and the turn's skill tools (`forProcess`); `invoke_tool`'s call goes back through that
+ * call's `NestedCall`, charged to its budget.
  */
 export class DiscoveryApi {
   constructor(private readonly options: DiscoveryApiOptions) {}
 
   /** The meta-tools' view of `record` for one call; `call` starts calls nested in it. */
-  forProcess(record: ProcessRecord, call: NestedCall): ProcessToolsApi {
+  forProcess(record: ProcessRecord, call: NestedCall, skillTools: readonly string[] = []): ProcessToolsApi {
     return {
-      list: (prefix) => this.list(record, prefix),
-      describe: (names) => this.describe(record, names),
-      invoke: (name, params) => this.invoke(record, call, name, params),
+      list: (prefix) => this.list(record, prefix, skillTools),
+      describe: (names) => this.describe(record, names, skillTools),
+      invoke: (name, params) => this.invoke(record, call, name, params, skillTools),
     };
   }
 
-  /** `tool_list`: the names in the manifest (`inContext`) and on request (`available`), with pack hints. */
-  async list(record: ProcessRecord, prefix: string | undefined): Promise<ToolOutcome> {
-    const { classification, tools } = await this.options.surface.classify(record);
-    // The floor pair are the instruments of discovery, not tools to discover.
-    const filter = (names: string[]) =>
-      names.filter(
-        (name) => !isMandatoryTool(name) && (!prefix || name.toLowerCase().startsWith(prefix.toLowerCase())),
-      );
+  /**
+   * `tool_list`: every name the process may call — in this turn's tools array (`inContext`, the
+   * floor pair and the turn's skill tools included) or on request (`available`) — with pack hints.
+   */
+  async list(
+    record: ProcessRecord,
+    prefix: string | undefined,
+    skillTools: readonly string[] = [],
+  ): Promise<ToolOutcome> {
+    const { classification, tools } = await this.options.surface.classify(record, skillTools);
+    const lower = prefix?.toLowerCase();
+    const filter = (names: readonly string[]) =>
+      lower ? names.filter((name) => name.toLowerCase().startsWith(lower)) : [...names];
     const packHints: Record<string, string> = {};
     for (const tool of tools.values()) {
       if (!isPackTool(tool.name) || !tool.packHint) continue;
@@ -58,11 +62,15 @@ export class DiscoveryApi {
    * `tool_description`: descriptions and schemas of up to `MAX_DESCRIBE` names (the rest in
    * `skipped`), activating the deferred ones for the next turn; an error when none is a tool.
    */
-  async describe(record: ProcessRecord, names: readonly string[]): Promise<ToolOutcome> {
+  async describe(
+    record: ProcessRecord,
+    names: readonly string[],
+    skillTools: readonly string[] = [],
+  ): Promise<ToolOutcome> {
     const unique = [...new Set(names)];
     const asked = unique.slice(0, MAX_DESCRIBE);
     const skipped = unique.slice(MAX_DESCRIBE);
-    const { tools, classification } = await this.options.surface.classify(record);
+    const { tools, classification } = await this.options.surface.classify(record, skillTools);
     const described: { name: string; description: string; paramsSchema: JsonSchema }[] = [];
     const unknown: string[] = [];
     for (const name of asked) {
@@ -83,16 +91,25 @@ export class DiscoveryApi {
     return { value: { tools: described, unknown, skipped, activated: activate } };
   }
 
-  /** `invoke_tool`: the named call, nested in the calling one; refusals come back as the tool's error. */
-  async invoke(record: ProcessRecord, call: NestedCall, name: string, params: unknown): Promise<ToolOutcome> {
+  /**
+   * `invoke_tool`: the named call, nested in the calling one. Refusals come back as the tool's
+   * error in the style of every tool failure (`ToolNotAllowed`), as a script's sibling call sees them.
+   */
+  async invoke(
+    record: ProcessRecord,
+    call: NestedCall,
+    name: string,
+    params: unknown,
+    skillTools: readonly string[] = [],
+  ): Promise<ToolOutcome> {
     try {
       const result = await call(name, params);
-      await this.options.bookkeeping.called(record, name, result);
+      await this.options.bookkeeping.called(record, name, result, skillTools);
       return "route" in result
         ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
         : result;
     } catch (error) {
-      if (error instanceof VanceError) return { error: error.code, message: error.message };
+      if (error instanceof VanceError) return toolFailureOf(error);
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/bui
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
-import { Errors, VanceError } from "../errors";
+import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
@@ -23,6 +23,11 @@ export interface DispatchRequest {
   readonly clientTools?: readonly ClientToolDeclaration[];
   /** The process the call runs in: its meta-tools answer from its discovery surface. */
   readonly process?: ProcessRecord;
+  /**
+   * The turn's skill tools (the manifest's `?with=`): in the tools array this turn, so the
+   * meta-tools list them in context and a call of one activates nothing.
+   */
+  readonly skillTools?: readonly string[];
   /** Aborts when the caller went away: what the call started stops with it. */
   readonly signal?: AbortSignal;
   /**
@@ -170,8 +175,10 @@ export class ToolDispatcher {
   private processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
     const { discovery } = this.options;
     if (!request.process || !discovery) return undefined;
-    return discovery.forProcess(request.process, (name, params) =>
-      this.dispatch({ ...request, name, params, parent: budget }),
+    return discovery.forProcess(
+      request.process,
+      (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
+      request.skillTools ?? [],
     );
   }
 
@@ -203,7 +210,7 @@ export class ToolDispatcher {
               }
             : result;
         } catch (error) {
-          if (error instanceof VanceError) return { error: errorClass(error.code), message: error.message };
+          if (error instanceof VanceError) return toolFailureOf(error);
           throw error;
         }
       },
@@ -222,14 +229,6 @@ function unsupported(type: string): CallResult {
 /** A nested call runs on the generations its top-level call read; a top-level call reads them unless told. */
 function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
   return request.parent ? "known" : (request.freshness ?? "fresh");
-}
-
-/** `tool_not_allowed` → `ToolNotAllowed`: the class name a script sees for a refused sibling call. */
-function errorClass(code: string): string {
-  return code
-    .split("_")
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join("");
 }
 
 /**

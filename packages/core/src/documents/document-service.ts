@@ -1,7 +1,8 @@
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
-import { isToolDocumentPath, toolNameFromPath } from "../ids";
+import { isToolDocumentPath, TENANT_PROJECT, toolNameFromPath } from "../ids";
+import { byString } from "../order";
 import type { PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 
@@ -15,6 +16,13 @@ export type DocumentWrite =
       readonly layer: "project" | "tenant";
       readonly etag: string;
     };
+
+/** One document of a layer's listing. */
+export interface LayerDocument {
+  readonly path: string;
+  readonly etag: string;
+  readonly size: number;
+}
 
 /**
  * The documents of a layer by path (spec §4, §9): scripts, markdown, MCP server configs and tool
@@ -33,6 +41,30 @@ export class DocumentService {
     const hit = await this.cascade.lookup(tenant, project, path);
     if (!hit) throw Errors.documentNotFound(path);
     return hit;
+  }
+
+  /**
+   * The document at `path` in every layer that holds one, in cascade order (project → tenant →
+   * bundled): the first is the one `get` answers, the others are shadowed by it.
+   */
+  async layers(tenant: string, project: string, path: string): Promise<CascadeHit[]> {
+    await this.cascade.refresh(tenant, project);
+    const hits = await Promise.all([
+      project === TENANT_PROJECT ? null : this.cascade.readLayer(tenant, project, path),
+      this.cascade.readLayer(tenant, TENANT_PROJECT, path),
+    ]);
+    return [...hits, this.cascade.bundledHit(path)].filter((hit): hit is CascadeHit => hit !== null);
+  }
+
+  /** The documents of the addressed layer alone (not the cascade) under a folder prefix, sorted by path. */
+  async list(tenant: string, project: string, prefix: string): Promise<LayerDocument[]> {
+    await this.cascade.refresh(tenant, project);
+    const { items } = await this.cascade.listLayer(tenant, project, prefix);
+    const layerPrefix = `${tenant}/${project}/`;
+    return items
+      .filter((item) => item.key.startsWith(layerPrefix))
+      .map((item) => ({ path: item.key.slice(layerPrefix.length), etag: item.etag, size: item.size }))
+      .sort(byString((document) => document.path));
   }
 
   /** Stores a document in the addressed layer, as sent; `created` tells a creation from a replacement. */

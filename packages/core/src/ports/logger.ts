@@ -2,6 +2,8 @@
 export interface Logger {
   info(event: string, fields?: Readonly<Record<string, unknown>>): void;
   warn(event: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** Detail below INFO (every name of a list the INFO line counts); absent or silent unless asked for. */
+  trace?(event: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
 /** A logger that drops everything. */

@@ -67,8 +67,17 @@ export interface ToolUsageRow {
   readonly lastUsedAt: number;
 }
 
+/**
+ * A tools-array limit learned from an endpoint's rejection (spec §14.1). The limit belongs to
+ * the endpoint — the catalog instance — not to one model, and to whoever reported it.
+ */
 export interface ObservedToolLimit {
-  /** "instance/slug". */
+  /**
+   * What it binds, `{scope}/{instance}`: `scope` is `*` (a platform report, every tenant) or the
+   * reporting tenant's id. Built by core (`observedLimitKey`); opaque to the stores.
+   */
+  readonly key: string;
+  /** The model whose rejection taught it, "instance/slug": for the record, never looked up. */
   readonly model: string;
   readonly maxTools: number;
   /** Epoch milliseconds. */
@@ -101,10 +110,10 @@ export interface StateStore {
   /** All rows of a project, optionally one role; sorted by role, then tool. */
   listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]>;
 
-  /** Records the limit a provider's rejection named for a model (the latest observation wins). */
+  /** Records the limit a provider's rejection named, under its key (the latest observation wins). */
   putObservedToolLimit(limit: ObservedToolLimit): Promise<void>;
-  /** The observed limits of these models; models never observed are absent from the result. */
-  getObservedToolLimits(models: readonly string[]): Promise<ObservedToolLimit[]>;
+  /** The observed limits under these keys, in key order; keys never observed are absent. */
+  getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]>;
 
   /**
    * Generation markers: a counter per marker (a document layer, the observed limits, the

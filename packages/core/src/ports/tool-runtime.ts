@@ -1,7 +1,8 @@
 /**
- * What running tools needs from the platform: HTTP, DNS, a clock and the script sandbox. The
- * composition root supplies real implementations; tests may supply their own. Secrets are not
- * here: which ones a tool may read depends on its document's layer (`InvocationContext.secret`).
+ * What running tools needs from the platform: HTTP, DNS, a clock, the script sandbox and the
+ * model catalog's endpoints. The composition root supplies real implementations; tests may supply
+ * their own. Tenant secrets are not here: which ones a tool may read depends on its document's
+ * layer (`InvocationContext.secret`).
  */
 
 /** A script run request for the sandbox (spec §3.1). */
@@ -117,6 +118,34 @@ export interface McpClient {
 /** Parses an OpenAPI 3.x document (JSON or YAML text) with every `$ref` resolved, or rejects saying why. */
 export type OpenApiParser = (text: string) => Promise<Readonly<Record<string, unknown>>>;
 
+/** The model a `prompt_template` call goes to, with its endpoint from the model catalog. */
+export interface LlmEndpoint {
+  /** `instance/slug`. */
+  readonly model: string;
+  /** The name the endpoint knows the model by: its slug. */
+  readonly slug: string;
+  /** How to talk to it: `openai` (chat completions; gateways too) or `anthropic` (Messages). */
+  readonly wireType: string;
+  /** The API root, e.g. `https://api.openai.com/v1`. */
+  readonly baseUrl: string;
+  /** The provider's key from its platform secret; absent when the provider names none. Never shown to tenants. */
+  readonly apiKey?: string;
+}
+
+/** What a `prompt_template` asks for: a catalog model by id, else a size in the tenant's default instance. */
+export interface LlmChoice {
+  readonly model?: string;
+  readonly size?: string;
+}
+
+/** Picks `prompt_template`'s model from the model catalog; one that cannot be called is a failure value. */
+export interface LlmModels {
+  pick(
+    tenant: string,
+    choice: LlmChoice,
+  ): Promise<LlmEndpoint | { readonly error: string; readonly message: string }>;
+}
+
 export interface ToolRuntime {
   readonly fetch: HttpFetch;
   readonly resolveHost: HostResolver;
@@ -127,4 +156,6 @@ export interface ToolRuntime {
   readonly mcp?: McpClient;
   /** OpenAPI documents (`openapi` packs); without one those packs list nothing. */
   readonly parseOpenApi?: OpenApiParser;
+  /** The model catalog's endpoints (`prompt_template`); without it those tools answer `ModelUnavailable`. */
+  readonly models?: LlmModels;
 }

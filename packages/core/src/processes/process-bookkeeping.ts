@@ -2,11 +2,14 @@ import type { CallResult } from "../builtins/built-in-tool";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
 import { isMandatoryTool } from "../surface/classify";
+import type { ToolSurface } from "../surface/tool-surface";
 import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
 
 export interface ProcessBookkeepingOptions {
   readonly records: Pick<ProcessRecords, "touch">;
+  /** Which tools the model could not see this turn: only those a call activates. */
+  readonly surface: Pick<ToolSurface, "classify">;
   readonly usage: Pick<ToolUsage, "countCall" | "countDiscoveryHit">;
   readonly logger: Logger;
   /** Epoch milliseconds. */
@@ -14,8 +17,8 @@ export interface ProcessBookkeepingOptions {
 }
 
 /**
- * What a process's calls leave behind (spec §13, §14.4): a used tool is activated and counted
- * for the process's role. The writes never fail the call — the tool has already run, so a state
+ * What a process's calls leave behind (spec §13, §14.2, §14.4): a used tool is counted for the
+ * process's role, and a deferred or demoted one is activated (`activatedDeferredTools`). The writes never fail the call — the tool has already run, so a state
  * store that refuses them costs a count, not the caller's result; each lost write is a WARN
  * `process.bookkeeping_failed`.
  */
@@ -27,16 +30,24 @@ export class ProcessBookkeeping {
   }
 
   /**
-   * After a call in the process. Every successful use counts as activation — it revives deferred
-   * and demoted tools and is the triage's strongest demand signal for the rest. The floor pair
-   * are not counted, nor is `invoke_tool`: a wrapper call counts its target once, when the
+   * After a call in the process. Every successful use counts as demand; it activates the tool
+   * only when the tool was outside this turn's tools array (deferred, or demoted by the budget) —
+   * or keeps an activated one alive. A primary tool's call stamps nothing: the activated class
+   * outranks the recipe's `allowedToolsKeep`, and stamps of tools the model could see anyway
+   * would crowd the 40 activations out. `skillTools` are the turn's (in the array). The floor
+   * pair are not counted, nor is `invoke_tool`: a wrapper call counts its target once, when the
    * target's own call comes back through here.
    */
-  async called(record: ProcessRecord, name: string, result: CallResult): Promise<void> {
+  async called(
+    record: ProcessRecord,
+    name: string,
+    result: CallResult,
+    skillTools: readonly string[] = [],
+  ): Promise<void> {
     if ("error" in result || isMandatoryTool(name) || name === "invoke_tool") return;
     const at = this.now();
     await this.settle(record, name, [
-      this.options.records.touch(record, [name], at),
+      this.activateIfOutside(record, name, skillTools, at),
       this.options.usage.countCall(record, name, at),
     ]);
   }
@@ -52,6 +63,21 @@ export class ProcessBookkeeping {
       activate.length > 0 ? this.options.records.touch(record, activate, at) : null,
       ...described.map((name) => this.options.usage.countDiscoveryHit(record, name, at)),
     ]);
+  }
+
+  /** Touches `name` when it is activated already, or was not in this turn's tools array. */
+  private async activateIfOutside(
+    record: ProcessRecord,
+    name: string,
+    skillTools: readonly string[],
+    at: number,
+  ): Promise<void> {
+    if (!Object.hasOwn(record.activatedTools, name)) {
+      // The surface the turn's manifest was built from (kept per process, so warm it costs nothing).
+      const { classification } = await this.options.surface.classify(record, skillTools);
+      if (!classification.deferred.includes(name)) return;
+    }
+    await this.options.records.touch(record, [name], at);
   }
 
   private async settle(record: ProcessRecord, tool: string, writes: readonly (Promise<unknown> | null)[]) {

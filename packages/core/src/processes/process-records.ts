@@ -58,7 +58,7 @@ export interface ProcessRecordsOptions {
    * Learns the generations read with each record: a manifest or a call in the process then
    * trusts them (`"known"`) and needs no second state-store request.
    */
-  readonly generations: Pick<Generations, "readAlong">;
+  readonly generations: Pick<Generations, "readAlong" | "read">;
   readonly recipes: Pick<RecipeResolver, "resolve">;
   readonly settings?: Partial<ActivationSettings>;
   /** Epoch milliseconds. */
@@ -88,6 +88,26 @@ export class ProcessRecords {
    * could not be checked against.
    */
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
+    const record = await this.build(tenant, project, request);
+    if (!(await this.options.state.createProcess(record))) {
+      throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
+    }
+    return record;
+  }
+
+  /**
+   * The record `spawn` would store now, not stored: what a process of this request would see
+   * (the web listing's model view) without leaving a process behind. The generations are read
+   * first, as `get` reads them with a record, so the surface below may trust them.
+   */
+  async draft(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    await this.options.generations.read(requestMarkers(tenant, project));
+    return this.build(tenant, project, request);
+  }
+
+  private async build(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
     assertUsableClientSchemas(request.clientTools);
@@ -111,9 +131,6 @@ export class ProcessRecords {
       clientTools: request.clientTools.filter((tool) => !removed.has(tool.name)) as ClientToolDeclaration[],
       activatedTools: {},
     };
-    if (!(await this.options.state.createProcess(record))) {
-      throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
-    }
     return record;
   }
 

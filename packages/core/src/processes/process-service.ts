@@ -6,8 +6,8 @@ import type { ProcessBookkeeping } from "./process-bookkeeping";
 import { type ProcessRecords, processAllowSet, type SpawnRequest } from "./process-records";
 
 export interface ProcessServiceOptions {
-  readonly records: Pick<ProcessRecords, "spawn" | "get">;
-  readonly surface: Pick<ToolSurface, "manifest">;
+  readonly records: Pick<ProcessRecords, "spawn" | "get" | "draft">;
+  readonly surface: Pick<ToolSurface, "manifest" | "preview">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -39,8 +39,30 @@ export class ProcessService {
     return this.options.surface.manifest(record, format, additional);
   }
 
-  /** A call inside the process: allow set, activation bookkeeping, usage counting. */
-  async invoke(key: ProcessKey, name: string, params: unknown): Promise<DispatchResult> {
+  /**
+   * What a process spawned with `request` would see this turn — its allow set and manifest — with
+   * no process stored: for pages that show it (the web listing's model view).
+   */
+  async preview(
+    tenant: string,
+    project: string,
+    request: SpawnRequest,
+    format: WireFormat,
+  ): Promise<{ readonly record: ProcessRecord; readonly manifest: Manifest }> {
+    const record = await this.options.records.draft(tenant, project, request);
+    return { record, manifest: await this.options.surface.preview(record, format) };
+  }
+
+  /**
+   * A call inside the process: allow set, activation bookkeeping, usage counting. `skillTools`
+   * are the turn's (the manifest's `?with=`): the meta-tools then see the array the model sees.
+   */
+  async invoke(
+    key: ProcessKey,
+    name: string,
+    params: unknown,
+    skillTools: readonly string[] = [],
+  ): Promise<DispatchResult> {
     const record = await this.get(key.tenant, key.project, key.processId);
     const result = await this.options.dispatcher.invoke({
       caller: {
@@ -54,10 +76,11 @@ export class ProcessService {
       allowedTools: processAllowSet(record),
       clientTools: record.clientTools,
       process: record,
+      skillTools,
       // `get` read the generations with the record.
       freshness: "known",
     });
-    await this.options.bookkeeping.called(record, name, result);
+    await this.options.bookkeeping.called(record, name, result, skillTools);
     return result;
   }
 }

@@ -13,6 +13,10 @@ const outcome = (tools: number): DemotionOutcome => ({
     { family: "gmail", triageClass: "pack", tools },
     { family: "jira", triageClass: "pack", tools: 15 },
   ],
+  tools: [
+    ...Array.from({ length: tools }, (_, i) => `gmail__op${i}`),
+    ...Array.from({ length: 15 }, (_, i) => `jira__op${i}`),
+  ],
 });
 
 /** `markOnce` as the stores answer it (first caller of a marker wins), with the calls counted. */
@@ -39,6 +43,28 @@ function recorder() {
 }
 
 describe("DemotionLog", () => {
+  it("writes a TRACE line with every demoted tool's name in demotion order, gated like the INFO line", async () => {
+    const lines: { level: string; event: string; fields?: Readonly<Record<string, unknown>> }[] = [];
+    const logger = {
+      info: (event: string, fields?: Readonly<Record<string, unknown>>) =>
+        lines.push({ level: "info", event, fields }),
+      warn: () => {},
+      trace: (event: string, fields?: Readonly<Record<string, unknown>>) =>
+        lines.push({ level: "trace", event, fields }),
+    };
+    const log = new DemotionLog({ logger, state: markers() });
+    await log.record(PROCESS, outcome(2));
+    await log.record(PROCESS, outcome(2));
+    expect(lines.map((line) => `${line.level} ${line.event}`)).toEqual([
+      "info budget.demoted",
+      "trace budget.demoted.tools",
+    ]);
+    expect(lines[1]?.fields).toEqual({
+      processId: "p1",
+      tools: ["gmail__op0", "gmail__op1", ...Array.from({ length: 15 }, (_, i) => `jira__op${i}`)],
+    });
+  });
+
   it("logs an outcome once per process, and again when it changes", async () => {
     const { lines, logger } = recorder();
     const state = markers();

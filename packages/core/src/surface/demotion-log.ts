@@ -19,6 +19,8 @@ export interface DemotionOutcome {
   readonly limit: number | null;
   readonly demoted: number;
   readonly families: TriageResult["demotedUnits"];
+  /** Every demoted tool's name, in demotion order: the TRACE line's. */
+  readonly tools: readonly string[];
 }
 
 export interface DemotionLogOptions {
@@ -30,7 +32,8 @@ export interface DemotionLogOptions {
 
 /**
  * The `budget.demoted` INFO line (spec §14.3: every demotion is logged, with families and
- * counts), written once per process and outcome instead of every turn: an engine asks for the
+ * counts) and its TRACE line `budget.demoted.tools` (every tool's name, in demotion order),
+ * written once per process and outcome instead of every turn: an engine asks for the
  * manifest every turn, and the same cut each time says nothing new. A changed outcome (an
  * activation, a new limit, another skill) is logged again.
  *
@@ -71,6 +74,10 @@ export class DemotionLog {
       limit: outcome.limit,
       demoted: outcome.demoted,
       families: outcome.families,
+    });
+    this.options.logger.trace?.("budget.demoted.tools", {
+      processId: process.processId,
+      tools: outcome.tools,
     });
   }
 }

@@ -61,14 +61,16 @@ function lines(tools: readonly SurfaceTool[]): string[] {
 /**
  * The discovery block for the cache-stable system prefix: the tools deferred by configuration,
  * `name — hint`, packs grouped with one line each, and the activate-first instruction. It depends
- * only on the frozen allow set and the configuration, never on activations or demotions.
+ * only on the frozen allow set and the configuration, never on activations or demotions — so its
+ * wording holds both for a listed tool still outside the tools array and for one an activation
+ * has brought into it this turn.
  */
 export function discoveryBlock(staticDeferred: readonly SurfaceTool[]): string {
   if (staticDeferred.length === 0) return "";
   return [
     "## More tools, available on request",
     "",
-    "These tools are not in your tools array. To use one, first call `tool_description` with its name (several names at once are fine); it is then added to your tools and you can call it.",
+    "These tools are not sent in your tools array from the start. To use one that is not in your tools array, first call `tool_description` with its name (several names at once are fine); it is then added to your tools array and you can call it. One you described or used recently may already be in your tools array: call it directly.",
     "",
     ...lines(staticDeferred),
     "",

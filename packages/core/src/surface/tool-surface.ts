@@ -14,9 +14,12 @@ import type { DemotionLog } from "./demotion-log";
 import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
 import { toWireTool, type WireFormat } from "./wire";
 
-/** The budget a model chain allows (min over the chain; null for no known limit). */
+/**
+ * The budget a model chain allows for a tenant's process (min over the chain; null for no known
+ * limit): the catalog's, and the limits learned for every tenant or for this one.
+ */
 export interface ToolBudget {
-  budgetForChain(models: readonly string[]): Promise<{ readonly maxTools: number | null }>;
+  budgetForChain(models: readonly string[], tenant: string): Promise<{ readonly maxTools: number | null }>;
 }
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
@@ -117,29 +120,37 @@ export class ToolSurface {
     format: WireFormat,
     additional: readonly string[] = [],
   ): Promise<Manifest> {
-    // A skill may only bring tools the process can also call: the manifest never offers a 403.
-    const outside = additional.filter((name) => !record.allowedTools.includes(name));
-    if (outside.length > 0) {
-      throw new VanceError(
-        "tool_not_allowed",
-        403,
-        `not in this process's allowed tools: ${outside.join(", ")}`,
-      );
-    }
     const { surface, manifests } = await this.memoised(record, additional);
-    const { classification, tools } = surface;
+    const { classification } = surface;
     if (classification.demoted.length > 0) {
       await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
         limit: surface.limit,
         demoted: classification.demoted.length,
         families: classification.demotedUnits,
+        tools: classification.demoted,
       });
     }
-    const cached = manifests[format];
-    if (cached) return cached;
+    const manifest = manifests[format] ?? this.assemble(surface, format);
+    manifests[format] = manifest;
+    return manifest;
+  }
+
+  /**
+   * The manifest a process of `record` would get now, for a page that shows it: built from a
+   * fresh classification that is neither kept nor logged, so a record that was never stored
+   * (`ProcessRecords.draft`) leaves nothing behind.
+   */
+  async preview(record: ProcessRecord, format: WireFormat): Promise<Manifest> {
+    const { surface } = await this.memoised(record, [], false);
+    return this.assemble(surface, format);
+  }
+
+  /** The manifest of a classified surface: the primary tools on the wire, the buckets, the blocks. */
+  private assemble(surface: ProcessSurface, format: WireFormat): Manifest {
+    const { classification, tools } = surface;
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
-    const manifest: Manifest = Object.freeze({
+    return Object.freeze({
       tools: Object.freeze(pick(classification.primary).map((tool) => toWireTool(tool, format))),
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
@@ -148,8 +159,6 @@ export class ToolSurface {
       discoveryBlock: this.block("static", pick(classification.staticDeferred), discoveryBlock),
       demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
     });
-    manifests[format] = manifest;
-    return manifest;
   }
 
   /** `write(tools)`, reused while the same tool objects come back in the same order. */
@@ -170,8 +179,9 @@ export class ToolSurface {
   /**
    * Builds the process's invocable tools and classifies them under the chain's budget. Each step
    * is kept per process and reused while its inputs are the same (the listing, the activations,
-   * the limit, the skill tools, the demand counters), so a turn that changed nothing gives back
-   * the very same classification — and the manifest built from it.
+   * the limit — the tenant's learned limits included —, the skill tools, the demand counters), so
+   * a turn that changed nothing gives back the very same classification — and the manifest built
+   * from it. `additional` (skill tools) must be in the allow set: 403 `tool_not_allowed`.
    */
   async classify(record: ProcessRecord, additional: readonly string[] = []): Promise<ProcessSurface> {
     return (await this.memoised(record, additional)).surface;
@@ -181,17 +191,29 @@ export class ToolSurface {
   private async memoised(
     record: ProcessRecord,
     additional: readonly string[],
+    keep = true,
   ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
+    // A skill may only bring tools the process can also call: the manifest never offers a 403.
+    const outside = additional.filter((name) => !record.allowedTools.includes(name));
+    if (outside.length > 0) {
+      throw new VanceError(
+        "tool_not_allowed",
+        403,
+        `not in this process's allowed tools: ${outside.join(", ")}`,
+      );
+    }
     const [listed, budget] = await Promise.all([
       this.options.tools.listAll(record.tenant, record.project),
-      record.models.length === 0 ? { maxTools: null } : this.options.budget.budgetForChain(record.models),
+      record.models.length === 0
+        ? { maxTools: null }
+        : this.options.budget.budgetForChain(record.models, record.tenant),
     ]);
     const memoKey = `${record.tenant}/${record.project}/${record.processId}`;
-    let memo = this.memos.get(memoKey);
+    let memo = keep ? this.memos.get(memoKey) : undefined;
     // The allow set and client tools are frozen at spawn: the listing alone can change the tools.
     if (memo?.listed !== listed) {
       memo = { listed, tools: this.surfaceOf(record, listed) };
-      this.memos.set(memoKey, memo);
+      if (keep) this.memos.set(memoKey, memo);
     }
     const { tools } = memo;
     const activated = await this.options.records.liveActivations(record);

@@ -1,8 +1,9 @@
 import * as v from "valibot";
-import { DocumentPathSchema, ModelIdSchema } from "../ids";
-import { inputsToJsonSchema, NO_INPUT_SCHEMA, ToolInputsSchema } from "./inputs";
+import { DocumentPathSchema } from "../ids";
+import { NO_INPUT_SCHEMA } from "./inputs";
 import { McpServerType, McpType } from "./mcp";
 import { OpenApiType } from "./openapi/index";
+import { PromptTemplateType } from "./prompt-template/index";
 import { RestType } from "./rest/index";
 import { ScriptedType } from "./scripted";
 import { defineToolType } from "./tool-type";
@@ -23,21 +24,6 @@ export const DocLookupType = defineToolType({
         }
       : { value: text };
   },
-});
-
-/** `prompt_template`: an LLM call with a fixed prompt prefix — a mini-agent. */
-export const PromptTemplateType = defineToolType({
-  typeId: "prompt_template",
-  description: "Calls a model with a fixed prompt prefix followed by the caller's input.",
-  parametersSchema: v.strictObject({
-    promptPrefix: v.pipe(v.string(), v.minLength(1, "promptPrefix must not be empty")),
-    model: v.optional(ModelIdSchema),
-    modelSize: v.optional(v.picklist(["small", "medium", "large"])),
-    inputs: v.optional(ToolInputsSchema, [
-      { name: "input", type: "string", description: "Text appended to the prompt", required: true },
-    ]),
-  }),
-  inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
 });
 
 /** Every type this service ships, in the order `GET /v1/types` lists them. */
