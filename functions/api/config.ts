@@ -14,16 +14,20 @@ const Count = (name: string, fallback: string) =>
     v.minValue(0, `${name} must not be negative`),
   );
 
-/** A comma-separated list, entries trimmed, empty ones dropped; unset is the empty list. */
-const CommaList = v.pipe(
-  v.optional(v.string(), ""),
-  v.transform((list) =>
-    list
-      .split(",")
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-  ),
-);
+/** A comma-separated list, entries trimmed, empty ones dropped; unset is `fallback`'s list. */
+const commaList = (fallback = "") =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.transform((list) =>
+      list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
+  );
+
+/** A comma-separated list; unset is the empty list. */
+const CommaList = commaList();
 
 /** A whole number of at least `least`, or unset (the component's own default applies). */
 const OptionalWhole = (name: string, least: number) =>
@@ -171,13 +175,7 @@ export const ConfigSchema = v.pipe(
      * for every tenant, `tenant=instance` entries for single tenants, comma-separated.
      */
     VANCE_DEFAULT_MODEL_INSTANCE: v.pipe(
-      v.optional(v.string(), "openai"),
-      v.transform((list) =>
-        list
-          .split(",")
-          .map((entry) => entry.trim())
-          .filter(Boolean),
-      ),
+      commaList("openai"),
       v.check(
         (entries) => entries.every((entry) => DEFAULT_INSTANCE_ENTRY.test(entry)),
         "VANCE_DEFAULT_MODEL_INSTANCE must be an instance (openai) and/or tenant=instance entries, comma-separated",

@@ -1,8 +1,8 @@
 import { VanceError, type WriteOptions } from "@vance/core";
 import type { Context } from "hono";
 
-/** Content types accepted for tool documents. */
-const TOOL_TYPES = new Set([
+/** Content types accepted for YAML documents (tool and catalog documents), JSON included. */
+const YAML_OR_JSON_TYPES = new Set([
   "application/yaml",
   "application/x-yaml",
   "text/yaml",
@@ -15,23 +15,29 @@ export function mediaType(c: Context): string {
   return (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-/** Throws 415 unless the request carries a YAML or JSON body. */
-export function requireToolContentType(c: Context): string {
+/** Throws 415 unless the request carries a YAML or JSON body; `what` names the document in the message. */
+export function requireYamlOrJson(c: Context, what: string): string {
   const type = mediaType(c);
-  if (!TOOL_TYPES.has(type)) {
+  if (!YAML_OR_JSON_TYPES.has(type)) {
     throw new VanceError(
       "unsupported_media_type",
       415,
-      `a tool document is sent as application/yaml or application/json, not '${type || "(none)"}'`,
+      `${what} is sent as application/yaml or application/json, not '${type || "(none)"}'`,
     );
   }
   return type;
 }
 
+/** Throws 415 unless the request carries a YAML or JSON body. */
+export function requireToolContentType(c: Context): string {
+  return requireYamlOrJson(c, "a tool document");
+}
+
 /** Throws 415 unless the body is text a document may hold. */
 export function requireDocumentContentType(c: Context): string {
   const type = mediaType(c);
-  if (type.startsWith("text/") || TOOL_TYPES.has(type) || type === "application/javascript") return type;
+  if (type.startsWith("text/") || YAML_OR_JSON_TYPES.has(type) || type === "application/javascript")
+    return type;
   throw new VanceError(
     "unsupported_media_type",
     415,

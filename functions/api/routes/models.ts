@@ -13,7 +13,7 @@ import {
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
-import { mediaType, textBody } from "../http";
+import { requireYamlOrJson, textBody } from "../http";
 import { jsonBody } from "../json-body";
 import {
   describe,
@@ -31,15 +31,6 @@ import {
   ModelCatalogSchema,
   ObservedLimitSchema,
 } from "../responses";
-
-/** Catalog documents are YAML (or the same as JSON). */
-const CATALOG_TYPES = new Set([
-  "application/yaml",
-  "application/x-yaml",
-  "text/yaml",
-  "text/x-yaml",
-  "application/json",
-]);
 
 const ObservedLimitBodySchema = v.strictObject({
   model: v.string(),
@@ -165,14 +156,7 @@ export function modelRoutes(deps: {
 
   app.put("/:instance/:file", describe(DOCS.putDocument), platformAdmin, async (c) => {
     const { instance, file } = c.req.param();
-    const type = mediaType(c);
-    if (!CATALOG_TYPES.has(type)) {
-      throw new VanceError(
-        "unsupported_media_type",
-        415,
-        `a catalog document is sent as application/yaml or application/json, not '${type || "(none)"}'`,
-      );
-    }
+    requireYamlOrJson(c, "a catalog document");
     const { created, provider } = await deps.editor.put(instance, file, await textBody(c));
     return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
   });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { documentPathProblem, type FieldError } from "@vance/core";
+import { contentTypeForPath, documentPathProblem, type FieldError } from "@vance/core";
 import { ApiClient, ApiError, encodePath } from "./client";
 
 /** A document of a folder: its path in the layer and where it is on disk. */
@@ -56,24 +56,8 @@ export function folderDocuments(dir: string): LocalDocument[] {
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The content type a document is sent with, by its extension (tool documents must be YAML or JSON). */
-export function contentTypeOf(path: string): string {
-  const extension = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-  switch (extension) {
-    case "yaml":
-    case "yml":
-      return "application/yaml";
-    case "json":
-      return "application/json";
-    case "js":
-    case "mjs":
-      return "application/javascript";
-    case "md":
-      return "text/markdown; charset=utf-8";
-    default:
-      return "text/plain; charset=utf-8";
-  }
-}
+/** The content type a document is sent with: the stores' own rule, by extension. */
+export const contentTypeOf = contentTypeForPath;
 
 function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");

@@ -15,6 +15,7 @@ export * from "./diagnostics/empty-response";
 export * from "./discovery/discovery-api";
 export * from "./dispatch/call-budget";
 export * from "./dispatch/tool-dispatcher";
+export * from "./documents/content-type";
 export * from "./documents/document-service";
 export * from "./errors";
 export * from "./ids";

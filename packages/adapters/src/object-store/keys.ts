@@ -3,32 +3,13 @@
  * content types by extension, page size limits, and the stateless "keys after this one" pages of
  * the stores that list by themselves. Key order is `compareStrings`, the order S3 lists in.
  */
-import { compareStrings, type ListOptions } from "@vance/core";
+import { compareStrings, contentTypeForPath, type ListOptions } from "@vance/core";
 
 /** The largest page one `list` call returns, as S3's ListObjectsV2 caps `MaxKeys`. */
 export const MAX_LIST_PAGE_SIZE = 1000;
 
-/**
- * Content type for a key, inferred from its extension. The memory and fs stores use it when a
- * write names no content type, so both agree with what the bundled layer ships.
- */
-export function contentTypeForKey(key: string): string {
-  const dot = key.lastIndexOf(".");
-  const extension = dot > key.lastIndexOf("/") ? key.slice(dot + 1).toLowerCase() : "";
-  switch (extension) {
-    case "yaml":
-    case "yml":
-      return "application/yaml";
-    case "json":
-      return "application/json";
-    case "js":
-      return "application/javascript";
-    case "md":
-      return "text/markdown";
-    default:
-      return "text/plain";
-  }
-}
+/** Content type for a key, inferred from its extension (the rule is core's `contentTypeForPath`). */
+export const contentTypeForKey = contentTypeForPath;
 
 const CURSOR_PREFIX = "after:";
 
