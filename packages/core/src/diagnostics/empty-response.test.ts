@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type EmptyResponseReport, findPhantoms } from "./empty-response";
+import { type EmptyResponseReport, findPhantoms, findPhantomsYielding } from "./empty-response";
 
 const KNOWN = new Set(["doc_read", "file_read", "jira_search", "jira__create_issue", "tool_list", "whoami"]);
 
@@ -62,5 +62,22 @@ describe("findPhantoms (spec §13.2 candidate diff)", () => {
       ),
     ).toEqual({ kind: "blank", candidates: [] });
     expect(findPhantoms(report([{ role: "user", content: "" }]), KNOWN).kind).toBe("blank");
+  });
+});
+
+describe("findPhantomsYielding (megabytes of conversation, the event loop kept turning)", () => {
+  it("finds the same phantoms as findPhantoms, names across slice boundaries included, and lets timers run meanwhile", async () => {
+    // ~1.5 MiB of words; the phantoms sit at and around 64 Ki-character slice boundaries.
+    const filler = Array.from({ length: 200_000 }, (_, i) => `w${i}`).join(" ");
+    const at = 64 * 1024 - 4;
+    const text = `${filler.slice(0, at)} file_read ${filler.slice(at, 3 * at)}jira_search ${filler.slice(3 * at)} whoami`;
+    const big = report([{ role: "user", content: text }]);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const found = await findPhantomsYielding(big, KNOWN);
+    clearInterval(timer);
+    expect(found).toEqual(findPhantoms(big, KNOWN));
+    expect(found.candidates.map((candidate) => candidate.name)).toEqual(["file_read", "whoami"]);
+    expect(ticks).toBeGreaterThan(5);
   });
 });

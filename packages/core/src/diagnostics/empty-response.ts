@@ -107,16 +107,59 @@ function textsOf(message: Readonly<Record<string, unknown>>): string[] {
  * `finishReason: length` is a deterministic wall, no evidence: `skipped`.
  */
 export function findPhantoms(report: EmptyResponseReport, known: ReadonlySet<string>): EmptyResponseFinding {
+  const scan = phantomScan(report, known);
+  for (;;) {
+    const step = scan.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link findPhantoms} for a request thread that serves others too: a report may carry megabytes
+ * of conversation, so the scan gives the event loop a turn after every slice of text it read.
+ */
+export async function findPhantomsYielding(
+  report: EmptyResponseReport,
+  known: ReadonlySet<string>,
+): Promise<EmptyResponseFinding> {
+  const scan = phantomScan(report, known);
+  for (;;) {
+    const step = scan.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+/** Characters of conversation scanned between two turns of the event loop (~2 ms of work). */
+const SCAN_SLICE_CHARS = 64 * 1024;
+
+/** The scan behind both forms: yields after each slice of text, returns the finding. */
+function* phantomScan(
+  report: EmptyResponseReport,
+  known: ReadonlySet<string>,
+): Generator<void, EmptyResponseFinding> {
   if (report.finishReason === "length") return { kind: "skipped", candidates: [] };
   const offered = new Set(report.offeredTools);
   const found = new Map<string, PhantomOrigin>();
+  let scanned = 0;
   for (const message of report.messages) {
     const origin = originOf(message.role);
     for (const text of textsOf(message)) {
-      for (const [token] of text.matchAll(TOKEN)) {
-        if (!known.has(token) || offered.has(token)) continue;
-        const seen = found.get(token);
-        if (seen === undefined || ORIGIN_RANK[origin] < ORIGIN_RANK[seen]) found.set(token, origin);
+      for (let start = 0; start < text.length; start += SCAN_SLICE_CHARS) {
+        // A slice ends at a non-name character, so no token is cut in two.
+        let end = Math.min(text.length, start + SCAN_SLICE_CHARS);
+        while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
+        for (const [token] of text.slice(start, end).matchAll(TOKEN)) {
+          if (!known.has(token) || offered.has(token)) continue;
+          const seen = found.get(token);
+          if (seen === undefined || ORIGIN_RANK[origin] < ORIGIN_RANK[seen]) found.set(token, origin);
+        }
+        scanned += end - start;
+        start = end - SCAN_SLICE_CHARS;
+        if (scanned >= SCAN_SLICE_CHARS) {
+          scanned = 0;
+          yield;
+        }
       }
     }
   }
@@ -156,7 +199,7 @@ export class EmptyResponseDiagnosis {
   ): Promise<EmptyResponseDiagnosisResult> {
     const listed = await this.options.tools.listAll(tenant, project);
     const known = new Set([...this.options.builtInNames, ...listed.map((tool) => tool.name)]);
-    const finding = findPhantoms(report, known);
+    const finding = await findPhantomsYielding(report, known);
     const firstReport = await this.options.state.markOnce(
       `llm.diagnostic/${tenant}/${project}/${report.requestId}`,
       DIAGNOSIS_ONCE_TTL_SECONDS,
