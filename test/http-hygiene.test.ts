@@ -67,6 +67,26 @@ describe("keep-alive after early errors (a real @hono/node-server on 127.0.0.1, 
     expect(after.every((res) => res.connection !== "close")).toBe(true);
   });
 
+  it("counts a chunked body (no content-length) as it streams in: 413 over the limit, stored under it", async () => {
+    const chunked = (size: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const chunk = new TextEncoder().encode("z".repeat(16 * 1024));
+          for (let sent = 0; sent < size; sent += chunk.length) controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+    const put = (size: number) =>
+      send("/documents/notes/streamed.md", {
+        method: "PUT",
+        headers: { ...headers, "content-type": "text/markdown" },
+        body: chunked(size),
+        duplex: "half",
+      } as RequestInit);
+    expect((await put(MAX_BODY_BYTES + 64 * 1024)).status).toBe(413);
+    expect((await put(64 * 1024)).status).toBe(201);
+  });
+
   it("closes the connection after 415 and 401 answered before the body was read, and follow-ups succeed", async () => {
     const body = "y".repeat(128 * 1024);
     const early = [];

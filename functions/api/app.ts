@@ -130,16 +130,25 @@ export function createApp(services: AppServices) {
     throw new VanceError("not_found", 404, "no such route; see /openapi.json");
   });
   app.use("*", secureHeaders());
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new VanceError("payload_too_large", 413, `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
-    },
+  const tooLarge = () => {
+    throw new VanceError("payload_too_large", 413, `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
+  };
+  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
+  app.use("*", (c, next) => {
+    // A diagnosis report carries a whole conversation: its route sets its own, larger limit.
+    if (c.req.path.endsWith("/diagnostics/empty-response")) return next();
+    // Judged from the headers where they suffice: touching the body stream (as `bodyLimit`
+    // does first) makes @hono/node-server build a full Request for every request, which costs
+    // more than a warm manifest's own work. Node's parser reads exactly `content-length` bytes.
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
+    const length = c.req.header("content-length");
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
+      return Number(length) > MAX_BODY_BYTES ? tooLarge() : next();
+    }
+    // Chunked bodies are counted as they stream in.
+    return limitBody(c, next);
   });
-  // A diagnosis report carries a whole conversation: its route sets its own, larger limit.
-  app.use("*", (c, next) =>
-    c.req.path.endsWith("/diagnostics/empty-response") ? next() : limitBody(c, next),
-  );
 
   app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
   // Generated once, on first request: every route is registered by then.

@@ -10,6 +10,9 @@ const YAML_OR_JSON_TYPES = new Set([
   "application/json",
 ]);
 
+/** Refuses invalid UTF-8 instead of replacing it; `decode` without `stream` starts afresh each call. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** The media type of the request without parameters, lowercased. */
 export function mediaType(c: Context): string {
   return (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -67,7 +70,7 @@ export function preconditions(c: Context, contentType: string): WriteOptions {
 export async function textBody(c: Context): Promise<string> {
   const bytes = await c.req.arrayBuffer();
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch {
     if (mediaType(c) === "application/json") {
       throw new VanceError("invalid_json", 400, "the body is not valid UTF-8, so it is not valid JSON");
