@@ -1,54 +1,22 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalServer, startLocalServer } from "./support/local-server";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-let child: ChildProcess;
+let server: LocalServer;
 let dataDir: string;
 let base: string;
 let printedToken: string;
 let printedCurl: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "vance-start-"));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const { VANCE_JWT_SECRET: _unset, ...env } = process.env;
-  child = spawn(TSX, ["functions/api/node.ts"], {
-    env: { ...env, PORT: String(port), VANCE_DATA_DIR: dataDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start-up banner:\n${out}`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/curl -s .*doc_getting_started/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-  });
-  printedToken = /export TOKEN=(\S+)/.exec(out)![1]!;
-  printedCurl = /curl -s -H "Authorization: Bearer \$TOKEN" (\S+)/.exec(out)![1]!;
+  server = await startLocalServer({ timeoutMs: 20_000 });
+  ({ dataDir, base, token: printedToken } = server);
+  printedCurl = /curl -s -H "Authorization: Bearer \$TOKEN" (\S+)/.exec(server.banner)![1]!;
 }, 30_000);
 
-afterAll(() => {
-  if (child.pid) process.kill(child.pid, "SIGTERM");
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 describe("the quick start (npm start, npm run token)", () => {
   it("serves the API and the printed token and curl work", async () => {
