@@ -19,12 +19,11 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters";
+import { ensureStateTable } from "@vance/adapters";
 import { build } from "esbuild";
 import { mintToken } from "../functions/api/auth";
 import { BUNDLE_FILES } from "../functions/settings";
 import { buildFunctions, ESBUILD_OPTIONS } from "../scripts/build";
-import { freePort, startDynamoLocal, waitUntilReady } from "../test/setup/dynamodb";
 import {
   type FunctionUrlEvent,
   type FunctionUrlResult,
@@ -33,7 +32,8 @@ import {
   linkedResources,
   startLambda,
 } from "../test/support/lambda";
-import { S3RVER_CREDENTIALS, startS3rver } from "../test/support/s3rver";
+import { S3RVER_CREDENTIALS } from "../test/support/s3rver";
+import { startAwsLocal } from "./support/aws-local";
 import { formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
 
 const RUNS = 15;
@@ -126,29 +126,11 @@ const COMPARISON_COLUMNS = [
  * process (made through a first instance of the bundle); answers the manifest event and a stop.
  */
 async function seededStores(entry: string) {
-  const port = await freePort();
-  const dynamoEndpoint = `http://127.0.0.1:${port}`;
-  const dynamo = startDynamoLocal(port);
-  const [s3rver] = await Promise.all([startS3rver(), waitUntilReady(dynamoEndpoint, dynamo)]).catch(
-    async (error: unknown) => {
-      await dynamo.stop();
-      throw error;
-    },
-  );
-  const stores = { s3: s3rver.endpoint, dynamo: dynamoEndpoint, suffix: randomUUID().slice(0, 8) };
+  const aws = await startAwsLocal();
+  const stores = { s3: aws.s3Endpoint, dynamo: aws.dynamoEndpoint, suffix: randomUUID().slice(0, 8) };
   const env = apiEnv(stores);
-  const s3 = createS3Client({
-    endpoint: s3rver.endpoint,
-    region: "us-east-1",
-    credentials: S3RVER_CREDENTIALS,
-    forcePathStyle: true,
-  });
-  const dynamoClient = createDynamoClient({ endpoint: dynamoEndpoint });
-  const stop = async () => {
-    s3.destroy();
-    dynamoClient.destroy();
-    await Promise.all([s3rver.stop(), dynamo.stop()]);
-  };
+  const { s3, dynamo: dynamoClient } = aws;
+  const stop = () => aws.stop();
   try {
     for (const bucket of [`cold-docs-${stores.suffix}`, `cold-catalog-${stores.suffix}`]) {
       await s3.send(new CreateBucketCommand({ Bucket: bucket }));

@@ -28,8 +28,6 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import {
-  createDynamoClient,
-  createS3Client,
   DynamoStateStore,
   ensureStateTable,
   FsObjectStore,
@@ -54,8 +52,7 @@ import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
-import { freePort, startDynamoLocal, waitUntilReady } from "../test/setup/dynamodb";
-import { S3RVER_CREDENTIALS, startS3rver } from "../test/support/s3rver";
+import { startAwsLocal } from "./support/aws-local";
 import { countingStateStore } from "./support/counting";
 import {
   type Column,
@@ -203,27 +200,11 @@ async function embeddedStores(): Promise<Stores> {
 async function awsLocalStores(): Promise<Stores> {
   const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-manifest-"));
   const started = performance.now();
-  const port = await freePort();
-  const dynamoEndpoint = `http://127.0.0.1:${port}`;
-  const dynamo = startDynamoLocal(port);
-  const [s3rver] = await Promise.all([startS3rver(), waitUntilReady(dynamoEndpoint, dynamo)]).catch(
-    async (error: unknown) => {
-      await dynamo.stop();
-      throw error;
-    },
-  );
+  const aws = await startAwsLocal();
   const ready = performance.now() - started;
-  const s3Client = createS3Client({
-    endpoint: s3rver.endpoint,
-    region: "us-east-1",
-    credentials: S3RVER_CREDENTIALS,
-    forcePathStyle: true,
-  });
-  const dynamoClient = createDynamoClient({ endpoint: dynamoEndpoint });
+  const { s3: s3Client, dynamo: dynamoClient } = aws;
   const close = async () => {
-    s3Client.destroy();
-    dynamoClient.destroy();
-    await Promise.all([s3rver.stop(), dynamo.stop()]);
+    await aws.stop();
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
@@ -232,8 +213,8 @@ async function awsLocalStores(): Promise<Stores> {
     await close();
     throw error;
   }
-  const documents = new S3ObjectStore({ client: s3Client, bucket: s3rver.bucket, prefix: "documents" });
-  const catalog = new S3ObjectStore({ client: s3Client, bucket: s3rver.bucket, prefix: "catalog" });
+  const documents = new S3ObjectStore({ client: s3Client, bucket: aws.s3Bucket, prefix: "documents" });
+  const catalog = new S3ObjectStore({ client: s3Client, bucket: aws.s3Bucket, prefix: "catalog" });
   const state = new DynamoStateStore({ client: dynamoClient, tableName: "bench" });
   return {
     label: "s3 + dynamodb",
@@ -244,7 +225,7 @@ async function awsLocalStores(): Promise<Stores> {
     s3Requests: () => documents.requestCount + catalog.requestCount,
     dynamoRequests: () => state.requestCount,
     notes: [
-      `s3 + dynamodb: s3rver (pid ${s3rver.pid}) and DynamoDB Local (pid ${dynamo.child.pid}) ready in ${formatMs(ready)}; ` +
+      `s3 + dynamodb: s3rver (pid ${aws.s3rverPid}) and DynamoDB Local (pid ${aws.dynamoPid}) ready in ${formatMs(ready)}; ` +
         "S3ObjectStore for documents and catalog, DynamoStateStore",
     ],
     close,
