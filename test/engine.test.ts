@@ -26,6 +26,7 @@ import {
   greeterSpawn,
   setUpGreeter,
 } from "./support/greeter";
+import { expectTheTask } from "./support/greeter-checks";
 
 /**
  * The engine's turn protocol (`@vance/engine`) over plain `fetch` — the OpenAI Chat Completions
@@ -54,49 +55,6 @@ async function spawnGreeter(project: string, model: string, events: EngineEvent[
   await setUpGreeter(client, "acme", project);
   const engine = new VanceEngine({ client, tenant: "acme", project, onEvent: (event) => events.push(event) });
   return engine.spawn(greeterSpawn(model));
-}
-
-/** The system text a fake received: the first system message / block, and the second (demoted) one. */
-function systemBlocksOf(body: Record<string, unknown>): string[] {
-  if (Array.isArray(body.system)) return (body.system as { text: string }[]).map((block) => block.text);
-  return (body.messages as { role: string; content: string }[])
-    .filter((message) => message.role === "system")
-    .map((message) => message.content);
-}
-
-/** What both wire formats must show for the task (the issue's "What it must show"). */
-function expectTheTask(fake: FakeProvider, from: number, project: string) {
-  const requests = fake.requests.slice(from);
-  // Turn 1 refused with 8 tools, rebuilt once with 4; turn 2 has `greet`, activated by turn 1's description.
-  expect(requests.map((request) => [request.refused, request.toolNames.length])).toEqual([
-    [true, 8],
-    [false, 4],
-    [false, 4],
-    [false, 4],
-    [false, 4],
-  ]);
-  expect(requests[1]!.toolNames).not.toContain("greet");
-  expect(requests[2]!.toolNames).toContain("greet");
-  const reports = service.callsTo("/v1/models/observed-limits", "POST");
-  expect(reports.map((call) => call.answer)).toContainEqual(
-    expect.objectContaining({ maxTools: GREETER_MAX_TOOLS }),
-  );
-  const greets = service.calls.filter(
-    (call) =>
-      call.path.includes(`/projects/${project}/processes/`) &&
-      call.path.endsWith("/invoke") &&
-      (call.body as { name?: string }).name === "greet",
-  );
-  expect(greets.map((call) => call.answer)).toMatchObject([{ value: "Hello, Ada!" }]);
-  // The static block is byte-identical across turns; the demoted block changes when greet is activated.
-  const blocks = requests.map((request) => systemBlocksOf(request.body));
-  expect(new Set(blocks.map((block) => block[0])).size).toBe(1);
-  expect(blocks[0]![0]).toContain("- greet — Greets someone by name.");
-  expect(blocks[0]!.length).toBe(1); // nothing demoted before the limit was known
-  expect(blocks[1]![1]).toContain("alpha_info");
-  expect(blocks[2]![1]).not.toBe(blocks[1]![1]);
-  // The dropped call: one report, naming the phantom from the prompt.
-  expect(requests[4]!.dropped).toEqual(["farewell"]);
 }
 
 describe("the engine over plain fetch: OpenAI Chat Completions", () => {
@@ -138,7 +96,7 @@ describe("the engine over plain fetch: OpenAI Chat Completions", () => {
     expect(diagnosis?.candidates).toContainEqual({ name: "farewell", origin: "prompt" });
     expect(await process.onEmptyResponse(empty)).toBeUndefined(); // once per request id
 
-    expectTheTask(openai, from, "chat");
+    expectTheTask(service, openai, from, "chat");
     expect(service.callsTo("/v1/models/observed-limits").length - limitReports).toBe(1);
     expect(service.callsTo("/diagnostics/empty-response").length - diagnoses).toBe(1);
     expect(events.filter((event) => event.type === "limit_learned")).toMatchObject([
@@ -190,7 +148,7 @@ describe("the engine over plain fetch: Anthropic Messages", () => {
     expect(diagnosis?.kind).toBe("phantom");
     expect(diagnosis?.candidates).toContainEqual({ name: "farewell", origin: "prompt" });
 
-    expectTheTask(anthropic, from, "messages");
+    expectTheTask(service, anthropic, from, "messages");
     expect(service.callsTo("/v1/models/observed-limits").length - limitReports).toBe(1);
     expect(service.callsTo("/diagnostics/empty-response").length - diagnoses).toBe(1);
   });

@@ -100,3 +100,28 @@ export function printEvent(event: EngineEvent): void {
       );
   }
 }
+
+/**
+ * A child process's side of an adapter test: the service and project from the environment the
+ * CLI reads (`VANCE_URL`, `VANCE_TOKEN`, `VANCE_TENANT`, `VANCE_PROJECT`), the fake endpoint
+ * (`PROVIDER_URL`) and the catalog model (`MODEL`); the task's tools set up and its process spawned.
+ */
+export async function greeterFromEnv() {
+  const need = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is not set`);
+    return value;
+  };
+  const { createVanceClient } = await import("@vance/client");
+  const { VanceEngine } = await import("@vance/engine");
+  const client = createVanceClient({ baseUrl: need("VANCE_URL"), token: need("VANCE_TOKEN") });
+  const tenant = need("VANCE_TENANT");
+  const project = need("VANCE_PROJECT");
+  await setUpGreeter(client, tenant, project);
+  const engine = new VanceEngine({ client, tenant, project, onEvent: printEvent });
+  const spawned = await engine.spawn(greeterSpawn(need("MODEL")));
+  return { process: spawned, providerUrl: need("PROVIDER_URL") };
+}
+
+/** Prints one line of what a child did (a tool call, the answer), for the parent's assertions. */
+export const printLine = (line: Record<string, unknown>) => console.log(JSON.stringify(line));

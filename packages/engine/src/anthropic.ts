@@ -14,13 +14,29 @@ export interface SystemBlock {
   readonly cache_control?: { readonly type: "ephemeral" };
 }
 
+/** A tool as Messages takes it: the manifest's, its `input_schema` typed as the object schema it is. */
+export interface AnthropicTool {
+  readonly name: string;
+  readonly description: string;
+  readonly input_schema: { readonly type: "object"; readonly [keyword: string]: unknown };
+}
+
 export type MessagesRequest<Message, Extra> = Omit<Extra, "system" | "messages"> & {
   readonly model: string;
   readonly max_tokens: number;
   system: SystemBlock[];
   messages: Message[];
-  tools: AnthropicWireTool[];
+  tools: AnthropicTool[];
 };
+
+/** A turn's tools for Messages (the service's input schemas are object schemas). */
+export function anthropicTools(turn: Turn<"anthropic">): AnthropicTool[] {
+  return turn.tools.map((tool: AnthropicWireTool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.input_schema, type: "object" },
+  }));
+}
 
 /**
  * The Messages request for a turn: `system` is the system text and the static discovery block as
@@ -49,13 +65,13 @@ export function messagesRequest<Message extends { readonly role: string }, Extra
     ...(rest as Omit<Extra, "system" | "messages"> & { model: string; max_tokens: number }),
     system: blocks,
     messages: [...messages],
-    tools: [...turn.tools],
+    tools: anthropicTools(turn),
   };
 }
 
 /** A Messages answer (or the one a stream assembles: `stream.finalMessage()`). */
 export interface MessageLike {
-  readonly content: readonly { readonly type: string; readonly [field: string]: unknown }[];
+  readonly content: readonly { readonly type: string }[];
   readonly stop_reason: string | null;
 }
 
@@ -71,7 +87,7 @@ export function readMessage<M extends MessageLike>(
 ): Reply<AssistantMessage<M["content"][number]>> {
   const toolCalls: ToolCall[] = [];
   const texts: string[] = [];
-  for (const block of message.content) {
+  for (const block of message.content as readonly { type: string; [field: string]: unknown }[]) {
     if (block.type === "tool_use") {
       toolCalls.push({ id: String(block.id), name: String(block.name), arguments: block.input ?? {} });
     } else if (block.type === "text" && typeof block.text === "string") {
@@ -106,7 +122,7 @@ export function messagesEmptyResponse(
   request: {
     readonly system: readonly SystemBlock[];
     readonly messages: readonly { readonly role: string; readonly content?: unknown }[];
-    readonly tools: readonly AnthropicWireTool[];
+    readonly tools: readonly AnthropicTool[];
   },
   reply: Pick<Reply<unknown>, "finishReason">,
   requestId?: string,
