@@ -16,7 +16,13 @@ import {
 } from "@vance/engine/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServiceHost, serveService } from "./support/engine-host";
-import { type FakeProvider, fakeAnthropic, fakeOpenAi } from "./support/fake-providers";
+import {
+  assembleAnthropicStream,
+  assembleChatStream,
+  type FakeProvider,
+  fakeAnthropic,
+  fakeOpenAi,
+} from "./support/fake-providers";
 import {
   DROP_PROMPT,
   GREETER_MAX_TOOLS,
@@ -256,39 +262,3 @@ describe("the engine's resilience rules", () => {
     expect(seen).toEqual([{ zone: "UTC" }]);
   });
 });
-
-/** The completion a Chat Completions stream amounts to (what the SDK's `finalChatCompletion()` assembles). */
-function assembleChatStream(text: string): ChatCompletionLike {
-  let content = "";
-  let finish: string | null = null;
-  const calls: { id: string; type: string; function: { name: string; arguments: string } }[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-    const chunk = JSON.parse(line.slice(6)) as {
-      choices: { delta: { content?: string; tool_calls?: typeof calls }; finish_reason: string | null }[];
-    };
-    for (const choice of chunk.choices) {
-      content += choice.delta.content ?? "";
-      calls.push(...(choice.delta.tool_calls ?? []));
-      finish = choice.finish_reason ?? finish;
-    }
-  }
-  return { choices: [{ message: { role: "assistant", content, tool_calls: calls }, finish_reason: finish }] };
-}
-
-/** The message an Anthropic stream amounts to (what the SDK's `finalMessage()` assembles). */
-function assembleAnthropicStream(text: string): MessageLike {
-  const content: { type: string; [field: string]: unknown }[] = [];
-  let stopReason: string | null = null;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("data: ")) continue;
-    const event = JSON.parse(line.slice(6)) as {
-      type: string;
-      content_block?: { type: string };
-      delta?: { stop_reason?: string };
-    };
-    if (event.type === "content_block_start") content.push(event.content_block!);
-    if (event.type === "message_delta") stopReason = event.delta?.stop_reason ?? stopReason;
-  }
-  return { content, stop_reason: stopReason };
-}

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { MessageLike } from "@vance/engine/anthropic";
+import type { ChatCompletionLike } from "@vance/engine/openai";
 
 /**
  * Scripted model endpoints on 127.0.0.1 for engine tests: an OpenAI-compatible one (Chat
@@ -354,3 +356,39 @@ export const fakeOpenAi = (options: FakeProviderOptions = {}) => startFake("open
 
 /** An Anthropic-compatible endpoint: `POST /v1/messages`. */
 export const fakeAnthropic = (options: FakeProviderOptions = {}) => startFake("anthropic", options);
+
+/** The completion a Chat Completions stream amounts to (what the SDK's `finalChatCompletion()` assembles). */
+export function assembleChatStream(text: string): ChatCompletionLike {
+  let content = "";
+  let finish: string | null = null;
+  const calls: { id: string; type: string; function: { name: string; arguments: string } }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+    const chunk = JSON.parse(line.slice(6)) as {
+      choices: { delta: { content?: string; tool_calls?: typeof calls }; finish_reason: string | null }[];
+    };
+    for (const choice of chunk.choices) {
+      content += choice.delta.content ?? "";
+      calls.push(...(choice.delta.tool_calls ?? []));
+      finish = choice.finish_reason ?? finish;
+    }
+  }
+  return { choices: [{ message: { role: "assistant", content, tool_calls: calls }, finish_reason: finish }] };
+}
+
+/** The message an Anthropic stream amounts to (what the SDK's `finalMessage()` assembles). */
+export function assembleAnthropicStream(text: string): MessageLike {
+  const content: { type: string; [field: string]: unknown }[] = [];
+  let stopReason: string | null = null;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("data: ")) continue;
+    const event = JSON.parse(line.slice(6)) as {
+      type: string;
+      content_block?: { type: string };
+      delta?: { stop_reason?: string };
+    };
+    if (event.type === "content_block_start") content.push(event.content_block!);
+    if (event.type === "message_delta") stopReason = event.delta?.stop_reason ?? stopReason;
+  }
+  return { content, stop_reason: stopReason };
+}
