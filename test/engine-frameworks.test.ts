@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
+import { createVanceClient } from "@vance/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runOnNode22, type ScriptRun, type ServiceHost, serveService } from "./support/engine-host";
 import { type FakeProvider, fakeAnthropic, fakeOpenAi } from "./support/fake-providers";
-import { GREETER_MAX_TOOLS, GREETER_SCRIPT } from "./support/greeter";
+import { GREETER_MAX_TOOLS, GREETER_SCRIPT, setUpGreeter } from "./support/greeter";
 import { expectTheTask } from "./support/greeter-checks";
 import { ensureNode22, NODE_22_SUPPORTED } from "./support/mcp-conformance";
 
@@ -121,5 +123,64 @@ describe.skipIf(!NODE_22_SUPPORTED)("the adapters with the frameworks' packages,
     const system = requests[2]!.body.system as { cache_control?: unknown }[];
     expect(system.map((block) => block.cache_control ?? null)).toEqual([{ type: "ephemeral" }, null]);
     expect(requests[4]!.stream).toBe(true);
+  });
+
+  /** The README's snippets (`examples/snippets/`), each run as written with the environment a real one reads. */
+  describe("the README's snippets", () => {
+    const SNIPPET_SCRIPT = GREETER_SCRIPT.slice(0, 3);
+
+    it.each([
+      ["ai-sdk", "openai"],
+      ["openai", "openai"],
+      ["anthropic", "anthropic"],
+      ["openai-agents-mcp", "openai"],
+    ] as const)(
+      "%s runs the greeter task: greet described in one turn, called in the next",
+      async (snippet, wire) => {
+        const project = `snippet-${snippet}`;
+        const client = createVanceClient({ baseUrl: service.base, token: service.token });
+        await setUpGreeter(client, "acme", project);
+        const fake = wire === "openai" ? openai : anthropic;
+        fake.limit(undefined);
+        fake.script(SNIPPET_SCRIPT);
+        const from = fake.requests.length;
+        try {
+          const run = await runOnNode22(`examples/snippets/${snippet}.ts`, {
+            VANCE_URL: service.base,
+            VANCE_TOKEN: service.token,
+            VANCE_TENANT: "acme",
+            VANCE_PROJECT: project,
+            OPENAI_BASE_URL: openai.baseUrl,
+            OPENAI_API_KEY: "test",
+            ANTHROPIC_BASE_URL: anthropic.baseUrl.replace(/\/v1$/, ""),
+            ANTHROPIC_API_KEY: "test",
+            OPENAI_AGENTS_DISABLE_TRACING: "1",
+          });
+          const output = `${run.stdout}\n${run.stderr}`;
+          expect(run.code, output).toBe(0);
+          expect(run.stdout.trim().split("\n").at(-1), output).toBe("I greeted Ada: Hello, Ada!");
+          const requests = fake.requests.slice(from);
+          expect(requests.length, output).toBe(3);
+          expect(requests[0]!.toolNames).not.toContain("greet");
+          expect(requests[1]!.toolNames).toContain("greet");
+          const greeted = service.calls.filter(
+            (call) =>
+              call.path.includes(`/projects/${project}/`) &&
+              JSON.stringify(call.answer ?? "").includes("Hello, Ada!"),
+          );
+          expect(greeted.length, output).toBeGreaterThan(0);
+        } finally {
+          fake.limit(GREETER_MAX_TOOLS);
+        }
+      },
+    );
+
+    it("are in README.md as they are in examples/snippets/", () => {
+      const readme = readFileSync("README.md", "utf8");
+      for (const snippet of ["ai-sdk", "openai", "anthropic", "openai-agents-mcp"]) {
+        const source = readFileSync(`examples/snippets/${snippet}.ts`, "utf8");
+        expect(readme, snippet).toContain(`\`\`\`ts\n// examples/snippets/${snippet}.ts\n${source}\`\`\``);
+      }
+    });
   });
 });

@@ -75,11 +75,9 @@ describe("the engine over plain fetch: OpenAI Chat Completions", () => {
     const messages: { role: string; content?: unknown }[] = [{ role: "user", content: GREETER_PROMPT }];
     let answer = "";
     for (let step = 0; step < 5 && !answer; step++) {
-      const { turn, result } = await process.runTurn((turn) =>
-        postJson<ChatCompletionLike>(
-          url,
-          chatRequest(turn, { model: "m", system: GREETER_SYSTEM, messages }),
-        ),
+      const { turn, result } = await process.runTurn(
+        (turn) => chatRequest(turn, { model: "m", system: GREETER_SYSTEM, messages }),
+        (request) => postJson<ChatCompletionLike>(url, request),
       );
       const reply = readChatCompletion(result);
       messages.push(reply.message);
@@ -125,7 +123,8 @@ describe("the engine over plain fetch: Anthropic Messages", () => {
     let answer = "";
     for (let step = 0; step < 5 && !answer; step++) {
       const { turn, result } = await process.runTurn(
-        (turn) => postJson<MessageLike>(url, messagesRequest(turn, { ...options, messages })),
+        (turn) => messagesRequest(turn, { ...options, messages }),
+        (request) => postJson<MessageLike>(url, request),
         { format: "anthropic" },
       );
       const reply = readMessage(result);
@@ -169,8 +168,9 @@ describe("the engine's resilience rules", () => {
     // An endpoint whose error names 6 while it takes 3: the rebuilt turn (5 tools) is refused too.
     openai.limit(3, 6);
     try {
-      const sent = process.runTurn((turn) =>
-        postJson(url, chatRequest(turn, { model: "m", messages: [{ role: "user", content: "hi" }] })),
+      const sent = process.runTurn(
+        (turn) => chatRequest(turn, { model: "m", messages: [{ role: "user", content: "hi" }] }),
+        (request) => postJson(url, request),
       );
       await expect(sent).rejects.toThrow(ToolLimitError);
       await expect(sent).rejects.toThrow(/rejected the tools array again .* set maxTools/);
@@ -186,8 +186,9 @@ describe("the engine's resilience rules", () => {
     const url = `${openai.baseUrl}/chat/completions`;
     openai.limit(1);
     try {
-      const sent = process.runTurn((turn) =>
-        postJson(url, chatRequest(turn, { model: "m", messages: [{ role: "user", content: "hi" }] })),
+      const sent = process.runTurn(
+        (turn) => chatRequest(turn, { model: "m", messages: [{ role: "user", content: "hi" }] }),
+        (request) => postJson(url, request),
       );
       await expect(sent).rejects.toThrow(ToolLimitError);
       await expect(sent).rejects.toThrow(/mandatory floor/);

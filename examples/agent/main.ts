@@ -98,14 +98,15 @@ function openAiProvider(
     name: `OpenAI Chat Completions (${model})`,
     models: [catalogModel],
     async step(engine) {
-      let sent: ReturnType<typeof chatRequest> | undefined;
-      const { turn, result } = await engine.runTurn(async (turn) => {
-        sent = chatRequest(turn, { model, system: SYSTEM, messages, ...(stream ? { stream: true } : {}) });
-        if (!stream) return postJson<ChatCompletionLike>(`${baseUrl}/chat/completions`, sent, headers);
-        return assembleChatStream(await postText(`${baseUrl}/chat/completions`, sent, headers));
-      });
+      const { turn, request, result } = await engine.runTurn(
+        (turn) => chatRequest(turn, { model, system: SYSTEM, messages, stream }),
+        async (request) =>
+          stream
+            ? assembleChatStream(await postText(`${baseUrl}/chat/completions`, request, headers))
+            : postJson<ChatCompletionLike>(`${baseUrl}/chat/completions`, request, headers),
+      );
       const reply = readChatCompletion(result);
-      if (reply.empty) await engine.onEmptyResponse(chatEmptyResponse(sent!, reply));
+      if (reply.empty) await engine.onEmptyResponse(chatEmptyResponse(request, reply));
       messages.push(reply.message);
       const results = await runCalls(engine, reply.toolCalls, turn);
       messages.push(...chatToolMessages(results));
@@ -121,16 +122,13 @@ function anthropicProvider(apiKey: string, model: string): Provider {
     name: `Anthropic Messages (${model})`,
     models: [`anthropic/${model}`],
     async step(engine) {
-      let sent: ReturnType<typeof messagesRequest> | undefined;
-      const { turn, result } = await engine.runTurn(
-        (turn) => {
-          sent = messagesRequest(turn, { model, max_tokens: 1024, system: SYSTEM, messages });
-          return postJson<MessageLike>("https://api.anthropic.com/v1/messages", sent, headers);
-        },
+      const { turn, request, result } = await engine.runTurn(
+        (turn) => messagesRequest(turn, { model, max_tokens: 1024, system: SYSTEM, messages }),
+        (request) => postJson<MessageLike>("https://api.anthropic.com/v1/messages", request, headers),
         { format: "anthropic" },
       );
       const reply = readMessage(result);
-      if (reply.empty) await engine.onEmptyResponse(messagesEmptyResponse(sent!, reply));
+      if (reply.empty) await engine.onEmptyResponse(messagesEmptyResponse(request, reply));
       messages.push(reply.message);
       const results = await runCalls(engine, reply.toolCalls, turn);
       if (results.length > 0) messages.push(toolResultMessage(results));

@@ -18,7 +18,8 @@ const options = { model: "fake-model", max_tokens: 1024, system: GREETER_SYSTEM 
 
 for (let step = 0; step < 6; step++) {
   const { turn, result } = await engineProcess.runTurn(
-    (turn) => anthropic.messages.create(messagesRequest(turn, { ...options, messages })),
+    (turn) => messagesRequest(turn, { ...options, messages }),
+    (request) => anthropic.messages.create(request),
     { format: "anthropic" },
   );
   const reply = readMessage(result);

@@ -10,10 +10,9 @@ const openai = new OpenAI({ baseURL: providerUrl, apiKey: "test", maxRetries: 0 
 const messages: ChatCompletionMessageParam[] = [{ role: "user", content: GREETER_PROMPT }];
 
 for (let step = 0; step < 6; step++) {
-  const { turn, result } = await engineProcess.runTurn((turn) =>
-    openai.chat.completions.create(
-      chatRequest(turn, { model: "fake-model", system: GREETER_SYSTEM, messages }),
-    ),
+  const { turn, result } = await engineProcess.runTurn(
+    (turn) => chatRequest(turn, { model: "fake-model", system: GREETER_SYSTEM, messages }),
+    (request) => openai.chat.completions.create(request),
   );
   const reply = readChatCompletion(result);
   messages.push(reply.message);

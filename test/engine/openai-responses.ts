@@ -15,8 +15,9 @@ const openai = new OpenAI({ baseURL: providerUrl, apiKey: "test", maxRetries: 0 
 const input: ResponseInputItem[] = [{ role: "user", content: GREETER_PROMPT }];
 
 for (let step = 0; step < 6; step++) {
-  const { turn, result } = await engineProcess.runTurn((turn) =>
-    openai.responses.create(responsesRequest(turn, { model: "fake-model", system: GREETER_SYSTEM, input })),
+  const { turn, result } = await engineProcess.runTurn(
+    (turn) => responsesRequest(turn, { model: "fake-model", system: GREETER_SYSTEM, input }),
+    (request) => openai.responses.create(request),
   );
   const reply = readResponse(result);
   input.push(...(reply.message as ResponseInputItem[]));

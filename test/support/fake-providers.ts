@@ -111,7 +111,7 @@ const USAGE = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 function chatCompletion(reply: Reply, model: string, stream: boolean, res: ServerResponse) {
   const finish = reply.finishReason ?? (reply.calls.length > 0 ? "tool_calls" : "stop");
   const toolCalls = reply.calls.map((call, index) => ({
-    id: `call_${index}`,
+    id: `call_${reply.serial}_${index}`,
     type: "function",
     function: { name: call.name, arguments: JSON.stringify(call.arguments) },
   }));
@@ -166,8 +166,8 @@ function responsesAnswer(reply: Reply, model: string, stream: boolean, res: Serv
   reply.calls.forEach((call, index) => {
     output.push({
       type: "function_call",
-      id: `fc_${index}`,
-      call_id: `call_${index}`,
+      id: `fc_${reply.serial}_${index}`,
+      call_id: `call_${reply.serial}_${index}`,
       name: call.name,
       arguments: JSON.stringify(call.arguments),
       status: "completed",
@@ -212,7 +212,12 @@ function anthropicMessage(reply: Reply, model: string, stream: boolean, res: Ser
   const content: Record<string, unknown>[] = [];
   if (reply.text) content.push({ type: "text", text: reply.text });
   reply.calls.forEach((call, index) => {
-    content.push({ type: "tool_use", id: `toolu_${index}`, name: call.name, input: call.arguments });
+    content.push({
+      type: "tool_use",
+      id: `toolu_${reply.serial}_${index}`,
+      name: call.name,
+      input: call.arguments,
+    });
   });
   const stopReason =
     reply.finishReason === "length" ? "max_tokens" : reply.calls.length > 0 ? "tool_use" : "end_turn";
@@ -270,6 +275,8 @@ function anthropicMessage(reply: Reply, model: string, stream: boolean, res: Ser
 }
 
 interface Reply {
+  /** Unique within the endpoint's life, so call ids never repeat across turns (SDKs check). */
+  readonly serial: number;
   readonly text: string | undefined;
   readonly calls: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
   readonly finishReason: "stop" | "length" | undefined;
@@ -313,7 +320,12 @@ async function startFake(wire: Wire, options: FakeProviderOptions): Promise<Fake
       .filter((call) => !calls.includes(call))
       .map((call) => call.name);
     requests.push({ ...partial, dropped });
-    const reply: Reply = { text: scripted.text, calls, finishReason: scripted.finishReason };
+    const reply: Reply = {
+      serial: requests.length,
+      text: scripted.text,
+      calls,
+      finishReason: scripted.finishReason,
+    };
     const model = String(body.model ?? "fake-model");
     if (wire === "anthropic") anthropicMessage(reply, model, stream, res);
     else if (path.endsWith("/responses")) responsesAnswer(reply, model, stream, res);

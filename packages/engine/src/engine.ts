@@ -367,17 +367,21 @@ export class EngineProcess {
   }
 
   /**
-   * A model call with the resilience of spec §14.1: fetches the turn, sends it, and on a
-   * tool-limit rejection sends the rebuilt turn once ({@link onProviderError}).
+   * A model call with the resilience of spec §14.1: fetches the turn, builds the request from it
+   * and sends it; on a tool-limit rejection builds and sends the rebuilt turn once
+   * ({@link onProviderError}). Answers the turn, the request that was answered (what an
+   * empty-response report needs) and the answer.
    */
-  async runTurn<R, F extends WireFormat = "openai">(
-    send: (turn: Turn<F>) => Promise<R>,
+  async runTurn<Request, R, F extends WireFormat = "openai">(
+    build: (turn: Turn<F>) => Request,
+    send: (request: Request) => Promise<R>,
     options: { readonly format?: F; readonly skillTools?: readonly string[]; readonly model?: string } = {},
-  ): Promise<{ turn: Turn<F>; result: R }> {
+  ): Promise<{ turn: Turn<F>; request: Request; result: R }> {
     let turn = await this.turn<F>(options);
     for (;;) {
+      const request = build(turn);
       try {
-        return { turn, result: await send(turn) };
+        return { turn, request, result: await send(request) };
       } catch (error) {
         turn = await this.onProviderError(error, turn, options);
       }
