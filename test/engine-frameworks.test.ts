@@ -85,6 +85,38 @@ describe.skipIf(!NODE_22_SUPPORTED)("the adapters with the frameworks' packages,
     });
   });
 
+  it("without the adapter (the AI SDK over MCP) the same loop fails: greet, activated, is no tool of the call", async () => {
+    const project = "aisdkmcp";
+    openai.limit(undefined);
+    openai.script(GREETER_SCRIPT.slice(0, 3));
+    const from = openai.requests.length;
+    try {
+      const run = await runOnNode22("test/engine/ai-sdk-mcp.ts", {
+        VANCE_URL: service.base,
+        VANCE_TOKEN: service.token,
+        VANCE_TENANT: "acme",
+        VANCE_PROJECT: project,
+        PROVIDER_URL: openai.baseUrl,
+        MODEL: `${project}/model`,
+      });
+      const output = `${run.stdout}\n${run.stderr}`;
+      expect(run.code, output).toBe(0);
+      // The service activated greet (its next tools/list holds it), but the call's tool set was fixed.
+      expect(
+        run.lines.filter((line) => line.event === "tool_error"),
+        output,
+      ).toMatchObject([
+        {
+          name: "greet",
+          error: expect.stringContaining("AI_NoSuchToolError: Model tried to call unavailable tool 'greet'"),
+        },
+      ]);
+      expect(openai.requests.slice(from).every((request) => !request.toolNames.includes("greet"))).toBe(true);
+    } finally {
+      openai.limit(GREETER_MAX_TOOLS);
+    }
+  });
+
   it("AI SDK (@ai-sdk/anthropic): the static block carries Anthropic's cache marker, the demoted block none", async () => {
     const { events, requests } = await runTask("ai-sdk", anthropic, "aisdkanthropic", {
       PROVIDER: "anthropic",
