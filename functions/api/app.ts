@@ -22,7 +22,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
-import { type AuthEnv, authenticate } from "./auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "./auth";
 import {
   describe,
   docsPage,
@@ -39,6 +39,7 @@ import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { type McpSettings, mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
+import { oauthRoutes } from "./routes/oauth";
 import { processRoutes, recipeRoutes } from "./routes/processes";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
@@ -47,7 +48,8 @@ import { uiRoutes } from "./ui/routes";
 /** Everything the HTTP API needs, built by one composition root per function. */
 export interface AppServices {
   readonly version: string;
-  readonly jwtSecret: string;
+  /** Verifies bearer tokens (the service's own and the trusted issuers') and mints listing sessions. */
+  readonly verifier: TokenVerifier;
   readonly logger: Logger;
   readonly types: ToolTypeRegistry;
   readonly documents: DocumentService;
@@ -122,7 +124,7 @@ const DOCS = {
 
 /** Builds the Hono app from injected services; the same app serves Lambda and the local server. */
 export function createApp(services: AppServices) {
-  const { jwtSecret: secret } = services;
+  const { verifier } = services;
   const app = new Hono<AuthEnv>();
 
   app.onError((error) => problemResponse(error, (fields) => services.logger.warn("http.error", fields)));
@@ -164,10 +166,13 @@ export function createApp(services: AppServices) {
     describe(DOCS.docsUi),
     swaggerUI({ url: "/openapi.json", version: SWAGGER_UI_VERSION, title: "Vance Server Tools" }),
   );
-  app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
+  app.get("/v1/types", describe(DOCS.types), authenticate(verifier, undefined, ENGINE), (c) =>
     c.json({ types: services.types.describe() }),
   );
-  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(secret), (c) => c.json(services.metrics()));
+  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(verifier), (c) => c.json(services.metrics()));
+
+  // OAuth discovery for MCP clients (RFC 9728), and the development issuer while local tokens are on.
+  app.route("/", oauthRoutes(verifier));
 
   // The read-only web listing (HTML); not part of /openapi.json.
   app.route("/ui", uiRoutes(services));
@@ -179,23 +184,23 @@ export function createApp(services: AppServices) {
       observed: services.observedLimits,
       catalog: services.catalog,
       editor: services.catalogEditor,
-      secret,
+      verifier,
     }),
   );
 
-  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, secret));
+  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, verifier));
 
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);
-  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, secret));
-  app.route(`${project}/documents`, documentRoutes(services.documents, secret));
-  app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
-  app.route(`${project}/processes`, processRoutes(services.processes, secret));
-  app.route(`${project}/insights`, insightRoutes(services.usage, secret));
-  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, secret));
+  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, verifier));
+  app.route(`${project}/documents`, documentRoutes(services.documents, verifier));
+  app.route(`${project}/recipes`, recipeRoutes(services.recipes, verifier));
+  app.route(`${project}/processes`, processRoutes(services.processes, verifier));
+  app.route(`${project}/insights`, insightRoutes(services.usage, verifier));
+  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, verifier));
   app.route(
     project,
-    mcpRoutes(services.processes, { secret, version: services.version, settings: services.mcp }),
+    mcpRoutes(services.processes, { verifier, version: services.version, settings: services.mcp }),
   );
   return app;
 }

@@ -1,10 +1,15 @@
 import { decodeSecretsKey } from "@vance/adapters";
 import * as v from "valibot";
+import { IssuersSettingSchema } from "./identity/issuers";
 
-const Flag = v.pipe(
-  v.optional(v.picklist(["true", "false", "1", "0"]), "false"),
-  v.transform((value) => value === "true" || value === "1"),
-);
+/** `true`/`1` or `false`/`0`; unset is `fallback`. */
+const flag = (fallback: "true" | "false") =>
+  v.pipe(
+    v.optional(v.picklist(["true", "false", "1", "0"]), fallback),
+    v.transform((value) => value === "true" || value === "1"),
+  );
+
+const Flag = flag("false");
 
 const Count = (name: string, fallback: string) =>
   v.pipe(
@@ -79,6 +84,26 @@ export const ConfigSchema = v.pipe(
     VANCE_DATA_DIR: v.optional(v.string(), "./.data"),
     VANCE_JWT_SECRET: v.optional(
       v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
+    ),
+    /**
+     * Whether `/v1` takes the service's own HS256 tokens (signed with `VANCE_JWT_SECRET`): on for
+     * `npm start`; the Lambda entry (production) defaults it off.
+     */
+    VANCE_LOCAL_TOKENS: flag("true"),
+    /** The trusted identity providers, a JSON list (see `IssuerSchema`). */
+    VANCE_TOKEN_ISSUERS: IssuersSettingSchema,
+    /** The service's base URL as clients reach it, named in OAuth metadata; unset, each request's origin. */
+    VANCE_PUBLIC_URL: v.optional(
+      v.pipe(
+        v.string(),
+        v.url("VANCE_PUBLIC_URL must be a URL"),
+        v.check((url) => /^https?:\/\//.test(url), "VANCE_PUBLIC_URL must be an http(s) URL"),
+        v.check(
+          (url) => !new URL(url).search && !new URL(url).hash,
+          "VANCE_PUBLIC_URL must have no query or fragment",
+        ),
+        v.transform((url) => url.replace(/\/+$/, "")),
+      ),
     ),
     /** Seals tenant secrets (AES-256-GCM): the base64 of 32 bytes, e.g. `openssl rand -base64 32`. */
     VANCE_SECRETS_KEY: v.optional(
@@ -210,6 +235,14 @@ export const ConfigSchema = v.pipe(
       "required when VANCE_STORE=s3",
     ),
     ["VANCE_CATALOG_BUCKET"],
+  ),
+  v.forward(
+    v.partialCheck(
+      [["VANCE_LOCAL_TOKENS"], ["VANCE_TOKEN_ISSUERS"]],
+      (env) => env.VANCE_LOCAL_TOKENS || env.VANCE_TOKEN_ISSUERS.length > 0,
+      "required when VANCE_LOCAL_TOKENS is off (no token could be verified): a JSON list of trusted issuers, or VANCE_LOCAL_TOKENS=true",
+    ),
+    ["VANCE_TOKEN_ISSUERS"],
   ),
   v.forward(
     v.partialCheck(

@@ -26,9 +26,16 @@ async function main(): Promise<void> {
       `  model catalog: ${synced.providers} providers, ${synced.models} models (npm run catalog:sync after edits)`,
     );
     console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
-    console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
-    console.log(`  export TOKEN=${token}\n`);
-    console.log(`Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`);
+    if (config.VANCE_LOCAL_TOKENS) {
+      console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
+      console.log(`  export TOKEN=${token}\n`);
+      console.log(
+        `Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`,
+      );
+    } else {
+      const issuers = config.VANCE_TOKEN_ISSUERS.map((issuer) => issuer.issuer).join(", ");
+      console.log(`\nTokens: from ${issuers} only (VANCE_LOCAL_TOKENS is off: no development token)\n`);
+    }
     console.log("Try:\n");
     console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
     console.log(

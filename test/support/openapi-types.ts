@@ -1,6 +1,74 @@
 // Generated from /openapi.json by `npm run openapi:types`; do not edit. test/openapi.test.ts fails when stale.
 
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Metadata of the development issuer (RFC 8414; only while the service's own tokens are on): its endpoints answer how to get a token */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected-resource metadata of the API (RFC 9728): who issues its tokens, which scopes */
+        get: operations["getWellKnownOauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/tenants/{tenant}/projects/{project}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected-resource metadata of the T/mcp endpoint (RFC 9728 §3.1): its resource and the scopes for its tenant */
+        get: operations["getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/tenants/{tenant}/projects/{project}/processes/{id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected-resource metadata of a process's MCP endpoint (RFC 9728 §3.1) */
+        get: operations["getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectProcessesByIdMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -493,6 +561,195 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_endpoint: string;
+                        code_challenge_methods_supported: string[];
+                        grant_types_supported: string[];
+                        issuer: string;
+                        registration_endpoint: string;
+                        response_types_supported: string[];
+                        service_documentation: string;
+                        token_endpoint: string;
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectProcessesByIdMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
     getDocs: {
         parameters: {
             query?: never;
@@ -661,6 +918,15 @@ export interface operations {
                             bumps: number;
                             reads: number;
                         };
+                        identity: {
+                            issuers: {
+                                failures: number;
+                                issuer: string;
+                                keys: number;
+                                reads: number;
+                            }[];
+                            verifiedTokens: number;
+                        };
                     };
                 };
             };
@@ -700,7 +966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -708,7 +974,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -781,7 +1047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -789,7 +1055,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -960,7 +1226,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -968,7 +1234,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1053,7 +1319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1061,7 +1327,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1144,7 +1410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1152,7 +1418,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1270,7 +1536,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1278,7 +1544,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1410,7 +1676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1418,7 +1684,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1504,7 +1770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1778,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1600,7 +1866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,7 +1874,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1836,7 +2102,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +2110,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1942,7 +2208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1950,7 +2216,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2035,7 +2301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2309,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2199,7 +2465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,7 +2473,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2292,7 +2558,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2300,7 +2566,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2443,7 +2709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2451,7 +2717,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2564,7 +2830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2572,7 +2838,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2733,7 +2999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +3007,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2874,7 +3140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2882,7 +3148,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3026,7 +3292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3034,7 +3300,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3158,7 +3424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3166,7 +3432,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3258,7 +3524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3266,7 +3532,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3387,7 +3653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,7 +3661,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3647,7 +3913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +3921,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3753,7 +4019,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3761,7 +4027,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3919,7 +4185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +4193,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4006,7 +4272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,7 +4280,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4129,7 +4395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,7 +4403,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4222,7 +4488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4496,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4298,7 +4564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4306,7 +4572,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };

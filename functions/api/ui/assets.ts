@@ -4,40 +4,80 @@
  */
 
 /**
+ * Sent (`true`) by the script once the user confirmed replacing a session for another tenant: a
+ * `#token=` link alone never swaps the tenant someone is signed in for (login CSRF).
+ */
+export const REPLACE_SESSION_HEADER = "vance-replace-session";
+
+/**
  * Moves `#token=<jwt>` out of the URL into the tab's session storage and trades it for the
  * listing's short-lived HttpOnly cookie (`POST /ui/session`, bearer header); a page that finds
  * no session tries once with the stored token, so an expired cookie renews itself in the tab.
+ * A token for another tenant than the open session's is traded only after the user confirms.
  */
 export const UI_SCRIPT = `"use strict";
 (() => {
   const KEY = "vance-ui-token";
+  const PREVIOUS = "vance-ui-token-previous";
   const TRIED = "vance-ui-tried";
   const status = document.getElementById("session-status");
   const say = (text) => {
     if (status) status.textContent = text;
   };
 
-  async function signIn() {
+  async function signIn(replace) {
     const token = sessionStorage.getItem(KEY);
     if (!token) return;
     sessionStorage.setItem(TRIED, "1");
     say("Signing in…");
-    const response = await fetch("/ui/session", {
-      method: "POST",
-      headers: { authorization: "Bearer " + token },
-      credentials: "same-origin",
-    });
+    const headers = { authorization: "Bearer " + token };
+    if (replace) headers["${REPLACE_SESSION_HEADER}"] = "true";
+    const response = await fetch("/ui/session", { method: "POST", headers, credentials: "same-origin" });
     if (response.ok) {
+      sessionStorage.removeItem(PREVIOUS);
       location.reload();
       return;
     }
     const problem = await response.json().catch(() => ({}));
+    if (problem.code === "session_conflict") {
+      confirmReplace(problem);
+      return;
+    }
     sessionStorage.removeItem(KEY);
     say("The token was refused: " + (problem.detail || response.status) + " (" + (problem.code || "error") + ")");
   }
 
+  // A #token= link for another tenant than the open session's (perhaps someone else's link):
+  // the session is replaced only when the user says so.
+  function confirmReplace(problem) {
+    say(problem.detail + ".");
+    const choices = document.createElement("span");
+    const button = (label, quiet, act) => {
+      const element = document.createElement("button");
+      element.type = "button";
+      element.textContent = label;
+      if (quiet) element.className = "quiet";
+      element.addEventListener("click", () => {
+        choices.remove();
+        act();
+      });
+      choices.append(" ", element);
+    };
+    const named = (tenant) => (tenant === "*" ? "all tenants" : "tenant " + tenant);
+    button("Switch to " + named(problem.offered), false, () => void signIn(true));
+    button("Stay with " + named(problem.signedIn), true, () => {
+      const previous = sessionStorage.getItem(PREVIOUS);
+      if (previous) sessionStorage.setItem(KEY, previous);
+      else sessionStorage.removeItem(KEY);
+      sessionStorage.removeItem(PREVIOUS);
+      say("Still signed in for " + named(problem.signedIn) + "; the link's token was dropped.");
+    });
+    if (status) status.after(choices);
+  }
+
   async function signOut() {
     sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(PREVIOUS);
     sessionStorage.removeItem(TRIED);
     await fetch("/ui/session", { method: "DELETE", credentials: "same-origin" });
     location.assign("/ui/");
@@ -48,15 +88,17 @@ export const UI_SCRIPT = `"use strict";
 
   const match = /(?:^|&)token=([^&]+)/.exec(location.hash.slice(1));
   if (match) {
+    const previous = sessionStorage.getItem(KEY);
+    if (previous) sessionStorage.setItem(PREVIOUS, previous);
     sessionStorage.setItem(KEY, decodeURIComponent(match[1]));
     sessionStorage.removeItem(TRIED);
     // The token leaves the address bar (and the history) at once.
     history.replaceState(null, "", location.pathname + location.search);
-    void signIn();
+    void signIn(false);
     return;
   }
   if (document.body.dataset.session === "missing") {
-    if (sessionStorage.getItem(KEY) && !sessionStorage.getItem(TRIED)) void signIn();
+    if (sessionStorage.getItem(KEY) && !sessionStorage.getItem(TRIED)) void signIn(false);
   } else {
     sessionStorage.removeItem(TRIED);
   }
