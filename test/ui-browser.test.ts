@@ -110,6 +110,34 @@ describe("the web listing in headless Chromium", () => {
     await page.context().close();
   }, 60_000);
 
+  it("asks before a #token= link for another tenant replaces the open session (login CSRF), and does only what the user chose", async () => {
+    const page = await newPage();
+    const mine = await token(TENANT, ["read"]);
+    await page.goto(`${server.base}${PAGE}#token=${mine}`);
+    await page.getByRole("table").waitFor();
+    // Someone else's link, opened in the same tab.
+    await page.goto(`${server.base}/ui/#token=${await token("evil", ["read"])}`);
+    const stay = page.getByRole("button", { name: `Stay with tenant ${TENANT}` });
+    await stay.waitFor();
+    expect(await page.locator("#session-status").textContent()).toContain(
+      `the listing is signed in for tenant '${TENANT}'; this token is for tenant 'evil'`,
+    );
+    await shot(page, "ui-session-conflict.png", false);
+    await stay.click();
+    await expect
+      .poll(() => page.locator("#session-status").textContent())
+      .toContain("the link's token was dropped");
+    expect(await page.evaluate(() => sessionStorage.getItem("vance-ui-token"))).toBe(mine);
+    await page.goto(`${server.base}${PAGE}`);
+    await page.getByRole("table").waitFor();
+    await expect.poll(() => page.locator("#session-status").textContent()).toContain(`tenant ${TENANT}`);
+    // Asked again, the user switches: the session is the other tenant's now.
+    await page.goto(`${server.base}/ui/#token=${await token("evil", ["read"])}`);
+    await page.getByRole("button", { name: "Switch to tenant evil" }).click();
+    await expect.poll(() => page.locator("#session-status").textContent()).toContain("tenant evil");
+    await page.context().close();
+  }, 60_000);
+
   it("is readable on a phone: one card per tool, nothing wider than the screen", async () => {
     const page = await newPage({ width: 390, height: 844 });
     await page.goto(`${server.base}${PAGE}#token=${await token(TENANT, ["read"])}`);

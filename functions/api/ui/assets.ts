@@ -64,14 +64,15 @@ export const UI_SCRIPT = `"use strict";
       choices.append(" ", element);
     };
     const named = (tenant) => (tenant === "*" ? "all tenants" : "tenant " + tenant);
-    button("Switch to " + named(problem.offered), false, () => void signIn(true));
-    button("Stay with " + named(problem.signedIn), true, () => {
+    // Staying is the safe choice, so it is the prominent one.
+    button("Stay with " + named(problem.signedIn), false, () => {
       const previous = sessionStorage.getItem(PREVIOUS);
       if (previous) sessionStorage.setItem(KEY, previous);
       else sessionStorage.removeItem(KEY);
       sessionStorage.removeItem(PREVIOUS);
       say("Still signed in for " + named(problem.signedIn) + "; the link's token was dropped.");
     });
+    button("Switch to " + named(problem.offered), true, () => void signIn(true));
     if (status) status.after(choices);
   }
 
