@@ -68,7 +68,9 @@ export class TokenVerifier {
   readonly #now: () => number;
   readonly #issuers = new Map<string, { readonly issuer: IssuerSettings; readonly keys: IssuerKeys }>();
   readonly #verified = new LRUCache<string, Verified>({ max: 10_000 });
-  readonly #secret: Uint8Array;
+  readonly #secret: Uint8Array<ArrayBuffer>;
+  /** The secret imported once for HMAC: importing it per token costs more than the HMAC itself. */
+  #hmacKey: Promise<CryptoKey> | undefined;
 
   constructor(
     settings: VerifierSettings,
@@ -205,8 +207,9 @@ export class TokenVerifier {
         `the token's algorithm '${algorithm}' is not accepted: the service's own tokens are HS256${this.#issuers.size === 0 ? "" : ", and an issuer's name it in 'iss'"}`,
       );
     }
+    const key = await this.#hmac();
     const payload = await this.#jwtVerify(() =>
-      jwtVerify(token, this.#secret, {
+      jwtVerify(token, key, {
         algorithms: ["HS256"],
         currentDate: new Date(this.#now()),
         requiredClaims: ["exp"],
@@ -217,6 +220,13 @@ export class TokenVerifier {
       keys: undefined,
       generation: 0,
     });
+  }
+
+  #hmac(): Promise<CryptoKey> {
+    this.#hmacKey ??= crypto.subtle.importKey("raw", this.#secret, { name: "HMAC", hash: "SHA-256" }, false, [
+      "verify",
+    ]);
+    return this.#hmacKey;
   }
 
   #verifiedOf(
