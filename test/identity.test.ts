@@ -86,13 +86,20 @@ describe("tokens of a trusted issuer (OIDC discovery and JWKS of a real mock ser
     expect(idp.requests.get("/.well-known/openid-configuration")).toBeGreaterThanOrEqual(1);
   });
 
-  it("are mapped from claims where the issuer puts tenant and roles in claims (Cognito-style)", async () => {
+  it("are mapped from claims where the issuer puts tenant, roles and audience in claims (Cognito-style)", async () => {
     const { app } = await appTrusting(
       {},
-      { tenantClaim: "custom:tenant", rolesClaim: "cognito:groups", scopePrefix: "vance-" },
+      {
+        audience: "app-client-1",
+        audienceClaim: "client_id",
+        tenantClaim: "custom:tenant",
+        rolesClaim: "cognito:groups",
+        scopePrefix: "vance-",
+      },
     );
+    // Cognito's access tokens carry no `aud`: the app client is `client_id`.
     const token = await idp.token({
-      aud: "vance",
+      client_id: "app-client-1",
       "custom:tenant": "acme",
       "cognito:groups": ["vance-read", "staff"],
     });
@@ -100,10 +107,19 @@ describe("tokens of a trusted issuer (OIDC discovery and JWKS of a real mock ser
     const write = await app.request(`${T}/tools/x`, { method: "DELETE", headers: as(token) });
     expect(write.status).toBe(403);
     expect(challenge(write).scope).toBe("vance-write");
-    const none = await idp.token({ aud: "vance", "cognito:groups": ["vance-read"] });
+    const none = await idp.token({ client_id: "app-client-1", "cognito:groups": ["vance-read"] });
     await expectInvalidToken(
       await app.request(`${T}/tools`, { headers: as(none) }),
       "the token names no tenant (claim 'custom:tenant')",
+    );
+    const otherClient = await idp.token({
+      client_id: "app-client-2",
+      "custom:tenant": "acme",
+      "cognito:groups": ["vance-read"],
+    });
+    await expectInvalidToken(
+      await app.request(`${T}/tools`, { headers: as(otherClient) }),
+      /^the token's audience \('app-client-2'\) is not this service/,
     );
   });
 
@@ -485,6 +501,7 @@ describe("settings", () => {
       {
         issuer: "https://idp.example",
         audience: ["vance"],
+        audienceClaim: "aud",
         algorithms: ["RS256"],
         clockSkewSeconds: 30,
         scopePrefix: "vance:",

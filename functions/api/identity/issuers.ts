@@ -50,6 +50,8 @@ export const IssuerSchema = v.strictObject({
   issuer: IssuerUrlSchema("issuer"),
   /** The `aud` values accepted; an https URL also accepts resource-bound tokens for URLs under it (RFC 8707). */
   audience: Strings("audience"),
+  /** The claim holding the audience: `aud`, or `client_id` for Cognito's access tokens, which carry no `aud`. */
+  audienceClaim: v.optional(v.pipe(v.string(), v.nonEmpty("audienceClaim must not be empty")), "aud"),
   jwksUri: v.optional(IssuerUrlSchema("jwksUri")),
   algorithms: v.optional(
     v.pipe(

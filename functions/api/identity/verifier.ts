@@ -197,6 +197,7 @@ export class TokenVerifier {
         }),
       );
       return this.#verifiedOf(payload, issuerClaims(payload, issuer), issuer.issuer, issuer.scopePrefix, {
+        audienceClaim: issuer.audienceClaim,
         skewSeconds: issuer.clockSkewSeconds,
         keys,
         generation: keys.generation,
@@ -216,6 +217,7 @@ export class TokenVerifier {
       }),
     );
     return this.#verifiedOf(payload, localClaims(payload), LOCAL_ISSUER, DEFAULT_SCOPE_PREFIX, {
+      audienceClaim: "aud",
       skewSeconds: 0,
       keys: undefined,
       generation: 0,
@@ -234,13 +236,21 @@ export class TokenVerifier {
     claims: Claims,
     issuer: string,
     scopePrefix: string,
-    rest: Pick<Verified, "skewSeconds" | "keys" | "generation">,
+    {
+      audienceClaim,
+      ...rest
+    }: Pick<Verified, "skewSeconds" | "keys" | "generation"> & { audienceClaim: string },
   ): Verified {
-    const aud = payload.aud;
+    const aud = payload[audienceClaim];
     return {
       caller: { ...claims, expiresAt: payload.exp!, issuer, scopePrefix },
       notBefore: payload.nbf,
-      audiences: aud === undefined ? [] : typeof aud === "string" ? [aud] : aud,
+      audiences:
+        typeof aud === "string"
+          ? [aud]
+          : Array.isArray(aud)
+            ? aud.filter((entry): entry is string => typeof entry === "string")
+            : [],
       ...rest,
     };
   }
