@@ -6,6 +6,7 @@ import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { KEYS_COOLDOWN_MS } from "../functions/api/identity/issuer-keys";
 import { SECRET, testApp } from "./support/app";
+import { initializeMessage } from "./support/mcp-messages";
 import { type MockIssuer, startMockIssuer } from "./support/oidc";
 
 const T = "/v1/tenants/acme/projects/shop";
@@ -379,12 +380,7 @@ describe("tokens with narrower reach", () => {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
       },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-      }),
+      body: JSON.stringify(initializeMessage("t")),
     });
     expect(initialize.status).toBe(200);
     await expectInvalidToken(

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintToken } from "../functions/api/auth";
 import { testApp } from "./support/app";
 import { freePort, type LocalServer, startLocalServer } from "./support/local-server";
+import { initializeMessage } from "./support/mcp-messages";
 import { type MockIssuer, startMockIssuer } from "./support/oidc";
 
 const T = "/v1/tenants/demo/projects/hello";
@@ -158,18 +159,7 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.stdin.write(
-      `${JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "claude", version: "1" },
-        },
-      })}\n`,
-    );
+    child.stdin.write(`${JSON.stringify(initializeMessage("claude"))}\n`);
     const exit = await new Promise<number | null>((resolve) => {
       const timer = setTimeout(() => {
         child.kill("SIGTERM");
