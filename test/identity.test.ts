@@ -263,6 +263,67 @@ describe("tokens of a trusted issuer (OIDC discovery and JWKS of a real mock ser
   });
 });
 
+describe("hostile: an issuer's key set is read bounded", () => {
+  it("refuses a key set over 256 KiB or over 100 keys, saying so in the 503 and the log", async () => {
+    const key = (idp.issuer.keys.toJSON() as Record<string, unknown>[])[0]!;
+    const cases: [string, string][] = [
+      [JSON.stringify({ keys: [key], padding: "x".repeat(300 * 1024) }), "answered more than 262144 bytes"],
+      [
+        JSON.stringify({ keys: Array.from({ length: 101 }, (_, i) => ({ ...key, kid: `k${i}` })) }),
+        "the key set holds 101 keys (at most 100)",
+      ],
+      ["not json", "did not answer JSON"],
+    ];
+    for (const [body, reason] of cases) {
+      const warnings: Record<string, unknown>[] = [];
+      const clock = { t: Date.now() };
+      const { app } = await testApp({
+        env: { VANCE_TOKEN_ISSUERS: JSON.stringify([{ issuer: idp.url, audience: "vance" }]) },
+        now: () => clock.t,
+        logger: { info() {}, warn: (event, fields) => warnings.push({ event, ...fields }) },
+      });
+      idp.jwks.body = body;
+      try {
+        const token = await idp.token({ aud: "vance", scope: "vance:read vance:tenant:acme" });
+        const answer = await app.request(`${T}/tools`, { headers: as(token) });
+        expect(answer.status).toBe(503);
+        expect((await answer.json()).detail).toContain(reason);
+        expect(warnings).toEqual([
+          { event: "auth.issuer_keys_failed", issuer: idp.url, error: expect.stringContaining(reason) },
+        ]);
+      } finally {
+        idp.jwks.body = undefined;
+      }
+    }
+  });
+});
+
+describe("issuers signing with ES256 and EdDSA", () => {
+  it("are verified with the algorithms configured, and a token of another algorithm is refused", async () => {
+    const [ec, ed] = await Promise.all([startMockIssuer("ES256"), startMockIssuer("EdDSA")]);
+    try {
+      const issuers = [
+        { issuer: ec.url, audience: "vance", algorithms: ["ES256"] },
+        { issuer: ed.url, audience: "vance", algorithms: ["EdDSA"] },
+      ];
+      const { app } = await testApp({ env: { VANCE_TOKEN_ISSUERS: JSON.stringify(issuers) } });
+      for (const issuer of [ec, ed]) {
+        const token = await issuer.token({ aud: "vance", scope: "vance:read vance:tenant:acme" });
+        expect((await app.request(`${T}/tools`, { headers: as(token) })).status).toBe(200);
+      }
+      // An RS256 key of its own does not make an ES256 issuer's token.
+      const rsa = await idp.token({ iss: ec.url, aud: "vance", scope: "vance:read vance:tenant:acme" });
+      const refused = await app.request(`${T}/tools`, { headers: as(rsa) });
+      expect(refused.status).toBe(401);
+      expect(challenge(refused).error_description).toBe(
+        `the token's algorithm 'RS256' is not one issuer '${ec.url}' signs with (ES256)`,
+      );
+    } finally {
+      await Promise.all([ec.stop(), ed.stop()]);
+    }
+  });
+});
+
 describe("hostile: a flood of tokens naming made-up keys", () => {
   it("costs no key-set reads beyond the first, refuses each with invalid_token, and never blocks the event loop over 1 s", async () => {
     const { app, clock } = await appTrusting();

@@ -10,26 +10,33 @@ export interface MockIssuer {
   readonly service: OAuth2Service;
   /** Requests received, by path. */
   readonly requests: Map<string, number>;
-  /** What its `/jwks` serves: every key, or answers 500 while `failing`; `hidden` kids are left out. */
-  readonly jwks: { failing: boolean; hidden: Set<string> };
+  /**
+   * What its `/jwks` serves: every key but the `hidden` kids; 500 while `failing`; `body` instead
+   * when set (a hostile or broken answer).
+   */
+  readonly jwks: { failing: boolean; hidden: Set<string>; body: string | undefined };
   /** A token signed with its (next, or `kid`'s) key: `exp` in `expiresIn` seconds; `claims` merged in. */
   token(claims: Record<string, unknown>, options?: { expiresIn?: number; kid?: string }): Promise<string>;
   stop(): Promise<void>;
 }
 
-/** Starts a mock issuer with one RS256 key. */
-export async function startMockIssuer(): Promise<MockIssuer> {
+/** Starts a mock issuer with one key for `algorithm`. */
+export async function startMockIssuer(algorithm: "RS256" | "ES256" | "EdDSA" = "RS256"): Promise<MockIssuer> {
   const issuer = new OAuth2Issuer();
-  await issuer.keys.generate("RS256");
+  await issuer.keys.generate(algorithm);
   const service = new OAuth2Service(issuer);
   const requests = new Map<string, number>();
-  const jwks = { failing: false, hidden: new Set<string>() };
+  const jwks = { failing: false, hidden: new Set<string>(), body: undefined as string | undefined };
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     requests.set(path, (requests.get(path) ?? 0) + 1);
-    if (path === "/jwks" && (jwks.failing || jwks.hidden.size > 0)) {
+    if (path === "/jwks" && (jwks.failing || jwks.hidden.size > 0 || jwks.body !== undefined)) {
       if (jwks.failing) {
         res.writeHead(500).end();
+        return;
+      }
+      if (jwks.body !== undefined) {
+        res.writeHead(200, { "content-type": "application/json" }).end(jwks.body);
         return;
       }
       const keys = (issuer.keys.toJSON() as { kid: string }[]).filter((key) => !jwks.hidden.has(key.kid));
