@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import {
   assertProjectId,
   assertTenantId,
@@ -70,9 +69,6 @@ export interface AppServices {
   readonly metrics: () => Metrics;
 }
 
-/** The Swagger UI build `/docs/ui` loads (from jsDelivr): pinned, so the page cannot change under us. */
-const SWAGGER_UI_VERSION = "5.35.0";
-
 /** Request bodies above this size are refused with 413 before they are read whole. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -98,12 +94,6 @@ const DOCS = {
   },
   docs: {
     summary: "The routes as an HTML page (no external assets)",
-    tag: "meta",
-    auth: false,
-    responses: { 200: mediaResponse("HTML", "text/html") },
-  },
-  docsUi: {
-    summary: "Swagger UI over /openapi.json (its scripts load from a CDN)",
     tag: "meta",
     auth: false,
     responses: { 200: mediaResponse("HTML", "text/html") },
@@ -159,11 +149,6 @@ export function createApp(services: AppServices) {
   };
   app.get("/openapi.json", describe(DOCS.openApi), async (c) => c.json(await openApi()));
   app.get("/docs", describe(DOCS.docs), async (c) => c.html(docsPage(await openApi())));
-  app.get(
-    "/docs/ui",
-    describe(DOCS.docsUi),
-    swaggerUI({ url: "/openapi.json", version: SWAGGER_UI_VERSION, title: "Vance Server Tools" }),
-  );
   app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
     c.json({ types: services.types.describe() }),
   );
