@@ -1,4 +1,5 @@
 import { decodeSecretsKey } from "@vance/adapters";
+import { issuesToFieldErrors } from "@vance/core";
 import * as v from "valibot";
 
 const Flag = v.pipe(
@@ -40,6 +41,9 @@ const OptionalWhole = (name: string, least: number) =>
     ),
   );
 
+/** Where the embedded default keeps documents, state and its generated secrets. */
+export const DEFAULT_DATA_DIR = "./.data";
+
 /** `scheme://host[:port]`, as a browser sends it in `Origin` (a trailing `/` is tolerated). */
 function isOrigin(entry: string): boolean {
   if (!URL.canParse(entry)) return false;
@@ -71,12 +75,12 @@ export const ConfigSchema = v.pipe(
     PORT: v.pipe(
       v.optional(v.string(), "8787"),
       v.transform(Number),
-      v.integer("PORT must be a port number"),
-      v.minValue(1),
-      v.maxValue(65535),
+      v.integer("PORT must be a port number (1 to 65535)"),
+      v.minValue(1, "PORT must be a port number (1 to 65535)"),
+      v.maxValue(65535, "PORT must be a port number (1 to 65535)"),
     ),
     HOST: v.optional(v.string(), "127.0.0.1"),
-    VANCE_DATA_DIR: v.optional(v.string(), "./.data"),
+    VANCE_DATA_DIR: v.optional(v.string(), DEFAULT_DATA_DIR),
     VANCE_JWT_SECRET: v.optional(
       v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
     ),
@@ -236,9 +240,12 @@ export function loadConfig(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
   );
   const result = v.safeParse(ConfigSchema, set);
+  // One line per variable: `PORT=abc` is one mistake, not "no integer" and "not ≥ 1" besides.
   const lines = result.success
     ? []
-    : result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+    : issuesToFieldErrors(result.issues, undefined).map(
+        (error) => `- ${error.path || "settings"}: ${error.message}`,
+      );
   for (const name of options.require ?? []) {
     if (set[name] === undefined) lines.push(`- ${name}: required here`);
   }

@@ -378,7 +378,7 @@ async function modelView(
   if (!parsed.success) {
     throw Errors.validationFailed(
       "the query does not describe a process",
-      issuesToFieldErrors(parsed.issues, undefined),
+      issuesToFieldErrors(parsed.issues, undefined, [], SpawnRequestSchema),
     );
   }
   const request = parsed.output;

@@ -33,7 +33,7 @@ export function parseToolDocument(
     return fail(
       Errors.validationFailed(
         "the document does not match the tool schema",
-        issuesToFieldErrors(base.issues, yaml),
+        issuesToFieldErrors(base.issues, yaml, [], ServerToolConfigSchema),
       ),
     );
   }
@@ -46,7 +46,7 @@ export function parseToolDocument(
     return fail(
       Errors.validationFailed(
         `the parameters do not match the '${type.typeId}' type`,
-        issuesToFieldErrors(parameters.issues, yaml, ["parameters"]),
+        issuesToFieldErrors(parameters.issues, yaml, ["parameters"], type.parametersSchema),
       ),
     );
   }

@@ -1,6 +1,7 @@
 import type * as v from "valibot";
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { FieldError } from "../errors";
+import { issueMessage } from "./issue-messages";
 
 /** A parsed YAML (or JSON) text that can point issues at source lines. */
 export interface ParsedYaml {
@@ -22,7 +23,7 @@ export function parseYaml(text: string): YamlParseResult {
       ok: false,
       errors: doc.errors.map((error) => ({
         path: "",
-        message: firstLine(error.message),
+        message: syntaxMessage(error),
         line: error.linePos?.[0]?.line,
       })),
     };
@@ -52,23 +53,45 @@ export function parseYaml(text: string): YamlParseResult {
   };
 }
 
-/** Maps valibot issues to field errors with YAML line numbers, prefixing paths with `prefix`. */
+/**
+ * Maps valibot issues to field errors with YAML line numbers, prefixing paths with `prefix`, in
+ * the words of `issueMessage`; `schema` (the one that was parsed) lets an unknown field name its
+ * nearest known one. One error per field: valibot goes on checking a value that already failed
+ * (`abc` is no number, then not ≥ 1 either), and the first says what is wrong.
+ */
 export function issuesToFieldErrors(
   issues: readonly v.BaseIssue<unknown>[],
   yaml: ParsedYaml | undefined,
   prefix: readonly (string | number)[] = [],
+  schema?: unknown,
 ): FieldError[] {
-  return issues.map((issue) => {
+  const errors = new Map<string, FieldError>();
+  for (const issue of issues) {
     const keys = [...prefix, ...(issue.path ?? []).map((item) => item.key as string | number)];
+    const path = keys.join(".");
+    if (errors.has(path)) continue;
     const line = yaml?.lineOf(keys);
-    return { path: keys.join("."), message: issue.message, ...(line === undefined ? {} : { line }) };
-  });
+    errors.set(path, { path, message: issueMessage(issue, schema), ...(line === undefined ? {} : { line }) });
+  }
+  return [...errors.values()];
 }
 
 function isRanged(node: unknown): node is { range: [number, number, number] } {
   return typeof node === "object" && node !== null && Array.isArray((node as { range?: unknown }).range);
 }
 
-function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
+/** The parser's own words for the syntax errors a hand-written document meets most, else its first line without the position (the line is reported beside it). */
+const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
+  DUPLICATE_KEY: "the same key appears twice in one mapping",
+  TAB_AS_INDENT: "tabs cannot indent YAML; use spaces",
+};
+
+function syntaxMessage(error: YAMLError): string {
+  const column = error.linePos?.[0]?.col;
+  const first = (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, "");
+  if (error.code === "MISSING_CHAR" && /closing "?quote/.test(first)) {
+    return "a quoted string is never closed: a closing quote is missing above this line";
+  }
+  const message = SYNTAX_MESSAGES[error.code] ?? first;
+  return column === undefined ? message : `${message} (column ${column})`;
 }
