@@ -31,15 +31,15 @@ async function main(): Promise<void> {
       console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
       console.log(`  export TOKEN=${token}\n`);
       console.log(
+        `More tokens (this server's secret): ${tokenCommand(config)} -- --tenant acme --roles read,write\n`,
+      );
+      console.log(
         `Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`,
       );
       console.log("Try:\n");
       console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
       console.log(
         `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
-      );
-      console.log(
-        `More tokens (this server's secret): ${tokenCommand(config)} -- --tenant acme --roles read,write\n`,
       );
     },
   );
