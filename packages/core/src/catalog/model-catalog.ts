@@ -168,7 +168,8 @@ export function parseCatalogDocument(path: string, body: string): ParsedCatalogD
     };
   const schema = isProvider ? ProviderSpecSchema : ModelSpecSchema;
   const result = v.safeParse(schema, data);
-  if (!result.success) return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml, [], schema) };
+  if (!result.success)
+    return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml, [], schema) };
   return isProvider
     ? { ok: true, instance, file, provider: result.output as ProviderSpec }
     : { ok: true, instance, file, model: result.output as ModelSpec };

@@ -34,10 +34,12 @@ export function issueMessage(issue: Issue, schema?: unknown): string {
   if (!DEFAULT_MESSAGE.test(issue.message)) return issue.message;
   const keys = (issue.path ?? []).map((item) => item.key);
   if (issue.kind === "schema" && (issue.type === "strict_object" || issue.type === "object")) {
-    if (issue.expected === "never") return unknownField(String(keys.at(-1)), knownKeys(schema, keys.slice(0, -1)));
+    if (issue.expected === "never")
+      return unknownField(String(keys.at(-1)), knownKeys(schema, keys.slice(0, -1)));
     if (issue.received === "undefined") return "missing required field";
   }
-  if (issue.kind === "schema") return `expected ${expectedText(issue.expected)}, got ${receivedText(issue.received)}`;
+  if (issue.kind === "schema")
+    return `expected ${expectedText(issue.expected)}, got ${receivedText(issue.received)}`;
   switch (issue.type) {
     case "min_value":
       return `must be at least ${bound(issue.expected)} (got ${issue.received})`;
@@ -67,7 +69,8 @@ function knownKeys(schema: unknown, keys: readonly unknown[]): string[] {
   let nodes: unknown[] = [schema];
   for (const key of keys) {
     nodes = nodes.flatMap(objectLikes).flatMap((node) => {
-      if (node.entries && typeof key === "string") return node.entries[key] === undefined ? [] : [node.entries[key]];
+      if (node.entries && typeof key === "string")
+        return node.entries[key] === undefined ? [] : [node.entries[key]];
       if (node.type === "array" && typeof key === "number") return [node.item];
       if (node.type === "record") return [node.value];
       return [];
@@ -81,7 +84,8 @@ function objectLikes(schema: unknown): SchemaNode[] {
   if (typeof schema !== "object" || schema === null) return [];
   const node = schema as SchemaNode;
   if (node.wrapped !== undefined) return objectLikes(node.wrapped);
-  if (node.options && (node.type === "union" || node.type === "variant")) return node.options.flatMap(objectLikes);
+  if (node.options && (node.type === "union" || node.type === "variant"))
+    return node.options.flatMap(objectLikes);
   return [node];
 }
 
@@ -92,7 +96,8 @@ export function nearest(name: string, known: readonly string[]): string | undefi
   for (const candidate of known) {
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
     const allowed = Math.max(1, Math.floor(candidate.length / 3));
-    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= allowed && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance };
   }
   return best?.name;
 }
@@ -105,7 +110,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = value;
     }
   }
@@ -127,7 +133,9 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 function expectedText(expected: string | null): string {
   if (expected === null) return "something else";
   const options = expected.replace(/^\((.*)\)$/s, "$1").split(" | ");
-  const words = options.map((option) => TYPE_NAMES[option] ?? (option.startsWith('"') ? `'${option.slice(1, -1)}'` : option));
+  const words = options.map(
+    (option) => TYPE_NAMES[option] ?? (option.startsWith('"') ? `'${option.slice(1, -1)}'` : option),
+  );
   if (words.length === 1) return words[0]!;
   if (options.every((option) => option.startsWith('"'))) return `one of ${words.join(", ")}`;
   return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
@@ -139,7 +147,8 @@ function receivedText(received: string): string {
   if (named) return named;
   if (received === "true" || received === "false") return received;
   if (received.startsWith('"')) {
-    const text = received.length > QUOTE_CHARACTERS + 2 ? `${received.slice(0, QUOTE_CHARACTERS + 1)}…"` : received;
+    const text =
+      received.length > QUOTE_CHARACTERS + 2 ? `${received.slice(0, QUOTE_CHARACTERS + 1)}…"` : received;
     return `the text ${text}`;
   }
   if (/^-?[\d.]+(?:e[+-]?\d+)?$|^NaN$|^-?Infinity$/.test(received)) return `the number ${received}`;

@@ -111,7 +111,9 @@ describe("parseToolDocument", () => {
   it("says a quoted string is never closed, without the parser's dangling position", () => {
     const error = errorOf('type: doc_lookup\ndescription: "Greets\nparameters: {path: a.md}\n');
     expect(error.errors).toHaveLength(1);
-    expect(error.errors[0]?.message).toBe("a quoted string is never closed: a closing quote is missing above this line");
+    expect(error.errors[0]?.message).toBe(
+      "a quoted string is never closed: a closing quote is missing above this line",
+    );
     expect(error.errors[0]?.message).not.toMatch(/:$/);
   });
 

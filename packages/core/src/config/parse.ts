@@ -54,7 +54,8 @@ export function parseToolDocument(
   if (problems.length > 0) {
     const errors = problems.map((problem) => {
       const keys = ["parameters", ...problem.path.split(".").filter(Boolean)];
-      const line = yaml.lineOf(keys);
+      const line =
+        problem.textLine === undefined ? yaml.lineOf(keys) : yaml.lineWithin(keys, problem.textLine);
       return { path: keys.join("."), message: problem.message, ...(line === undefined ? {} : { line }) };
     });
     return fail(

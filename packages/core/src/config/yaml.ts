@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import { LineCounter, parseDocument, type YAMLError } from "yaml";
+import { isScalar, LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { FieldError } from "../errors";
 import { issueMessage } from "./issue-messages";
 
@@ -8,6 +8,11 @@ export interface ParsedYaml {
   readonly data: unknown;
   /** The 1-based line of the node at `path`, or of its nearest existing ancestor. */
   lineOf(path: readonly (string | number)[]): number | undefined;
+  /**
+   * The document line of line `line` (1-based) of the text at `path`: exact for block scalars
+   * (`source: |`) and plain ones; a quoted string's own line otherwise.
+   */
+  lineWithin(path: readonly (string | number)[], line: number): number | undefined;
 }
 
 export type YamlParseResult =
@@ -37,17 +42,25 @@ export function parseYaml(text: string): YamlParseResult {
       errors: [{ path: "", message: error instanceof Error ? error.message : String(error) }],
     };
   }
+  const lineOf = (path: readonly (string | number)[]) => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = doc.getIn(path.slice(0, depth), true);
+      const offset = isRanged(node) ? node.range[0] : undefined;
+      if (offset !== undefined) return lineCounter.linePos(offset).line;
+    }
+    return undefined;
+  };
   return {
     ok: true,
     yaml: {
       data,
-      lineOf(path) {
-        for (let depth = path.length; depth >= 0; depth--) {
-          const node = doc.getIn(path.slice(0, depth), true);
-          const offset = isRanged(node) ? node.range[0] : undefined;
-          if (offset !== undefined) return lineCounter.linePos(offset).line;
-        }
-        return undefined;
+      lineOf,
+      lineWithin(path, line) {
+        const node = doc.getIn(path, true);
+        const start = lineOf(path);
+        if (!isScalar(node) || start === undefined) return start;
+        if (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED") return start + line;
+        return node.type === "PLAIN" ? start + line - 1 : start;
       },
     },
   };

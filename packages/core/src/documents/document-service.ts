@@ -5,6 +5,7 @@ import { isToolDocumentPath, TENANT_PROJECT, toolNameFromPath } from "../ids";
 import { byString } from "../order";
 import type { PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
 
 /** What a document write stored: a tool document (validated as a tool) or any other document. */
 export type DocumentWrite =
@@ -82,6 +83,7 @@ export class DocumentService {
       return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
     }
     if (isMcpServerDocumentPath(path)) this.validateMcpServer(path, body);
+    if (isScriptDocumentPath(path)) validateScript(body);
     const written = await this.cascade.upsert(tenant, project, path, body, options);
     return {
       kind: "document",
@@ -108,5 +110,20 @@ export class DocumentService {
   /** Deletes the document of the addressed layer (`If-Match` honoured); outer layers show through again. */
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     await this.cascade.remove(tenant, project, path, ifMatch);
+  }
+}
+
+/** A `.js` document is a script a `scripted` tool's `scriptPath` may name: the sandbox runs nothing else. */
+export function isScriptDocumentPath(path: string): boolean {
+  return path.endsWith(".js");
+}
+
+/** A script is stored only when it compiles (it is parsed, never run). */
+function validateScript(body: string): void {
+  const problem = scriptSyntaxProblem(body);
+  if (problem) {
+    throw Errors.validationFailed("the script does not compile", [
+      { path: "", message: scriptSyntaxMessage(problem), line: problem.line },
+    ]);
   }
 }

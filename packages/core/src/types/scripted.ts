@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "./script-syntax";
 import { defineToolType } from "./tool-type";
 
 /** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
@@ -33,6 +34,11 @@ export const ScriptedType = defineToolType({
     ),
   ),
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+  // Compiled on write and by `lint`, never run: `a +` is refused here, not at its first call.
+  check: (parameters) => {
+    const problem = parameters.source === undefined ? null : scriptSyntaxProblem(parameters.source);
+    return problem ? [{ path: "source", message: scriptSyntaxMessage(problem), textLine: problem.line }] : [];
+  },
   async invoke(_config, parameters, input, context) {
     const source =
       parameters.source ??
