@@ -28,22 +28,24 @@ function tenantIdProblem(tenant: string): string | null {
 class UsageError extends Error {}
 
 /** `npm run token -- --tenant T --roles read,write [--ttl 3600]`: mints a token for the local server's secret. */
-async function main(argv: readonly string[]): Promise<void> {
-  let values;
+const OPTIONS = {
+  tenant: { type: "string" },
+  roles: { type: "string", default: "read" },
+  ttl: { type: "string", default: "86400" },
+  "data-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function options(argv: readonly string[]) {
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        tenant: { type: "string" },
-        roles: { type: "string", default: "read" },
-        ttl: { type: "string", default: "86400" },
-        "data-dir": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
+    return parseArgs({ args: [...argv], options: OPTIONS }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const values = options(argv);
   if (values.help) {
     console.log(USAGE);
     return;

@@ -2,7 +2,6 @@ import type * as v from "valibot";
 import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
-import type { FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ToolRuntime } from "../ports/tool-runtime";
 
