@@ -39,6 +39,7 @@ import { insightRoutes } from "./routes/insights";
 import { type McpSettings, mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
 import { processRoutes, recipeRoutes } from "./routes/processes";
+import { projectRoutes } from "./routes/projects";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
 import { uiRoutes } from "./ui/routes";
@@ -169,6 +170,7 @@ export function createApp(services: AppServices) {
   );
 
   app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, secret));
+  app.route("/v1/tenants/:tenant/projects", projectRoutes(services.documents, secret));
 
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);

@@ -1,8 +1,9 @@
+import * as v from "valibot";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
-import { isToolDocumentPath, TENANT_PROJECT, toolNameFromPath } from "../ids";
-import { byString } from "../order";
+import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
+import { byString, compareStrings } from "../order";
 import type { PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
@@ -17,6 +18,18 @@ export type DocumentWrite =
       readonly layer: "project" | "tenant";
       readonly etag: string;
     };
+
+/** Most projects one listing answers; a tenant with more is answered `truncated`. */
+export const MAX_LISTED_PROJECTS = 1000;
+
+/** A tenant's projects that hold documents (`GET /v1/tenants/{tenant}/projects`). */
+export interface TenantProjects {
+  readonly tenant: string;
+  readonly projects: readonly string[];
+  /** Whether the tenant layer (`_tenant`) holds documents. */
+  readonly tenantLayer: boolean;
+  readonly truncated: boolean;
+}
 
 /** One document of a layer's listing. */
 export interface LayerDocument {
@@ -66,6 +79,21 @@ export class DocumentService {
       .filter((item) => item.key.startsWith(layerPrefix))
       .map((item) => ({ path: item.key.slice(layerPrefix.length), etag: item.etag, size: item.size }))
       .sort(byString((document) => document.path));
+  }
+
+  /**
+   * The projects of a tenant that hold documents, sorted, and whether its tenant layer holds any:
+   * what the listing's picker offers. At most `MAX_LISTED_PROJECTS`; `truncated` says more exist.
+   */
+  async projects(tenant: string): Promise<TenantProjects> {
+    const { ids, truncated } = await this.cascade.layersOf(tenant, MAX_LISTED_PROJECTS + 1);
+    const projects = ids.filter((id) => id !== TENANT_PROJECT && v.is(ProjectIdSchema, id)).sort(compareStrings);
+    return {
+      tenant,
+      projects: projects.slice(0, MAX_LISTED_PROJECTS),
+      tenantLayer: ids.includes(TENANT_PROJECT),
+      truncated: truncated || projects.length > MAX_LISTED_PROJECTS,
+    };
   }
 
   /** Stores a document in the addressed layer, as sent; `created` tells a creation from a replacement. */
