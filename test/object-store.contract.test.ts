@@ -199,7 +199,6 @@ function keyOrderContract(name: string, factory: StoreFactory): void {
       expect(second.cursor).toBeUndefined();
       expect((await store().list("t/a/", { delimiter: "/" })).folders).toEqual(["t/a/y/"]);
     });
-
   });
 }
 

@@ -189,7 +189,9 @@ export class S3ObjectStore implements ObjectStore {
     );
     const cursor = output.IsTruncated ? output.NextContinuationToken : undefined;
     if (!options?.delimiter) return { items, cursor };
-    const folders = (output.CommonPrefixes ?? []).map((folder) => (folder.Prefix ?? "").slice(this.#prefix.length));
+    const folders = (output.CommonPrefixes ?? []).map((folder) =>
+      (folder.Prefix ?? "").slice(this.#prefix.length),
+    );
     return { items, folders, cursor };
   }
 

@@ -87,7 +87,9 @@ export class DocumentService {
    */
   async projects(tenant: string): Promise<TenantProjects> {
     const { ids, truncated } = await this.cascade.layersOf(tenant, MAX_LISTED_PROJECTS + 1);
-    const projects = ids.filter((id) => id !== TENANT_PROJECT && v.is(ProjectIdSchema, id)).sort(compareStrings);
+    const projects = ids
+      .filter((id) => id !== TENANT_PROJECT && v.is(ProjectIdSchema, id))
+      .sort(compareStrings);
     return {
       tenant,
       projects: projects.slice(0, MAX_LISTED_PROJECTS),

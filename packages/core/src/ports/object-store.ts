@@ -100,7 +100,11 @@ export async function listAllObjects(store: ObjectStore, prefix: string): Promis
 }
 
 /** The names of the folders directly under `prefix` (`{prefix}{name}/`), all LIST pages followed, in key order. */
-export async function listFolderNames(store: ObjectStore, prefix: string, max: number): Promise<{ names: string[]; truncated: boolean }> {
+export async function listFolderNames(
+  store: ObjectStore,
+  prefix: string,
+  max: number,
+): Promise<{ names: string[]; truncated: boolean }> {
   const names: string[] = [];
   let cursor: string | undefined;
   do {
