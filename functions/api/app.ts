@@ -24,7 +24,6 @@ import { secureHeaders } from "hono/secure-headers";
 import { type AuthEnv, authenticate } from "./auth";
 import {
   describe,
-  docsPage,
   jsonResponse,
   mediaResponse,
   type OpenApiDocument,
@@ -42,7 +41,8 @@ import { processRoutes, recipeRoutes } from "./routes/processes";
 import { projectRoutes } from "./routes/projects";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
-import { uiRoutes } from "./ui/routes";
+import { docsPage } from "./ui/docs";
+import { UI_CSP, uiRoutes } from "./ui/routes";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
 export interface AppServices {
@@ -94,7 +94,7 @@ const DOCS = {
     responses: { 200: mediaResponse("OpenAPI 3.1", "application/json") },
   },
   docs: {
-    summary: "The routes as an HTML page (no external assets)",
+    summary: "The routes as an HTML page in the tool listing's style (no external assets; linked from /ui/)",
     tag: "meta",
     auth: false,
     responses: { 200: mediaResponse("HTML", "text/html") },
@@ -149,7 +149,10 @@ export function createApp(services: AppServices) {
     return document;
   };
   app.get("/openapi.json", describe(DOCS.openApi), async (c) => c.json(await openApi()));
-  app.get("/docs", describe(DOCS.docs), async (c) => c.html(docsPage(await openApi())));
+  app.get("/docs", describe(DOCS.docs), async (c) => {
+    c.header("content-security-policy", UI_CSP);
+    return c.html(await docsPage(await openApi()));
+  });
   app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
     c.json({ types: services.types.describe() }),
   );

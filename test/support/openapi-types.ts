@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The routes as an HTML page (no external assets) */
+        /** The routes as an HTML page in the tool listing's style (no external assets; linked from /ui/) */
         get: operations["getDocs"];
         put?: never;
         post?: never;
