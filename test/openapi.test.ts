@@ -1,4 +1,3 @@
-import { UI_CSP } from "../functions/api/ui/routes";
 import { readFileSync } from "node:fs";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { parseYaml } from "@vance/core";
@@ -8,6 +7,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import type { OpenApiDocument } from "../functions/api/openapi";
 import { RULES } from "../functions/api/openapi/json-schema";
+import { UI_CSP } from "../functions/api/ui/routes";
 import { testApp } from "./support/app";
 import {
   answerOf,

@@ -73,7 +73,7 @@ export const UI_SCRIPT = `"use strict";
       const matches = (row) => words.every((word) => (row.dataset.search || "").includes(word));
       let shown = 0;
       let total = 0;
-      for (const group of document.querySelectorAll("tbody, details.pack-group")) {
+      for (const group of document.querySelectorAll("#tools > tbody, details.pack-group")) {
         const rows = [...group.querySelectorAll("tr[data-search]")];
         const head = group.matches("tbody.pack") ? rows.shift() : undefined;
         let any = false;
@@ -115,6 +115,8 @@ export const UI_SCRIPT = `"use strict";
 /** Small, readable on a phone, WCAG AA contrast (text #1b1f24 on #fff; badges dark on light). */
 export const UI_STYLES = `:root { color-scheme: light; --fg: #1b1f24; --muted: #4a5360; --line: #d0d7de; --link: #0a4fb3; --bg-alt: #f4f6f8; }
 * { box-sizing: border-box; }
+/* The filter hides rows that the phone layout shows as blocks: hidden must win over display. */
+[hidden] { display: none !important; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
 a { color: var(--link); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible { outline: 3px solid #0a4fb3; outline-offset: 2px; }
