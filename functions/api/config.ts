@@ -41,6 +41,9 @@ const OptionalWhole = (name: string, least: number) =>
     ),
   );
 
+/** The largest `rest` response body unless `VANCE_REST_MAX_RESPONSE_BYTES` says otherwise. */
+export const DEFAULT_REST_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
 /** Where the embedded default keeps documents, state and its generated secrets. */
 export const DEFAULT_DATA_DIR = "./.data";
 
@@ -118,7 +121,7 @@ export const ConfigSchema = v.pipe(
     VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
     VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
     VANCE_REST_MAX_RESPONSE_BYTES: v.pipe(
-      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
+      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(DEFAULT_REST_MAX_RESPONSE_BYTES)),
       v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
     ),
     /** Document bodies and layer listings a warm instance keeps, in MiB. */

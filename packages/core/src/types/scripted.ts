@@ -4,6 +4,9 @@ import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "./script-syntax";
 import { defineToolType } from "./tool-type";
 
+/** The longest deadline a script may ask for (`timeoutMs`). */
+export const MAX_SCRIPT_TIMEOUT_MS = 30_000;
+
 /** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
 export const ScriptedType = defineToolType({
   typeId: "scripted",
@@ -20,7 +23,7 @@ export const ScriptedType = defineToolType({
           v.number(),
           v.integer("timeoutMs must be an integer"),
           v.minValue(1, "timeoutMs must be at least 1"),
-          v.maxValue(30_000, "timeoutMs must be at most 30000"),
+          v.maxValue(MAX_SCRIPT_TIMEOUT_MS, `timeoutMs must be at most ${MAX_SCRIPT_TIMEOUT_MS}`),
         ),
         5000,
       ),
