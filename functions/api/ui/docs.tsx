@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { OpenApiDocument } from "../openapi";
-import { Layout } from "./pages";
+import { ColumnHeads, Layout } from "./pages";
 
 const METHODS = ["get", "put", "post", "delete"] as const;
 
@@ -32,14 +32,7 @@ function Parameters(props: { operation: OperationObject }) {
   return (
     <table>
       <caption>Parameters</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">In</th>
-          <th scope="col">Required</th>
-          <th scope="col">About</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={["Name", "In", "Required", "About"]} />
       <tbody>
         {parameters.map((parameter) => (
           <tr>
@@ -61,13 +54,7 @@ function Responses(props: { operation: OperationObject }) {
   return (
     <table>
       <caption>Answers (problems are application/problem+json with these codes)</caption>
-      <thead>
-        <tr>
-          <th scope="col">Status</th>
-          <th scope="col">Media type</th>
-          <th scope="col">What</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={["Status", "Media type", "What"]} />
       <tbody>
         {responses.map(([status, response]) => (
           <tr>
@@ -118,13 +105,7 @@ export function DocsPage(props: { document: OpenApiDocument }) {
           <div class="scroll">
             <table class="stack">
               <caption>{`Routes tagged ${tag}`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Method</th>
-                  <th scope="col">Path</th>
-                  <th scope="col">Summary</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={["Method", "Path", "Summary"]} />
               <tbody>
                 {listed
                   .filter((entry) => (entry.operation.tags?.[0] ?? "other") === tag)

@@ -406,20 +406,21 @@ function packId(pack: string): string {
   return `pack-${pack}`;
 }
 
-function ToolTableHead() {
+/** A table's header row of column names. */
+export function ColumnHeads(props: { names: readonly string[] }) {
   return (
     <thead>
       <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Layer</th>
-        <th scope="col">Type</th>
-        <th scope="col">Labels</th>
-        <th scope="col">Surface</th>
-        <th scope="col">Enabled</th>
-        <th scope="col">Usage per role</th>
+        {props.names.map((name) => (
+          <th scope="col">{name}</th>
+        ))}
       </tr>
     </thead>
   );
+}
+
+function ToolTableHead() {
+  return <ColumnHeads names={["Name", "Layer", "Type", "Labels", "Surface", "Enabled", "Usage per role"]} />;
 }
 
 /** A project's merged tools: built-in → bundled → tenant → project, the inner layer winning. */
