@@ -239,7 +239,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       const body = await c.client().json<{ tools: ToolSummary[] }>("GET", `${base}/tools${query}`);
       c.emit(body, () =>
         body.tools.length === 0
-          ? `no tools labelled '${options.label}' in ${c.where()}`
+          ? `no tools${options.label ? ` labelled '${options.label}'` : ""} in ${c.where()}`
           : table(
               ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK"],
               body.tools.map((tool) => [
