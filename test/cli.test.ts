@@ -401,6 +401,7 @@ describe("vance-tools against the running server", () => {
     );
     expect(code).toBe(0);
     expect(out).toBe("Report\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[1A ok \\u202egnp.exe\\u000d fake\n\n");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no raw control character may be left
     expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
     const piped = await runHere(["invoke", "evil"], { VANCE_PROJECT: "hostile" });
     expect(piped.stdout).toBe(`${hostile}\n`);

@@ -47,6 +47,7 @@ export function paint(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = proc
  * styles `paint` itself writes pass. One linear scan.
  */
 const TERMINAL_UNSAFE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   /\u001b\[(?:1|2|22|31|32|33|39)m|\r(?!\n)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export function terminalText(text: string): string {
