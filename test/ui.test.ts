@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StateStore } from "@vance/core";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import type { TokenVerifier } from "../functions/api/identity/verifier";
@@ -295,4 +295,42 @@ describe("the listing's pages", () => {
     expect(bad.status).toBe(422);
     expect(bad.html).toContain("validation_failed");
   });
+});
+
+describe("a tool page says what the tool runs", () => {
+  it("names the MCP server's tool of an mcp_server sub-tool and of an mcp tool (server-everything)", async () => {
+    const { app: mcpApp } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } });
+    const writer = await token(TENANT, ["read", "write"]);
+    const put = async (path: string, body: string) => {
+      const res = await mcpApp.request(`${T}/${path}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${writer}`, "content-type": "application/yaml" },
+        body,
+      });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+    };
+    await put(
+      "documents/mcp-servers/everything.yaml",
+      `url: ${inject("mcpEverythingUrl")}\ntimeoutMs: 10000\n`,
+    );
+    await put(
+      "tools/ev",
+      "type: mcp_server\ndescription: The reference server\nparameters:\n  server: everything\n",
+    );
+    await put(
+      "tools/ev_sum",
+      "type: mcp\ndescription: Adds two numbers\nparameters:\n  server: everything\n  toolName: get-sum\n",
+    );
+    const res = await mcpApp.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await token(TENANT, ["read"])}` },
+    });
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    for (const name of ["ev__get_sum", "ev_sum"]) {
+      const html = await (await mcpApp.request(`${PAGE}/tools/${name}`, { headers: { cookie } })).text();
+      expect(html).toContain(
+        "<dt>Runs</dt><dd><span>MCP tool <code>get-sum</code> of the server <code>everything</code>",
+      );
+    }
+  }, 30_000);
 });

@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import {
   assertProjectId,
   assertTenantId,
@@ -25,7 +24,6 @@ import { secureHeaders } from "hono/secure-headers";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "./auth";
 import {
   describe,
-  docsPage,
   jsonResponse,
   mediaResponse,
   type OpenApiDocument,
@@ -41,9 +39,11 @@ import { type McpSettings, mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
 import { oauthRoutes } from "./routes/oauth";
 import { processRoutes, recipeRoutes } from "./routes/processes";
+import { projectRoutes } from "./routes/projects";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
-import { uiRoutes } from "./ui/routes";
+import { docsPage } from "./ui/docs";
+import { UI_CSP, uiRoutes } from "./ui/routes";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
 export interface AppServices {
@@ -72,9 +72,6 @@ export interface AppServices {
   readonly metrics: () => Metrics;
 }
 
-/** The Swagger UI build `/docs/ui` loads (from jsDelivr): pinned, so the page cannot change under us. */
-const SWAGGER_UI_VERSION = "5.35.0";
-
 /** Request bodies above this size are refused with 413 before they are read whole. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -99,13 +96,7 @@ const DOCS = {
     responses: { 200: mediaResponse("OpenAPI 3.1", "application/json") },
   },
   docs: {
-    summary: "The routes as an HTML page (no external assets)",
-    tag: "meta",
-    auth: false,
-    responses: { 200: mediaResponse("HTML", "text/html") },
-  },
-  docsUi: {
-    summary: "Swagger UI over /openapi.json (its scripts load from a CDN)",
+    summary: "The routes as an HTML page in the tool listing's style (no external assets; linked from /ui/)",
     tag: "meta",
     auth: false,
     responses: { 200: mediaResponse("HTML", "text/html") },
@@ -160,12 +151,10 @@ export function createApp(services: AppServices) {
     return document;
   };
   app.get("/openapi.json", describe(DOCS.openApi), async (c) => c.json(await openApi()));
-  app.get("/docs", describe(DOCS.docs), async (c) => c.html(docsPage(await openApi())));
-  app.get(
-    "/docs/ui",
-    describe(DOCS.docsUi),
-    swaggerUI({ url: "/openapi.json", version: SWAGGER_UI_VERSION, title: "Vance Server Tools" }),
-  );
+  app.get("/docs", describe(DOCS.docs), async (c) => {
+    c.header("content-security-policy", UI_CSP);
+    return c.html(await docsPage(await openApi()));
+  });
   app.get("/v1/types", describe(DOCS.types), authenticate(verifier, undefined, ENGINE), (c) =>
     c.json({ types: services.types.describe() }),
   );
@@ -189,6 +178,7 @@ export function createApp(services: AppServices) {
   );
 
   app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, verifier));
+  app.route("/v1/tenants/:tenant/projects", projectRoutes(services.documents, verifier));
 
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);

@@ -1,4 +1,5 @@
 import { decodeSecretsKey } from "@vance/adapters";
+import { issuesToFieldErrors } from "@vance/core";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
 
@@ -45,6 +46,12 @@ const OptionalWhole = (name: string, least: number) =>
     ),
   );
 
+/** The largest `rest` response body unless `VANCE_REST_MAX_RESPONSE_BYTES` says otherwise. */
+export const DEFAULT_REST_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Where the embedded default keeps documents, state and its generated secrets. */
+export const DEFAULT_DATA_DIR = "./.data";
+
 /** `scheme://host[:port]`, as a browser sends it in `Origin` (a trailing `/` is tolerated). */
 function isOrigin(entry: string): boolean {
   if (!URL.canParse(entry)) return false;
@@ -76,12 +83,12 @@ export const ConfigSchema = v.pipe(
     PORT: v.pipe(
       v.optional(v.string(), "8787"),
       v.transform(Number),
-      v.integer("PORT must be a port number"),
-      v.minValue(1),
-      v.maxValue(65535),
+      v.integer("PORT must be a port number (1 to 65535)"),
+      v.minValue(1, "PORT must be a port number (1 to 65535)"),
+      v.maxValue(65535, "PORT must be a port number (1 to 65535)"),
     ),
     HOST: v.optional(v.string(), "127.0.0.1"),
-    VANCE_DATA_DIR: v.optional(v.string(), "./.data"),
+    VANCE_DATA_DIR: v.optional(v.string(), DEFAULT_DATA_DIR),
     VANCE_JWT_SECRET: v.optional(
       v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
     ),
@@ -139,7 +146,7 @@ export const ConfigSchema = v.pipe(
     VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
     VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
     VANCE_REST_MAX_RESPONSE_BYTES: v.pipe(
-      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
+      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(DEFAULT_REST_MAX_RESPONSE_BYTES)),
       v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
     ),
     /** Document bodies and layer listings a warm instance keeps, in MiB. */
@@ -269,9 +276,12 @@ export function loadConfig(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
   );
   const result = v.safeParse(ConfigSchema, set);
+  // One line per variable: `PORT=abc` is one mistake, not "no integer" and "not ≥ 1" besides.
   const lines = result.success
     ? []
-    : result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+    : issuesToFieldErrors(result.issues, undefined).map(
+        (error) => `- ${error.path || "settings"}: ${error.message}`,
+      );
   for (const name of options.require ?? []) {
     if (set[name] === undefined) lines.push(`- ${name}: required here`);
   }

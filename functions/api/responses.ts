@@ -73,6 +73,14 @@ export const DocumentWrittenSchema = v.object({
   etag: v.string(),
 });
 
+/** `GET /v1/tenants/{tenant}/projects`: the projects that hold documents (at most 1,000; `truncated` when more). */
+export const ProjectListSchema = v.object({
+  tenant: v.string(),
+  projects: NamesSchema,
+  tenantLayer: v.boolean(),
+  truncated: v.boolean(),
+});
+
 /** `GET T/documents`: the addressed layer's own documents (not the cascade), sorted by path. */
 export const LayerDocumentsSchema = v.object({
   layer: v.picklist(["project", "tenant"]),

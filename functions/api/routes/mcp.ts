@@ -253,7 +253,7 @@ function spawnRequestOf(query: Record<string, string>) {
     const byField = new Map<string, string>(
       Object.entries(SPAWN_QUERY).map(([name, field]) => [field, name]),
     );
-    for (const error of issuesToFieldErrors(result.issues, undefined)) {
+    for (const error of issuesToFieldErrors(result.issues, undefined, [], SpawnRequestSchema)) {
       const [field, ...rest] = error.path.split(".");
       errors.push({ ...error, path: [byField.get(field ?? "") ?? field, ...rest].join(".") });
     }

@@ -87,6 +87,55 @@ export const UI_SCRIPT = `"use strict";
   const out = document.getElementById("sign-out");
   if (out) out.addEventListener("click", () => void signOut());
 
+  // A pasted token goes the way a fragment's does: into session storage, then a bearer header.
+  const form = document.getElementById("token-form");
+  const input = document.getElementById("token-input");
+  if (form && input) {
+    form.hidden = false;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const token = input.value.trim();
+      if (!token) return;
+      sessionStorage.setItem(KEY, token);
+      sessionStorage.removeItem(TRIED);
+      input.value = "";
+      void signIn();
+    });
+  }
+
+  // The tool listing's filter: rows whose name, type, labels or description hold every word typed.
+  const filterBox = document.getElementById("tool-filter-box");
+  const filter = document.getElementById("tool-filter");
+  const filterCount = document.getElementById("tool-filter-count");
+  if (filterBox && filter) {
+    filterBox.hidden = false;
+    const apply = () => {
+      const words = filter.value.toLowerCase().split(/s+/).filter(Boolean);
+      const matches = (row) => words.every((word) => (row.dataset.search || "").includes(word));
+      let shown = 0;
+      let total = 0;
+      for (const group of document.querySelectorAll("#tools > tbody, details.pack-group")) {
+        const rows = [...group.querySelectorAll("tr[data-search]")];
+        const head = group.matches("tbody.pack") ? rows.shift() : undefined;
+        let any = false;
+        for (const row of rows) {
+          const hit = matches(row);
+          row.hidden = !hit;
+          any = any || hit;
+          total++;
+          if (hit) shown++;
+        }
+        if (head) head.hidden = words.length > 0 && !any && !matches(head);
+        if (group.matches("details.pack-group")) {
+          group.hidden = !any;
+          group.open = any && words.length > 0;
+        }
+      }
+      if (filterCount) filterCount.textContent = words.length === 0 ? "" : shown + " of " + total + " tools match";
+    };
+    filter.addEventListener("input", apply);
+  }
+
   const match = /(?:^|&)token=([^&]+)/.exec(location.hash.slice(1));
   if (match) {
     const previous = sessionStorage.getItem(KEY);
@@ -109,6 +158,8 @@ export const UI_SCRIPT = `"use strict";
 /** Small, readable on a phone, WCAG AA contrast (text #1b1f24 on #fff; badges dark on light). */
 export const UI_STYLES = `:root { color-scheme: light; --fg: #1b1f24; --muted: #4a5360; --line: #d0d7de; --link: #0a4fb3; --bg-alt: #f4f6f8; }
 * { box-sizing: border-box; }
+/* The filter hides rows that the phone layout shows as blocks: hidden must win over display. */
+[hidden] { display: none !important; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
 a { color: var(--link); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible { outline: 3px solid #0a4fb3; outline-offset: 2px; }
@@ -117,6 +168,14 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 header.site { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); background: var(--bg-alt); }
 header.site .brand { font-weight: 700; text-decoration: none; color: var(--fg); }
 header.site .who { color: var(--muted); font-size: .9rem; }
+nav.site-links { display: flex; gap: 1rem; margin-right: auto; }
+ul.projects { columns: 14rem; padding-left: 1.2rem; }
+ul.projects li { break-inside: avoid; overflow-wrap: anywhere; }
+.filter { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin: .5rem 0; }
+.filter label { display: flex; gap: .5rem; align-items: center; font-weight: 600; }
+.filter input { width: min(24rem, 70vw); }
+details.pack-group { margin: 1rem 0; border: 1px solid var(--line); border-radius: .25rem; padding: .25rem .75rem; }
+details.pack-group > summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
 main { padding: 1rem; max-width: 72rem; margin: 0 auto; }
 nav.crumbs ol { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; padding: 0; margin: 0 0 .5rem; font-size: .9rem; }
 nav.crumbs li + li::before { content: "›"; margin-right: .25rem; color: var(--muted); }
@@ -128,7 +187,8 @@ h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: .95rem; }
 caption { text-align: left; color: var(--muted); padding: .25rem 0; }
-th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid var(--line); }
+th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+code { overflow-wrap: anywhere; }
 th { background: var(--bg-alt); }
 tbody.pack th[scope="rowgroup"] { background: #eef2f7; font-weight: 600; }
 tr.sub td:first-child { padding-left: 1.5rem; }
@@ -153,6 +213,9 @@ input, select, button { font: inherit; padding: .35rem .5rem; border: 1px solid 
 button { background: #0a4fb3; color: #fff; border-color: #0a4fb3; cursor: pointer; }
 button.quiet { background: #fff; color: var(--link); }
 ul.names { columns: 16rem; padding-left: 1.2rem; }
+ul.names li { break-inside: avoid; overflow-wrap: anywhere; }
+main > *, section { min-width: 0; max-width: 100%; }
+input { max-width: 100%; }
 @media (max-width: 40rem) {
   body { font-size: 15px; }
   th, td { padding: .35rem; }

@@ -6,6 +6,7 @@ import {
   Errors,
   invocableToolNameProblem,
   issuesToFieldErrors,
+  operationTarget,
   packOf,
   type ResolvedTool,
   SpawnRequestSchema,
@@ -41,6 +42,7 @@ import {
   SignInPage,
   ToolPage,
   type ToolRow,
+  type ToolTarget,
   type Viewer,
 } from "./pages";
 
@@ -103,12 +105,18 @@ export function uiRoutes(services: UiServices) {
   const log = (fields: Record<string, unknown>) => services.logger.warn("http.error", fields);
 
   // One mapping of failures to problems (problem.ts); pages show them as HTML with the same status.
+  // A refused page still says who is signed in (a 403 is another tenant's page, not "signed out").
   ui.onError(async (error, c) => {
     const response = problemResponse(error, log);
     if (c.req.method !== "GET") return response;
     const problem = (await response.json()) as ProblemView;
     if (problem.status === 401) return render(c, 401, <SignInPage problem={problem} />);
-    return render(c, problem.status, <ErrorPage problem={problem} session="ok" />);
+    const viewer = await signedIn(c);
+    return render(
+      c,
+      problem.status,
+      <ErrorPage problem={problem} viewer={viewer} session={viewer ? "ok" : "missing"} />,
+    );
   });
 
   ui.use("*", async (c, next) => {
@@ -201,12 +209,25 @@ export function uiRoutes(services: UiServices) {
     return c.body(null, 204);
   });
 
+  /** The session's viewer whatever the page, or undefined without a valid session. */
+  const signedIn = (c: Context): Promise<Viewer | undefined> => sessionOf(c).catch(() => undefined);
+
   // The start page is `/ui/`; a mounted app's "/" is `/ui` alone, so the slash is matched below.
   ui.get("/", (c) => c.redirect("/ui/", 301));
   const start = async (c: Context) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token) return render(c, 200, <SignInPage />);
-    return render(c, 200, <PickerPage viewer={await viewerOf(c)} />);
+    const viewer = await viewerOf(c);
+    // A tenant's viewer sees its projects; a platform viewer those of the tenant it names.
+    const tenant = viewer.tenant === "*" ? c.req.query("tenant") || undefined : viewer.tenant;
+    if (tenant === undefined) return render(c, 200, <PickerPage viewer={viewer} />);
+    assertTenantId(tenant);
+    // A viewer limited to one project sees that project's name only, not the tenant's others.
+    const listed =
+      viewer.project === undefined
+        ? await services.documents.projects(tenant)
+        : { tenant, projects: [viewer.project], tenantLayer: false, truncated: false };
+    return render(c, 200, <PickerPage viewer={viewer} listed={listed} />);
   };
 
   ui.get("/open", (c) => {
@@ -350,6 +371,24 @@ async function listing(
   return { items, roles: report.roles.map((role) => role.role) };
 }
 
+/** What a tool calls, when it is an OpenAPI operation or an MCP server's tool. */
+function targetOf(tool: ResolvedTool): ToolTarget | undefined {
+  const server = tool.config.parameters.server;
+  if (tool.pack) {
+    const operation = operationTarget(tool.pack.tool);
+    if (operation) {
+      const operationId = tool.pack.tool.sourceName.includes(" ") ? undefined : tool.pack.tool.sourceName;
+      return { kind: "http", method: operation.method, path: operation.path, operationId };
+    }
+    if (typeof server === "string") return { kind: "mcp", server, tool: tool.pack.tool.sourceName };
+    return undefined;
+  }
+  const toolName = tool.config.parameters.toolName;
+  return typeof server === "string" && typeof toolName === "string"
+    ? { kind: "mcp", server, tool: toolName }
+    : undefined;
+}
+
 /** One tool as the cascade resolves it, and its document in every layer that holds one. */
 async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
   const { tenant, project } = at;
@@ -374,6 +413,7 @@ async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
+        runs: targetOf(tool),
       },
       documentPath,
       layers,
@@ -418,7 +458,7 @@ async function modelView(
   if (!parsed.success) {
     throw Errors.validationFailed(
       "the query does not describe a process",
-      issuesToFieldErrors(parsed.issues, undefined),
+      issuesToFieldErrors(parsed.issues, undefined, [], SpawnRequestSchema),
     );
   }
   const request = parsed.output;
