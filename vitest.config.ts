@@ -17,6 +17,7 @@ export default defineConfig({
     include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: [
       "test/setup/script-worker.ts",
+      "test/setup/cli.ts",
       "test/setup/s3rver.ts",
       "test/setup/dynamodb.ts",
       "test/setup/mcp-servers.ts",

@@ -126,6 +126,8 @@ describe.each(RUNTIMES)(
             SecretsKey: { value: randomBytes(32).toString("base64"), type: "sst.sst.Secret" },
           }),
           ...localAws,
+          // Production refuses the service's own tokens unless a deploy turns them on, as this one does.
+          VANCE_LOCAL_TOKENS: "true",
         },
         { execPath },
       );
@@ -241,6 +243,8 @@ describe("the API bundle without its links", () => {
         "VANCE_STATE_TABLE (linked resource State)",
         "VANCE_JWT_SECRET (linked resource JwtSecret)",
         "VANCE_SECRETS_KEY (linked resource SecretsKey)",
+        // Production: no trusted issuer, and the service's own tokens are off by default.
+        "VANCE_TOKEN_ISSUERS: required when VANCE_LOCAL_TOKENS is off",
       ]) {
         expect(logged.error).toContain(missing);
       }

@@ -1,7 +1,7 @@
 import { type EmptyResponseDiagnosis, EmptyResponseReportSchema, VanceError } from "@vance/core";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
 import { EmptyResponseDiagnosisSchema } from "../responses";
@@ -25,12 +25,15 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Diagnostics under `T/diagnostics`: the empty-response diagnosis an engine reports to. */
-export function diagnosticRoutes(diagnosis: Pick<EmptyResponseDiagnosis, "diagnose">, secret: string) {
+export function diagnosticRoutes(
+  diagnosis: Pick<EmptyResponseDiagnosis, "diagnose">,
+  verifier: TokenVerifier,
+) {
   const app = new Hono<AuthEnv>();
   app.post(
     "/empty-response",
     describe(DOCS.emptyResponse),
-    authenticate(secret, "read"),
+    authenticate(verifier, "read", ENGINE),
     bodyLimit({
       maxSize: DIAGNOSTICS_MAX_BODY_BYTES,
       onError: () => {

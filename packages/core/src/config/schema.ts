@@ -7,12 +7,8 @@ import { LabelSchema, ToolNameSchema } from "../ids";
  */
 export const ServerToolConfigSchema = v.strictObject({
   name: v.optional(ToolNameSchema),
-  type: v.pipe(v.string("type is required"), v.minLength(1, "type is required")),
-  description: v.pipe(
-    v.string("description is required"),
-    v.trim(),
-    v.minLength(1, "description must not be empty"),
-  ),
+  type: v.pipe(v.string(), v.minLength(1, "type must not be empty")),
+  description: v.pipe(v.string(), v.trim(), v.minLength(1, "description must not be empty")),
   enabled: v.optional(v.boolean(), true),
   primary: v.optional(v.boolean(), false),
   labels: v.optional(v.array(LabelSchema), []),
