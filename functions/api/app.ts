@@ -195,7 +195,12 @@ export function createApp(services: AppServices) {
   app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, secret));
   app.route(
     project,
-    mcpRoutes(services.processes, { secret, version: services.version, settings: services.mcp }),
+    mcpRoutes(services.processes, {
+      secret,
+      version: services.version,
+      settings: services.mcp,
+      logger: services.logger,
+    }),
   );
   return app;
 }

@@ -37,6 +37,14 @@ export const ToolTypesSchema = v.object({
   ),
 });
 
+/** A pack of the allow set whose source did not answer with a current list just now. */
+const StalePackSchema = v.object({
+  pack: v.string(),
+  /** `stale`: its last known sub-tools are shown; `unavailable`: it has none until the source answers. */
+  status: v.picklist(["stale", "unavailable"]),
+  reason: v.string(),
+});
+
 /**
  * `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool,
  * `stale` marks a remote-backed tool listed from its last known list (its source is unreachable).
@@ -53,7 +61,27 @@ export const ToolSummarySchema = v.object({
   stale: v.optional(v.literal(true)),
 });
 
-export const ToolListSchema = v.object({ tools: v.array(ToolSummarySchema) });
+/**
+ * A document under `server-tools/` the listing cannot offer: its path breaks the name rules (it
+ * was written straight into the store), it does not parse or validate, it names a tool of the
+ * capability floor, or its source's tools cannot be used. No selector, manifest or meta-tool
+ * offers it; `message` and `errors` say why.
+ */
+const InvalidToolDocumentSchema = v.object({
+  path: v.string(),
+  layer: v.picklist(["project", "tenant", "bundled"]),
+  message: v.string(),
+  errors: v.array(
+    v.object({ path: v.string(), message: v.string(), line: v.optional(v.pipe(v.number(), v.integer())) }),
+  ),
+});
+
+export const ToolListSchema = v.object({
+  tools: v.array(ToolSummarySchema),
+  invalid: v.array(InvalidToolDocumentSchema),
+  /** Pack documents whose source did not answer with a current list (`unavailable`: no sub-tools listed). */
+  stalePacks: v.array(StalePackSchema),
+});
 
 /** A tool as `GET T/tools/{name}` answers it: `config` is the normalised document. */
 export const ToolViewSchema = v.object({
@@ -86,15 +114,53 @@ export const InvocationSchema = v.union([
     error: v.string(),
     message: v.string(),
     status: v.optional(v.number()),
+    /** `tool_description`'s `UnknownTools`: the names it looked at that named nothing… */
+    unknown: v.optional(NamesSchema),
+    /** …and those beyond its 25 per call, which it did not look at. */
+    skipped: v.optional(NamesSchema),
     durationMs: v.number(),
   }),
   v.object({ route: v.literal("client"), name: v.string(), params: v.unknown(), durationMs: v.number() }),
 ]);
 
-export const AllowedToolsSchema = v.object({ allowedTools: NamesSchema });
+/** An entry a resolution or spawn accepted that does nothing as written. */
+const RecipeWarningSchema = v.object({
+  code: v.picklist([
+    "unknown_tool",
+    "invalid_tool",
+    "unknown_label",
+    "not_allowed",
+    "matches_nothing",
+    "unknown_model_instance",
+  ]),
+  /** The request field the entry is in (`allowedToolsAdd`, `models`, …). */
+  list: v.string(),
+  entry: v.string(),
+  message: v.string(),
+});
 
-/** `POST T/processes` → 201: the frozen allow set. */
-export const SpawnedProcessSchema = v.object({ processId: v.string(), allowedTools: NamesSchema });
+/**
+ * `POST T/recipes/resolve`: names (plain tools and the sub-tools packs offer now), packs by
+ * reference (every sub-tool their source offers when a turn reads it, but `excludedTools`), the
+ * referenced packs whose source is not current, and warnings for entries that named nothing.
+ */
+export const RecipeResolutionSchema = v.object({
+  allowedTools: NamesSchema,
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
+  stalePacks: v.array(StalePackSchema),
+  warnings: v.array(RecipeWarningSchema),
+});
+
+/** `POST T/processes` → 201: the frozen allow set, and what the spawn should tell its caller. */
+export const SpawnedProcessSchema = v.object({
+  processId: v.string(),
+  allowedTools: NamesSchema,
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
+  stalePacks: v.array(StalePackSchema),
+  warnings: v.array(RecipeWarningSchema),
+});
 
 export const ProcessRecordSchema = v.object({
   tenant: v.string(),
@@ -105,6 +171,9 @@ export const ProcessRecordSchema = v.object({
   engine: v.nullable(v.string()),
   role: v.string(),
   allowedTools: NamesSchema,
+  /** Packs allowed by reference: each sub-tool their source offers at the time, but `excludedTools`. */
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
   allowedToolsAdd: NamesSchema,
   allowedToolsKeep: NamesSchema,
   allowedToolsDefer: NamesSchema,
@@ -144,8 +213,11 @@ export const ManifestSchema = v.object({
     reserve: v.number(),
     limit: v.nullable(v.number()),
   }),
+  /** Deferred minus demoted (spec §14.3): stable across turns that only change the demotions. */
   discoveryBlock: v.string(),
   demotedDiscoveryBlock: v.string(),
+  /** The process's packs whose source did not answer with a current list (their line in `discoveryBlock` says so). */
+  stalePacks: v.array(StalePackSchema),
 });
 
 export const ToolUsageSchema = v.object({

@@ -352,7 +352,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name */
+        /** The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name; with the tool documents it cannot offer and the packs whose source is not current */
         get: operations["getV1TenantsByTenantProjectsByProjectTools"];
         put?: never;
         post?: never;
@@ -2347,15 +2347,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The process and its frozen allow set */
+            /** @description The process and its frozen allow set, with the packs whose source is not current and the entries that named nothing */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        allowedPacks: string[];
                         allowedTools: string[];
+                        excludedTools: string[];
                         processId: string;
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
+                        warnings: {
+                            /** @enum {string} */
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            entry: string;
+                            list: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2419,7 +2434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed */
+            /** @description budget_floor_exceeded | validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2427,7 +2442,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed";
+                        code?: "budget_floor_exceeded" | "validation_failed";
                     };
                 };
             };
@@ -2480,6 +2495,7 @@ export interface operations {
                         activatedTools: {
                             [key: string]: number;
                         };
+                        allowedPacks: string[];
                         allowedTools: string[];
                         allowedToolsAdd: string[];
                         allowedToolsDefer: string[];
@@ -2495,6 +2511,7 @@ export interface operations {
                         }[];
                         createdAt: string;
                         engine: string | null;
+                        excludedTools: string[];
                         models: string[];
                         processId: string;
                         project: string;
@@ -2615,7 +2632,9 @@ export interface operations {
                         durationMs: number;
                         error: string;
                         message: string;
+                        skipped?: string[];
                         status?: number;
+                        unknown?: string[];
                     } | {
                         durationMs: number;
                         name: string;
@@ -2782,6 +2801,12 @@ export interface operations {
                         demotedDiscoveryBlock: string;
                         discoveryBlock: string;
                         primary: string[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
                         tools: {
                             function: {
                                 description: string;
@@ -3063,14 +3088,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The allow set, sorted */
+            /** @description The allow set, sorted: names and packs by reference, with the packs whose source is not current and the entries that named nothing */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        allowedPacks: string[];
                         allowedTools: string[];
+                        excludedTools: string[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
+                        warnings: {
+                            /** @enum {string} */
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            entry: string;
+                            list: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3194,6 +3234,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        invalid: {
+                            errors: {
+                                line?: number;
+                                message: string;
+                                path: string;
+                            }[];
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled";
+                            message: string;
+                            path: string;
+                        }[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
                         tools: {
                             description: string;
                             enabled: boolean;
@@ -3801,7 +3858,9 @@ export interface operations {
                         durationMs: number;
                         error: string;
                         message: string;
+                        skipped?: string[];
                         status?: number;
+                        unknown?: string[];
                     } | {
                         durationMs: number;
                         name: string;

@@ -65,7 +65,8 @@ const CONFIGURED_NAME = [...PROJECT_PARAMS, pathParam("name", ToolNameSchema)];
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
   list: {
-    summary: "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name",
+    summary:
+      "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name; with the tool documents it cannot offer and the packs whose source is not current",
     tag: "tools",
     parameters: [...PROJECT_PARAMS, queryParam("label", LabelSchema, "only tools carrying this label")],
     responses: { 200: jsonResponse("The tools", ToolListSchema) },
@@ -119,11 +120,25 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   app.get("/", describe(DOCS.list), authenticate(secret, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const label = c.req.query("label");
-    const list =
+    const listing = await tools.listing(tenant, project);
+    const listed =
       label === undefined
-        ? await tools.listAll(tenant, project)
-        : await tools.findByLabel(tenant, project, label);
-    return c.json({ tools: list.map(summary) });
+        ? listing.tools
+        : listing.tools.filter((tool) => tool.config.labels.includes(label));
+    return c.json({
+      tools: listed.map(summary),
+      invalid: listing.invalid.map(({ path, layer, error }) => ({
+        path,
+        layer,
+        message: error.message,
+        errors: error.errors,
+      })),
+      stalePacks: listing.packs.flatMap((pack) =>
+        pack.status === "current"
+          ? []
+          : [{ pack: pack.name, status: pack.status, reason: pack.reason ?? "" }],
+      ),
+    });
   });
 
   app.get("/:name", describe(DOCS.get), authenticate(secret, "read"), async (c) => {

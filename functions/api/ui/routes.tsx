@@ -4,6 +4,7 @@ import {
   assertTenantId,
   catalogView,
   Errors,
+  inCapabilityFloor,
   invocableToolNameProblem,
   issuesToFieldErrors,
   packOf,
@@ -13,6 +14,7 @@ import {
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
+  toolNameProblem,
   VanceError,
 } from "@vance/core";
 import { type Context, Hono } from "hono";
@@ -259,8 +261,8 @@ async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
-  const [tools, report, projectDocuments, tenantDocuments] = await Promise.all([
-    services.tools.listAll(tenant, project),
+  const [{ tools, invalid }, report, projectDocuments, tenantDocuments] = await Promise.all([
+    services.tools.listing(tenant, project),
     services.usage.byRole(tenant, project),
     project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
     services.documents.list(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
@@ -284,9 +286,27 @@ async function listing(
   }
   if (label === undefined) {
     const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
+    // A document no tool page can show (its name breaks the rules, or is the floor's): its row says why.
+    for (const document of invalid) {
+      const name = toolNameFromPath(document.path);
+      if (name !== null && toolNameProblem(name) === null && !inCapabilityFloor(name)) continue;
+      items.push({
+        kind: "tool",
+        row: {
+          name: name ?? document.path,
+          layer: document.layer,
+          type: "—",
+          description: document.error.message,
+          labels: [],
+          primary: false,
+          enabled: "invalid",
+          usage: [],
+        },
+      });
+    }
     const hidden = [...projectDocuments, ...tenantDocuments]
       .map((document) => toolNameFromPath(document.path))
-      .filter((name): name is string => name !== null && !listed.has(name));
+      .filter((name): name is string => name !== null && toolNameProblem(name) === null && !listed.has(name));
     for (const name of [...new Set(hidden)]) {
       const found = await services.tools.lookup(tenant, project, name);
       if (found.status !== "disabled" && found.status !== "invalid") continue;
