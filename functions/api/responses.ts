@@ -31,11 +31,14 @@ export const ProblemSchema = v.object({
 
 export const HealthSchema = v.object({ status: v.literal("ok"), version: v.string() });
 
-export const ToolTypesSchema = v.object({
-  types: v.array(
-    v.object({ typeId: v.string(), description: v.string(), parametersSchema: JsonObjectSchema }),
-  ),
+/** One tool type: its id, what it does, and the JSON Schema of a document's `parameters` block. */
+export const ToolTypeSchema = v.object({
+  typeId: v.string(),
+  description: v.string(),
+  parametersSchema: JsonObjectSchema,
 });
+
+export const ToolTypesSchema = v.object({ types: v.array(ToolTypeSchema) });
 
 /** A pack of the allow set whose source did not answer with a current list just now. */
 const StalePackSchema = v.object({
