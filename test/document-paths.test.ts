@@ -53,6 +53,16 @@ describe("names no store may hold answer 400 invalid_id, on every store", () => 
         expect((await client.call("GET", `/documents/${path}`)).status, path).toBe(400);
       }
     });
+
+    it(`refuses the audit sidecar suffix in any segment (${name})`, async () => {
+      const { app } = await testApp(s3 ? { documents: await freshS3Store() } : {});
+      const client = await projectClient(app);
+      for (const path of ["a.md.vance-meta", "notes/x.vance-meta/y.md"]) {
+        const res = await putDoc(client, path);
+        expect(res.status, path).toBe(400);
+        expect(String(res.body.detail), path).toContain(".vance-meta");
+      }
+    });
   }
 
   it("refuses a doc_lookup path with an empty segment on write, and a stored one answers 422, not 500", async () => {
@@ -99,7 +109,10 @@ describe("file/folder collisions answer 409 path_conflict on the filesystem stor
     expect(await read.text()).toBe("file a");
     const inD = await app.request(`${client.base}/documents/d/b.md`, { headers: client.headers });
     expect(await inD.text()).toBe("in d");
-    expect(await readdir(join(dataDir, "documents", "acme", "shop", "d"))).toEqual(["b.md"]);
+    expect((await readdir(join(dataDir, "documents", "acme", "shop", "d"))).sort()).toEqual([
+      "b.md",
+      "b.md.vance-meta",
+    ]);
   });
 
   it("holds a and a/b.md side by side on S3 (s3rver): object keys have no folders", async () => {

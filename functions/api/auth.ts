@@ -10,6 +10,8 @@ export type Role = "read" | "write" | "admin";
 const ClaimsSchema = v.object({
   tenant: v.union([v.literal("*"), TenantIdSchema]),
   roles: v.array(v.picklist(["read", "write", "admin"])),
+  /** Who the token stands for: a document's `updatedBy` is its writer's subject. */
+  sub: v.optional(v.pipe(v.string(), v.maxLength(256))),
 });
 
 /** The verified claims of the caller. */
@@ -97,6 +99,11 @@ export async function authorise(
   }
   if (role && !claims.output.roles.includes(role)) throw forbidden(`this route needs the '${role}' role`);
   return claims.output;
+}
+
+/** The writer of a document, as its audit fields name it: the token's subject, when it has one. */
+export function authorOf(claims: Claims): { author?: string } {
+  return claims.sub === undefined ? {} : { author: claims.sub };
 }
 
 /** When a verified token expires (epoch seconds), or undefined for a token that does not verify. */

@@ -49,6 +49,17 @@ const StalePackSchema = v.object({
 });
 
 /**
+ * Who wrote a document and when (spec §2: they live on the document), ISO-8601 times: `updatedBy`
+ * is the writing token's subject (`sub`). Null for bundled and built-in tools, and where the
+ * store has no record (a document written straight into the store has only `updatedAt`).
+ */
+const AuditFields = {
+  createdAt: v.nullable(v.string()),
+  updatedAt: v.nullable(v.string()),
+  updatedBy: v.nullable(v.string()),
+};
+
+/**
  * `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool,
  * `stale` marks a remote-backed tool listed from its last known list (its source is unreachable).
  */
@@ -62,6 +73,7 @@ export const ToolSummarySchema = v.object({
   enabled: v.boolean(),
   pack: v.optional(v.string()),
   stale: v.optional(v.literal(true)),
+  ...AuditFields,
 });
 
 /**
@@ -91,6 +103,7 @@ export const ToolViewSchema = v.object({
   name: v.string(),
   layer: LayerSchema,
   etag: v.nullable(v.string()),
+  ...AuditFields,
   config: ServerToolConfigSchema,
   inputSchema: JsonObjectSchema,
   /** A sub-tool's pack document and the source's own name of the tool (an MCP tool, an operation). */
@@ -102,6 +115,7 @@ export const DocumentWrittenSchema = v.object({
   path: v.string(),
   layer: v.picklist(["project", "tenant"]),
   etag: v.string(),
+  ...AuditFields,
 });
 
 /** `GET T/documents`: the addressed layer's own documents (not the cascade), sorted by path. */

@@ -196,7 +196,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` headers) */
+        /** A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` and audit headers) */
         get: operations["getV1TenantsByTenantProjectsByProjectDocuments"];
         /** Create or replace a document of this layer; server-tools/ paths are validated as tools */
         put: operations["putV1TenantsByTenantProjectsByProjectDocuments"];
@@ -1551,6 +1551,14 @@ export interface operations {
             /** @description The stored bytes, with their content type */
             200: {
                 headers: {
+                    /** @description When the document was created (ISO-8601); absent where unknown */
+                    "X-Vance-Created-At"?: string;
+                    /** @description The layer that answered */
+                    "X-Vance-Layer"?: string;
+                    /** @description When it was last written (ISO-8601); absent for bundled documents */
+                    "X-Vance-Updated-At"?: string;
+                    /** @description The last writer's token subject, percent-encoded; absent where unknown */
+                    "X-Vance-Updated-By"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1658,10 +1666,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        createdAt: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
                         path: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     } | {
                         config: {
                             /** @default false */
@@ -1682,6 +1693,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -1695,6 +1707,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -1705,10 +1719,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        createdAt: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
                         path: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     } | {
                         config: {
                             /** @default false */
@@ -1729,6 +1746,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -1742,6 +1760,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -3269,6 +3289,7 @@ export interface operations {
                             status: "stale" | "unavailable";
                         }[];
                         tools: {
+                            createdAt: string | null;
                             description: string;
                             enabled: boolean;
                             labels: string[];
@@ -3280,6 +3301,8 @@ export interface operations {
                             /** @constant */
                             stale?: true;
                             type: string;
+                            updatedAt: string | null;
+                            updatedBy: string | null;
                         }[];
                     };
                 };
@@ -3385,6 +3408,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3398,6 +3422,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -3555,6 +3581,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3568,6 +3595,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -3597,6 +3626,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3610,6 +3640,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };

@@ -1,6 +1,7 @@
 import {
   InvocableToolNameSchema,
   LabelSchema,
+  type ObjectAudit,
   type ResolvedTool,
   ServerToolConfigSchema,
   type ServerToolService,
@@ -10,7 +11,7 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, authorOf } from "../auth";
 import { preconditions, requireToolContentType, textBody } from "../http";
 import { jsonBody } from "../json-body";
 import {
@@ -31,12 +32,22 @@ const InvokeBodySchema = v.strictObject({
   allowedTools: v.optional(v.array(InvocableToolNameSchema)),
 });
 
+/** A document's audit fields as the API answers them: null where unknown (bundled, built-in, written by hand). */
+export function auditView(audit: ObjectAudit | null | undefined) {
+  return {
+    createdAt: audit?.createdAt ?? null,
+    updatedAt: audit?.updatedAt ?? null,
+    updatedBy: audit?.updatedBy ?? null,
+  };
+}
+
 /** The tool as `GET T/tools/{name}` answers it. */
 export function toolView(tool: ResolvedTool) {
   return {
     name: tool.name,
     layer: tool.layer,
     etag: tool.etag,
+    ...auditView(tool.audit),
     config: tool.config,
     inputSchema: tool.inputSchema,
     ...(tool.pack ? { pack: { name: tool.pack.name, sourceName: tool.pack.tool.sourceName } } : {}),
@@ -54,6 +65,7 @@ function summary(tool: ResolvedTool) {
     primary,
     labels,
     enabled,
+    ...auditView(tool.audit),
     ...(tool.pack ? { pack: tool.pack.name } : {}),
     ...(tool.stale ? { stale: true as const } : {}),
   };
@@ -151,10 +163,10 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   app.put("/:name", describe(DOCS.put), authenticate(secret, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const contentType = requireToolContentType(c);
-    const options = preconditions(
-      c,
-      contentType === "application/json" ? "application/json" : "application/yaml",
-    );
+    const options = {
+      ...preconditions(c, contentType === "application/json" ? "application/json" : "application/yaml"),
+      ...authorOf(c.get("claims")),
+    };
     const { created, tool } = await tools.put(tenant, project, name, await textBody(c), options);
     c.header("ETag", tool.etag ?? "");
     return c.json(toolView(tool), created ? 201 : 200);

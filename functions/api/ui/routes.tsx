@@ -354,7 +354,13 @@ async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
+        audit: {
+          createdAt: tool.audit?.createdAt ?? null,
+          updatedAt: tool.audit?.updatedAt ?? null,
+          updatedBy: tool.audit?.updatedBy ?? null,
+        },
       },
+      floor: inCapabilityFloor(name),
       documentPath,
       layers,
     };

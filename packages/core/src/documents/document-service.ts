@@ -3,7 +3,7 @@ import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument 
 import { Errors, VanceError } from "../errors";
 import { isToolDocumentPath, TENANT_PROJECT, toolNameFromPath } from "../ids";
 import { byString } from "../order";
-import type { PutOptions } from "../ports/object-store";
+import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 
 /** What a document write stored: a tool document (validated as a tool) or any other document. */
@@ -15,6 +15,7 @@ export type DocumentWrite =
       readonly path: string;
       readonly layer: "project" | "tenant";
       readonly etag: string;
+      readonly audit: ObjectAudit | null;
     };
 
 /** One document of a layer's listing. */
@@ -89,6 +90,7 @@ export class DocumentService {
       path,
       layer: addressedLayer(project),
       etag: written.etag,
+      audit: written.audit,
     };
   }
 

@@ -26,7 +26,7 @@ import {
 import type { JsonSchema } from "../json-schema";
 import { byString } from "../order";
 import { type Logger, silentLogger } from "../ports/logger";
-import type { ObjectMeta, PutOptions } from "../ports/object-store";
+import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store";
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
 import { inCapabilityFloor } from "../surface/capability-floor";
@@ -39,6 +39,8 @@ export interface ResolvedTool {
   readonly layer: Layer;
   /** The stored object's ETag; null for bundled and built-in tools. */
   readonly etag: string | null;
+  /** Who wrote the document and when (spec §2: the document keeps them); absent for bundled and built-in tools. */
+  readonly audit?: ObjectAudit;
   readonly config: ServerToolConfig;
   readonly inputSchema: JsonSchema;
   /** Set for built-in tools only. */
@@ -475,6 +477,7 @@ export class ServerToolService {
       name,
       layer: pack.layer,
       etag: pack.etag,
+      ...(pack.audit ? { audit: pack.audit } : {}),
       config: {
         ...pack.config,
         name,
@@ -619,8 +622,8 @@ export class ServerToolService {
       ...options,
       contentType,
     });
-    const tool = this.resolved(parsed.config, addressedLayer(project), written.etag);
-    const lookup = this.fromParsed(parsed, name, tool.layer, written.etag);
+    const tool = this.resolved(parsed.config, addressedLayer(project), written.etag, written.audit);
+    const lookup = this.fromParsed(parsed, name, tool.layer, written.etag, written.audit);
     this.#parsed.set(documentKey(written.key), {
       kind: "document",
       etag: written.etag,
@@ -649,7 +652,7 @@ export class ServerToolService {
 
   private interpret(hit: CascadeHit, name: string): ToolLookup {
     if (hit.key === null || hit.etag === null) {
-      return this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag);
+      return this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag, null);
     }
     const cached = this.#parsed.get(documentKey(hit.key));
     if (cached?.kind === "document" && cached.etag === hit.etag) {
@@ -657,7 +660,13 @@ export class ServerToolService {
       return cached.lookup;
     }
     this.#parsed.miss();
-    const lookup = this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag);
+    const lookup = this.fromParsed(
+      parseToolDocument(hit.body, name, this.types),
+      name,
+      hit.layer,
+      hit.etag,
+      hit.audit,
+    );
     const bytes =
       lookup.status === "found"
         ? parsedBytes(lookup.tool.config, lookup.tool.inputSchema)
@@ -671,6 +680,7 @@ export class ServerToolService {
     name: string,
     layer: Layer,
     etag: string | null,
+    audit: ObjectAudit | null,
   ): ToolLookup {
     if (!result.ok) {
       return {
@@ -680,12 +690,24 @@ export class ServerToolService {
       };
     }
     if (!result.config.enabled) return { status: "disabled", layer };
-    return { status: "found", tool: this.resolved(result.config, layer, etag) };
+    return { status: "found", tool: this.resolved(result.config, layer, etag, audit) };
   }
 
-  private resolved(config: ServerToolConfig, layer: Layer, etag: string | null): ResolvedTool {
+  private resolved(
+    config: ServerToolConfig,
+    layer: Layer,
+    etag: string | null,
+    audit: ObjectAudit | null,
+  ): ResolvedTool {
     const type = this.types.find(config.type)!;
-    return { name: config.name, layer, etag, config, inputSchema: type.inputSchema(config.parameters) };
+    return {
+      name: config.name,
+      layer,
+      etag,
+      ...(audit ? { audit } : {}),
+      config,
+      inputSchema: type.inputSchema(config.parameters),
+    };
   }
 }
 
