@@ -65,6 +65,8 @@ describe("packs by reference (an MCP server down at spawn)", () => {
     const tooEarly = await client.invoke(processId, "slowp__echo", { message: "hello" });
     expect(tooEarly.status).toBe(200);
     expect(tooEarly.body).toMatchObject({ error: "SourceUnavailable" });
+    const read = await client.call("GET", "/tools/slowp__echo");
+    expect(read).toMatchObject({ status: 502, body: { code: "source_unavailable" } });
     const project = await client.call("GET", "/tools");
     expect(project.body.stalePacks).toEqual([
       expect.objectContaining({ pack: "slowp", status: "unavailable" }),

@@ -3487,6 +3487,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description source_unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "source_unavailable";
+                    };
+                };
+            };
             /** @description store_unavailable */
             503: {
                 headers: {

@@ -90,7 +90,7 @@ const DOCS = {
     responses: {
       200: jsonResponse("The tool; `ETag` header for tenant and project documents", ToolViewSchema),
     },
-    problems: { 404: ["tool_not_found", "tool_disabled"] },
+    problems: { 404: ["tool_not_found", "tool_disabled"], 502: ["source_unavailable"] },
   },
   put: {
     summary: "Create or replace the tool document of this layer (the YAML is stored as sent)",
