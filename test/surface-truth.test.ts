@@ -300,3 +300,18 @@ describe("the static discovery block is deferred minus demoted (spec §14.3), by
     ]);
   });
 });
+
+describe("tool_description's error keeps what it skipped", () => {
+  it("25 unknown names then a valid one: the error names the skipped valid name and carries unknown and skipped", async () => {
+    const { app } = await testApp();
+    const client = await clientOf(app);
+    await client.putTool("doc_alpha", docTool("Alpha documents."));
+    const { processId } = await client.spawn({ engineDefault: ["doc_alpha"] });
+    const unknown = Array.from({ length: 25 }, (_, i) => `nope_${i}`);
+    const res = await client.invoke(processId, "tool_description", { names: [...unknown, "doc_alpha"] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ error: "UnknownTools", unknown, skipped: ["doc_alpha"] });
+    expect(res.body.message).toContain("doc_alpha");
+    expect(res.body.message).toContain("another call");
+  });
+});
