@@ -5,6 +5,7 @@ export * from "./cascade/generations";
 export * from "./cascade/store-scan";
 export * from "./catalog/index";
 export * from "./concurrency";
+export * from "./config/did-you-mean";
 export * from "./config/document-schemas";
 export * from "./config/mcp-server";
 export * from "./config/parse";
