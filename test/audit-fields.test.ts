@@ -1,32 +1,18 @@
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, FsObjectStore, S3ObjectStore } from "@vance/adapters";
+import { FsObjectStore } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import type { ObjectStore } from "@vance/core";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";
+import { freshS3Store } from "./support/stores";
 
 // Spec §2: audit fields (created, updated, by whom) live on the document. The API answers them on
 // tool and document reads; the stores keep them beside the bytes, so reads cost nothing extra.
 
 const T = "/v1/tenants/acme/projects/shop";
 const TOOL = "type: doc_lookup\ndescription: Audited.\nparameters:\n  path: documents/getting_started.md\n";
-
-async function freshS3Store(): Promise<ObjectStore> {
-  const client = createS3Client({
-    endpoint: inject("s3Endpoint"),
-    region: "us-east-1",
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    forcePathStyle: true,
-  });
-  const bucket = `audit-${randomUUID().slice(0, 8)}`;
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  return new S3ObjectStore({ client, bucket });
-}
 
 type App = Awaited<ReturnType<typeof testApp>>["app"];
 
@@ -59,7 +45,7 @@ describe("audit fields on tool and document reads", () => {
     it(`createdAt, updatedAt and updatedBy from the token's subject, on writes and reads (${name})`, async () => {
       const documents = new CountingObjectStore(
         s3
-          ? await freshS3Store()
+          ? await freshS3Store("audit")
           : new FsObjectStore(join(mkdtempSync(join(tmpdir(), "vance-audit-")), "documents")),
       );
       const { app } = await testApp({ documents });

@@ -1,23 +1,15 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
+import { writeBehind } from "./support/stores";
 
 // Spec §4 and §7: built-ins are the cascade's last layer. A project or tenant document of the
 // same name overrides or disables one; only the capability floor (§13.1) is not configurable.
 
 const scripted = (description: string, source: string, extra = "") =>
   `type: scripted\ndescription: ${description}\n${extra}parameters:\n  inputs: []\n  source: ${JSON.stringify(source)}\n`;
-
-/** Writes a document straight into the filesystem store, behind the service's back. */
-function writeBehind(dataDir: string, key: string, body: string): void {
-  const path = join(dataDir, "documents", key);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, body);
-}
 
 describe("built-ins in the cascade (spec §4, §7)", () => {
   it("a project document disables whoami: 404 tool_disabled with its layer, gone from listings, selectors and manifests", async () => {

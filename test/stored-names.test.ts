@@ -1,20 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
+import { writeBehind } from "./support/stores";
 
 // The name rules hold for documents that reach a layer without the API too (a bucket write, a
 // sync job, a person with console access): such a document is never offered, and says why.
 
 const doc = (description: string, extra = "") =>
   `type: doc_lookup\ndescription: ${description}\n${extra}parameters:\n  path: documents/getting_started.md\n`;
-
-function writeBehind(dataDir: string, key: string, body: string): void {
-  const path = join(dataDir, "documents", key);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, body);
-}
 
 describe("documents written behind the service's back", () => {
   it("one that breaks the name rules or does not parse is listed invalid, offered nowhere, and named once in a WARN line", async () => {
