@@ -39,7 +39,7 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
   byString,
-  MANDATORY_TOOLS,
+  CAPABILITY_FLOOR,
   type Manifest,
   mapWithConcurrency,
   type ObjectStore,
@@ -378,7 +378,7 @@ function verifyManifest(body: Manifest, size: number): void {
   const fail = (why: string) => {
     throw new Error(`manifest of ${size} tools: ${why}`);
   };
-  const tools = size + MANDATORY_TOOLS.length;
+  const tools = size + CAPABILITY_FLOOR.length;
   if (body.primary.length + body.deferred.length !== tools)
     fail(`${body.primary.length} primary + ${body.deferred.length} deferred ≠ ${tools}`);
   if (body.budget.limit !== OPENAI_LIMIT) fail(`limit ${body.budget.limit}, expected ${OPENAI_LIMIT}`);

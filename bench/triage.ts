@@ -21,11 +21,11 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
   byString,
+  CAPABILITY_FLOOR,
   type Classification,
   type ClassificationInput,
   classifyTools,
   type Logger,
-  MANDATORY_TOOLS,
   type Manifest,
   type SurfaceTool,
   silentLogger,
@@ -290,7 +290,7 @@ function classificationInput(): ClassificationInput & { readonly activated: Map<
       });
     }
   }
-  for (const name of MANDATORY_TOOLS) {
+  for (const name of CAPABILITY_FLOOR) {
     tools.push({
       name,
       description: name,
@@ -333,7 +333,7 @@ function verifyClassification(result: Classification, input: ClassificationInput
   const primary = new Set(result.primary);
   if (input.limit !== null && primary.size > input.limit)
     fail(`${primary.size} primary > limit ${input.limit}`);
-  for (const name of MANDATORY_TOOLS) if (!primary.has(name)) fail(`${name} is not primary`);
+  for (const name of CAPABILITY_FLOOR) if (!primary.has(name)) fail(`${name} is not primary`);
   if (result.deferred.some((name) => primary.has(name))) fail("a tool is both primary and deferred");
   if (primary.size + result.deferred.length !== input.tools.length) fail("primary + deferred ≠ all tools");
   if (input.limit === null && result.demoted.length > 0) fail("demotions without a limit");
@@ -538,7 +538,7 @@ function verifyManifest(body: Manifest, expectLimit: number | null, label: strin
   if (body.primary.length + body.deferred.length !== TOTAL_TOOLS)
     fail(`${body.primary.length} primary + ${body.deferred.length} deferred ≠ ${TOTAL_TOOLS}`);
   if (body.tools.length !== body.primary.length) fail("tools array ≠ primary");
-  for (const name of MANDATORY_TOOLS) if (!body.primary.includes(name)) fail(`${name} is not primary`);
+  for (const name of CAPABILITY_FLOOR) if (!body.primary.includes(name)) fail(`${name} is not primary`);
   if (expectLimit !== null) {
     if (body.primary.length > expectLimit) fail(`${body.primary.length} primary > ${expectLimit}`);
     if (body.demoted.length === 0) fail("no demotions: the limit does not bite");

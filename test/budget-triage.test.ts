@@ -171,9 +171,29 @@ describe("the tool surface budget (spec §14)", () => {
     });
   });
 
-  it("a floor larger than the limit is a 409 that says why", async () => {
+  it("a floor larger than the limit is refused at spawn with 422 and the numbers", async () => {
     const { client } = await setup();
-    const { processId } = await client.spawn({ models: ["tiny/one"] });
+    const refused = await client.call("POST", "/processes", { models: ["tiny/one"] });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      code: "budget_floor_exceeded",
+      errors: [{ path: "models", message: "the chain's limit 1 is below the floor of 2" }],
+    });
+    expect(refused.body.detail).toContain("allows 2 tools");
+    expect(refused.body.detail).toContain("tool_description, tool_list");
+    expect((await client.call("POST", "/processes", { models: ["tiny/two"] })).status).toBe(422);
+    expect((await client.call("POST", "/processes", { models: ["openai/gpt-small"] })).status).toBe(201);
+  });
+
+  it("a limit learned after the spawn that cannot hold the floor makes the manifest a 409 that says why", async () => {
+    const { client, app } = await setup();
+    const { processId } = await client.spawn({ models: ["cortecs/one"] });
+    const learned = await app.request("/v1/models/observed-limits", {
+      method: "POST",
+      headers: { ...(await bearer({ tenant: "*", roles: ["admin"] })), "content-type": "application/json" },
+      body: JSON.stringify({ model: "cortecs/one", error: OPENAI_REJECTION.replace("128", "2") }),
+    });
+    expect(learned.status).toBe(200);
     const { status, problem } = await client.manifest(processId).then(
       () => expect.unreachable("the manifest was answered"),
       (error: ApiError) => error,

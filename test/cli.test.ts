@@ -259,10 +259,12 @@ describe("vance-tools against the running server", () => {
 
     const list = await run(["list", "--label", "cli"]);
     const rows = list.stdout.trim().split("\n");
-    expect(rows[0]).toMatch(/^NAME\s+LAYER\s+TYPE\s+LABELS\s+PRIMARY\s+PACK$/);
+    expect(rows[0]).toMatch(/^NAME\s+LAYER\s+TYPE\s+LABELS\s+PRIMARY\s+PACK\s+UPDATED$/);
     expect(rows.slice(1).map((row) => row.split(/\s+/).slice(0, 5))).toEqual(
       Array.from({ length: 9 }, (_, i) => [`cli_tool_${i}`, "project", "doc_lookup", "cli", "no"]),
     );
+    // When each was written (the token has no subject, so no author follows the time).
+    for (const row of rows.slice(1)) expect(row).toMatch(/\s\d{4}-\d\d-\d\d \d\d:\d\d$/);
     const listed = JSON.parse((await runHere(["--json", "list"])).stdout) as {
       tools: { name: string; layer: string }[];
     };

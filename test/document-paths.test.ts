@@ -1,12 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, S3ObjectStore } from "@vance/adapters";
-import type { ObjectStore } from "@vance/core";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
+import { freshS3Store } from "./support/stores";
 
 type Client = Awaited<ReturnType<typeof projectClient>>;
 
@@ -24,26 +21,13 @@ async function putWith(client: Client, app: App, path: string, headers: Record<s
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** An S3 store over a fresh bucket of the shared s3rver. */
-async function freshS3Store(): Promise<ObjectStore> {
-  const client = createS3Client({
-    endpoint: inject("s3Endpoint"),
-    region: "us-east-1",
-    credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
-    forcePathStyle: true,
-  });
-  const bucket = `paths-${randomUUID().slice(0, 8)}`;
-  await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  return new S3ObjectStore({ client, bucket });
-}
-
 describe("names no store may hold answer 400 invalid_id, on every store", () => {
   for (const [name, s3] of [
     ["filesystem store", false],
     ["S3 store (s3rver)", true],
   ] as const) {
     it(`refuses the temp-file suffix in any segment (${name})`, async () => {
-      const { app } = await testApp(s3 ? { documents: await freshS3Store() } : {});
+      const { app } = await testApp(s3 ? { documents: await freshS3Store("paths") } : {});
       const client = await projectClient(app);
       for (const path of ["a.vance-tmp", "notes/x.vance-tmp/y.md", "notes/b.md.0123abcd.vance-tmp"]) {
         const res = await putDoc(client, path);
@@ -51,6 +35,16 @@ describe("names no store may hold answer 400 invalid_id, on every store", () => 
         expect(res.body.code, path).toBe("invalid_id");
         expect(String(res.body.detail), path).toContain(".vance-tmp");
         expect((await client.call("GET", `/documents/${path}`)).status, path).toBe(400);
+      }
+    });
+
+    it(`refuses the audit sidecar suffix in any segment (${name})`, async () => {
+      const { app } = await testApp(s3 ? { documents: await freshS3Store("paths") } : {});
+      const client = await projectClient(app);
+      for (const path of ["a.md.vance-meta", "notes/x.vance-meta/y.md"]) {
+        const res = await putDoc(client, path);
+        expect(res.status, path).toBe(400);
+        expect(String(res.body.detail), path).toContain(".vance-meta");
       }
     });
   }
@@ -99,11 +93,14 @@ describe("file/folder collisions answer 409 path_conflict on the filesystem stor
     expect(await read.text()).toBe("file a");
     const inD = await app.request(`${client.base}/documents/d/b.md`, { headers: client.headers });
     expect(await inD.text()).toBe("in d");
-    expect(await readdir(join(dataDir, "documents", "acme", "shop", "d"))).toEqual(["b.md"]);
+    expect((await readdir(join(dataDir, "documents", "acme", "shop", "d"))).sort()).toEqual([
+      "b.md",
+      "b.md.vance-meta",
+    ]);
   });
 
   it("holds a and a/b.md side by side on S3 (s3rver): object keys have no folders", async () => {
-    const { app } = await testApp({ documents: await freshS3Store() });
+    const { app } = await testApp({ documents: await freshS3Store("paths") });
     const client = await projectClient(app);
     expect((await putDoc(client, "a", "file a")).status).toBe(201);
     expect((await putDoc(client, "a/b.md", "below a")).status).toBe(201);

@@ -158,6 +158,20 @@ describe("POST T/diagnostics/empty-response", () => {
     expect(llmLines().map((line) => line.fields.kind)).toEqual(["blank"]);
   });
 
+  it("a length report leaves its requestId unused: the same call's later phantom report still fires", async () => {
+    const { diagnose, llmLines, services } = await instance({ t: Date.UTC(2025, 0, 1) });
+    const conversation = {
+      messages: [{ role: "user", content: "file_read it" }],
+      offeredTools: ["doc_read"],
+    };
+    const cut = await diagnose({ requestId: "req-retried", ...conversation, finishReason: "length" });
+    expect(cut.body).toEqual({ kind: "skipped", candidates: [], firstReport: false });
+    const empty = await diagnose({ requestId: "req-retried", ...conversation, finishReason: "stop" });
+    expect(empty.body).toMatchObject({ kind: "phantom", firstReport: true });
+    expect(llmLines().map((line) => line.fields.requestId)).toEqual(["req-retried"]);
+    await services.diagnosticWebhook!.settled();
+  });
+
   it("the webhook gets one post per tenant and candidate within the dedup window, and another after it", async () => {
     const clock = { t: Date.UTC(2025, 0, 1) };
     const { diagnose, services } = await instance(clock);

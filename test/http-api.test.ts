@@ -67,6 +67,23 @@ describe("HTTP API: happy paths", () => {
     });
   });
 
+  it("answers one tool type by its id (the same as in the list), and 404 type_not_found naming the known ones", async () => {
+    const { app } = await testApp();
+    const all = (await (await app.request("/v1/types", { headers: reader })).json()) as {
+      types: { typeId: string }[];
+    };
+    const one = await app.request("/v1/types/scripted", { headers: reader });
+    expect(one.status).toBe(200);
+    expect(await one.json()).toEqual(all.types.find((type) => type.typeId === "scripted"));
+    const missing = await app.request("/v1/types/scriptd", { headers: reader });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({
+      code: "type_not_found",
+      detail: expect.stringContaining("known types: doc_lookup"),
+    });
+    expect((await app.request("/v1/types/scripted")).status).toBe(401);
+  });
+
   it("creates (201), replaces (200), reads and deletes a tool; the YAML is stored as sent", async () => {
     const { app } = await testApp();
     const created = await putYaml(app, `${T}/tools/add_numbers`, ADD);

@@ -72,12 +72,18 @@ describe("GET /v1/models", () => {
 describe("PUT / DELETE /v1/models/{instance}/{file}", () => {
   it("a bad document is refused with 422 and its line, and nothing is stored", async () => {
     const { app, dataDir } = await testApp();
-    const bad = await putDocument(app, "cortecs/small", "displayName: Small\nmaxTools: -1\nsize: tiny\n");
+    const bad = await putDocument(app, "cortecs/small", "maxtools: 5\nmaxTools: -1\nsize: tiny\n");
     expect(bad.status).toBe(422);
     expect(bad.body).toMatchObject({ code: "validation_failed" });
     expect(bad.body.errors).toEqual([
+      { path: "maxtools", message: "unknown field; did you mean 'maxTools'?", line: 1 },
       { path: "maxTools", message: "maxTools must be 0 (no limit) or more", line: 2 },
       { path: "size", message: "size must be one of small, medium, large", line: 3 },
+    ]);
+    const misspelt = await putDocument(app, "cortecs/_provider", "wireType: openai\nmaxtools: 5\n");
+    expect(misspelt.status).toBe(422);
+    expect(misspelt.body.errors).toEqual([
+      { path: "maxtools", message: "unknown field; did you mean 'maxTools'?", line: 2 },
     ]);
     const broken = await putDocument(app, "cortecs/small", "maxTools: [1\n");
     expect(broken.status).toBe(422);

@@ -91,7 +91,34 @@ function objectStoreContract(name: string, factory: StoreFactory): void {
         body: "name: a\n",
         etag,
         contentType: "application/yaml",
+        audit: { createdAt: expect.any(String), updatedAt: expect.any(String), updatedBy: null },
       });
+    });
+
+    it("keeps who wrote an object and when: a replacement keeps createdAt, a delete forgets it", async () => {
+      const key = "t1/p1/server-tools/audited.yaml";
+      const created = await store().put(key, "v: 1", { author: "alice@example.com", ifNoneMatch: "*" });
+      expect(created).toMatchObject({ ok: true, audit: { updatedBy: "alice@example.com" } });
+      const first = expectObject(await store().get(key)).audit!;
+      expect(first.updatedBy).toBe("alice@example.com");
+      expect(Date.parse(first.createdAt!)).not.toBeNaN();
+      expect(first.updatedAt).toBe(first.createdAt);
+
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const replaced = await store().put(key, "v: 2", { author: "bob ü" });
+      expect(replaced).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: "bob ü" } });
+      const second = expectObject(await store().get(key)).audit!;
+      expect(second.createdAt).toBe(first.createdAt);
+      expect(second.updatedBy).toBe("bob ü");
+      expect(Date.parse(second.updatedAt!)).toBeGreaterThan(Date.parse(first.updatedAt!));
+
+      const anonymous = await store().put(key, "v: 3");
+      expect(anonymous).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: null } });
+      await store().delete(key);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await putOk(store(), key, "v: 4");
+      const again = expectObject(await store().get(key)).audit!;
+      expect(Date.parse(again.createdAt!)).toBeGreaterThan(Date.parse(first.createdAt!));
     });
 
     it("changes the etag when an object is overwritten", async () => {
@@ -407,8 +434,8 @@ describe("FsObjectStore on disk", () => {
     expect(await store.put("t/d", "x", { ifNoneMatch: "*" })).toEqual({ ok: false, reason: "path_conflict" });
     expect(expectObject(await store.get("t/a")).body).toBe("file a");
     expect((await store.list("t/")).items.map((item) => item.key)).toEqual(["t/a", "t/d/x.md"]);
-    expect(await readdir(join(root, "data", "t", "d"))).toEqual(["x.md"]);
-    expect((await readdir(join(root, "data", "t"))).sort()).toEqual(["a", "d"]);
+    expect((await readdir(join(root, "data", "t", "d"))).sort()).toEqual(["x.md", "x.md.vance-meta"]);
+    expect((await readdir(join(root, "data", "t"))).sort()).toEqual(["a", "a.vance-meta", "d"]);
   });
 
   it.skipIf(!existsSync("/proc/self/fd"))(
@@ -429,9 +456,13 @@ describe("FsObjectStore on disk", () => {
         spy.mockRestore();
       }
       const directory = join(root, "data", "t", "p");
-      expect(synced).toHaveLength(2);
+      // The content, then its audit sidecar, then the directory holding both renames.
+      expect(synced).toHaveLength(3);
       expect(synced[0]).toMatch(new RegExp(`^${directory}/durable\\.yaml\\.[0-9a-f]+\\.vance-tmp$`));
-      expect(synced[1]).toBe(directory);
+      expect(synced[1]).toMatch(
+        new RegExp(`^${directory}/durable\\.yaml\\.vance-meta\\.[0-9a-f]+\\.vance-tmp$`),
+      );
+      expect(synced[2]).toBe(directory);
     },
   );
 
@@ -439,7 +470,7 @@ describe("FsObjectStore on disk", () => {
     await putOk(store, "t/p/deep/x.yaml", "x");
     await putOk(store, "t/keep.yaml", "k");
     await store.delete("t/p/deep/x.yaml");
-    expect(await readdir(join(root, "data", "t"))).toEqual(["keep.yaml"]);
+    expect((await readdir(join(root, "data", "t"))).sort()).toEqual(["keep.yaml", "keep.yaml.vance-meta"]);
   });
 
   it("lets exactly one of 20 concurrent puts with the same ifMatch win, and stores its body whole", async () => {
@@ -460,7 +491,10 @@ describe("FsObjectStore on disk", () => {
     const object = expectObject(await store.get("t/p/race.yaml"));
     expect(object.body).toBe(bodies[winners[0]!.index]);
     expect(object.etag).toBe(winners[0]!.etag);
-    expect(await readdir(join(root, "data", "t", "p"))).toEqual(["race.yaml"]);
+    expect((await readdir(join(root, "data", "t", "p"))).sort()).toEqual([
+      "race.yaml",
+      "race.yaml.vance-meta",
+    ]);
   });
 
   it("keeps concurrent creates of sibling keys and deletes in one directory from failing", async () => {
@@ -486,7 +520,7 @@ describe("S3ObjectStore against s3rver", () => {
   });
   afterAll(() => client.destroy());
 
-  it("sends one HTTP request per get, put and list page, and two per delete", async () => {
+  it("sends one HTTP request per get, create (If-None-Match: *) and list page, and two per delete and per put that may replace (its HEAD keeps createdAt)", async () => {
     const store = new S3ObjectStore({ client, bucket, prefix: "count" });
     await putOk(store, "a.yaml", "a: 1", "application/yaml");
     await putOk(store, "b.yaml", "b: 1", "application/yaml");
@@ -503,9 +537,11 @@ describe("S3ObjectStore against s3rver", () => {
     await store.list("", { limit: 1, cursor: page.cursor });
     expect(store.requestCount).toBe(4);
     await putOk(store, "c.yaml", "c: 1", "application/yaml");
-    expect(store.requestCount).toBe(5);
-    await store.delete("c.yaml");
+    expect(store.requestCount).toBe(6);
+    expect((await store.put("d.yaml", "d: 1", { ifNoneMatch: "*" })).ok).toBe(true);
     expect(store.requestCount).toBe(7);
+    await store.delete("c.yaml");
+    expect(store.requestCount).toBe(9);
   });
 
   it("holds a key and keys below it side by side, unlike the filesystem store (no path_conflict on S3)", async () => {
@@ -571,22 +607,30 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
     expect(sent[0]?.input).toMatchObject({ Prefix: "p/t/", Delimiter: "/" });
   });
 
-  it("maps 412 PreconditionFailed on put to precondition_failed (stubbed client)", async () => {
+  it("maps 412 PreconditionFailed on put to precondition_failed; the HEAD before only reads createdAt (stubbed client)", async () => {
     const { client, sent } = stubbedClient({
+      [HeadObjectCommand.name]: () => ({
+        ETag: '"newer"',
+        Metadata: { "created-at": "2025-01-01T00:00:00.000Z" },
+      }),
       [PutObjectCommand.name]: () => {
         throw failure("PreconditionFailed", 412);
       },
     });
     const store = new S3ObjectStore({ client, bucket: "b", prefix: "p" });
-    expect(await store.put("k.yaml", "v", { ifMatch: '"old"', contentType: "application/yaml" })).toEqual({
+    expect(
+      await store.put("k.yaml", "v", { ifMatch: '"old"', contentType: "application/yaml", author: "a/b c" }),
+    ).toEqual({
       ok: false,
       reason: "precondition_failed",
     });
-    expect(sent[0]?.input).toMatchObject({
+    expect(sent.map((entry) => entry.command)).toEqual([HeadObjectCommand.name, PutObjectCommand.name]);
+    expect(sent[1]?.input).toMatchObject({
       Bucket: "b",
       Key: "p/k.yaml",
       IfMatch: '"old"',
       ContentType: "application/yaml",
+      Metadata: { "created-at": "2025-01-01T00:00:00.000Z", "updated-by": "a%2Fb%20c" },
     });
   });
 
@@ -606,6 +650,7 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
 
   it("rethrows other S3 errors on put (stubbed client)", async () => {
     const { client } = stubbedClient({
+      [HeadObjectCommand.name]: () => ({ ETag: '"x"' }),
       [PutObjectCommand.name]: () => {
         throw failure("AccessDenied", 403);
       },
@@ -619,6 +664,9 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
   it("maps 5xx answers and refused connections to StoreUnavailableError (stubbed client)", async () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
     const { client } = stubbedClient({
+      [HeadObjectCommand.name]: () => {
+        throw failure("NotFound", 404);
+      },
       [PutObjectCommand.name]: () => {
         throw failure("InternalError", 500);
       },

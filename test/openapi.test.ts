@@ -269,7 +269,7 @@ describe("/openapi.json", () => {
     expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
   });
 
-  it("shows POST …/processes with its request schema (models, clientTools) and its 201 answer (processId, allowedTools)", async () => {
+  it("shows POST …/processes with its request schema (models, clientTools) and its 201 answer (processId, allowedTools, allowedPacks, stalePacks, warnings)", async () => {
     const doc = await document();
     const spawn = operationOf(doc, "post", `${T}/processes`)!;
     const request = requestSchemaOf(spawn, "application/json") as {
@@ -290,11 +290,20 @@ describe("/openapi.json", () => {
       properties: {
         processId: { type: "string" },
         allowedTools: { type: "array", items: { type: "string" } },
+        allowedPacks: { type: "array", items: { type: "string" } },
       },
-      required: ["processId", "allowedTools"],
+      required: ["processId", "allowedTools", "allowedPacks", "excludedTools", "stalePacks", "warnings"],
     });
-    expect(violations(doc, created, { processId: "p-1", allowedTools: ["doc_a"] })).toEqual([]);
-    expect(violations(doc, created, { processId: "p-1" })).not.toEqual([]);
+    const answered = {
+      processId: "p-1",
+      allowedTools: ["doc_a"],
+      allowedPacks: ["gh"],
+      excludedTools: [],
+      stalePacks: [{ pack: "gh", status: "unavailable", reason: "its source has not answered yet" }],
+      warnings: [{ code: "unknown_tool", list: "allowedToolsAdd", entry: "doc_b", message: "no tool" }],
+    };
+    expect(violations(doc, created, answered)).toEqual([]);
+    expect(violations(doc, created, { processId: "p-1", allowedTools: ["doc_a"] })).not.toEqual([]);
   });
 
   it("every operation declares a success answer, its failures as problem+json with their codes, and every path parameter with its rule", async () => {

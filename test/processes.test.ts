@@ -1,5 +1,5 @@
 import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters";
-import { BUILT_IN_TOOLS, RecipeResolver } from "@vance/core";
+import { CAPABILITY_FLOOR, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -14,12 +14,9 @@ describe("RecipeResolver (spec §6)", () => {
     await tools.put("acme", "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put("acme", "shop", "crawl", docTool("project", "labels: [web]\n"));
     const resolver = new RecipeResolver(tools);
-    expect(await resolver.resolve("acme", "shop", { allowedToolsAdd: ["@web", "whoami"] })).toEqual([
-      "crawl",
-      "fetch_page",
-      "web_search",
-      "whoami",
-    ]);
+    const resolved = await resolver.resolve("acme", "shop", { allowedToolsAdd: ["@web", "whoami"] });
+    expect(resolved.allowedTools).toEqual(["crawl", "fetch_page", "web_search", "whoami"]);
+    expect(resolved.warnings).toEqual([]);
   });
 
   it("allowedToolsRemove wins over add, by label too", async () => {
@@ -31,7 +28,7 @@ describe("RecipeResolver (spec §6)", () => {
       allowedToolsAdd: ["@web"],
       allowedToolsRemove: ["@destructive"],
     });
-    expect(allowed).toEqual(["web_search", "whoami"]);
+    expect(allowed.allowedTools).toEqual(["web_search", "whoami"]);
   });
 
   it("answers over HTTP, and refuses malformed entries", async () => {
@@ -42,7 +39,13 @@ describe("RecipeResolver (spec §6)", () => {
       allowedToolsAdd: ["@docs"],
       allowedToolsRemove: ["doc_tools_overview", "doc_processes_overview"],
     });
-    expect(ok.body).toEqual({ allowedTools: ["doc_a", "doc_getting_started"] });
+    expect(ok.body).toEqual({
+      allowedTools: ["doc_a", "doc_getting_started"],
+      allowedPacks: [],
+      excludedTools: [],
+      stalePacks: [],
+      warnings: [],
+    });
     const bad = await client.call("POST", "/recipes/resolve", { allowedToolsAdd: ["Bad Name"] });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe("validation_failed");
@@ -184,8 +187,8 @@ describe("the capability floor (spec §13.1)", () => {
     expect(res.body.code).toBe("reserved_name");
   });
 
-  it.each(BUILT_IN_TOOLS.map((tool) => tool.name))(
-    "the built-in %s is reserved: PUT tools and PUT documents/server-tools answer 422 reserved_name",
+  it.each(CAPABILITY_FLOOR)(
+    "%s is reserved: PUT tools and PUT documents/server-tools answer 422 reserved_name, in either layer",
     async (name) => {
       const { app } = await testApp();
       const client = await projectClient(app);
@@ -201,13 +204,9 @@ describe("the capability floor (spec §13.1)", () => {
     },
   );
 
-  it("invoke_tool and whoami keep answering as built-ins", async () => {
+  it("without a document, invoke_tool and whoami answer as built-ins", async () => {
     const { app } = await testApp();
     const client = await projectClient(app);
-    expect((await client.call("PUT", "/tools/invoke_tool", doc("shadow"), "application/yaml")).status).toBe(
-      422,
-    );
-    expect((await client.call("PUT", "/tools/whoami", doc("shadow"), "application/yaml")).status).toBe(422);
     const { processId } = await client.spawn({ engineDefault: ["invoke_tool", "whoami"] });
     const answered = await client.invoke(processId, "invoke_tool", { name: "whoami", params: {} });
     expect(answered.body.value).toMatchObject({ tenant: "acme", project: "shop", processId });
@@ -289,7 +288,7 @@ describe("activation and discovery (spec §13)", () => {
     expect(manifest.primary.filter((n) => n.startsWith("bulk_"))).toEqual(names.slice(5));
   });
 
-  it("the discovery block is byte-identical when only activations changed, and teaches activate-first", async () => {
+  it("an activation takes exactly the activated tools' lines out of the discovery block, which teaches activate-first", async () => {
     const now = { t: 2_000_000 };
     const { client, names, processId } = await thirtyDeferred(now);
     const first = await client.manifest(processId);
@@ -297,11 +296,19 @@ describe("activation and discovery (spec §13)", () => {
     expect(first.discoveryBlock).toContain(`- ${names[0]} — Operation ${names[0]}.`);
     expect(first.discoveryBlock).not.toContain("More text here");
     expect(first.demotedDiscoveryBlock).toBe("");
-    await client.invoke(processId, "tool_description", { names: names.slice(0, 7) });
+    const activated = names.slice(0, 7);
+    await client.invoke(processId, "tool_description", { names: activated });
     now.t += 1000;
     const second = await client.manifest(processId);
-    expect(second.primary).not.toEqual(first.primary);
-    expect(second.discoveryBlock).toBe(first.discoveryBlock);
+    expect(second.primary).toEqual(expect.arrayContaining(activated));
+    const withoutActivated = first.discoveryBlock
+      .split("\n")
+      .filter((line) => !activated.some((name) => line.startsWith(`- ${name} `)))
+      .join("\n");
+    expect(second.discoveryBlock).toBe(withoutActivated);
+    // A later turn with the same activations answers the very same block.
+    now.t += 1000;
+    expect((await client.manifest(processId)).discoveryBlock).toBe(second.discoveryBlock);
   });
 
   it("groups pack sub-tools under one line, and serves the anthropic wire format", async () => {
@@ -323,6 +330,7 @@ describe("activation and discovery (spec §13)", () => {
       inContext: [],
       available: ["gmail__list", "gmail__modify", "gmail__send"],
       packHints: { gmail: "The user's Gmail account: modify marks mail read or unread." },
+      stalePacks: [],
     });
     expect(manifest.tools.map((t) => t.name)).toEqual(["tool_description", "tool_list"]);
     expect(manifest.tools[0]).toHaveProperty("input_schema");

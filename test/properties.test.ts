@@ -321,8 +321,9 @@ describe("wire formats", () => {
 describe("the cascade", () => {
   type Doc = { enabled: boolean; label: string };
   const BUNDLED = ["doc_getting_started", "doc_tools_overview"];
-  const BUILT_IN = ["whoami"];
-  const names = fc.constantFrom("alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN);
+  const BUILT_IN = ["whoami", "invoke_tool"];
+  const FLOOR = ["tool_list"];
+  const names = fc.constantFrom("alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN, ...FLOOR);
   const layer = fc.dictionary(names, fc.record({ enabled: fc.boolean(), label: fc.constantFrom("x", "y") }), {
     maxKeys: 6,
   });
@@ -354,17 +355,18 @@ describe("the cascade", () => {
           ...META_TOOLS,
         ]);
 
-        // The reference: a built-in name is reserved (no document replaces it); otherwise the
-        // innermost layer that has a document decides, and disabled hides the name.
+        // The reference (spec §4): a floor name is reserved (no document replaces it); otherwise
+        // the innermost layer that has a document decides — built-ins last — and disabled hides it.
         const winner = (name: string): { layer: string; enabled: boolean } | null => {
-          if (BUILT_IN.includes(name)) return { layer: "builtin", enabled: true };
+          if (FLOOR.includes(name)) return { layer: "builtin", enabled: true };
           if (projectDocs[name]) return { layer: "project", enabled: projectDocs[name].enabled };
           if (tenantDocs[name]) return { layer: "tenant", enabled: tenantDocs[name].enabled };
           if (BUNDLED.includes(name)) return { layer: "bundled", enabled: true };
+          if (BUILT_IN.includes(name)) return { layer: "builtin", enabled: true };
           return null;
         };
         const listed = new Map((await tools.listAll("t", "p")).map((tool) => [tool.name, tool.layer]));
-        for (const name of ["alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN]) {
+        for (const name of ["alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN, ...FLOOR]) {
           const expected = winner(name);
           const found = await tools.lookup("t", "p", name);
           if (expected === null) {
@@ -378,7 +380,7 @@ describe("the cascade", () => {
             expect(listed.get(name), name).toBe(expected.layer);
           }
         }
-        for (const name of META_TOOLS.map((tool) => tool.name)) expect(listed.get(name)).toBe("builtin");
+        for (const name of ["tool_list", "tool_description"]) expect(listed.get(name)).toBe("builtin");
       }),
       { numRuns: 150 },
     );

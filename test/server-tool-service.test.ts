@@ -1,4 +1,5 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
+import { BUILT_IN_TOOLS } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -50,22 +51,39 @@ describe("ServerToolService cascade (spec §4)", () => {
     );
   });
 
-  it("every built-in name is reserved: no document replaces or disables one, not even one written behind the service's back", async () => {
+  it("built-ins are the cascade's last layer: bundled, tenant and project documents override or disable them (spec §4, §7)", async () => {
     const raw = new MemoryObjectStore();
     const { tools } = toolServices({
       store: raw,
       bundled: { "server-tools/whoami.yaml": docTool("bundled whoami") },
     });
-    for (const name of ["whoami", "web_search"]) {
+    expect(await layerOf(tools, "whoami")).toBe("bundled");
+    expect(await layerOf(tools, "web_search")).toBe("builtin");
+    await tools.put(T, "_tenant", "web_search", docTool("tenant search", "labels: [web]\n"));
+    expect(await layerOf(tools, "web_search")).toBe("tenant");
+    await tools.put(T, P, "whoami", docTool("off here", "enabled: false\n"));
+    expect(await tools.lookup(T, P, "whoami")).toEqual({ status: "disabled", layer: "project" });
+    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("whoami");
+    await tools.delete(T, P, "whoami");
+    expect(await layerOf(tools, "whoami")).toBe("bundled");
+  });
+
+  it("the capability floor is reserved: no document replaces or disables it, and one written behind the service's back is ignored and listed invalid", async () => {
+    const raw = new MemoryObjectStore();
+    const { tools } = toolServices({ store: raw, builtIns: [...BUILT_IN_TOOLS] });
+    for (const name of ["tool_list", "tool_description"]) {
       await expect(tools.put(T, P, name, docTool("mine", "enabled: false\n"))).rejects.toMatchObject({
         code: "reserved_name",
         status: 422,
       });
     }
-    await raw.put(`${T}/${P}/server-tools/whoami.yaml`, docTool("sneaked in", "enabled: false\n"));
-    expect(await layerOf(tools, "whoami")).toBe("builtin");
-    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "whoami");
-    expect(listed?.layer).toBe("builtin");
+    await raw.put(`${T}/${P}/server-tools/tool_list.yaml`, docTool("sneaked in", "enabled: false\n"));
+    expect(await layerOf(tools, "tool_list")).toBe("builtin");
+    const listing = await tools.listing(T, P);
+    expect(listing.tools.find((tool) => tool.name === "tool_list")?.layer).toBe("builtin");
+    expect(listing.invalid.map(({ path, layer, error }) => ({ path, layer, code: error.code }))).toEqual([
+      { path: "server-tools/tool_list.yaml", layer: "project", code: "invalid_document" },
+    ]);
   });
 
   it("an override is a complete replace: primary and labels are not inherited", async () => {

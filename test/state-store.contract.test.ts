@@ -26,6 +26,8 @@ function processRecord(key: ProcessKey, overrides: Partial<ProcessRecord> = {}):
     engine: null,
     role: "research",
     allowedTools: ["doc_lookup", "tool_description", "tool_list", "weather__today"],
+    allowedPacks: ["gmail", "weather"],
+    excludedTools: ["gmail__delete"],
     allowedToolsAdd: ["@weather"],
     allowedToolsKeep: ["doc_lookup"],
     allowedToolsDefer: ["weather__today"],

@@ -160,17 +160,17 @@ describe("the meta-tools and the discovery block say what the tools array holds"
     expect(Object.keys((await client.process(processId)).activatedTools)).toEqual(["doc_alpha"]);
   });
 
-  it("the static block stays byte-identical when a listed tool is activated, and its wording holds for one in the array", async () => {
+  it("the static block holds deferred minus demoted (spec §14.3): an activated tool leaves it, the rest stays byte for byte", async () => {
     const { client, processId, now } = await setup();
     const before = await client.manifest(processId);
+    expect(before.discoveryBlock).toContain("- doc_alpha — Alpha documents.");
     await client.invoke(processId, "tool_description", { names: ["doc_alpha"] });
     now.t += 1000;
     const after = await client.manifest(processId);
     expect(after.primary).toContain("doc_alpha");
-    expect(after.discoveryBlock).toBe(before.discoveryBlock);
-    expect(after.discoveryBlock).toContain("- doc_alpha — Alpha documents.");
-    expect(after.discoveryBlock).not.toContain("These tools are not in your tools array");
-    expect(after.discoveryBlock).toContain("may already be in your tools array: call it directly");
+    expect(after.discoveryBlock).not.toContain("doc_alpha");
+    expect(after.discoveryBlock).toBe(before.discoveryBlock.replace("- doc_alpha — Alpha documents.\n", ""));
+    expect(after.discoveryBlock).toContain("These tools are not in your tools array");
   });
 
   it("the bundled doc_processes_overview (spec §9) explains processes and activate-first", async () => {
@@ -224,5 +224,94 @@ describe("observed limits belong to the endpoint and to whoever reported them", 
     expect((await report(second.app, "*", ["admin"])).status).toBe(200);
     expect((await globex.manifest(globexProcess)).budget.maxTools).toBe(4);
     expect((await report(second.app, "*", ["read"])).status).toBe(403);
+  });
+});
+
+describe("the static discovery block is deferred minus demoted (spec §14.3), byte-stable against demotions", () => {
+  /** A chain of limit 3 (maxTools 4, reserve 1): the floor pair and one more fit. */
+  async function setup() {
+    const now = { t: 3_000_000 };
+    const { app } = await testApp({ now: () => now.t });
+    const put = await app.request("/v1/models/narrow/_provider", {
+      method: "PUT",
+      headers: await platformAdmin(),
+      body: "wireType: openai\nmaxTools: 4\n",
+    });
+    expect(put.status).toBe(201);
+    const client = await clientOf(app);
+    await client.putTool("aa_main", docTool("The primary tool.", "primary: true\n"));
+    await client.putTool("dd_one", docTool("First deferred."));
+    await client.putTool("dd_two", docTool("Second deferred."));
+    await client.putTool("ee_side", docTool("Third deferred."));
+    const { processId } = await client.spawn({
+      engineDefault: ["aa_main", "dd_one", "dd_two", "ee_side"],
+      models: ["narrow/m"],
+    });
+    return { app, client, processId, now };
+  }
+
+  const lineOf = (name: string, hint: string) => `- ${name} — ${hint}`;
+
+  it("a demotion alone never changes it; the demoted tool is in the dynamic block only", async () => {
+    const { client, processId, now } = await setup();
+    const first = await client.manifest(processId);
+    expect(first.demoted).toEqual([]);
+    // Activating ee_side pushes the plain aa_main out of the array (class order, spec §14.2).
+    await client.invoke(processId, "tool_description", { names: ["ee_side"] });
+    now.t += 1000;
+    const second = await client.manifest(processId);
+    expect(second.demoted).toEqual(["aa_main"]);
+    expect(second.discoveryBlock).not.toContain("aa_main");
+    expect(second.demotedDiscoveryBlock).toContain(lineOf("aa_main", "The primary tool."));
+    expect(second.discoveryBlock).toBe(
+      first.discoveryBlock.replace(`${lineOf("ee_side", "Third deferred.")}\n`, ""),
+    );
+    // A turn that changes only the demotion (aa_main is activated by its call, so the ranking moves)
+    // keeps the static block byte for byte.
+    now.t += 1000;
+    await client.invoke(processId, "aa_main");
+    now.t += 1000;
+    const third = await client.manifest(processId);
+    expect(third.demoted).not.toEqual(second.demoted);
+    expect(third.discoveryBlock).toBe(second.discoveryBlock);
+  });
+
+  it("an activated tool that is then demoted is in the demoted block only, never in both", async () => {
+    const { client, processId, now } = await setup();
+    for (const name of ["dd_one", "dd_two", "ee_side"]) {
+      now.t += 1000;
+      await client.invoke(processId, "tool_description", { names: [name] });
+    }
+    now.t += 1000;
+    const manifest = await client.manifest(processId);
+    // aa_main goes first (plain), then the activated families, oldest first: dd (dd_one, dd_two).
+    expect(manifest.demoted).toEqual(["aa_main", "dd_one", "dd_two"]);
+    expect(manifest.primary).toEqual(["ee_side", "tool_description", "tool_list"]);
+    for (const name of manifest.demoted) {
+      expect(manifest.discoveryBlock).not.toContain(name);
+      expect(manifest.demotedDiscoveryBlock).toContain(`- ${name} — `);
+    }
+    expect(manifest.discoveryBlock).toBe("");
+    now.t += 1000;
+    const again = await client.manifest(processId);
+    expect([again.discoveryBlock, again.demotedDiscoveryBlock]).toEqual([
+      manifest.discoveryBlock,
+      manifest.demotedDiscoveryBlock,
+    ]);
+  });
+});
+
+describe("tool_description's error keeps what it skipped", () => {
+  it("25 unknown names then a valid one: the error names the skipped valid name and carries unknown and skipped", async () => {
+    const { app } = await testApp();
+    const client = await clientOf(app);
+    await client.putTool("doc_alpha", docTool("Alpha documents."));
+    const { processId } = await client.spawn({ engineDefault: ["doc_alpha"] });
+    const unknown = Array.from({ length: 25 }, (_, i) => `nope_${i}`);
+    const res = await client.invoke(processId, "tool_description", { names: [...unknown, "doc_alpha"] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ error: "UnknownTools", unknown, skipped: ["doc_alpha"] });
+    expect(res.body.message).toContain("doc_alpha");
+    expect(res.body.message).toContain("another call");
   });
 });

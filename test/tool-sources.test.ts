@@ -256,10 +256,14 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.tools = [sourceTool("search"), sourceTool("create")];
     await tools.put(T, P, "gh", PACK);
     const recipes = new RecipeResolver(tools);
-    expect(await recipes.resolve(T, P, { engineDefault: ["gh"] })).toEqual(["gh__create", "gh__search"]);
+    expect(await recipes.resolve(T, P, { engineDefault: ["gh"] })).toMatchObject({
+      allowedTools: ["gh__create", "gh__search"],
+      allowedPacks: ["gh"],
+      excludedTools: [],
+    });
     expect(
       await recipes.resolve(T, P, { engineDefault: ["@fake"], allowedToolsRemove: ["gh__create"] }),
-    ).toEqual(["gh__search"]);
+    ).toMatchObject({ allowedTools: ["gh__search"], allowedPacks: ["gh"], excludedTools: ["gh__create"] });
   });
 
   it("invokes a sub-tool through its pack's type after checking the params against the source's schema; the pack document is not callable", async () => {

@@ -255,9 +255,16 @@ describe("the listing's pages", () => {
     expect(html).toMatch(/layer-project">project<\/span><\/th><td><code>[^<]+<\/code><\/td><td>wins/);
     expect(html).toMatch(/layer-tenant">tenant<\/span><\/th><td><code>[^<]+<\/code><\/td><td>shadowed/);
     expect(html).toContain("description: Greets, as the tenant wrote it");
+    // When its document was written (the seeding token has no subject, so no author).
+    expect(html).toMatch(/<dt>Updated<\/dt><dd>\d{4}-\d\d-\d\dT[^<]+\(created \d{4}-/);
     const subTool = await page(`${PAGE}/tools/pets__get_pet_by_id`, cookie);
     expect(subTool.html).toContain("server-tools/pets.yaml");
-    expect((await page(`${PAGE}/tools/tool_list`, cookie)).html).toContain("A built-in tool");
+    expect((await page(`${PAGE}/tools/tool_list`, cookie)).html).toContain(
+      "A built-in tool of the capability floor",
+    );
+    expect((await page(`${PAGE}/tools/whoami`, cookie)).html).toContain(
+      "a tenant or project document of this name would replace or disable it",
+    );
     const disabled = await page(`${PAGE}/tools/doc_tools_overview`, cookie);
     expect(disabled.status).toBe(200);
     expect(disabled.html).toContain("Disabled by the document of the");

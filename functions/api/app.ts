@@ -29,9 +29,10 @@ import {
   type OpenApiDocument,
   type Operation,
   openApiDocument,
+  pathParam,
 } from "./openapi";
 import { problemResponse } from "./problem";
-import { HealthSchema, type Metrics, MetricsSchema, ToolTypesSchema } from "./responses";
+import { HealthSchema, type Metrics, MetricsSchema, ToolTypeSchema, ToolTypesSchema } from "./responses";
 import { diagnosticRoutes } from "./routes/diagnostics";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
@@ -106,6 +107,13 @@ const DOCS = {
     tag: "types",
     responses: { 200: jsonResponse("The registered tool types", ToolTypesSchema) },
   },
+  type: {
+    summary: "One tool type with its parameters JSON Schema (any valid token)",
+    tag: "types",
+    parameters: [pathParam("typeId", { type: "string", description: "a typeId of `GET /v1/types`" })],
+    responses: { 200: jsonResponse("The tool type", ToolTypeSchema) },
+    problems: { 404: ["type_not_found"] },
+  },
   metrics: {
     summary: "This instance's cache hits, misses and sizes, and its generation reads (any valid token)",
     tag: "meta",
@@ -158,6 +166,19 @@ export function createApp(services: AppServices) {
   app.get("/v1/types", describe(DOCS.types), authenticate(verifier, undefined, ENGINE), (c) =>
     c.json({ types: services.types.describe() }),
   );
+  app.get("/v1/types/:typeId", describe(DOCS.type), authenticate(verifier, undefined, ENGINE), (c) => {
+    const typeId = c.req.param("typeId");
+    const type = services.types.describe().find((described) => described.typeId === typeId);
+    if (!type) {
+      const known = services.types.ids().join(", ");
+      throw new VanceError(
+        "type_not_found",
+        404,
+        `no tool type '${typeId.slice(0, 80)}'; known types: ${known}`,
+      );
+    }
+    return c.json(type);
+  });
   app.get("/v1/metrics", describe(DOCS.metrics), authenticate(verifier), (c) => c.json(services.metrics()));
 
   // OAuth discovery for MCP clients (RFC 9728), and the development issuer while local tokens are on.
@@ -190,7 +211,12 @@ export function createApp(services: AppServices) {
   app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, verifier));
   app.route(
     project,
-    mcpRoutes(services.processes, { verifier, version: services.version, settings: services.mcp }),
+    mcpRoutes(services.processes, {
+      verifier,
+      version: services.version,
+      settings: services.mcp,
+      logger: services.logger,
+    }),
   );
   return app;
 }

@@ -106,6 +106,11 @@ export async function authorise(
   return caller;
 }
 
+/** The writer of a document, as its audit fields name it: the token's subject, when it has one. */
+export function authorOf(claims: Claims): { author?: string } {
+  return claims.sub === undefined ? {} : { author: claims.sub };
+}
+
 /** Throws 403 `insufficient_scope`, naming the scope needed, unless `caller` reaches what `need` describes. */
 export function permit(caller: Caller, need: Need): void {
   const prefix = caller.scopePrefix;

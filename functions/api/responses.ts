@@ -31,11 +31,33 @@ export const ProblemSchema = v.object({
 
 export const HealthSchema = v.object({ status: v.literal("ok"), version: v.string() });
 
-export const ToolTypesSchema = v.object({
-  types: v.array(
-    v.object({ typeId: v.string(), description: v.string(), parametersSchema: JsonObjectSchema }),
-  ),
+/** One tool type: its id, what it does, and the JSON Schema of a document's `parameters` block. */
+export const ToolTypeSchema = v.object({
+  typeId: v.string(),
+  description: v.string(),
+  parametersSchema: JsonObjectSchema,
 });
+
+export const ToolTypesSchema = v.object({ types: v.array(ToolTypeSchema) });
+
+/** A pack of the allow set whose source did not answer with a current list just now. */
+const StalePackSchema = v.object({
+  pack: v.string(),
+  /** `stale`: its last known sub-tools are shown; `unavailable`: it has none until the source answers. */
+  status: v.picklist(["stale", "unavailable"]),
+  reason: v.string(),
+});
+
+/**
+ * Who wrote a document and when (spec §2: they live on the document), ISO-8601 times: `updatedBy`
+ * is the writing token's subject (`sub`). Null for bundled and built-in tools, and where the
+ * store has no record (a document written straight into the store has only `updatedAt`).
+ */
+const AuditFields = {
+  createdAt: v.nullable(v.string()),
+  updatedAt: v.nullable(v.string()),
+  updatedBy: v.nullable(v.string()),
+};
 
 /**
  * `ToolSummary` (API.md "Tool configurations"); `pack` names the pack document of a sub-tool,
@@ -51,15 +73,37 @@ export const ToolSummarySchema = v.object({
   enabled: v.boolean(),
   pack: v.optional(v.string()),
   stale: v.optional(v.literal(true)),
+  ...AuditFields,
 });
 
-export const ToolListSchema = v.object({ tools: v.array(ToolSummarySchema) });
+/**
+ * A document under `server-tools/` the listing cannot offer: its path breaks the name rules (it
+ * was written straight into the store), it does not parse or validate, it names a tool of the
+ * capability floor, or its source's tools cannot be used. No selector, manifest or meta-tool
+ * offers it; `message` and `errors` say why.
+ */
+const InvalidToolDocumentSchema = v.object({
+  path: v.string(),
+  layer: v.picklist(["project", "tenant", "bundled"]),
+  message: v.string(),
+  errors: v.array(
+    v.object({ path: v.string(), message: v.string(), line: v.optional(v.pipe(v.number(), v.integer())) }),
+  ),
+});
+
+export const ToolListSchema = v.object({
+  tools: v.array(ToolSummarySchema),
+  invalid: v.array(InvalidToolDocumentSchema),
+  /** Pack documents whose source did not answer with a current list (`unavailable`: no sub-tools listed). */
+  stalePacks: v.array(StalePackSchema),
+});
 
 /** A tool as `GET T/tools/{name}` answers it: `config` is the normalised document. */
 export const ToolViewSchema = v.object({
   name: v.string(),
   layer: LayerSchema,
   etag: v.nullable(v.string()),
+  ...AuditFields,
   config: ServerToolConfigSchema,
   inputSchema: JsonObjectSchema,
   /** A sub-tool's pack document and the source's own name of the tool (an MCP tool, an operation). */
@@ -71,6 +115,7 @@ export const DocumentWrittenSchema = v.object({
   path: v.string(),
   layer: v.picklist(["project", "tenant"]),
   etag: v.string(),
+  ...AuditFields,
 });
 
 /** `GET /v1/tenants/{tenant}/projects`: the projects that hold documents (at most 1,000; `truncated` when more). */
@@ -94,15 +139,53 @@ export const InvocationSchema = v.union([
     error: v.string(),
     message: v.string(),
     status: v.optional(v.number()),
+    /** `tool_description`'s `UnknownTools`: the names it looked at that named nothing… */
+    unknown: v.optional(NamesSchema),
+    /** …and those beyond its 25 per call, which it did not look at. */
+    skipped: v.optional(NamesSchema),
     durationMs: v.number(),
   }),
   v.object({ route: v.literal("client"), name: v.string(), params: v.unknown(), durationMs: v.number() }),
 ]);
 
-export const AllowedToolsSchema = v.object({ allowedTools: NamesSchema });
+/** An entry a resolution or spawn accepted that does nothing as written. */
+const RecipeWarningSchema = v.object({
+  code: v.picklist([
+    "unknown_tool",
+    "invalid_tool",
+    "unknown_label",
+    "not_allowed",
+    "matches_nothing",
+    "unknown_model_instance",
+  ]),
+  /** The request field the entry is in (`allowedToolsAdd`, `models`, …). */
+  list: v.string(),
+  entry: v.string(),
+  message: v.string(),
+});
 
-/** `POST T/processes` → 201: the frozen allow set. */
-export const SpawnedProcessSchema = v.object({ processId: v.string(), allowedTools: NamesSchema });
+/**
+ * `POST T/recipes/resolve`: names (plain tools and the sub-tools packs offer now), packs by
+ * reference (every sub-tool their source offers when a turn reads it, but `excludedTools`), the
+ * referenced packs whose source is not current, and warnings for entries that named nothing.
+ */
+export const RecipeResolutionSchema = v.object({
+  allowedTools: NamesSchema,
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
+  stalePacks: v.array(StalePackSchema),
+  warnings: v.array(RecipeWarningSchema),
+});
+
+/** `POST T/processes` → 201: the frozen allow set, and what the spawn should tell its caller. */
+export const SpawnedProcessSchema = v.object({
+  processId: v.string(),
+  allowedTools: NamesSchema,
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
+  stalePacks: v.array(StalePackSchema),
+  warnings: v.array(RecipeWarningSchema),
+});
 
 export const ProcessRecordSchema = v.object({
   tenant: v.string(),
@@ -113,6 +196,9 @@ export const ProcessRecordSchema = v.object({
   engine: v.nullable(v.string()),
   role: v.string(),
   allowedTools: NamesSchema,
+  /** Packs allowed by reference: each sub-tool their source offers at the time, but `excludedTools`. */
+  allowedPacks: NamesSchema,
+  excludedTools: NamesSchema,
   allowedToolsAdd: NamesSchema,
   allowedToolsKeep: NamesSchema,
   allowedToolsDefer: NamesSchema,
@@ -152,8 +238,11 @@ export const ManifestSchema = v.object({
     reserve: v.number(),
     limit: v.nullable(v.number()),
   }),
+  /** Deferred minus demoted (spec §14.3): stable across turns that only change the demotions. */
   discoveryBlock: v.string(),
   demotedDiscoveryBlock: v.string(),
+  /** The process's packs whose source did not answer with a current list (their line in `discoveryBlock` says so). */
+  stalePacks: v.array(StalePackSchema),
 });
 
 export const ToolUsageSchema = v.object({

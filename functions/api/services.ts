@@ -272,6 +272,7 @@ export async function buildServices(
     state,
     generations,
     recipes,
+    catalog,
     now,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
@@ -280,7 +281,7 @@ export async function buildServices(
   });
   // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
-    tools: { listAll: (tenant, project) => tools.listAll(tenant, project, "known") },
+    tools: { listing: (tenant, project) => tools.listing(tenant, project, "known") },
     budget: {
       budgetForChain: (models, tenant) => budget.budgetForChain(models, { tenant, freshness: "known" }),
     },

@@ -41,10 +41,21 @@ export function expectTheTask(service: ServiceHost, fake: FakeProvider, from: nu
       (call.body as { name?: string }).name === "greet",
   );
   expect(greets.map((call) => call.answer)).toMatchObject([{ value: "Hello, Ada!" }]);
-  // The static block is byte-identical across turns; the demoted block changes when greet is activated.
+  // The static block is byte-identical across turns but for the activation (spec §14.3: deferred
+  // minus demoted, so an activated tool leaves it): greet's line goes, nothing else moves, while
+  // the demoted block changes.
   const blocks = requests.map((request) => systemBlocksOf(request.body));
-  expect(new Set(blocks.map((block) => block[0])).size).toBe(1);
-  expect(blocks[0]![0]).toContain("- greet — Greets someone by name.");
+  const greetLine = "- greet — Greets someone by name.";
+  expect(blocks[0]![0]).toContain(greetLine);
+  expect(blocks[1]![0]).toBe(blocks[0]![0]);
+  expect(new Set(blocks.slice(2).map((block) => block[0])).size).toBe(1);
+  expect(blocks[2]![0]).not.toContain(greetLine);
+  expect(blocks[2]![0]).toBe(
+    blocks[1]![0]!
+      .split("\n")
+      .filter((line) => !line.startsWith(greetLine))
+      .join("\n"),
+  );
   expect(blocks[0]!.length).toBe(1); // nothing demoted before the limit was known
   expect(blocks[1]![1]).toContain("alpha_info");
   expect(blocks[2]![1]).not.toBe(blocks[1]![1]);

@@ -17,6 +17,8 @@ export const ClaimsSchema = v.object({
   project: v.optional(ProjectIdSchema),
   /** Only the routes an engine runs processes with (spawn, manifest, invoke, MCP): no documents, no tools. */
   reach: v.optional(v.literal(PROCESSES_REACH)),
+  /** Who the token stands for: a document's `updatedBy` is its writer's subject. */
+  sub: v.optional(v.pipe(v.string(), v.maxLength(256))),
 });
 
 /** What a token grants. */
@@ -111,6 +113,7 @@ export function issuerClaims(payload: Record<string, unknown>, issuer: IssuerSet
     roles: ROLES.filter((role) => grants.has(role)),
     ...(project === undefined ? {} : { project }),
     ...(grants.has(PROCESSES_REACH) ? { reach: PROCESSES_REACH } : {}),
+    ...(typeof payload.sub === "string" && payload.sub.length <= 256 ? { sub: payload.sub } : {}),
   };
 }
 

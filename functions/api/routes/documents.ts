@@ -8,7 +8,7 @@ import {
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
+import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
 import { preconditions, requireDocumentContentType, textBody } from "../http";
 import {
   DOCUMENT_WRITE_PROBLEMS,
@@ -22,7 +22,7 @@ import {
   queryParam,
 } from "../openapi";
 import { DocumentWrittenSchema, LayerDocumentsSchema, ToolViewSchema } from "../responses";
-import { toolView } from "./tools";
+import { auditView, toolView } from "./tools";
 
 /** The document path addressed by the request: everything after `/documents/`, decoded. */
 function documentPath(c: Context): string {
@@ -62,10 +62,29 @@ const DOCS = {
     problems: { 400: ["invalid_id"] },
   },
   get: {
-    summary: "A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` headers)",
+    summary: "A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` and audit headers)",
     tag: "documents",
     parameters: DOCUMENT_PARAMS,
-    responses: { 200: mediaResponse("The stored bytes, with their content type", "*/*") },
+    responses: {
+      200: {
+        ...mediaResponse("The stored bytes, with their content type", "*/*"),
+        headers: {
+          "X-Vance-Layer": { description: "The layer that answered", schema: { type: "string" } },
+          "X-Vance-Created-At": {
+            description: "When the document was created (ISO-8601); absent where unknown",
+            schema: { type: "string" },
+          },
+          "X-Vance-Updated-At": {
+            description: "When it was last written (ISO-8601); absent for bundled documents",
+            schema: { type: "string" },
+          },
+          "X-Vance-Updated-By": {
+            description: "The last writer's token subject, percent-encoded; absent where unknown",
+            schema: { type: "string" },
+          },
+        },
+      },
+    },
     problems: { 404: ["document_not_found"] },
   },
   put: {
@@ -108,6 +127,11 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     const hit = await documents.get(tenant, project, documentPath(c));
     if (hit.etag) c.header("ETag", hit.etag);
     c.header("X-Vance-Layer", hit.layer);
+    const audit = auditView(hit.audit);
+    if (audit.createdAt) c.header("X-Vance-Created-At", audit.createdAt);
+    if (audit.updatedAt) c.header("X-Vance-Updated-At", audit.updatedAt);
+    // Header values are ASCII: the subject is percent-encoded, as in a URL.
+    if (audit.updatedBy) c.header("X-Vance-Updated-By", encodeURIComponent(audit.updatedBy));
     c.header("Content-Type", servedContentType(hit.contentType));
     return c.body(hit.body);
   });
@@ -116,7 +140,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
-    const options = preconditions(c, contentType);
+    const options = { ...preconditions(c, contentType), ...authorOf(c.get("claims")) };
     const written = await documents.put(tenant, project, path, await textBody(c), options);
     if (written.kind === "tool") {
       c.header("ETag", written.tool.etag ?? "");
@@ -124,7 +148,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     }
     const { etag, layer } = written;
     c.header("ETag", etag);
-    return c.json({ path, layer, etag }, written.created ? 201 : 200);
+    return c.json({ path, layer, etag, ...auditView(written.audit) }, written.created ? 201 : 200);
   });
 
   app.delete("/*", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {

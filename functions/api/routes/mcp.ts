@@ -1,6 +1,7 @@
 import {
   type FieldError,
   issuesToFieldErrors,
+  type Logger,
   type ProcessKey,
   type ProcessService,
   SpawnRequestSchema,
@@ -111,7 +112,12 @@ type Params = { tenant: string; project: string };
  */
 export function mcpRoutes(
   processes: ProcessService,
-  options: { readonly verifier: TokenVerifier; readonly version: string; readonly settings: McpSettings },
+  options: {
+    readonly verifier: TokenVerifier;
+    readonly version: string;
+    readonly settings: McpSettings;
+    readonly logger: Logger;
+  },
 ) {
   const { verifier, settings } = options;
   // The MCP SDK (and zod beneath it) is a third of the bundle: loaded by the first MCP request,
@@ -158,7 +164,21 @@ export function mcpRoutes(
       const key = await session(c, settings.sessions, processes);
       return (await mcpServer()).answer(c.req.raw, message, key);
     }
-    const record = await processes.spawn(tenant, project, spawnRequestOf(c.req.query()));
+    const { record, warnings, stalePacks } = await processes.spawn(
+      tenant,
+      project,
+      spawnRequestOf(c.req.query()),
+    );
+    // An MCP client has no place for a spawn's warnings: the log line is where they show.
+    if (warnings.length > 0 || stalePacks.length > 0) {
+      options.logger.warn("process.spawn_warnings", {
+        tenant,
+        project,
+        processId: record.processId,
+        warnings,
+        stalePacks,
+      });
+    }
     const key = { tenant, project, processId: record.processId };
     const response = await (await mcpServer()).answer(c.req.raw, message, key);
     if (response.ok) response.headers.set("mcp-session-id", record.processId);

@@ -21,10 +21,10 @@ import {
   queryParam,
 } from "../openapi";
 import {
-  AllowedToolsSchema,
   InvocationSchema,
   ManifestSchema,
   ProcessRecordSchema,
+  RecipeResolutionSchema,
   SpawnedProcessSchema,
 } from "../responses";
 
@@ -51,14 +51,25 @@ const DOCS = {
     tag: "processes",
     parameters: PROJECT_PARAMS,
     body: jsonRequest(ResolveBodySchema),
-    responses: { 200: jsonResponse("The allow set, sorted", AllowedToolsSchema) },
+    responses: {
+      200: jsonResponse(
+        "The allow set, sorted: names and packs by reference, with the packs whose source is not current and the entries that named nothing",
+        RecipeResolutionSchema,
+      ),
+    },
   },
   spawn: {
     summary: "Spawn a process: resolves the recipe once and freezes the allow set",
     tag: "processes",
     parameters: PROJECT_PARAMS,
     body: jsonRequest(SpawnRequestSchema),
-    responses: { 201: jsonResponse("The process and its frozen allow set", SpawnedProcessSchema) },
+    responses: {
+      201: jsonResponse(
+        "The process and its frozen allow set, with the packs whose source is not current and the entries that named nothing",
+        SpawnedProcessSchema,
+      ),
+    },
+    problems: { 422: ["budget_floor_exceeded"] },
   },
   get: {
     summary: "The process record, activated tools included",
@@ -122,7 +133,8 @@ export function recipeRoutes(recipes: RecipeResolver, verifier: TokenVerifier) {
   app.post("/resolve", describe(DOCS.resolve), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const body = await jsonBody(c, ResolveBodySchema);
-    return c.json({ allowedTools: await recipes.resolve(tenant, project, body) });
+    const resolved = await recipes.resolve(tenant, project, body);
+    return c.json(resolved);
   });
   return app;
 }
@@ -133,8 +145,22 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
 
   app.post("/", describe(DOCS.spawn), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project } = c.req.param() as Params;
-    const record = await processes.spawn(tenant, project, await jsonBody(c, SpawnRequestSchema));
-    return c.json({ processId: record.processId, allowedTools: record.allowedTools }, 201);
+    const { record, stalePacks, warnings } = await processes.spawn(
+      tenant,
+      project,
+      await jsonBody(c, SpawnRequestSchema),
+    );
+    return c.json(
+      {
+        processId: record.processId,
+        allowedTools: record.allowedTools,
+        allowedPacks: record.allowedPacks,
+        excludedTools: record.excludedTools,
+        stalePacks,
+        warnings,
+      },
+      201,
+    );
   });
 
   app.get("/:id", describe(DOCS.get), authenticate(verifier, "read", ENGINE), async (c) => {

@@ -1,6 +1,7 @@
 import {
   InvocableToolNameSchema,
   LabelSchema,
+  type ObjectAudit,
   type ResolvedTool,
   ServerToolConfigSchema,
   type ServerToolService,
@@ -10,7 +11,7 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
+import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
 import { preconditions, requireToolContentType, textBody } from "../http";
 import { jsonBody } from "../json-body";
 import {
@@ -31,12 +32,22 @@ const InvokeBodySchema = v.strictObject({
   allowedTools: v.optional(v.array(InvocableToolNameSchema)),
 });
 
+/** A document's audit fields as the API answers them: null where unknown (bundled, built-in, written by hand). */
+export function auditView(audit: ObjectAudit | null | undefined) {
+  return {
+    createdAt: audit?.createdAt ?? null,
+    updatedAt: audit?.updatedAt ?? null,
+    updatedBy: audit?.updatedBy ?? null,
+  };
+}
+
 /** The tool as `GET T/tools/{name}` answers it. */
 export function toolView(tool: ResolvedTool) {
   return {
     name: tool.name,
     layer: tool.layer,
     etag: tool.etag,
+    ...auditView(tool.audit),
     config: tool.config,
     inputSchema: tool.inputSchema,
     ...(tool.pack ? { pack: { name: tool.pack.name, sourceName: tool.pack.tool.sourceName } } : {}),
@@ -54,6 +65,7 @@ function summary(tool: ResolvedTool) {
     primary,
     labels,
     enabled,
+    ...auditView(tool.audit),
     ...(tool.pack ? { pack: tool.pack.name } : {}),
     ...(tool.stale ? { stale: true as const } : {}),
   };
@@ -65,7 +77,8 @@ const CONFIGURED_NAME = [...PROJECT_PARAMS, pathParam("name", ToolNameSchema)];
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
   list: {
-    summary: "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name",
+    summary:
+      "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name; with the tool documents it cannot offer and the packs whose source is not current",
     tag: "tools",
     parameters: [...PROJECT_PARAMS, queryParam("label", LabelSchema, "only tools carrying this label")],
     responses: { 200: jsonResponse("The tools", ToolListSchema) },
@@ -77,7 +90,7 @@ const DOCS = {
     responses: {
       200: jsonResponse("The tool; `ETag` header for tenant and project documents", ToolViewSchema),
     },
-    problems: { 404: ["tool_not_found", "tool_disabled"] },
+    problems: { 404: ["tool_not_found", "tool_disabled"], 502: ["source_unavailable"] },
   },
   put: {
     summary: "Create or replace the tool document of this layer (the YAML is stored as sent)",
@@ -119,11 +132,25 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const label = c.req.query("label");
-    const list =
+    const listing = await tools.listing(tenant, project);
+    const listed =
       label === undefined
-        ? await tools.listAll(tenant, project)
-        : await tools.findByLabel(tenant, project, label);
-    return c.json({ tools: list.map(summary) });
+        ? listing.tools
+        : listing.tools.filter((tool) => tool.config.labels.includes(label));
+    return c.json({
+      tools: listed.map(summary),
+      invalid: listing.invalid.map(({ path, layer, error }) => ({
+        path,
+        layer,
+        message: error.message,
+        errors: error.errors,
+      })),
+      stalePacks: listing.packs.flatMap((pack) =>
+        pack.status === "current"
+          ? []
+          : [{ pack: pack.name, status: pack.status, reason: pack.reason ?? "" }],
+      ),
+    });
   });
 
   app.get("/:name", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
@@ -136,10 +163,10 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   app.put("/:name", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const contentType = requireToolContentType(c);
-    const options = preconditions(
-      c,
-      contentType === "application/json" ? "application/json" : "application/yaml",
-    );
+    const options = {
+      ...preconditions(c, contentType === "application/json" ? "application/json" : "application/yaml"),
+      ...authorOf(c.get("claims")),
+    };
     const { created, tool } = await tools.put(tenant, project, name, await textBody(c), options);
     c.header("ETag", tool.etag ?? "");
     return c.json(toolView(tool), created ? 201 : 200);

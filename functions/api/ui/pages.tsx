@@ -595,8 +595,12 @@ export function ToolPage(props: {
         pack?: string | undefined;
         stale?: boolean | undefined;
         runs?: ToolTarget | undefined;
+        /** Who wrote its document and when; null where unknown (bundled, built-in). */
+        audit: { createdAt: string | null; updatedAt: string | null; updatedBy: string | null };
       }
     | undefined;
+  /** A built-in of the capability floor: no document can replace or disable it. */
+  floor?: boolean;
   /** The layer whose document disables or breaks the tool. */
   stateLayer?: string | undefined;
   problem?: ProblemView | undefined;
@@ -657,6 +661,16 @@ export function ToolPage(props: {
                 </dd>
               </>
             ) : null}
+            {tool.audit.updatedAt ? (
+              <>
+                <dt>Updated</dt>
+                <dd>
+                  {tool.audit.updatedAt}
+                  {tool.audit.updatedBy ? ` by ${tool.audit.updatedBy}` : ""}
+                  {tool.audit.createdAt ? ` (created ${tool.audit.createdAt})` : ""}
+                </dd>
+              </>
+            ) : null}
             {tool.pack ? (
               <>
                 <dt>Pack</dt>
@@ -675,7 +689,11 @@ export function ToolPage(props: {
       ) : null}
       <h2 id="layers">Layers</h2>
       {props.documentPath === null ? (
-        <p>A built-in tool: it has no document, and no layer can replace or disable it.</p>
+        <p>
+          {props.floor
+            ? "A built-in tool of the capability floor: it has no document, and no layer can replace or disable it."
+            : "A built-in tool: it has no document; a tenant or project document of this name would replace or disable it."}
+        </p>
       ) : props.layers.length === 0 ? (
         <p>No layer holds {props.documentPath}.</p>
       ) : (

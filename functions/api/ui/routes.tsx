@@ -4,6 +4,7 @@ import {
   assertTenantId,
   catalogView,
   Errors,
+  inCapabilityFloor,
   invocableToolNameProblem,
   issuesToFieldErrors,
   operationTarget,
@@ -14,6 +15,7 @@ import {
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
+  toolNameProblem,
   VanceError,
 } from "@vance/core";
 import { type Context, Hono } from "hono";
@@ -320,8 +322,8 @@ async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
-  const [tools, report, projectDocuments, tenantDocuments] = await Promise.all([
-    services.tools.listAll(tenant, project),
+  const [{ tools, invalid }, report, projectDocuments, tenantDocuments] = await Promise.all([
+    services.tools.listing(tenant, project),
     services.usage.byRole(tenant, project),
     project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
     services.documents.list(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
@@ -345,9 +347,27 @@ async function listing(
   }
   if (label === undefined) {
     const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
+    // A document no tool page can show (its name breaks the rules, or is the floor's): its row says why.
+    for (const document of invalid) {
+      const name = toolNameFromPath(document.path);
+      if (name !== null && toolNameProblem(name) === null && !inCapabilityFloor(name)) continue;
+      items.push({
+        kind: "tool",
+        row: {
+          name: name ?? document.path,
+          layer: document.layer,
+          type: "—",
+          description: document.error.message,
+          labels: [],
+          primary: false,
+          enabled: "invalid",
+          usage: [],
+        },
+      });
+    }
     const hidden = [...projectDocuments, ...tenantDocuments]
       .map((document) => toolNameFromPath(document.path))
-      .filter((name): name is string => name !== null && !listed.has(name));
+      .filter((name): name is string => name !== null && toolNameProblem(name) === null && !listed.has(name));
     for (const name of [...new Set(hidden)]) {
       const found = await services.tools.lookup(tenant, project, name);
       if (found.status !== "disabled" && found.status !== "invalid") continue;
@@ -414,7 +434,13 @@ async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
         pack: tool.pack?.name,
         stale: tool.stale,
         runs: targetOf(tool),
+        audit: {
+          createdAt: tool.audit?.createdAt ?? null,
+          updatedAt: tool.audit?.updatedAt ?? null,
+          updatedBy: tool.audit?.updatedBy ?? null,
+        },
       },
+      floor: inCapabilityFloor(name),
       documentPath,
       layers,
     };

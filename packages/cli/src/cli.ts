@@ -110,6 +110,22 @@ interface ToolSummary {
   labels: string[];
   enabled: boolean;
   pack?: string;
+  updatedAt: string | null;
+  updatedBy: string | null;
+}
+
+/** A tool document the listing cannot offer, as `GET T/tools` answers it. */
+interface InvalidDocument {
+  path: string;
+  layer: string;
+  message: string;
+}
+
+/** When and by whom a tool's document was last written, as a column: `2025-01-01 12:00 alice`. */
+function updated(tool: ToolSummary): string {
+  if (tool.updatedAt === null) return "";
+  const at = tool.updatedAt.slice(0, 16).replace("T", " ");
+  return tool.updatedBy === null ? at : `${at} ${tool.updatedBy}`;
 }
 
 interface Manifest {
@@ -230,18 +246,20 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
 
   program
     .command("list")
-    .description("the project's merged tools: name, layer, type, labels, primary, pack")
+    .description("the project's merged tools: name, layer, type, labels, primary, pack, last update")
     .option("--label <label>", "only tools carrying this label")
     .action(async (options: { label?: string }, command: Command) => {
       const c = context(command);
       const { base } = c.project();
       const query = options.label ? `?label=${encodeURIComponent(options.label)}` : "";
-      const body = await c.client().json<{ tools: ToolSummary[] }>("GET", `${base}/tools${query}`);
+      const body = await c
+        .client()
+        .json<{ tools: ToolSummary[]; invalid?: InvalidDocument[] }>("GET", `${base}/tools${query}`);
       c.emit(body, () =>
         body.tools.length === 0
           ? `no tools${options.label ? ` labelled '${options.label}'` : ""} in ${c.where()}`
           : table(
-              ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK"],
+              ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK", "UPDATED"],
               body.tools.map((tool) => [
                 tool.name,
                 tool.layer,
@@ -249,10 +267,17 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
                 tool.labels.join(","),
                 yesNo(tool.primary),
                 tool.pack ?? "",
+                updated(tool),
               ]),
               c.colours,
             ),
       );
+      // Documents no listing offers are said, not dropped (the JSON output carries them as `invalid`).
+      if (!c.json) {
+        for (const document of body.invalid ?? []) {
+          c.note(`invalid: ${document.path} (${document.layer}): ${document.message}`);
+        }
+      }
     });
 
   program

@@ -2,12 +2,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import {
   BUILT_IN_TOOL_TYPES,
-  BUILT_IN_TOOLS,
   createNetworkPolicy,
+  inCapabilityFloor,
   MCP_SERVER_DOCUMENTS_DIR,
   mcpServerNameFromPath,
   parseMcpServerDocument,
   parseToolDocument,
+  reservedName,
   scriptSyntaxMessage,
   scriptSyntaxProblem,
   TOOL_DOCUMENTS_DIR,
@@ -42,8 +43,6 @@ export function lintRegistry(allowlist: string | undefined = process.env.VANCE_N
     .filter(Boolean);
   return new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy: createNetworkPolicy(entries) });
 }
-
-const RESERVED = new Set(BUILT_IN_TOOLS.map((tool) => tool.name));
 
 /** A file name of a document `put` stores as a tool (or MCP server) document: `{name}.yaml`, `.yml` or `.json`. */
 const YAML_OR_JSON_FILE = /\.(ya?ml|json)$/i;
@@ -163,13 +162,8 @@ function lintToolFile(file: string, entry: string, registry: ToolTypeRegistry): 
       code: "invalid_id",
       message: `the file name '${name}' is no tool name: ${nameProblem}`,
     });
-  } else if (RESERVED.has(name)) {
-    problems.push({
-      file,
-      line: 1,
-      code: "reserved_name",
-      message: `'${name}' is a built-in tool; no document can replace or disable it`,
-    });
+  } else if (inCapabilityFloor(name)) {
+    problems.push({ file, line: 1, code: "reserved_name", message: reservedName(name).message });
   }
   const parsed = parseToolDocument(readFileSync(file, "utf8"), name, registry);
   if (!parsed.ok) problems.push(...fromError(file, parsed.error));

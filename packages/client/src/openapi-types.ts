@@ -264,7 +264,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` headers) */
+        /** A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` and audit headers) */
         get: operations["getV1TenantsByTenantProjectsByProjectDocuments"];
         /** Create or replace a document of this layer; server-tools/ paths are validated as tools */
         put: operations["putV1TenantsByTenantProjectsByProjectDocuments"];
@@ -420,7 +420,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name */
+        /** The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name; with the tool documents it cannot offer and the packs whose source is not current */
         get: operations["getV1TenantsByTenantProjectsByProjectTools"];
         put?: never;
         post?: never;
@@ -510,6 +510,23 @@ export interface paths {
         };
         /** Tool types with their parameters JSON Schema (any valid token) */
         get: operations["getV1Types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/types/{typeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tool type with its parameters JSON Schema (any valid token) */
+        get: operations["getV1TypesByTypeId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1855,6 +1872,14 @@ export interface operations {
             /** @description The stored bytes, with their content type */
             200: {
                 headers: {
+                    /** @description When the document was created (ISO-8601); absent where unknown */
+                    "X-Vance-Created-At"?: string;
+                    /** @description The layer that answered */
+                    "X-Vance-Layer"?: string;
+                    /** @description When it was last written (ISO-8601); absent for bundled documents */
+                    "X-Vance-Updated-At"?: string;
+                    /** @description The last writer's token subject, percent-encoded; absent where unknown */
+                    "X-Vance-Updated-By"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1962,10 +1987,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        createdAt: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
                         path: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     } | {
                         config: {
                             /** @default false */
@@ -1986,6 +2014,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -1999,6 +2028,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -2009,10 +2040,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        createdAt: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
                         path: string;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     } | {
                         config: {
                             /** @default false */
@@ -2033,6 +2067,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -2046,6 +2081,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -2668,15 +2705,30 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The process and its frozen allow set */
+            /** @description The process and its frozen allow set, with the packs whose source is not current and the entries that named nothing */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        allowedPacks: string[];
                         allowedTools: string[];
+                        excludedTools: string[];
                         processId: string;
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
+                        warnings: {
+                            /** @enum {string} */
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            entry: string;
+                            list: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -2740,7 +2792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description validation_failed */
+            /** @description budget_floor_exceeded | validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2748,7 +2800,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "validation_failed";
+                        code?: "budget_floor_exceeded" | "validation_failed";
                     };
                 };
             };
@@ -2801,6 +2853,7 @@ export interface operations {
                         activatedTools: {
                             [key: string]: number;
                         };
+                        allowedPacks: string[];
                         allowedTools: string[];
                         allowedToolsAdd: string[];
                         allowedToolsDefer: string[];
@@ -2816,6 +2869,7 @@ export interface operations {
                         }[];
                         createdAt: string;
                         engine: string | null;
+                        excludedTools: string[];
                         models: string[];
                         processId: string;
                         project: string;
@@ -2936,7 +2990,9 @@ export interface operations {
                         durationMs: number;
                         error: string;
                         message: string;
+                        skipped?: string[];
                         status?: number;
+                        unknown?: string[];
                     } | {
                         durationMs: number;
                         name: string;
@@ -3103,6 +3159,12 @@ export interface operations {
                         demotedDiscoveryBlock: string;
                         discoveryBlock: string;
                         primary: string[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
                         tools: {
                             function: {
                                 description: string;
@@ -3384,14 +3446,29 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The allow set, sorted */
+            /** @description The allow set, sorted: names and packs by reference, with the packs whose source is not current and the entries that named nothing */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
+                        allowedPacks: string[];
                         allowedTools: string[];
+                        excludedTools: string[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
+                        warnings: {
+                            /** @enum {string} */
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            entry: string;
+                            list: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3515,7 +3592,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        invalid: {
+                            errors: {
+                                line?: number;
+                                message: string;
+                                path: string;
+                            }[];
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled";
+                            message: string;
+                            path: string;
+                        }[];
+                        stalePacks: {
+                            pack: string;
+                            reason: string;
+                            /** @enum {string} */
+                            status: "stale" | "unavailable";
+                        }[];
                         tools: {
+                            createdAt: string | null;
                             description: string;
                             enabled: boolean;
                             labels: string[];
@@ -3527,6 +3622,8 @@ export interface operations {
                             /** @constant */
                             stale?: true;
                             type: string;
+                            updatedAt: string | null;
+                            updatedBy: string | null;
                         }[];
                     };
                 };
@@ -3632,6 +3729,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3645,6 +3743,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -3705,6 +3805,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "internal_error";
+                    };
+                };
+            };
+            /** @description source_unavailable */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "source_unavailable";
                     };
                 };
             };
@@ -3802,6 +3914,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3815,6 +3928,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -3844,6 +3959,7 @@ export interface operations {
                             primary: boolean;
                             type: string;
                         };
+                        createdAt: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3857,6 +3973,8 @@ export interface operations {
                         };
                         /** @constant */
                         stale?: true;
+                        updatedAt: string | null;
+                        updatedBy: string | null;
                     };
                 };
             };
@@ -4122,7 +4240,9 @@ export interface operations {
                         durationMs: number;
                         error: string;
                         message: string;
+                        skipped?: string[];
                         status?: number;
+                        unknown?: string[];
                     } | {
                         durationMs: number;
                         name: string;
@@ -4604,6 +4724,106 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
                         code?: "forbidden";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable | issuer_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getV1TypesByTypeId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                typeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tool type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        description: string;
+                        parametersSchema: {
+                            [key: string]: unknown;
+                        };
+                        typeId: string;
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description type_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "type_not_found";
                     };
                 };
             };

@@ -17,6 +17,11 @@ const PATH_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
  * and renames it into place): no document path segment may end with it, so every store agrees.
  */
 export const STORE_TEMP_SUFFIX = ".vance-tmp";
+/**
+ * Suffix of the filesystem store's sidecar files (`{name}.vance-meta`: who wrote the document and
+ * when): no document path segment may end with it either.
+ */
+export const STORE_META_SUFFIX = ".vance-meta";
 /** Top-level folders whose documents are validated on write; matched case-sensitively. */
 const VALIDATED_FOLDERS = ["server-tools", "mcp-servers"] as const;
 /** Document paths have at most this many characters. */
@@ -142,6 +147,8 @@ export function documentPathProblem(path: string): string | null {
       return "a relative document path such as documents/guide.md: plain names joined by '/', no '..', no empty segments";
     if (segment.endsWith(STORE_TEMP_SUFFIX))
       return `names ending in '${STORE_TEMP_SUFFIX}' are reserved for the store's unfinished writes`;
+    if (segment.endsWith(STORE_META_SUFFIX))
+      return `names ending in '${STORE_META_SUFFIX}' are reserved for the store's audit records`;
   }
   // On a case-insensitive filesystem `SERVER-TOOLS/x.yaml` is the file `server-tools/x.yaml`:
   // another casing of a validated folder would store a tool document unvalidated.

@@ -32,6 +32,7 @@ export * from "./secrets/scrub";
 export * from "./secrets/secret-service";
 export * from "./sources/sub-tools";
 export * from "./sources/tool-sources";
+export * from "./surface/capability-floor";
 export * from "./surface/classify";
 export * from "./surface/demotion-log";
 export * from "./surface/discovery";

@@ -1,6 +1,16 @@
 import { randomBytes } from "node:crypto";
 import type { BigIntStats, Dirent } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rmdir,
+  unlink,
+} from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   type DeleteOptions,
@@ -9,10 +19,12 @@ import {
   type GetResult,
   type ListOptions,
   type ListPage,
+  type ObjectAudit,
   type ObjectMeta,
   type ObjectStore,
   type PutOptions,
   type PutResult,
+  STORE_META_SUFFIX,
   STORE_TEMP_SUFFIX,
 } from "@vance/core";
 import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit, splitFolders } from "./keys";
@@ -60,6 +72,12 @@ export class InvalidObjectKeyError extends Error {
  * Unlike S3, a directory cannot hold a file and a folder of one name: a put of `a/b.md` while
  * `a` is stored, or of `a` while `a/…` is, answers `{ ok: false, reason: "path_conflict" }`.
  *
+ * Audit fields live in a sidecar file `{name}.vance-meta` (JSON: the content's ETag, `createdAt`,
+ * `updatedAt`, `updatedBy`), written before the content is renamed into place and read with it; a
+ * sidecar whose ETag is not the content's (the file was replaced by hand, or a crash fell between
+ * the two renames) is disregarded, and the file's mtime is its `updatedAt`. Listings never show
+ * sidecars, and no key segment may end with the suffix.
+ *
  * Content type is not stored: it is inferred from the key's extension (`contentTypeForKey`),
  * and `PutOptions.contentType` is ignored. Conditional writes are serialised per key by an
  * in-process mutex; two processes writing the same directory are not coordinated (one's start
@@ -100,7 +118,13 @@ export class FsObjectStore implements ObjectStore {
       const etag = etagOf(stats);
       if (options?.ifNoneMatch !== undefined && options.ifNoneMatch === etag) return { notModified: true };
       const body = await handle.readFile("utf8");
-      return { key, body, etag, contentType: contentTypeForKey(key) };
+      return {
+        key,
+        body,
+        etag,
+        contentType: contentTypeForKey(key),
+        audit: await auditOf(path, etag, stats),
+      };
     } finally {
       await handle.close();
     }
@@ -116,8 +140,12 @@ export class FsObjectStore implements ObjectStore {
       if (options?.ifMatch !== undefined && (!current || etagOf(current) !== options.ifMatch)) {
         return { ok: false, reason: "precondition_failed" };
       }
-      const etag = await this.#writeAtomically(path, body);
-      return etag === null ? { ok: false, reason: "path_conflict" } : { ok: true, etag };
+      const at = new Date().toISOString();
+      // A replacement keeps the creation time its sidecar recorded (unknown for a file made by hand).
+      const createdAt = current ? ((await readSidecar(path))?.createdAt ?? null) : at;
+      const audit: ObjectAudit = { createdAt, updatedAt: at, updatedBy: options?.author ?? null };
+      const etag = await this.#writeAtomically(path, body, audit);
+      return etag === null ? { ok: false, reason: "path_conflict" } : { ok: true, etag, audit };
     });
   }
 
@@ -136,6 +164,9 @@ export class FsObjectStore implements ObjectStore {
         if (isMissing(error)) return { ok: false, reason: "not_found" };
         throw error;
       }
+      await unlink(sidecarPath(path)).catch((error: unknown) => {
+        if (!isMissing(error)) throw error;
+      });
       await syncDirectory(dirname(path));
       await this.#pruneEmptyDirectories(dirname(path));
       return { ok: true };
@@ -160,9 +191,13 @@ export class FsObjectStore implements ObjectStore {
     return delimited ? { items, folders, cursor } : { items, cursor };
   }
 
-  /** Writes through a temp file and a rename; the ETag, or `null` when a file or folder is in the way. */
-  async #writeAtomically(path: string, body: string): Promise<string | null> {
+  /**
+   * Writes through a temp file and a rename, the sidecar with `audit` beside it; the ETag, or
+   * `null` when a file or folder is in the way.
+   */
+  async #writeAtomically(path: string, body: string, audit: ObjectAudit): Promise<string | null> {
     const tempPath = `${path}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
+    const sidecarTemp = `${sidecarPath(path)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`;
     const handle = await this.#createTempFile(tempPath);
     if (handle === null) return null;
     try {
@@ -175,20 +210,25 @@ export class FsObjectStore implements ObjectStore {
       // rename keeps inode, mtime and size, so the temp file's stats are the final ETag.
       const stats = await handle.stat({ bigint: true });
       await handle.close();
+      const etag = etagOf(stats);
+      await writeSynced(sidecarTemp, JSON.stringify({ etag, ...audit }));
       try {
         await rename(tempPath, path);
       } catch (error) {
         // A folder took the name since the check (or a racing writer made one): not ours to replace.
         if (!isErrno(error, "EISDIR") && !isErrno(error, "ENOTDIR")) throw error;
         await unlink(tempPath).catch(() => {});
+        await unlink(sidecarTemp).catch(() => {});
         return null;
       }
-      // The rename itself is durable only once the directory entry is.
+      await rename(sidecarTemp, sidecarPath(path));
+      // The renames themselves are durable only once the directory entries are.
       await syncDirectory(dirname(path));
-      return etagOf(stats);
+      return etag;
     } catch (error) {
       await handle.close().catch(() => {});
       await unlink(tempPath).catch(() => {});
+      await unlink(sidecarTemp).catch(() => {});
       throw error;
     }
   }
@@ -241,6 +281,7 @@ export class FsObjectStore implements ObjectStore {
     await Promise.all(
       entries.map(async (entry) => {
         if (!entry.name.startsWith(namePrefix) || entry.name.endsWith(TEMP_SUFFIX)) return;
+        if (entry.name.endsWith(STORE_META_SUFFIX)) return;
         if (entry.isDirectory() && foldersOnly) into.push(`${[...directorySegments, entry.name].join("/")}/`);
         else if (entry.isDirectory()) await this.#collectKeys([...directorySegments, entry.name], "", into);
         else if (entry.isFile()) into.push([...directorySegments, entry.name].join("/"));
@@ -276,6 +317,8 @@ function parseSegments(value: string, key: string, isPrefix: boolean): string[] 
     if (segment === "." || segment === "..") throw new InvalidObjectKeyError(key, `'${segment}' segment`);
     if (segment.endsWith(TEMP_SUFFIX))
       throw new InvalidObjectKeyError(key, `segment ends with ${TEMP_SUFFIX}`);
+    if (segment.endsWith(STORE_META_SUFFIX))
+      throw new InvalidObjectKeyError(key, `segment ends with ${STORE_META_SUFFIX}`);
   });
   return segments;
 }
@@ -328,6 +371,60 @@ async function sweepTempFiles(root: string, directory: string): Promise<number> 
   }
   if (removed > 0 && directory !== root) await rmdir(directory).catch(() => {}); // only if now empty
   return removed;
+}
+
+/** The sidecar file holding a document's audit fields. */
+function sidecarPath(path: string): string {
+  return `${path}${STORE_META_SUFFIX}`;
+}
+
+/** The audit fields a sidecar holds, or null when there is none (or it does not parse). */
+async function readSidecar(path: string): Promise<(ObjectAudit & { etag: string }) | null> {
+  let text: string;
+  try {
+    text = await readFile(sidecarPath(path), "utf8");
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<Record<keyof ObjectAudit | "etag", unknown>>;
+    const stringOrNull = (value: unknown) => (typeof value === "string" ? value : null);
+    if (typeof parsed.etag !== "string") return null;
+    return {
+      etag: parsed.etag,
+      createdAt: stringOrNull(parsed.createdAt),
+      updatedAt: stringOrNull(parsed.updatedAt),
+      updatedBy: stringOrNull(parsed.updatedBy),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The document's audit fields: its sidecar's when it describes these bytes, else only the mtime. */
+async function auditOf(path: string, etag: string, stats: BigIntStats): Promise<ObjectAudit> {
+  const sidecar = await readSidecar(path);
+  if (sidecar?.etag === etag) {
+    const { createdAt, updatedAt, updatedBy } = sidecar;
+    return { createdAt, updatedAt, updatedBy };
+  }
+  return {
+    createdAt: null,
+    updatedAt: new Date(Number(stats.mtimeNs / 1_000_000n)).toISOString(),
+    updatedBy: null,
+  };
+}
+
+/** Writes a small file and fsyncs it (a temp file, renamed into place by the caller). */
+async function writeSynced(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx");
+  try {
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** fsync of a directory, so a rename or unlink in it is on disk; a no-op where the OS refuses it. */

@@ -5,6 +5,7 @@ import type {
   GetResult,
   ListOptions,
   ListPage,
+  ObjectAudit,
   ObjectMeta,
   ObjectStore,
   PutOptions,
@@ -17,6 +18,7 @@ interface MemoryEntry {
   readonly etag: string;
   readonly contentType: string;
   readonly size: number;
+  readonly audit: ObjectAudit;
 }
 
 export interface MemoryObjectStoreOptions {
@@ -24,6 +26,8 @@ export interface MemoryObjectStoreOptions {
   readonly objects?: Readonly<Record<string, string>>;
   /** Default and maximum page size of `list`; 1000 (the cap) unless given. */
   readonly pageSize?: number;
+  /** Epoch milliseconds, for the objects' audit times. */
+  readonly now?: () => number;
 }
 
 const utf8 = new TextEncoder();
@@ -39,10 +43,12 @@ export class MemoryObjectStore implements ObjectStore {
   /** Distinguishes stores so an ETag from one never matches in another. */
   readonly #storeId = (++storeSequence).toString(36);
   #writeSequence = 0;
+  readonly #now: () => number;
 
   constructor(options: MemoryObjectStoreOptions = {}) {
     this.#pageSize = resolvePageLimit(options.pageSize, MAX_LIST_PAGE_SIZE);
-    for (const [key, body] of Object.entries(options.objects ?? {})) this.#write(key, body, undefined);
+    this.#now = options.now ?? (() => Date.now());
+    for (const [key, body] of Object.entries(options.objects ?? {})) this.#write(key, body, {});
   }
 
   /** A store preloaded with `objects` (key → body), e.g. the bundled defaults. */
@@ -55,7 +61,7 @@ export class MemoryObjectStore implements ObjectStore {
     if (!entry) return null;
     if (options?.ifNoneMatch !== undefined && options.ifNoneMatch === entry.etag)
       return { notModified: true };
-    return { key, body: entry.body, etag: entry.etag, contentType: entry.contentType };
+    return { key, body: entry.body, etag: entry.etag, contentType: entry.contentType, audit: entry.audit };
   }
 
   async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
@@ -64,7 +70,8 @@ export class MemoryObjectStore implements ObjectStore {
     if (options?.ifMatch !== undefined && current?.etag !== options.ifMatch) {
       return { ok: false, reason: "precondition_failed" };
     }
-    return { ok: true, etag: this.#write(key, body, options?.contentType) };
+    const written = this.#write(key, body, options ?? {});
+    return { ok: true, etag: written.etag, audit: written.audit };
   }
 
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
@@ -91,14 +98,21 @@ export class MemoryObjectStore implements ObjectStore {
     return { items: keys.map(meta), cursor };
   }
 
-  #write(key: string, body: string, contentType: string | undefined): string {
+  #write(key: string, body: string, options: PutOptions): MemoryEntry {
     const etag = `"m${this.#storeId}-${(++this.#writeSequence).toString(36)}"`;
-    this.#objects.set(key, {
+    const at = new Date(this.#now()).toISOString();
+    const entry = {
       body,
       etag,
-      contentType: contentType ?? contentTypeForKey(key),
+      contentType: options.contentType ?? contentTypeForKey(key),
       size: utf8.encode(body).byteLength,
-    });
-    return etag;
+      audit: {
+        createdAt: this.#objects.get(key)?.audit.createdAt ?? at,
+        updatedAt: at,
+        updatedBy: options.author ?? null,
+      },
+    };
+    this.#objects.set(key, entry);
+    return entry;
   }
 }

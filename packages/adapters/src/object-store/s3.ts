@@ -14,6 +14,7 @@ import type {
   GetResult,
   ListOptions,
   ListPage,
+  ObjectAudit,
   ObjectMeta,
   ObjectStore,
   PutOptions,
@@ -74,7 +75,12 @@ export interface S3ObjectStoreOptions {
 /**
  * `ObjectStore` over one S3 bucket (optionally under a key prefix). One port call is one HTTP
  * request, except `delete`, which needs a HEAD first because S3's DELETE answers 204 for
- * absent keys. `requestCount` counts every request this store sends, retries included.
+ * absent keys, and a `put` that may replace an object, which reads its head first to keep its
+ * `createdAt`. `requestCount` counts every request this store sends, retries included.
+ *
+ * Audit fields travel as user metadata (`x-amz-meta-created-at`, `-updated-at`, `-updated-by`,
+ * the author percent-encoded: metadata is ASCII), so a GET brings them at no extra request; an
+ * object written without them (straight into the bucket) shows its `LastModified` as `updatedAt`.
  */
 export class S3ObjectStore implements ObjectStore {
   readonly #client: S3Client;
@@ -109,7 +115,13 @@ export class S3ObjectStore implements ObjectStore {
     try {
       const output = await this.#client.send(command);
       const body = (await output.Body?.transformToString("utf-8")) ?? "";
-      return { key, body, etag: requireEtag(output.ETag, key), contentType: output.ContentType };
+      return {
+        key,
+        body,
+        etag: requireEtag(output.ETag, key),
+        contentType: output.ContentType,
+        audit: auditOf(output.Metadata, output.LastModified),
+      };
     } catch (error) {
       // The SDK surfaces 304 as an error without a name of its own ("Unknown").
       if (statusOf(error) === 304) return { notModified: true };
@@ -120,6 +132,16 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
+    const at = new Date().toISOString();
+    // A creation (`If-None-Match: *`) needs no read; a replacement keeps the creation time.
+    let createdAt: string | null = at;
+    if (options?.ifNoneMatch !== "*") {
+      // Only for the creation time: an `If-Match` is still the PUT's own, so the write stays atomic.
+      const current = await this.#head(key);
+      // An object stored without the service has no known creation time.
+      if (current) createdAt = current.metadata[META_CREATED_AT] ?? null;
+    }
+    const audit: ObjectAudit = { createdAt, updatedAt: at, updatedBy: options?.author ?? null };
     const command = new PutObjectCommand({
       Bucket: this.#bucket,
       Key: this.#prefix + key,
@@ -127,28 +149,39 @@ export class S3ObjectStore implements ObjectStore {
       ContentType: options?.contentType,
       IfMatch: options?.ifMatch,
       IfNoneMatch: options?.ifNoneMatch,
+      Metadata: {
+        ...(createdAt === null ? {} : { [META_CREATED_AT]: createdAt }),
+        [META_UPDATED_AT]: at,
+        ...(options?.author === undefined ? {} : { [META_UPDATED_BY]: encodeURIComponent(options.author) }),
+      },
     });
     command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
     try {
       const output = await this.#client.send(command);
-      return { ok: true, etag: requireEtag(output.ETag, key) };
+      return { ok: true, etag: requireEtag(output.ETag, key), audit };
     } catch (error) {
       if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
       throw asStoreFault(error, STORE);
     }
   }
 
-  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+  /** The object's ETag, metadata and modification time, or null when absent (one HEAD). */
+  async #head(key: string): Promise<{ etag: string | undefined; metadata: Record<string, string> } | null> {
     const head = new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#prefix + key });
     head.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
-    let currentEtag: string | undefined;
     try {
-      currentEtag = (await this.#client.send(head)).ETag;
+      const output = await this.#client.send(head);
+      return { etag: output.ETag, metadata: output.Metadata ?? {} };
     } catch (error) {
-      if (isNotFound(error)) return { ok: false, reason: "not_found" };
+      if (isNotFound(error)) return null;
       throw asStoreFault(error, STORE);
     }
-    if (options?.ifMatch !== undefined && currentEtag !== options.ifMatch) {
+  }
+
+  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    const current = await this.#head(key);
+    if (!current) return { ok: false, reason: "not_found" };
+    if (options?.ifMatch !== undefined && current.etag !== options.ifMatch) {
       return { ok: false, reason: "precondition_failed" };
     }
     // IfMatch again on the DELETE itself closes the window between HEAD and DELETE on real S3.
@@ -208,6 +241,29 @@ export class S3ObjectStore implements ObjectStore {
 }
 
 const COUNTER_OPTIONS = { step: "deserialize", name: "vanceRequestCounter" } as const;
+
+/** User metadata keys of the audit fields (S3 lower-cases them). */
+const META_CREATED_AT = "created-at";
+const META_UPDATED_AT = "updated-at";
+const META_UPDATED_BY = "updated-by";
+
+/** The audit fields from an object's metadata; `LastModified` stands in for an object written without them. */
+function auditOf(metadata: Record<string, string> | undefined, lastModified: Date | undefined): ObjectAudit {
+  const author = metadata?.[META_UPDATED_BY];
+  let updatedBy: string | null = null;
+  if (author !== undefined) {
+    try {
+      updatedBy = decodeURIComponent(author);
+    } catch {
+      updatedBy = author;
+    }
+  }
+  return {
+    createdAt: metadata?.[META_CREATED_AT] ?? null,
+    updatedAt: metadata?.[META_UPDATED_AT] ?? lastModified?.toISOString() ?? null,
+    updatedBy,
+  };
+}
 
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null || !("$metadata" in error)) return undefined;

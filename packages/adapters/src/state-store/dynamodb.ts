@@ -159,6 +159,8 @@ export class DynamoStateStore implements StateStore {
       engine: record.engine,
       role: record.role,
       allowedTools: record.allowedTools,
+      allowedPacks: record.allowedPacks,
+      excludedTools: record.excludedTools,
       allowedToolsAdd: record.allowedToolsAdd,
       allowedToolsKeep: record.allowedToolsKeep,
       allowedToolsDefer: record.allowedToolsDefer,
@@ -523,6 +525,9 @@ function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
     engine: typeof item.engine === "string" ? item.engine : null,
     role: String(item.role),
     allowedTools: strings(item.allowedTools),
+    // Absent on records spawned before packs were kept by reference.
+    allowedPacks: strings(item.allowedPacks),
+    excludedTools: strings(item.excludedTools),
     allowedToolsAdd: strings(item.allowedToolsAdd),
     allowedToolsKeep: strings(item.allowedToolsKeep),
     allowedToolsDefer: strings(item.allowedToolsDefer),

@@ -23,8 +23,14 @@ import type {
 import { compareStrings } from "@vance/core";
 import Database, { type Statement } from "better-sqlite3";
 
-/** A stored record without its activations, which live in their own table. */
-type StoredRecord = Omit<ProcessRecord, "activatedTools">;
+/**
+ * A stored record without its activations, which live in their own table. Records spawned before
+ * packs were kept by reference lack `allowedPacks` and `excludedTools`.
+ */
+type StoredRecord = Omit<ProcessRecord, "activatedTools" | "allowedPacks" | "excludedTools"> &
+  Partial<Pick<ProcessRecord, "allowedPacks" | "excludedTools">>;
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
 
 export interface SqliteStateStoreOptions {
   /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
@@ -320,7 +326,12 @@ export class SqliteStateStore implements StateStore {
       record = deepFreeze(JSON.parse(row.record) as StoredRecord);
       this.#rememberRecord(cacheKey, row.record, record);
     }
-    return { ...record, activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])) };
+    return {
+      ...record,
+      allowedPacks: record.allowedPacks ?? NO_NAMES,
+      excludedTools: record.excludedTools ?? NO_NAMES,
+      activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])),
+    };
   }
 
   #rememberRecord(key: string, text: string, record: StoredRecord): void {

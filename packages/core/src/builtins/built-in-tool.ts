@@ -4,7 +4,14 @@ import type { JsonSchema } from "../json-schema";
 /** What a tool call returns: a value, or the tool's own failure as data (spec §3.1 return convention). */
 export type ToolOutcome =
   | { readonly value: unknown }
-  | { readonly error: string; readonly message: string; readonly status?: number };
+  | {
+      readonly error: string;
+      readonly message: string;
+      readonly status?: number;
+      /** `tool_description`'s `UnknownTools`: the names looked at that named nothing, and those beyond its 25. */
+      readonly unknown?: readonly string[];
+      readonly skipped?: readonly string[];
+    };
 
 /** What a call answers: the tool's outcome, or a routing result for a client tool. */
 export type CallResult =
@@ -44,9 +51,10 @@ export interface CallerContext {
 }
 
 /**
- * A built-in tool (spec §1): code only, no document. Its name is reserved: no document can
- * replace or disable it (422 `reserved_name` on write). Built-ins may carry labels so that
- * `@label` selectors find them without a document.
+ * A built-in tool (spec §1): code only, no document, the last layer of the cascade (spec §4, §7):
+ * a project or tenant document of the same name replaces or disables it — except the capability
+ * floor's (spec §13.1), whose names are reserved (422 `reserved_name` on write). Built-ins may
+ * carry labels so that `@label` selectors find them without a document.
  */
 export interface BuiltInTool {
   readonly name: string;

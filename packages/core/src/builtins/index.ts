@@ -6,5 +6,5 @@ export * from "./built-in-tool";
 export * from "./meta-tools";
 export { whoami } from "./whoami";
 
-/** Every built-in tool the service registers. Each name is reserved: no document may take it. */
+/** Every built-in tool the service registers: the cascade's last layer (the capability floor's names are reserved). */
 export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [whoami, ...META_TOOLS];

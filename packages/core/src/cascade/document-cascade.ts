@@ -6,6 +6,7 @@ import {
   isNotModified,
   listAllObjects,
   listFolderNames,
+  type ObjectAudit,
   type ObjectMeta,
   type ObjectStore,
   type PutOptions,
@@ -23,7 +24,7 @@ export type BundledDocuments = ReadonlyMap<
   { readonly body: string; readonly contentType: string | undefined }
 >;
 
-/** A document found by the cascade. `etag` and `key` are null for the bundled layer. */
+/** A document found by the cascade. `etag`, `key` and `audit` are null for the bundled layer. */
 export interface CascadeHit {
   readonly layer: DocumentLayer;
   readonly path: string;
@@ -31,6 +32,8 @@ export interface CascadeHit {
   readonly body: string;
   readonly etag: string | null;
   readonly contentType: string | undefined;
+  /** Who wrote it and when, as the store keeps it (null where the store keeps none). */
+  readonly audit: ObjectAudit | null;
 }
 
 /** The layer a write to `project` addresses: `_tenant` is the tenant layer. */
@@ -161,7 +164,15 @@ export class DocumentCascade {
   bundledHit(path: string): CascadeHit | null {
     const doc = this.bundled.get(path);
     return doc
-      ? { layer: "bundled", path, key: null, body: doc.body, etag: null, contentType: doc.contentType }
+      ? {
+          layer: "bundled",
+          path,
+          key: null,
+          body: doc.body,
+          etag: null,
+          contentType: doc.contentType,
+          audit: null,
+        }
       : null;
   }
 
@@ -210,8 +221,9 @@ export class DocumentCascade {
       body,
       etag: result.etag,
       contentType: options.contentType,
+      ...(result.audit ? { audit: result.audit } : {}),
     });
-    return { key, etag: result.etag };
+    return { key, etag: result.etag, audit: result.audit ?? null };
   }
 
   /**
@@ -224,7 +236,7 @@ export class DocumentCascade {
     path: string,
     body: string,
     options: PutOptions,
-  ): Promise<{ key: string; etag: string; created: boolean }> {
+  ): Promise<{ key: string; etag: string; audit: ObjectAudit | null; created: boolean }> {
     if (options.ifMatch !== undefined || options.ifNoneMatch !== undefined) {
       return {
         ...(await this.write(tenant, project, path, body, options)),
@@ -234,9 +246,15 @@ export class DocumentCascade {
     const key = DocumentCascade.key(tenant, project, path);
     const attempt = await this.store.put(key, body, { ...options, ifNoneMatch: "*" });
     if (attempt.ok) {
-      const object = { key, body, etag: attempt.etag, contentType: options.contentType };
+      const object = {
+        key,
+        body,
+        etag: attempt.etag,
+        contentType: options.contentType,
+        ...(attempt.audit ? { audit: attempt.audit } : {}),
+      };
       await this.#changed(tenant, project, path, object);
-      return { key, etag: attempt.etag, created: true };
+      return { key, etag: attempt.etag, audit: attempt.audit ?? null, created: true };
     }
     if (attempt.reason === "path_conflict") throw Errors.pathConflict(path);
     return { ...(await this.write(tenant, project, path, body, options)), created: false };
@@ -418,6 +436,7 @@ function toHit(layer: DocumentLayer, path: string, object: StoredObject): Cascad
     body: object.body,
     etag: object.etag,
     contentType: object.contentType,
+    audit: object.audit ?? null,
   };
 }
 

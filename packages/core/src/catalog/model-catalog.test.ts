@@ -23,8 +23,8 @@ function catalogOf(extra: CatalogDocument[] = []) {
 describe("compileCatalog", () => {
   it("keeps maxTools and wireType per instance and models by slug, dots included", () => {
     const catalog = catalogOf([
-      { path: "model/openai/gpt-4.1.yaml", body: "maxTools: 64\npricing: { input: 2 }\n" },
-      { path: "model/openai/o3.yaml", body: "displayName: o3\n" },
+      { path: "model/openai/gpt-4.1.yaml", body: "maxTools: 64\n" },
+      { path: "model/openai/o3.yaml", body: "# nothing to override\n" },
     ]);
     expect(catalog.providers.openai).toEqual({
       maxTools: 128,
@@ -33,6 +33,21 @@ describe("compileCatalog", () => {
     });
     expect(catalog.providers.cortecs).toEqual({ wireType: "openai", models: {} });
     expect(catalog).toMatchObject({ version: 1, compiledAt: "2025-01-01T00:00:00.000Z" });
+  });
+
+  it("refuses a field nothing reads, with a hint for a near miss, besides the other problems", () => {
+    const { catalog, errors } = compileCatalog([
+      ...BUNDLED,
+      { path: "model/openai/gpt-4.1.yaml", body: "maxtools: 5\nsize: huge\npricing: { input: 2 }\n" },
+    ]);
+    expect(errors).toEqual([
+      {
+        path: "model/openai/gpt-4.1.yaml",
+        message:
+          "maxtools, line 1: unknown field; did you mean 'maxTools'?; size, line 2: size must be one of small, medium, large; pricing, line 3: unknown field; the fields here are maxTools, size",
+      },
+    ]);
+    expect(catalog.providers.openai?.models).toEqual({});
   });
 
   it("reports a bad document with its line and still compiles the others", () => {
@@ -75,7 +90,7 @@ describe("maxToolsFor", () => {
   const catalog = catalogOf([
     { path: "model/openai/gpt-4.1.yaml", body: "maxTools: 64\n" },
     { path: "model/openai/unlimited.yaml", body: "maxTools: 0\n" },
-    { path: "model/openai/plain.yaml", body: "displayName: plain\n" },
+    { path: "model/openai/plain.yaml", body: "size: medium\n" },
     { path: "model/gateway/_provider.yaml", body: "wireType: openai\nmaxTools: 0\n" },
     { path: "model/cortecs/tuned.yaml", body: "maxTools: 40\n" },
   ]);

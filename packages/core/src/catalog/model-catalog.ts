@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { unknownFieldMessage } from "../config/issue-messages";
 import { issuesToFieldErrors, parseYaml } from "../config/yaml";
 import { type FieldError, VanceError } from "../errors";
 import { INSTANCE_PATTERN, modelIdProblem, SECRET_NAME_PATTERN, SLUG_PATTERN } from "../ids";
@@ -7,8 +8,8 @@ import { byString } from "../order";
 /**
  * The model catalog (spec §14.1, DESIGN §4 "Catalog"): `model/{instance}/_provider.yaml` holds
  * the defaults of one endpoint instance, `model/{instance}/{slug}.yaml` the override of one
- * model. Only the fields the tool budget and `prompt_template` calls need are read; everything
- * else (pricing, params, …) belongs to other consumers and is allowed and ignored here.
+ * model. Only the fields the tool budget and `prompt_template` calls read are accepted: a field
+ * nothing reads (a misspelt `maxtools`) is refused with a hint, never ignored.
  */
 
 const MaxToolsSchema = v.pipe(
@@ -29,8 +30,8 @@ export function secretReferenceName(text: string): string | null {
   return name !== undefined && SECRET_NAME_PATTERN.test(name) ? name : null;
 }
 
-/** `_provider.yaml`: the default of every model of this instance. Other fields are ignored. */
-export const ProviderSpecSchema = v.looseObject({
+/** `_provider.yaml`: the default of every model of this instance. Other fields are refused. */
+export const ProviderSpecSchema = v.strictObject({
   maxTools: v.optional(MaxToolsSchema),
   wireType: v.optional(v.pipe(v.string("wireType must be a string"), v.minLength(1))),
   /** Where `prompt_template` calls go: the API root (`…/v1`), `chat/completions` or `messages` appended. */
@@ -55,8 +56,8 @@ export const ProviderSpecSchema = v.looseObject({
   ),
 });
 
-/** `{slug}.yaml`: the override of one model; `maxTools: 0` means "explicitly no limit". */
-export const ModelSpecSchema = v.looseObject({
+/** `{slug}.yaml`: the override of one model; `maxTools: 0` means "explicitly no limit". Other fields are refused. */
+export const ModelSpecSchema = v.strictObject({
   maxTools: v.optional(MaxToolsSchema),
   size: v.optional(v.picklist(MODEL_SIZES, `size must be one of ${MODEL_SIZES.join(", ")}`)),
 });
@@ -167,9 +168,24 @@ export function parseCatalogDocument(path: string, body: string): ParsedCatalogD
       errors: [{ path: "", message: "a catalog document is a mapping of fields", line: 1 }],
     };
   const schema = isProvider ? ProviderSpecSchema : ModelSpecSchema;
-  const result = v.safeParse(schema, data);
-  if (!result.success)
-    return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml, [], schema) };
+  const known = Object.keys(schema.entries);
+  // Every unknown field is named (a strict schema stops at the first), the rest checked as well.
+  const fields = Object.entries(data as Record<string, unknown>);
+  const unknown: FieldError[] = fields.flatMap(([field]) => {
+    if (known.includes(field)) return [];
+    const line = parsed.yaml.lineOf([field]);
+    return [
+      { path: field, message: unknownFieldMessage(field, known), ...(line === undefined ? {} : { line }) },
+    ];
+  });
+  const result = v.safeParse(schema, Object.fromEntries(fields.filter(([field]) => known.includes(field))));
+  const errors = [
+    ...unknown,
+    ...(result.success ? [] : issuesToFieldErrors(result.issues, parsed.yaml, [], schema)),
+  ];
+  if (!result.success || errors.length > 0) {
+    return { ok: false, errors: errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
+  }
   return isProvider
     ? { ok: true, instance, file, provider: result.output as ProviderSpec }
     : { ok: true, instance, file, model: result.output as ModelSpec };

@@ -35,7 +35,7 @@ export function issueMessage(issue: Issue, schema?: unknown): string {
   const keys = (issue.path ?? []).map((item) => item.key);
   if (issue.kind === "schema" && (issue.type === "strict_object" || issue.type === "object")) {
     if (issue.expected === "never")
-      return unknownField(String(keys.at(-1)), knownKeys(schema, keys.slice(0, -1)));
+      return unknownFieldMessage(String(keys.at(-1)), knownKeys(schema, keys.slice(0, -1)));
     if (issue.received === "undefined") return "missing required field";
   }
   if (issue.kind === "schema")
@@ -58,7 +58,8 @@ export function issueMessage(issue: Issue, schema?: unknown): string {
   }
 }
 
-function unknownField(name: string, known: readonly string[]): string {
+/** An unknown field's sentence: the nearest known name, else the names there are. */
+export function unknownFieldMessage(name: string, known: readonly string[]): string {
   const suggestion = nearest(name, known);
   if (suggestion) return `unknown field; did you mean '${suggestion}'?`;
   return known.length > 0 ? `unknown field; the fields here are ${known.join(", ")}` : "unknown field";

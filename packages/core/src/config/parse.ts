@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { Errors, type VanceError } from "../errors";
+import { Errors, type FieldError, type VanceError } from "../errors";
 import type { ToolTypeRegistry } from "../types/registry";
 import { type ServerToolConfig, ServerToolConfigSchema } from "./schema";
-import { issuesToFieldErrors, parseYaml } from "./yaml";
+import { issuesToFieldErrors, type ParsedYaml, parseYaml } from "./yaml";
 
 export type ToolDocumentResult =
   | { readonly ok: true; readonly config: ServerToolConfig }
@@ -41,6 +41,12 @@ export function parseToolDocument(
     return fail(Errors.nameMismatch(name, base.output.name, yaml.lineOf(["name"])));
   const type = registry.find(base.output.type);
   if (!type) return fail(Errors.unknownType(base.output.type, registry.ids(), yaml.lineOf(["type"])));
+  const packOnly = packOnlyFields(base.output, type.sourcing?.kind === "pack", yaml);
+  if (packOnly.length > 0) {
+    return fail(
+      Errors.validationFailed(`'${type.typeId}' is no pack: its tools have no sub-tools`, packOnly),
+    );
+  }
   const parameters = v.safeParse(type.parametersSchema, base.output.parameters ?? {});
   if (!parameters.success) {
     return fail(
@@ -64,6 +70,27 @@ export function parseToolDocument(
   }
   const { name: _ignored, ...fields } = base.output;
   return { ok: true, config: { name, ...fields, parameters: parameters.output } };
+}
+
+/** `disabledSubTools` and `defaultDeferred` set on a tool that is no pack: they would do nothing. */
+function packOnlyFields(
+  fields: { readonly disabledSubTools: readonly string[]; readonly defaultDeferred: boolean },
+  isPack: boolean,
+  yaml: ParsedYaml,
+): FieldError[] {
+  if (isPack) return [];
+  const errors: FieldError[] = [];
+  const refuse = (path: "disabledSubTools" | "defaultDeferred") => {
+    const line = yaml.lineOf([path]);
+    errors.push({
+      path,
+      message: `${path} applies to packs (mcp_server, openapi) only; remove it`,
+      ...(line === undefined ? {} : { line }),
+    });
+  };
+  if (fields.disabledSubTools.length > 0) refuse("disabledSubTools");
+  if (fields.defaultDeferred) refuse("defaultDeferred");
+  return errors;
 }
 
 function fail(error: VanceError): ToolDocumentResult {

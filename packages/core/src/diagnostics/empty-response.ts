@@ -187,7 +187,8 @@ export interface EmptyResponseDiagnosisOptions {
  * array. Each `requestId` fires once (`markOnce`, across instances): the first report writes one
  * WARN line `llm.diagnostic` — phantom and blank alike — and hands a phantom to the webhook sink,
  * which never blocks or fails the answer. Later reports of the same id answer the same finding
- * with `firstReport: false` and log nothing.
+ * with `firstReport: false` and log nothing. A `length` report (`skipped`) fires nothing and
+ * leaves its id unused: `firstReport: false`.
  */
 export class EmptyResponseDiagnosis {
   constructor(private readonly options: EmptyResponseDiagnosisOptions) {}
@@ -200,11 +201,14 @@ export class EmptyResponseDiagnosis {
     const listed = await this.options.tools.listAll(tenant, project);
     const known = new Set([...this.options.builtInNames, ...listed.map((tool) => tool.name)]);
     const finding = await findPhantomsYielding(report, known);
+    // `length` is no evidence (spec §13.2: never fired on it): it leaves the id unused, so a
+    // later report of the same call that ended empty for another reason still fires.
+    if (finding.kind === "skipped") return { ...finding, firstReport: false };
     const firstReport = await this.options.state.markOnce(
       `llm.diagnostic/${tenant}/${project}/${report.requestId}`,
       DIAGNOSIS_ONCE_TTL_SECONDS,
     );
-    if (firstReport && finding.kind !== "skipped") {
+    if (firstReport) {
       this.options.logger.warn("llm.diagnostic", {
         tenant,
         project,

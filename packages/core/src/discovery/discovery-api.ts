@@ -32,14 +32,15 @@ export class DiscoveryApi {
 
   /**
    * `tool_list`: every name the process may call — in this turn's tools array (`inContext`, the
-   * floor pair and the turn's skill tools included) or on request (`available`) — with pack hints.
+   * floor pair and the turn's skill tools included) or on request (`available`) — with pack
+   * hints, and the process's packs whose source is not current (`stalePacks`).
    */
   async list(
     record: ProcessRecord,
     prefix: string | undefined,
     skillTools: readonly string[] = [],
   ): Promise<ToolOutcome> {
-    const { classification, tools } = await this.options.surface.classify(record, skillTools);
+    const { classification, tools, stalePacks } = await this.options.surface.classify(record, skillTools);
     const lower = prefix?.toLowerCase();
     const filter = (names: readonly string[]) =>
       lower ? names.filter((name) => name.toLowerCase().startsWith(lower)) : [...names];
@@ -54,6 +55,11 @@ export class DiscoveryApi {
         inContext: filter(classification.primary),
         available: filter(classification.deferred),
         packHints,
+        stalePacks: lower
+          ? stalePacks.filter(
+              (pack) => `${pack.pack}__`.startsWith(lower) || lower.startsWith(`${pack.pack}__`),
+            )
+          : stalePacks,
       },
     };
   }
@@ -79,9 +85,15 @@ export class DiscoveryApi {
       else unknown.push(name);
     }
     if (described.length === 0) {
+      const rest =
+        skipped.length === 0
+          ? ""
+          : `; ${skipped.length} more names were not looked at (at most ${MAX_DESCRIBE} per call): ${skipped.join(", ")} — ask for them in another call`;
       return {
         error: "UnknownTools",
-        message: `none of these names is a tool this process can use: ${asked.join(", ")}; call tool_list to see them`,
+        message: `none of these names is a tool this process can use: ${asked.join(", ")}; call tool_list to see them${rest}`,
+        unknown,
+        skipped,
       };
     }
     const deferred = new Set(classification.deferred);

@@ -7,6 +7,7 @@ import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ToolRuntime } from "../ports/tool-runtime";
+import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
@@ -18,7 +19,7 @@ export interface DispatchRequest {
   readonly name: string;
   readonly params: unknown;
   /** The names the caller may invoke; `null` means unrestricted (a direct API call without a list). */
-  readonly allowedTools: ReadonlySet<string> | null;
+  readonly allowedTools: AllowSet | null;
   /** Tools the engine's client side runs; answered with a routing result. */
   readonly clientTools?: readonly ClientToolDeclaration[];
   /** The process the call runs in: its meta-tools answer from its discovery surface. */
@@ -110,11 +111,22 @@ export class ToolDispatcher {
     }
   }
 
-  /** Charges the call to its budget before anything is read: a refused call costs nothing. */
+  /**
+   * Charges the call to its budget before anything is read: a refused call costs nothing. A pack
+   * sub-tool whose source has given no list yet is the tool's failure (`SourceUnavailable`), to
+   * try again later — not a refusal: the tool may well exist.
+   */
   private async dispatch(request: DispatchRequest): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
-    return this.run(request, await this.resolve(request), budget);
+    let target: ResolvedTool | ClientToolDeclaration;
+    try {
+      target = await this.resolve(request);
+    } catch (error) {
+      if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
+      throw error;
+    }
+    return this.run(request, target, budget);
   }
 
   private async run(

@@ -4,7 +4,7 @@ import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument 
 import { Errors, VanceError } from "../errors";
 import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
 import { byString, compareStrings } from "../order";
-import type { PutOptions } from "../ports/object-store";
+import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
 
@@ -17,6 +17,7 @@ export type DocumentWrite =
       readonly path: string;
       readonly layer: "project" | "tenant";
       readonly etag: string;
+      readonly audit: ObjectAudit | null;
     };
 
 /** Most projects one listing answers; a tenant with more is answered `truncated`. */
@@ -121,6 +122,7 @@ export class DocumentService {
       path,
       layer: addressedLayer(project),
       etag: written.etag,
+      audit: written.audit,
     };
   }
 

@@ -4,12 +4,27 @@
  * One `list` call is one page, so port calls map 1:1 to storage requests.
  */
 
+/**
+ * Who wrote an object and when (ISO-8601), as the store keeps it beside the bytes — S3 in the
+ * object's user metadata, the filesystem store in a sidecar file — so a read brings it along at
+ * no extra request. Null where unknown: an object written behind the service's back has no
+ * author and no creation time (its `updatedAt` falls back to the store's modification time).
+ */
+export interface ObjectAudit {
+  readonly createdAt: string | null;
+  readonly updatedAt: string | null;
+  /** The writing token's subject (`sub`); null when it had none. */
+  readonly updatedBy: string | null;
+}
+
 /** An object as read from the store. `etag` is opaque and changes whenever the content changes (S3: an MD5 of it). */
 export interface StoredObject {
   readonly key: string;
   readonly body: string;
   readonly etag: string;
   readonly contentType: string | undefined;
+  /** Absent where the store keeps none (test doubles written without one). */
+  readonly audit?: ObjectAudit;
 }
 
 /** One entry of a listing page. ETags come with the listing (as S3's ListObjectsV2 gives them). */
@@ -37,6 +52,11 @@ export interface GetOptions {
 
 export interface PutOptions {
   readonly contentType?: string;
+  /**
+   * Who writes (a token's subject), kept as the object's `updatedBy`. A replacement keeps the
+   * stored `createdAt`; a creation sets it.
+   */
+  readonly author?: string;
   /** Write only when the stored object has exactly this ETag. */
   readonly ifMatch?: string;
   /** `"*"`: write only when no object exists under the key. */
@@ -64,7 +84,7 @@ export interface ListOptions {
  * memory store hold both and never answer it.
  */
 export type PutResult =
-  | { readonly ok: true; readonly etag: string }
+  | { readonly ok: true; readonly etag: string; readonly audit?: ObjectAudit }
   | { readonly ok: false; readonly reason: "precondition_failed" | "path_conflict" };
 
 export type DeleteResult =

@@ -27,6 +27,13 @@ export interface ProcessRecord {
   readonly role: string;
   /** Frozen at spawn: label selectors already expanded, sorted. */
   readonly allowedTools: readonly string[];
+  /**
+   * Packs allowed by reference, sorted: each sub-tool its source offers when a turn or call reads
+   * it (but `excludedTools`), so a pack whose source was down at spawn gets its tools once it answers.
+   */
+  readonly allowedPacks: readonly string[];
+  /** Sub-tools of `allowedPacks` that `allowedToolsRemove` named, sorted. */
+  readonly excludedTools: readonly string[];
   readonly allowedToolsAdd: readonly string[];
   readonly allowedToolsKeep: readonly string[];
   readonly allowedToolsDefer: readonly string[];

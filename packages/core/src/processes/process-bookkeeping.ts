@@ -1,7 +1,7 @@
 import type { CallResult } from "../builtins/built-in-tool";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
-import { isMandatoryTool } from "../surface/classify";
+import { inCapabilityFloor } from "../surface/capability-floor";
 import type { ToolSurface } from "../surface/tool-surface";
 import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
@@ -44,7 +44,7 @@ export class ProcessBookkeeping {
     result: CallResult,
     skillTools: readonly string[] = [],
   ): Promise<void> {
-    if ("error" in result || isMandatoryTool(name) || name === "invoke_tool") return;
+    if ("error" in result || inCapabilityFloor(name) || name === "invoke_tool") return;
     const at = this.now();
     await this.settle(record, name, [
       this.activateIfOutside(record, name, skillTools, at),

@@ -1,11 +1,27 @@
 import * as v from "valibot";
 import { type Generations, requestMarkers } from "../cascade/generations";
+import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
-import { assertProjectId, assertTenantId, ID_PATTERN, InvocableToolNameSchema, ModelIdSchema } from "../ids";
+import {
+  assertProjectId,
+  assertTenantId,
+  ID_PATTERN,
+  InvocableToolNameSchema,
+  ModelIdSchema,
+  packOf,
+} from "../ids";
 import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
-import { HintEntrySchema, RecipeEntrySchema, type RecipeResolver } from "../recipes/recipe-resolver";
-import { MANDATORY_TOOLS } from "../surface/classify";
+import {
+  HintEntrySchema,
+  RecipeEntrySchema,
+  type RecipeList,
+  type RecipeResolver,
+  type RecipeWarning,
+  type StalePack,
+} from "../recipes/recipe-resolver";
+import { CAPABILITY_FLOOR } from "../surface/capability-floor";
+import { ToolHints } from "../surface/tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
 const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));
@@ -60,6 +76,8 @@ export interface ProcessRecordsOptions {
    */
   readonly generations: Pick<Generations, "readAlong" | "read">;
   readonly recipes: Pick<RecipeResolver, "resolve">;
+  /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
+  readonly catalog?: { catalog(freshness: "known"): Promise<CompiledCatalog> };
   readonly settings?: Partial<ActivationSettings>;
   /** Epoch milliseconds. */
   readonly now?: () => number;
@@ -88,32 +106,28 @@ export class ProcessRecords {
    * could not be checked against.
    */
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
-    const record = await this.build(tenant, project, request);
-    if (!(await this.options.state.createProcess(record))) {
-      throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
-    }
+    const { record } = await this.prepare(tenant, project, request);
+    await this.create(record);
     return record;
   }
 
   /**
-   * The record `spawn` would store now, not stored: what a process of this request would see
-   * (the web listing's model view) without leaving a process behind. The generations are read
-   * first, as `get` reads them with a record, so the surface below may trust them.
+   * The record `spawn` would store now, not stored, with what its caller should hear about it:
+   * the referenced packs whose source is not current, and the entries that name nothing. The
+   * generations are read first, so what follows in the request may trust them (`"known"`).
    */
-  async draft(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
-    assertTenantId(tenant);
-    assertProjectId(project);
-    await this.options.generations.read(requestMarkers(tenant, project));
-    return this.build(tenant, project, request);
-  }
-
-  private async build(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
+  async prepare(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
     assertTenantId(tenant);
     assertProjectId(project);
     assertUsableClientSchemas(request.clientTools);
-    const resolved = await this.options.recipes.resolve(tenant, project, request);
+    await this.options.generations.read(requestMarkers(tenant, project));
     const removed = new Set(request.allowedToolsRemove);
-    const clientNames = request.clientTools.map((tool) => tool.name).filter((name) => !removed.has(name));
+    const clientTools = request.clientTools.filter((tool) => !removed.has(tool.name));
+    const clientNames = clientTools.map((tool) => tool.name);
+    const resolved = await this.options.recipes.resolve(tenant, project, request, {
+      clientTools: request.clientTools.map((tool) => tool.name),
+      freshness: "known",
+    });
     const record: ProcessRecord = {
       tenant,
       project,
@@ -122,16 +136,57 @@ export class ProcessRecords {
       recipe: request.recipe ?? null,
       engine: request.engine ?? null,
       role: request.recipe ?? request.engine ?? "default",
-      allowedTools: [...new Set([...resolved, ...clientNames])].sort(),
+      allowedTools: [...new Set([...resolved.allowedTools, ...clientNames])].sort(),
+      allowedPacks: resolved.allowedPacks,
+      excludedTools: resolved.excludedTools,
       allowedToolsAdd: request.allowedToolsAdd.filter((entry) => !entry.startsWith("@")),
       allowedToolsKeep: request.allowedToolsKeep,
       allowedToolsDefer: request.allowedToolsDefer,
       allowedToolsDropFirst: request.allowedToolsDropFirst,
       models: request.models,
-      clientTools: request.clientTools.filter((tool) => !removed.has(tool.name)) as ClientToolDeclaration[],
+      clientTools: clientTools as ClientToolDeclaration[],
       activatedTools: {},
     };
-    return record;
+    const warnings = [
+      ...resolved.warnings,
+      ...hintWarnings(record),
+      ...(await this.modelWarnings(request.models)),
+    ];
+    return { record, stalePacks: resolved.stalePacks, warnings };
+  }
+
+  /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
+  async create(record: ProcessRecord): Promise<void> {
+    if (!(await this.options.state.createProcess(record))) {
+      throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
+    }
+  }
+
+  /**
+   * The record `spawn` would store now, not stored: what a process of this request would see
+   * (the web listing's model view) without leaving a process behind.
+   */
+  async draft(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
+    return (await this.prepare(tenant, project, request)).record;
+  }
+
+  /** A warning per model whose instance the catalog does not know: no limit, no provider, nothing to call. */
+  private async modelWarnings(models: readonly string[]): Promise<RecipeWarning[]> {
+    if (!this.options.catalog || models.length === 0) return [];
+    const { providers } = await this.options.catalog.catalog("known");
+    return models.flatMap((model): RecipeWarning[] => {
+      const instance = model.slice(0, model.indexOf("/"));
+      if (Object.hasOwn(providers, instance)) return [];
+      const known = Object.keys(providers).sort().join(", ");
+      return [
+        {
+          code: "unknown_model_instance",
+          list: "models",
+          entry: model,
+          message: `the catalog has no instance '${instance}' (known: ${known || "none"}): no tool limit applies to it`,
+        },
+      ];
+    });
   }
 
   /**
@@ -175,20 +230,96 @@ export class ProcessRecords {
   }
 }
 
-/** Allow sets by frozen `allowedTools` array: a store that shares parsed records reuses them. */
-const allowSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+/** A spawn's record before it is stored, and what the spawn answers about it. */
+export interface PreparedProcess {
+  readonly record: ProcessRecord;
+  readonly stalePacks: readonly StalePack[];
+  readonly warnings: readonly RecipeWarning[];
+}
 
-/** What the process may invoke: its frozen allow set and the capability floor (spec §13.1). */
-export function processAllowSet(record: ProcessRecord): ReadonlySet<string> {
+/** The names a caller may invoke. */
+export interface AllowSet {
+  has(name: string): boolean;
+}
+
+/**
+ * A process's allow set: its frozen names, the sub-tools of its referenced packs (but the
+ * excluded ones) and the capability floor (spec §13.1).
+ */
+class ProcessAllowSet implements AllowSet {
+  private readonly names: ReadonlySet<string>;
+  private readonly packs: ReadonlySet<string>;
+  private readonly excluded: ReadonlySet<string>;
+
+  constructor(record: ProcessRecord) {
+    this.names = new Set([...record.allowedTools, ...CAPABILITY_FLOOR]);
+    this.packs = new Set(record.allowedPacks);
+    this.excluded = new Set(record.excludedTools);
+  }
+
+  has(name: string): boolean {
+    if (this.names.has(name)) return true;
+    const pack = packOf(name);
+    return pack !== null && this.packs.has(pack) && !this.excluded.has(name);
+  }
+}
+
+/** Allow sets by frozen `allowedTools` array: a store that shares parsed records reuses them. */
+const allowSets = new WeakMap<readonly string[], AllowSet>();
+
+/** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */
+export function processAllowSet(record: ProcessRecord): AllowSet {
   const names = record.allowedTools;
-  // Only a frozen array cannot change under the cached set.
-  const frozen = Object.isFrozen(names);
+  // Only a frozen array (with its record) cannot change under the cached set.
+  const frozen = Object.isFrozen(names) && Object.isFrozen(record);
   let allowed = frozen ? allowSets.get(names) : undefined;
   if (!allowed) {
-    allowed = new Set([...names, ...MANDATORY_TOOLS]);
+    allowed = new ProcessAllowSet(record);
     if (frozen) allowSets.set(names, allowed);
   }
   return allowed;
+}
+
+/**
+ * A warning per hint entry (`allowedToolsKeep`, `…Defer`, `…DropFirst`) that steers nothing: a
+ * name outside the allow set, or a pattern that matches none of its names. Pack sub-tools by
+ * reference are judged by their pack.
+ */
+function hintWarnings(record: ProcessRecord): RecipeWarning[] {
+  const allowed = processAllowSet(record);
+  const names = [...record.allowedTools, ...CAPABILITY_FLOOR];
+  const warnings: RecipeWarning[] = [];
+  const lists: [RecipeList, readonly string[]][] = [
+    ["allowedToolsKeep", record.allowedToolsKeep],
+    ["allowedToolsDefer", record.allowedToolsDefer],
+    ["allowedToolsDropFirst", record.allowedToolsDropFirst],
+  ];
+  for (const [list, entries] of lists) {
+    for (const entry of entries) {
+      if (entry.endsWith("*")) {
+        const hints = new ToolHints([entry]);
+        const prefix = entry.slice(0, -1);
+        const packPrefix = record.allowedPacks.some(
+          (pack) => `${pack}__`.startsWith(prefix) || prefix.startsWith(`${pack}__`),
+        );
+        if (packPrefix || names.some((name) => hints.match(name) !== null)) continue;
+        warnings.push({
+          code: "matches_nothing",
+          list,
+          entry,
+          message: `the pattern '${entry}' matches no tool of this process`,
+        });
+      } else if (!allowed.has(entry)) {
+        warnings.push({
+          code: "not_allowed",
+          list,
+          entry,
+          message: `'${entry}' is not in this process's allowed tools, so this hint changes nothing`,
+        });
+      }
+    }
+  }
+  return warnings;
 }
 
 /** The key of a stored process. */

@@ -3,11 +3,16 @@ import type { ProcessKey, ProcessRecord } from "../ports/state-store";
 import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
 import type { ProcessBookkeeping } from "./process-bookkeeping";
-import { type ProcessRecords, processAllowSet, type SpawnRequest } from "./process-records";
+import {
+  type PreparedProcess,
+  type ProcessRecords,
+  processAllowSet,
+  type SpawnRequest,
+} from "./process-records";
 
 export interface ProcessServiceOptions {
-  readonly records: Pick<ProcessRecords, "spawn" | "get" | "draft">;
-  readonly surface: Pick<ToolSurface, "manifest" | "preview">;
+  readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft">;
+  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -20,9 +25,16 @@ export interface ProcessServiceOptions {
 export class ProcessService {
   constructor(private readonly options: ProcessServiceOptions) {}
 
-  /** Resolves the recipe once and stores the frozen allow set (`ProcessRecords.spawn`). */
-  spawn(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
-    return this.options.records.spawn(tenant, project, request);
+  /**
+   * Resolves the recipe once and stores the frozen allow set. A chain whose limit cannot hold
+   * the capability floor is refused before anything is stored (422 `budget_floor_exceeded`);
+   * the answer names the referenced packs whose source is not current and what named nothing.
+   */
+  async spawn(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
+    const prepared = await this.options.records.prepare(tenant, project, request);
+    await this.options.surface.admit(prepared.record);
+    await this.options.records.create(prepared.record);
+    return prepared;
   }
 
   /** The stored record; 404 `process_not_found`. */

@@ -21,9 +21,10 @@ export function subToolOp(pack: string, sourceName: string): string {
 export type PackMembers = readonly { readonly name: string; readonly tool: SourceTool }[];
 
 /**
- * The sub-tools `{pack}__{op}` of a pack document from its source list, minus `disabled` (source
- * names, made-valid operations or full sub-tool names). Two source tools whose operations
- * collide make the document invalid, naming both.
+ * The sub-tools `{pack}__{op}` of a pack document from its source list, minus `disabled` (the
+ * source's own names — an MCP tool's name, an operation's `operationId` or `METHOD /path` —,
+ * made-valid operations or full sub-tool names). Two source tools whose operations collide make
+ * the document invalid, naming both.
  */
 export function packMembers(
   pack: string,
@@ -53,7 +54,11 @@ export function packMembers(
   }
   return [...byName]
     .filter(
-      ([name, tool]) => !off.has(tool.sourceName) && !off.has(name) && !off.has(name.slice(pack.length + 2)),
+      ([name, tool]) =>
+        !off.has(tool.sourceName) &&
+        !off.has(name) &&
+        !off.has(name.slice(pack.length + 2)) &&
+        !(tool.aliases ?? []).some((alias) => off.has(alias)),
     )
     .map(([name, tool]) => ({ name, tool }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

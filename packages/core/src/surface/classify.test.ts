@@ -60,7 +60,7 @@ describe("classifyTools", () => {
     ];
     const result = classifyTools(input(pack, { activated: new Map([["gm__b", 5]]) }));
     expect(result.primary).toContain("gm__b");
-    expect(result.staticDeferred).toEqual(["gm__a", "gm__b"]);
+    expect(result.staticDeferred).toEqual(["gm__a"]);
   });
 
   it("demotes in class order: dropFirst, pack, built-in, add, keep, activated", () => {
@@ -110,11 +110,19 @@ describe("classifyTools", () => {
     expect(() => classifyTools(input([], { limit: 1 }))).toThrowError(/floor/);
   });
 
-  it("the static deferred list ignores activations and demotions", () => {
-    const tools = [tool("a_1"), tool("a_2"), tool("b_1", false), tool("c__1")];
+  it("the static deferred list is deferred minus demoted: demotions never change it, an activation takes its tool out (spec §14.3)", () => {
+    const tools = [tool("a_1"), tool("a_2"), tool("b_1", false), tool("b_2", false), tool("c__1")];
     const free = classifyTools(input(tools));
-    const tight = classifyTools(input(tools, { limit: 3, activated: new Map([["b_1", 3]]) }));
+    expect(free.staticDeferred).toEqual(["b_1", "b_2"]);
+    const tight = classifyTools(input(tools, { limit: 3 }));
     expect(tight.demoted.length).toBeGreaterThan(0);
     expect(tight.staticDeferred).toEqual(free.staticDeferred);
+    const activated = classifyTools(input(tools, { activated: new Map([["b_1", 3]]) }));
+    expect(activated.staticDeferred).toEqual(["b_2"]);
+    // Activated, then demoted by the budget: only the dynamic half lists it.
+    const both = classifyTools(input(tools, { limit: 2, activated: new Map([["b_1", 3]]) }));
+    expect(both.demoted).toContain("b_1");
+    expect(both.staticDeferred).toEqual(["b_2"]);
+    expect(both.staticDeferred.filter((name) => both.demoted.includes(name))).toEqual([]);
   });
 });

@@ -1,16 +1,8 @@
 import type { JsonSchema } from "../json-schema";
+import { inCapabilityFloor } from "./capability-floor";
 import { sortByName } from "./name-order";
 import { isPackTool, ToolHints } from "./tool-family";
 import { type TriageCandidate, type TriageClass, type TriageResult, triageTools } from "./tool-triage";
-
-/** The capability floor (spec §13.1): always primary, added even when an engine's list lacks them. */
-export const MANDATORY_TOOLS: readonly string[] = ["tool_description", "tool_list"];
-const MANDATORY = new Set(MANDATORY_TOOLS);
-
-/** Whether `name` is one of the capability floor's tools. */
-export function isMandatoryTool(name: string): boolean {
-  return MANDATORY.has(name);
-}
 
 /** A tool the process may invoke, as classification sees it. */
 export interface SurfaceTool {
@@ -56,7 +48,10 @@ export interface Classification {
   /** Demoted by the budget this turn, in demotion order. */
   readonly demoted: string[];
   readonly demotedUnits: TriageResult["demotedUnits"];
-  /** Deferred by configuration alone: what the cache-stable discovery block lists, sorted. */
+  /**
+   * `deferred` minus `demoted`, sorted: what the cache-stable discovery block lists (spec §14.3).
+   * Activated tools are not in it (they are primary); demoted ones go to the dynamic block.
+   */
   readonly staticDeferred: string[];
 }
 
@@ -111,7 +106,6 @@ interface Prepared {
   readonly candidates: readonly TriageCandidate[];
   /** Per candidate: whether its demand is measured (not its activation, not the floor's 0). */
   readonly measured: readonly boolean[];
-  readonly staticDeferred: readonly string[];
 }
 
 /** Everything but the triage: the candidates, ranked by `demand` where it applies. */
@@ -126,11 +120,10 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
   const tools = sortByName(input.tools);
   const candidates: TriageCandidate[] = [];
   const measured: boolean[] = [];
-  const staticDeferred: string[] = [];
   for (let index = 0; index < tools.length; index++) {
     const tool = tools[index]!;
     const { name } = tool;
-    if (isMandatoryTool(name)) {
+    if (inCapabilityFloor(name)) {
       candidates.push({ name, triageClass: "mandatory", demand: 0, namedInHint: false });
       measured.push(false);
       continue;
@@ -140,7 +133,6 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
     const promoted = tool.primary || added || kept !== null;
     const deferredByConfig =
       !promoted || defer.has(name) || (tool.defaultDeferred && !added && kept === null && isPackTool(name));
-    if (deferredByConfig) staticDeferred.push(name);
     const activatedAt = input.activated.get(name);
     const isAdditional = additional.has(name);
     if (deferredByConfig && activatedAt === undefined && !isAdditional) continue;
@@ -167,7 +159,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
     candidates.push({ name, triageClass, demand: activatedAt ?? demand.get(name) ?? 0, namedInHint });
     measured.push(activatedAt === undefined);
   }
-  return { tools, candidates, measured, staticDeferred };
+  return { tools, candidates, measured };
 }
 
 /** The triage over `candidates`, and the buckets from it. */
@@ -177,12 +169,14 @@ function complete(
   limit: number | null,
 ): Classification {
   const triage = triageTools(candidates, limit);
+  const deferred = complement(prepared.tools, triage.kept);
+  const demoted = new Set(triage.demoted);
   return {
     primary: triage.kept,
-    deferred: complement(prepared.tools, triage.kept),
+    deferred,
     demoted: triage.demoted,
     demotedUnits: triage.demotedUnits,
-    staticDeferred: [...prepared.staticDeferred],
+    staticDeferred: demoted.size === 0 ? [...deferred] : deferred.filter((name) => !demoted.has(name)),
   };
 }
 

@@ -71,20 +71,30 @@ function lines(tools: readonly SurfaceTool[]): string[] {
 }
 
 /**
- * The discovery block for the cache-stable system prefix: the tools deferred by configuration,
- * `name — hint`, packs grouped with one line each, and the activate-first instruction. It depends
- * only on the frozen allow set and the configuration, never on activations or demotions — so its
- * wording holds both for a listed tool still outside the tools array and for one an activation
- * has brought into it this turn.
+ * The discovery block for the cache-stable system prefix (spec §14.3): the deferred tools minus
+ * those the budget demoted this turn — so neither an activated tool (it is in the tools array)
+ * nor a demoted one (the dynamic block has it) — as `name — hint`, packs grouped with one line
+ * each, and the activate-first instruction. A demotion never changes it; an activation takes the
+ * activated tool's line out. `unavailablePacks` are the process's packs whose source has never
+ * answered: each gets a line saying so, so the model knows the pack exists and to look again.
  */
-export function discoveryBlock(staticDeferred: readonly SurfaceTool[]): string {
-  if (staticDeferred.length === 0) return "";
+export function discoveryBlock(
+  deferred: readonly SurfaceTool[],
+  unavailablePacks: readonly string[] = [],
+): string {
+  if (deferred.length === 0 && unavailablePacks.length === 0) return "";
   return [
     "## More tools, available on request",
     "",
-    "These tools are not sent in your tools array from the start. To use one that is not in your tools array, first call `tool_description` with its name (several names at once are fine); it is then added to your tools array and you can call it. One you described or used recently may already be in your tools array: call it directly.",
+    "These tools are not in your tools array. To use one, first call `tool_description` with its name (several names at once are fine); it is then added to your tools array and you can call it.",
     "",
-    ...lines(staticDeferred),
+    ...lines(deferred),
+    ...[...unavailablePacks]
+      .sort()
+      .map(
+        (pack) =>
+          `- ${pack}__* — unavailable right now: its source does not answer; call tool_list later to see its tools`,
+      ),
     "",
   ].join("\n");
 }

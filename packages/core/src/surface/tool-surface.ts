@@ -2,8 +2,10 @@ import { LRUCache } from "lru-cache";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
-import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import type { StalePack } from "../recipes/recipe-resolver";
+import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
+import { CAPABILITY_FLOOR } from "./capability-floor";
 import {
   type Classification,
   type PreparedClassification,
@@ -24,8 +26,9 @@ export interface ToolBudget {
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
 interface SurfaceMemo {
-  readonly listed: readonly ResolvedTool[];
+  readonly listed: ToolListing;
   readonly tools: Map<string, SurfaceTool>;
+  readonly stalePacks: readonly StalePack[];
   prepared?: { readonly key: string; readonly value: PreparedClassification };
   finished?:
     | {
@@ -55,18 +58,25 @@ export interface Manifest {
   };
   readonly discoveryBlock: string;
   readonly demotedDiscoveryBlock: string;
+  /**
+   * The process's packs (by reference) whose source did not answer with a current list: `stale`
+   * ones show their last known sub-tools, `unavailable` ones none — their line in the discovery
+   * block says so, and their tools come back as soon as the source answers.
+   */
+  readonly stalePacks: readonly StalePack[];
 }
 
 /** A process's invocable tools this turn, classified under its chain's budget. */
 export interface ProcessSurface {
   readonly tools: ReadonlyMap<string, SurfaceTool>;
   readonly classification: Classification;
+  readonly stalePacks: readonly StalePack[];
   readonly maxTools: number | null;
   readonly limit: number | null;
 }
 
 export interface ToolSurfaceOptions {
-  readonly tools: Pick<ServerToolService, "listAll">;
+  readonly tools: Pick<ServerToolService, "listing">;
   readonly budget: ToolBudget;
   readonly records: Pick<ProcessRecords, "liveActivations">;
   readonly usage: Pick<ToolUsage, "demand">;
@@ -146,18 +156,45 @@ export class ToolSurface {
     return this.assemble(surface, format);
   }
 
+  /**
+   * Refuses a spawn whose model chain cannot hold the capability floor (spec §14.2: a
+   * configuration error), with the numbers: 422 `budget_floor_exceeded`. Every manifest of such a
+   * process would answer 409, so it is said before the process exists.
+   */
+  async admit(record: ProcessRecord): Promise<void> {
+    if (record.models.length === 0) return;
+    const { maxTools } = await this.options.budget.budgetForChain(record.models, record.tenant);
+    if (maxTools === null) return;
+    const limit = maxTools - this.reserve;
+    const floor = CAPABILITY_FLOOR.length;
+    if (limit >= floor) return;
+    throw new VanceError(
+      "budget_floor_exceeded",
+      422,
+      `the model chain allows ${maxTools} tools; with ${this.reserve} kept free for the engine's own tool that leaves ${limit}, but the capability floor alone needs ${floor} (${CAPABILITY_FLOOR.join(", ")}); raise maxTools in the catalog or lower VANCE_EXTERNAL_RESERVE`,
+      [{ path: "models", message: `the chain's limit ${limit} is below the floor of ${floor}` }],
+      { maxTools, reserve: this.reserve, limit, floor },
+    );
+  }
+
   /** The manifest of a classified surface: the primary tools on the wire, the buckets, the blocks. */
   private assemble(surface: ProcessSurface, format: WireFormat): Manifest {
-    const { classification, tools } = surface;
+    const { classification, tools, stalePacks } = surface;
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
+    const unavailable = stalePacks.filter((pack) => pack.status === "unavailable").map((pack) => pack.pack);
     return Object.freeze({
       tools: Object.freeze(pick(classification.primary).map((tool) => toWireTool(tool, format))),
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
       budget: Object.freeze({ maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit }),
-      discoveryBlock: this.block("static", pick(classification.staticDeferred), discoveryBlock),
+      discoveryBlock: this.block(
+        `static\n${unavailable.join(",")}`,
+        pick(classification.staticDeferred),
+        (listed) => discoveryBlock(listed, unavailable),
+      ),
       demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
+      stalePacks,
     });
   }
 
@@ -194,7 +231,8 @@ export class ToolSurface {
     keep = true,
   ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
-    const outside = additional.filter((name) => !record.allowedTools.includes(name));
+    const allowed = processAllowSet(record);
+    const outside = additional.filter((name) => !allowed.has(name));
     if (outside.length > 0) {
       throw new VanceError(
         "tool_not_allowed",
@@ -203,7 +241,7 @@ export class ToolSurface {
       );
     }
     const [listed, budget] = await Promise.all([
-      this.options.tools.listAll(record.tenant, record.project),
+      this.options.tools.listing(record.tenant, record.project),
       record.models.length === 0
         ? { maxTools: null }
         : this.options.budget.budgetForChain(record.models, record.tenant),
@@ -212,10 +250,14 @@ export class ToolSurface {
     let memo = keep ? this.memos.get(memoKey) : undefined;
     // The allow set and client tools are frozen at spawn: the listing alone can change the tools.
     if (memo?.listed !== listed) {
-      memo = { listed, tools: this.surfaceOf(record, listed) };
+      memo = {
+        listed,
+        tools: this.surfaceOf(record, listed.tools),
+        stalePacks: stalePacksOf(record, listed),
+      };
       if (keep) this.memos.set(memoKey, memo);
     }
-    const { tools } = memo;
+    const { tools, stalePacks } = memo;
     const activated = await this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
     const preparedKey = `${limit}\n${additional.join(",")}\n${[...activated].join(",")}`;
@@ -240,7 +282,7 @@ export class ToolSurface {
       memo.finished = { key: demandKey, value: prepared.finish(demand), manifests: {} };
     }
     const { value: classification, manifests } = memo.finished;
-    return { surface: { tools, classification, maxTools: budget.maxTools, limit }, manifests };
+    return { surface: { tools, classification, stalePacks, maxTools: budget.maxTools, limit }, manifests };
   }
 
   /** The process's invocable tools from a listing: the allowed configured and built-in tools, then its client tools. */
@@ -279,3 +321,28 @@ export class ToolSurface {
     return tools;
   }
 }
+
+/**
+ * The referenced packs of `record` without a current list: their source is stale or has never
+ * answered, or their document is gone (then they have no sub-tools until one is written again).
+ */
+function stalePacksOf(record: ProcessRecord, listed: ToolListing): readonly StalePack[] {
+  if (record.allowedPacks.length === 0) return NO_STALE_PACKS;
+  const packs = new Map(listed.packs.map((pack) => [pack.name, pack]));
+  const stale: StalePack[] = [];
+  for (const name of record.allowedPacks) {
+    const pack = packs.get(name);
+    if (!pack) {
+      stale.push({
+        pack: name,
+        status: "unavailable",
+        reason: `no enabled pack document '${name}' in this project now`,
+      });
+    } else if (pack.status !== "current") {
+      stale.push({ pack: name, status: pack.status, reason: pack.reason ?? "" });
+    }
+  }
+  return stale.length === 0 ? NO_STALE_PACKS : Object.freeze(stale);
+}
+
+const NO_STALE_PACKS: readonly StalePack[] = Object.freeze([]);

@@ -1,9 +1,11 @@
+import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import {
   addressedLayer,
   type CascadeHit,
   type DocumentCascade,
+  type DocumentLayer,
   type Layer,
 } from "../cascade/document-cascade";
 import type { Freshness } from "../cascade/generations";
@@ -19,13 +21,15 @@ import {
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
+  toolNameProblem,
 } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import { byString } from "../order";
 import { type Logger, silentLogger } from "../ports/logger";
-import type { ObjectMeta, PutOptions } from "../ports/object-store";
+import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store";
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
+import { inCapabilityFloor } from "../surface/capability-floor";
 import type { ToolTypeRegistry } from "../types/registry";
 import type { SourceTool } from "../types/tool-type";
 
@@ -35,6 +39,8 @@ export interface ResolvedTool {
   readonly layer: Layer;
   /** The stored object's ETag; null for bundled and built-in tools. */
   readonly etag: string | null;
+  /** Who wrote the document and when (spec §2: the document keeps them); absent for bundled and built-in tools. */
+  readonly audit?: ObjectAudit;
   readonly config: ServerToolConfig;
   readonly inputSchema: JsonSchema;
   /** Set for built-in tools only. */
@@ -54,6 +60,43 @@ export type ToolLookup =
   | { readonly status: "disabled"; readonly layer: Layer }
   | { readonly status: "invalid"; readonly layer: Layer; readonly error: VanceError }
   | { readonly status: "not_found" };
+
+/**
+ * A document under `server-tools/` that no listing, selector, manifest or meta-tool offers: its
+ * path breaks the name rules (it was written straight into the store), it does not parse or
+ * validate, it names a tool of the capability floor, or its source's tools cannot be used.
+ */
+export interface InvalidToolDocument {
+  readonly path: string;
+  readonly layer: DocumentLayer;
+  /** `invalid_document`, with the cause in its message and `errors`. */
+  readonly error: VanceError;
+}
+
+/**
+ * A pack document of the listing and how its source answered: `current`, `stale` (its sub-tools
+ * are the last known ones: the latest read failed or is still running), or `unavailable` (no
+ * list ever loaded, so it has no sub-tools right now). `reason` says why for the last two.
+ */
+export interface PackSource {
+  readonly name: string;
+  readonly layer: Layer;
+  readonly labels: readonly string[];
+  readonly status: "current" | "stale" | "unavailable";
+  readonly reason?: string;
+  /** The pack's hint line (`promptHint`), for discovery blocks. */
+  readonly hint?: string;
+}
+
+/** The merged cascade of a project: its tools, the tool documents it cannot offer, and its packs' sources. */
+export interface ToolListing {
+  /** Every enabled tool, packs expanded into their sub-tools, sorted by name. */
+  readonly tools: readonly ResolvedTool[];
+  /** Sorted by path, then layer. */
+  readonly invalid: readonly InvalidToolDocument[];
+  /** Sorted by name. */
+  readonly packs: readonly PackSource[];
+}
 
 /** Preconditions and content type of a tool document write. */
 export type WriteOptions = PutOptions;
@@ -88,8 +131,11 @@ interface MergedListing {
   readonly projectVersion: number;
   readonly tenantVersion: number;
   readonly tools: readonly ResolvedTool[];
+  readonly invalid: readonly InvalidToolDocument[];
   /** Whether a tool of the listing takes its tools or schema from a remote source. */
   readonly sourced: boolean;
+  /** The listing as answered while no source is involved. */
+  readonly view: ToolListing;
   readonly bytes: number;
 }
 
@@ -97,19 +143,28 @@ interface MergedListing {
 interface Expansion {
   readonly list: SourcedTools["list"];
   readonly stale: boolean;
+  readonly problem: VanceError | null;
   readonly outcome: readonly ResolvedTool[] | VanceError;
 }
 
 const NO_TOOLS: readonly ResolvedTool[] = Object.freeze([]);
+const NO_INVALID: readonly InvalidToolDocument[] = Object.freeze([]);
+const NO_PACKS: readonly PackSource[] = Object.freeze([]);
+
+/** Invalid documents already named in a WARN line, by object key, ETag and cause (each once per instance). */
+const WARNED_DOCUMENTS = 4096;
 
 /** A built-in or bundled tool in a merged listing: small, and never evicted on its own. */
 const SHARED_TOOL_BYTES = 64;
 
 /**
  * `ServerToolService` (spec §4, §5, §8): the only place that reads and writes tool documents.
- * Built-in tools come first and their names are reserved; every other name walks project →
- * tenant → bundled, and `listAll` merges outer to inner with the inner layer winning by name and
- * disabled tools removed. Parsed documents are cached by object key and ETag, and the merged
+ * A name walks project → tenant → bundled → built-in, first hit wins; `listAll` merges outer to
+ * inner (built-in → bundled → tenant → project) with the inner layer winning by name and
+ * disabled tools removed. So a document may override or disable a built-in (spec §4: a project
+ * disables a system tool with `enabled: false`) — except the capability floor (spec §13.1), whose
+ * names no document can take: 422 `reserved_name` on write, ignored (and listed invalid) when
+ * stored behind the service's back. Parsed documents are cached by object key and ETag, and the merged
  * listing by the layers' listings it came from, in one cache bounded by bytes: a warm `listAll`
  * of unchanged layers costs no store request and no parsing.
  *
@@ -118,7 +173,7 @@ const SHARED_TOOL_BYTES = 64;
  */
 export class ServerToolService {
   readonly #parsed: ByteCache<ParsedDocument | MergedListing>;
-  /** Built-in names are reserved: a built-in answers before any layer is read. */
+  /** The built-in layer, below every document layer; the floor's tools answer before any layer is read. */
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
   private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
   private readonly sources: ToolSources | undefined;
@@ -127,8 +182,9 @@ export class ServerToolService {
   /** The last expansion of each merged listing, with the parts it was built from. */
   private readonly expandedListings = new WeakMap<
     MergedListing,
-    { readonly parts: readonly (readonly ResolvedTool[])[]; readonly tools: readonly ResolvedTool[] }
+    { readonly parts: readonly (readonly ResolvedTool[])[]; readonly key: string; readonly view: ToolListing }
   >();
+  private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -165,8 +221,9 @@ export class ServerToolService {
   }
 
   /**
-   * Resolves a name: a built-in (its name is reserved, so no document can shadow it, not even
-   * one stored behind the service's back), else project → tenant → bundled.
+   * Resolves a name: project → tenant → bundled → built-in. A tool of the capability floor is
+   * answered by its built-in at once: no document can shadow it, not even one stored behind the
+   * service's back.
    */
   async lookup(
     tenant: string,
@@ -179,7 +236,7 @@ export class ServerToolService {
     const found = await this.lookupDocument(tenant, project, name, freshness);
     if (found.status !== "found" || this.sources?.sourcing(found.tool.config)?.kind !== "schema")
       return found;
-    const expanded = await this.expand(tenant, project, found.tool);
+    const expanded = (await this.expand(tenant, project, found.tool)).outcome;
     if (expanded instanceof VanceError)
       return { status: "invalid", layer: found.tool.layer, error: expanded };
     return { status: "found", tool: expanded[0]! };
@@ -201,11 +258,21 @@ export class ServerToolService {
     const found = await this.lookupDocument(tenant, project, pack, freshness);
     if (found.status !== "found") return found;
     if (this.sources?.sourcing(found.tool.config)?.kind !== "pack") return { status: "not_found" };
-    const expanded = await this.expand(tenant, project, found.tool);
+    const expansion = await this.expand(tenant, project, found.tool);
+    const expanded = expansion.outcome;
     if (expanded instanceof VanceError)
       return { status: "invalid", layer: found.tool.layer, error: expanded };
     const tool = expanded.find((member) => member.name === name);
-    return tool ? { status: "found", tool } : { status: "not_found" };
+    if (tool) return { status: "found", tool };
+    // No list yet: the sub-tool may well exist, the source just has not said so.
+    if (expansion.list === null) {
+      return {
+        status: "invalid",
+        layer: found.tool.layer,
+        error: sourceUnavailable(pack, expansion.problem),
+      };
+    }
+    return { status: "not_found" };
   }
 
   /** The document (or built-in) called `name`, unexpanded. */
@@ -217,11 +284,14 @@ export class ServerToolService {
   ): Promise<ToolLookup> {
     assertToolName(name);
     const builtIn = this.builtIns.get(name);
-    if (builtIn) return { status: "found", tool: builtIn };
+    if (inCapabilityFloor(name))
+      return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
     if (freshness === "fresh") await this.cascade.refresh(tenant, project);
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.interpret(hit, name);
-    return this.bundledTools.get(name) ?? { status: "not_found" };
+    const bundled = this.bundledTools.get(name);
+    if (bundled) return bundled;
+    return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
   }
 
   /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
@@ -253,6 +323,15 @@ export class ServerToolService {
     project: string,
     freshness: Freshness = "fresh",
   ): Promise<readonly ResolvedTool[]> {
+    return (await this.listing(tenant, project, freshness)).tools;
+  }
+
+  /**
+   * The merged cascade with what it leaves out: the tools (as `listAll`), the tool documents it
+   * cannot offer (each named in one WARN line `tool.invalid_document` per instance and version),
+   * and its packs' sources. The same object comes back while nothing of it changed.
+   */
+  async listing(tenant: string, project: string, freshness: Freshness = "fresh"): Promise<ToolListing> {
     if (freshness === "fresh") await this.cascade.refresh(tenant, project);
     const [projectListing, tenantListing] = await Promise.all([
       project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
@@ -267,60 +346,94 @@ export class ServerToolService {
       cached.tenantVersion === tenantListing.version
     ) {
       this.#parsed.hit();
-      return cached.sourced ? this.expandAll(tenant, project, cached) : cached.tools;
+      return cached.sourced ? this.expandAll(tenant, project, cached) : cached.view;
     }
     this.#parsed.miss();
-    const tools = await this.merge(tenant, project, projectListing?.items ?? [], tenantListing.items);
+    const { tools, invalid } = await this.merge(
+      tenant,
+      project,
+      projectListing?.items ?? [],
+      tenantListing.items,
+    );
     const sourced = tools.some((tool) => this.sources?.sourcing(tool.config) !== undefined);
     const bytes = tools.reduce(
       (sum, tool) =>
         sum + (tool.etag === null ? SHARED_TOOL_BYTES : this.documentBytes(tenant, project, tool)),
-      0,
+      invalid.length * PARSED_OVERHEAD_BYTES,
     );
+    const frozenTools = Object.freeze(tools);
+    const frozenInvalid = invalid.length === 0 ? NO_INVALID : Object.freeze(invalid);
     const listing: MergedListing = {
       kind: "listing",
       projectVersion,
       tenantVersion: tenantListing.version,
-      tools: Object.freeze(tools),
+      tools: frozenTools,
+      invalid: frozenInvalid,
       sourced,
+      view: Object.freeze({ tools: frozenTools, invalid: frozenInvalid, packs: NO_PACKS }),
       bytes,
     };
     this.#parsed.set(key, listing);
-    return sourced ? this.expandAll(tenant, project, listing) : listing.tools;
+    return sourced ? this.expandAll(tenant, project, listing) : listing.view;
   }
 
   /**
    * The listing with every remote-backed document expanded: a pack becomes its sub-tools (the
    * pack document itself is no tool), an `mcp` tool takes its source's schema. Sources load in
-   * parallel, each within `ToolSources`' wait; one that fails shows its last known tools.
+   * parallel, each within `ToolSources`' wait; one that fails shows its last known tools, and a
+   * pack whose source never answered has none — its `PackSource` says so.
    */
-  private async expandAll(
-    tenant: string,
-    project: string,
-    listing: MergedListing,
-  ): Promise<readonly ResolvedTool[]> {
-    const parts = await Promise.all(
-      listing.tools.map(async (tool): Promise<readonly ResolvedTool[]> => {
-        if (!this.sources?.sourcing(tool.config)) return [tool];
-        const outcome = await this.expand(tenant, project, tool);
-        if (!(outcome instanceof VanceError)) return outcome;
-        this.logger.warn("tool.invalid_source", {
-          tenant,
-          project,
-          name: tool.name,
-          message: outcome.message,
-        });
-        return NO_TOOLS;
-      }),
+  private async expandAll(tenant: string, project: string, listing: MergedListing): Promise<ToolListing> {
+    const expansions = await Promise.all(
+      listing.tools.map(async (tool) =>
+        this.sources?.sourcing(tool.config) ? { tool, ...(await this.expand(tenant, project, tool)) } : null,
+      ),
     );
-    // The same array while every source answers with the same tools: derived caches stay warm.
-    const sourcedParts = parts.filter((_, index) => this.sources?.sourcing(listing.tools[index]!.config));
+    const parts: (readonly ResolvedTool[])[] = [];
+    const sourcedParts: (readonly ResolvedTool[])[] = [];
+    const invalid = [...listing.invalid];
+    const packs: PackSource[] = [];
+    for (const [index, expansion] of expansions.entries()) {
+      if (expansion === null) {
+        parts.push([listing.tools[index]!]);
+        continue;
+      }
+      const { tool, outcome } = expansion;
+      const part = outcome instanceof VanceError ? NO_TOOLS : outcome;
+      parts.push(part);
+      sourcedParts.push(part);
+      if (outcome instanceof VanceError) {
+        const path = toolDocumentPath(tool.name);
+        const layer = tool.layer as DocumentLayer;
+        invalid.push({ path, layer, error: outcome });
+        this.warnInvalid(tenant, project, `${layer}/${path}/${tool.etag ?? ""}`, layer, path, outcome);
+      }
+      const sourcing = this.sources?.sourcing(tool.config);
+      if (sourcing?.kind === "pack") {
+        packs.push(packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters)));
+      }
+    }
+    const key = packs.map((pack) => `${pack.name}\n${pack.status}\n${pack.reason ?? ""}`).join("\n");
+    // The same objects while every source answers with the same tools: derived caches stay warm.
     const last = this.expandedListings.get(listing);
-    if (last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i]))
-      return last.tools;
-    const tools = Object.freeze(parts.flat().sort(byString((tool) => tool.name)));
-    this.expandedListings.set(listing, { parts: sourcedParts, tools });
-    return tools;
+    if (
+      last?.key === key &&
+      last.parts.length === sourcedParts.length &&
+      last.parts.every((part, i) => part === sourcedParts[i])
+    )
+      return last.view;
+    const tools =
+      last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i])
+        ? last.view.tools
+        : Object.freeze(parts.flat().sort(byString((tool) => tool.name)));
+    invalid.sort(byInvalidDocument);
+    const view: ToolListing = Object.freeze({
+      tools,
+      invalid: invalid.length === 0 ? NO_INVALID : Object.freeze(invalid),
+      packs: packs.length === 0 ? NO_PACKS : Object.freeze(packs.sort(byString((pack) => pack.name))),
+    });
+    this.expandedListings.set(listing, { parts: sourcedParts, key, view });
+    return view;
   }
 
   /**
@@ -328,24 +441,27 @@ export class ServerToolService {
    * (sorted), or the `mcp` tool with its source's input schema. The same objects come back while
    * the source's list and staleness are unchanged, so the surface's per-tool caches stay warm.
    */
-  private async expand(
-    tenant: string,
-    project: string,
-    tool: ResolvedTool,
-  ): Promise<readonly ResolvedTool[] | VanceError> {
+  private async expand(tenant: string, project: string, tool: ResolvedTool): Promise<Expansion> {
     const sources = this.sources!;
     const sourcing = sources.sourcing(tool.config)!;
     const layerProject = tool.layer === "project" ? project : TENANT_PROJECT;
     const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
     const sourced = await sources.tools(tenant, project, documentKey, tool.config);
     const cached = this.expansions.get(tool);
-    if (cached && cached.list === sourced.list && cached.stale === sourced.stale) return cached.outcome;
+    if (
+      cached &&
+      cached.list === sourced.list &&
+      cached.stale === sourced.stale &&
+      cached.problem === sourced.problem
+    )
+      return cached;
     const outcome =
       sourcing.kind === "pack"
         ? this.packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
         : this.schemaTool(tool, sourced, sourcing.schemaTool?.(tool.config.parameters) ?? null);
-    this.expansions.set(tool, { list: sourced.list, stale: sourced.stale, outcome });
-    return outcome;
+    const expansion = { list: sourced.list, stale: sourced.stale, problem: sourced.problem, outcome };
+    this.expansions.set(tool, expansion);
+    return expansion;
   }
 
   /** A pack's sub-tools: named `{pack}__{op}`, the pack's flags and labels, the source's description and schema. */
@@ -361,6 +477,7 @@ export class ServerToolService {
       name,
       layer: pack.layer,
       etag: pack.etag,
+      ...(pack.audit ? { audit: pack.audit } : {}),
       config: {
         ...pack.config,
         name,
@@ -402,18 +519,35 @@ export class ServerToolService {
     );
   }
 
-  /** Merges the layers' listings with the bundled and built-in tools; reads only documents not parsed yet. */
+  /**
+   * Merges the layers' listings with the bundled and built-in tools (built-in outermost, the
+   * floor above everything); reads only documents not parsed yet. A stored document that breaks
+   * the name rules, does not parse or names a floor tool is left out and reported in `invalid`.
+   */
   private async merge(
     tenant: string,
     project: string,
     projectMetas: readonly ObjectMeta[],
     tenantMetas: readonly ObjectMeta[],
-  ): Promise<ResolvedTool[]> {
+  ): Promise<{ tools: ResolvedTool[]; invalid: InvalidToolDocument[] }> {
     const winners = new Map<string, { meta: ObjectMeta; layer: "project" | "tenant" }>();
-    for (const meta of tenantMetas) addWinner(winners, meta, "tenant");
-    for (const meta of projectMetas) addWinner(winners, meta, "project");
+    const invalid: InvalidToolDocument[] = [];
+    const consider = (meta: ObjectMeta, layer: "project" | "tenant") => {
+      const path = meta.key.split("/").slice(2).join("/");
+      const problem = storedToolPathProblem(path);
+      if (problem === null) {
+        winners.set(toolNameFromPath(path)!, { meta, layer });
+        return;
+      }
+      const error = Errors.invalidDocument(path, layer, problem);
+      invalid.push({ path, layer, error });
+      this.warnInvalid(tenant, project, `${meta.key}\n${meta.etag}`, layer, path, error);
+    };
+    for (const meta of tenantMetas) consider(meta, "tenant");
+    for (const meta of projectMetas) consider(meta, "project");
 
     const merged = new Map<string, ToolLookup>();
+    for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
     for (const [name, found] of this.bundledTools) merged.set(name, found);
     const stored = await mapWithConcurrency(
       [...winners],
@@ -422,26 +556,43 @@ export class ServerToolService {
         const cached = this.#parsed.get(documentKey(meta.key));
         if (cached?.kind === "document" && cached.etag === meta.etag) {
           this.#parsed.hit();
-          return [name, cached.lookup] as const;
+          return [name, cached.lookup, meta] as const;
         }
         const hit = await this.cascade.readLayer(
           tenant,
           layer === "tenant" ? TENANT_PROJECT : project,
           toolDocumentPath(name),
         );
-        return [name, hit ? this.interpret(hit, name) : null] as const;
+        return [name, hit ? this.interpret(hit, name) : null, meta] as const;
       },
     );
-    for (const [name, found] of stored) if (found) merged.set(name, found);
-    for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
+    for (const [name, found, meta] of stored) {
+      if (!found) continue;
+      merged.set(name, found);
+      if (found.status !== "invalid") continue;
+      const path = toolDocumentPath(name);
+      invalid.push({ path, layer: found.layer as DocumentLayer, error: found.error });
+      this.warnInvalid(tenant, project, `${meta.key}\n${meta.etag}`, found.layer, path, found.error);
+    }
 
     const tools: ResolvedTool[] = [];
-    for (const [name, found] of merged) {
-      if (found.status === "found") tools.push(found.tool);
-      else if (found.status === "invalid")
-        this.logger.warn("tool.invalid_document", { tenant, project, name, layer: found.layer });
-    }
-    return tools.sort(byString((tool) => tool.name));
+    for (const [, found] of merged) if (found.status === "found") tools.push(found.tool);
+    return { tools: tools.sort(byString((tool) => tool.name)), invalid: invalid.sort(byInvalidDocument) };
+  }
+
+  /** One WARN line per invalid document version and cause on this instance (`seen` identifies both). */
+  private warnInvalid(
+    tenant: string,
+    project: string,
+    seen: string,
+    layer: Layer,
+    path: string,
+    error: VanceError,
+  ): void {
+    const key = `${tenant}\n${project}\n${seen}\n${error.message}`;
+    if (this.warned.has(key)) return;
+    this.warned.set(key, true);
+    this.logger.warn("tool.invalid_document", { tenant, project, path, layer, message: error.message });
   }
 
   /** The accounted size of a stored tool's parsed document, for a merged listing that holds it. */
@@ -471,8 +622,8 @@ export class ServerToolService {
       ...options,
       contentType,
     });
-    const tool = this.resolved(parsed.config, addressedLayer(project), written.etag);
-    const lookup = this.fromParsed(parsed, name, tool.layer, written.etag);
+    const tool = this.resolved(parsed.config, addressedLayer(project), written.etag, written.audit);
+    const lookup = this.fromParsed(parsed, name, tool.layer, written.etag, written.audit);
     this.#parsed.set(documentKey(written.key), {
       kind: "document",
       etag: written.etag,
@@ -496,19 +647,12 @@ export class ServerToolService {
   }
 
   private assertNotReserved(name: string): void {
-    if (this.builtIns.has(name)) {
-      throw new VanceError(
-        "reserved_name",
-        422,
-        `'${name}' is a built-in tool; no document can replace or disable it`,
-        [{ path: "name", message: "reserved" }],
-      );
-    }
+    if (inCapabilityFloor(name)) throw reservedName(name);
   }
 
   private interpret(hit: CascadeHit, name: string): ToolLookup {
     if (hit.key === null || hit.etag === null) {
-      return this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag);
+      return this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag, null);
     }
     const cached = this.#parsed.get(documentKey(hit.key));
     if (cached?.kind === "document" && cached.etag === hit.etag) {
@@ -516,7 +660,13 @@ export class ServerToolService {
       return cached.lookup;
     }
     this.#parsed.miss();
-    const lookup = this.fromParsed(parseToolDocument(hit.body, name, this.types), name, hit.layer, hit.etag);
+    const lookup = this.fromParsed(
+      parseToolDocument(hit.body, name, this.types),
+      name,
+      hit.layer,
+      hit.etag,
+      hit.audit,
+    );
     const bytes =
       lookup.status === "found"
         ? parsedBytes(lookup.tool.config, lookup.tool.inputSchema)
@@ -530,6 +680,7 @@ export class ServerToolService {
     name: string,
     layer: Layer,
     etag: string | null,
+    audit: ObjectAudit | null,
   ): ToolLookup {
     if (!result.ok) {
       return {
@@ -539,12 +690,24 @@ export class ServerToolService {
       };
     }
     if (!result.config.enabled) return { status: "disabled", layer };
-    return { status: "found", tool: this.resolved(result.config, layer, etag) };
+    return { status: "found", tool: this.resolved(result.config, layer, etag, audit) };
   }
 
-  private resolved(config: ServerToolConfig, layer: Layer, etag: string | null): ResolvedTool {
+  private resolved(
+    config: ServerToolConfig,
+    layer: Layer,
+    etag: string | null,
+    audit: ObjectAudit | null,
+  ): ResolvedTool {
     const type = this.types.find(config.type)!;
-    return { name: config.name, layer, etag, config, inputSchema: type.inputSchema(config.parameters) };
+    return {
+      name: config.name,
+      layer,
+      etag,
+      ...(audit ? { audit } : {}),
+      config,
+      inputSchema: type.inputSchema(config.parameters),
+    };
   }
 }
 
@@ -569,14 +732,64 @@ function listingKey(tenant: string, project: string): string {
   return `listing:${tenant}/${project}`;
 }
 
-function addWinner(
-  winners: Map<string, { meta: ObjectMeta; layer: "project" | "tenant" }>,
-  meta: ObjectMeta,
-  layer: "project" | "tenant",
-): void {
-  const path = meta.key.split("/").slice(2).join("/");
+/** 422 `reserved_name`: the capability floor's names are not configurable (spec §13.1). */
+export function reservedName(name: string): VanceError {
+  return new VanceError(
+    "reserved_name",
+    422,
+    `'${name}' belongs to the capability floor (tool_list, tool_description); no document can replace or disable it`,
+    [{ path: "name", message: "reserved for the capability floor" }],
+  );
+}
+
+/**
+ * Why a stored object under `server-tools/` can be no tool document, or null: its path is not
+ * `server-tools/{name}.yaml` with a valid name, or the name is the floor's. Such an object got
+ * there behind the service's back (a bucket write, a sync job): the API refuses it on write.
+ */
+function storedToolPathProblem(path: string): VanceError | null {
   const name = toolNameFromPath(path);
-  if (name) winners.set(name, { meta, layer });
+  if (name === null) {
+    return Errors.validationFailed("tool documents are stored as server-tools/{name}.yaml", [
+      { path: "name", message: "not a server-tools/{name}.yaml path" },
+    ]);
+  }
+  const problem = toolNameProblem(name);
+  if (problem !== null) {
+    return Errors.validationFailed(`'${name}' is no tool name: ${problem}`, [
+      { path: "name", message: problem },
+    ]);
+  }
+  return inCapabilityFloor(name) ? reservedName(name) : null;
+}
+
+/** A pack document's source as the listing shows it. */
+function packSource(pack: ResolvedTool, expansion: Expansion, hint: string | undefined): PackSource {
+  const base = { name: pack.name, layer: pack.layer, labels: pack.config.labels, ...(hint ? { hint } : {}) };
+  if (expansion.list === null) {
+    return {
+      ...base,
+      status: "unavailable",
+      reason: sourceUnavailable(pack.name, expansion.problem).message,
+    };
+  }
+  if (!expansion.stale) return { ...base, status: "current" };
+  const reason = expansion.problem?.message ?? "its list is being read again";
+  return { ...base, status: "stale", reason };
+}
+
+/** A pack whose source has given no list: why its sub-tools cannot be offered or called now. */
+function sourceUnavailable(pack: string, problem: VanceError | null): VanceError {
+  const why = problem?.message ?? `the source of '${pack}' has not answered yet`;
+  return new VanceError(
+    "source_unavailable",
+    502,
+    `pack '${pack}' has no sub-tools right now: ${why}; they come back as soon as its source answers`,
+  );
+}
+
+function byInvalidDocument(a: InvalidToolDocument, b: InvalidToolDocument): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.layer < b.layer ? -1 : a.layer > b.layer ? 1 : 0;
 }
 
 function resolveBuiltIn(tool: BuiltInTool): ResolvedTool {

@@ -62,6 +62,7 @@ function hitFor(documents: Record<string, string>, layer: Layer) {
       body,
       etag: bundled ? null : '"etag-1"',
       contentType: "application/yaml",
+      audit: null,
     };
   };
 }

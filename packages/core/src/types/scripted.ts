@@ -7,6 +7,21 @@ import { defineToolType } from "./tool-type";
 /** The longest deadline a script may ask for (`timeoutMs`). */
 export const MAX_SCRIPT_TIMEOUT_MS = 30_000;
 
+/**
+ * Names a script cannot be given as inputs, though they are identifiers in form: reserved words
+ * (no script can refer to a variable `class`), the global values a script cannot rebind
+ * (`undefined`, `NaN`, `Infinity`: the input would silently read as the global's value), the
+ * names strict code cannot bind, and `__proto__` (`vance` is refused by the input schema).
+ */
+const UNBINDABLE_INPUT_NAMES: ReadonlySet<string> = new Set([
+  ...["await", "break", "case", "catch", "class", "const", "continue", "debugger", "default"],
+  ...["delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function"],
+  ...["if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null"],
+  ...["package", "private", "protected", "public", "return", "static", "super", "switch", "this"],
+  ...["throw", "true", "try", "typeof", "var", "void", "while", "with", "yield"],
+  ...["undefined", "NaN", "Infinity", "arguments", "eval", "__proto__"],
+]);
+
 /** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
 export const ScriptedType = defineToolType({
   typeId: "scripted",
@@ -39,8 +54,20 @@ export const ScriptedType = defineToolType({
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
   // Compiled on write and by `lint`, never run: `a +` is refused here, not at its first call.
   check: (parameters) => {
+    const unbindable = parameters.inputs.flatMap((input, index) =>
+      UNBINDABLE_INPUT_NAMES.has(input.name)
+        ? [
+            {
+              path: `inputs.${index}.name`,
+              message: `'${input.name}' cannot be a script's input: it is a reserved word or a global the script cannot rebind; choose another name`,
+            },
+          ]
+        : [],
+    );
     const problem = parameters.source === undefined ? null : scriptSyntaxProblem(parameters.source);
-    return problem ? [{ path: "source", message: scriptSyntaxMessage(problem), textLine: problem.line }] : [];
+    return problem
+      ? [...unbindable, { path: "source", message: scriptSyntaxMessage(problem), textLine: problem.line }]
+      : unbindable;
   },
   async invoke(_config, parameters, input, context) {
     const source =

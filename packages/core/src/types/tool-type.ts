@@ -49,8 +49,13 @@ export interface InvocationContext {
 
 /** One tool a remote source offers: an MCP server's tool, an OpenAPI operation. */
 export interface SourceTool {
-  /** The source's own name: the MCP tool's name, the operation's `operationId` (else `GET /path`). */
+  /** The source's own name: the MCP tool's name, the operation's `operationId` made snake_case (else `get_path`). */
   readonly sourceName: string;
+  /**
+   * Other names the source knows the tool by, as its author writes them (an OpenAPI operation's
+   * `operationId` and `METHOD /path`): `disabledSubTools` accepts them too.
+   */
+  readonly aliases?: readonly string[];
   /** The source's description; empty when it gave none. */
   readonly description: string;
   /** The input schema the source declares (for OpenAPI: built from parameters and body). */

@@ -514,7 +514,15 @@ function sourceContext(documents: Record<string, string>): SourceContext {
       const body = documents[path];
       return body === undefined
         ? null
-        : { layer: "tenant", path, key: null, body, etag: "etag-1", contentType: "application/json" };
+        : {
+            layer: "tenant",
+            path,
+            key: null,
+            body,
+            etag: "etag-1",
+            contentType: "application/json",
+            audit: null,
+          };
     },
     secretsFor: () => async () => undefined,
   };

@@ -127,8 +127,12 @@ export function readOperations(
         continue;
       }
       names.add(sourceName);
+      const aliases = [operationId, label].filter(
+        (alias): alias is string => alias !== undefined && alias !== sourceName,
+      );
       tools.push({
         sourceName,
+        ...(aliases.length > 0 ? { aliases } : {}),
         description: describe(operation, label),
         inputSchema: built.inputSchema,
         target: built.target,
