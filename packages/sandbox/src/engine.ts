@@ -5,8 +5,9 @@ import {
   Scope,
   type VmCallResult,
 } from "quickjs-emscripten";
-import { installConsole, installVance, mentions, vmError } from "./host-api";
+import { installConsole, installVance, mentions, toolError, vmError } from "./host-api";
 import type { SandboxLimits } from "./limits";
+import type { ScriptLogs } from "./log-tail";
 import type { LoadedModule } from "./module";
 import { describeThrown, readJson, toHandle, type VmRead } from "./vm-values";
 
@@ -28,8 +29,12 @@ export const SCRIPT_INTRINSICS = Object.freeze({
   Promise: true,
 });
 
-/** What a sibling tool call answered: a JSON value, or an error the script sees as a thrown `Error`. */
-export type ToolCallOutcome = { value: unknown } | { error: string; message: string };
+/**
+ * What a sibling tool call answered: a JSON value, or an error the script sees as a thrown `Error`
+ * (its `name` and `code` the error, its `tool` the name called). `final` says every later call of
+ * the run would be refused alike (its call budget is spent): the worker answers those itself.
+ */
+export type ToolCallOutcome = { value: unknown } | { error: string; message: string; final?: boolean };
 
 /**
  * Result of a run. `value` is the last expression read with JSON.stringify semantics (`toJSON`
@@ -38,7 +43,12 @@ export type ToolCallOutcome = { value: unknown } | { error: string; message: str
  * script threw, or one of the sandbox's own: `TimeoutError`, `StatementLimitError`,
  * `MemoryError`, `RangeError` (stack overflow), `InputError`, `Busy`, `Cancelled`.
  */
-export type ScriptOutcome = { ok: true; value: unknown } | { ok: false; error: string; message: string };
+export type ScriptOutcome = ({ ok: true; value: unknown } | { ok: false; error: string; message: string }) & {
+  /** The run's `console` lines, when asked for (`report`). */
+  logs?: ScriptLogs;
+  /** When asked for (`report`): sibling calls answered, and the one still waiting when the run ended (a deadline mid-call). */
+  calls?: { completed: number; running?: string };
+};
 
 /**
  * The host side of `vance.tools.call` inside a worker: blocks the thread until the sibling
@@ -55,6 +65,10 @@ export interface EngineJob {
   readonly deadline: number;
   readonly limits: SandboxLimits;
   readonly callTool: BlockingToolCall | undefined;
+  /** Receives each `console` line; without it `console` does nothing. */
+  readonly log?: (line: string) => void;
+  /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
+  readonly maxResultChars?: number;
 }
 
 interface RunState {
@@ -156,7 +170,7 @@ function execute(
   // JSON.stringify is taken when first needed: a script that replaced it only changes how its
   // own values read, and most results are primitives that never need it.
   if (job.callTool) json.parse();
-  if (mentions(job.source, "console")) installConsole(context);
+  if (mentions(job.source, "console")) installConsole(context, job.log);
   if (mentions(job.source, "vance")) {
     const call = job.callTool
       ? siblingToolCall(context, job.callTool, state, json)
@@ -224,11 +238,25 @@ function conclude(context: QuickJSContext, read: VmRead, state: RunState, job: E
     const { name, message } = describeThrown(context, read.thrown);
     finished = classify(name, message, job.limits);
   } else {
-    finished = { ok: true, value: read.value };
+    finished = resultWithin(read.value, job.maxResultChars);
   }
   // Describing an error or reading the result runs the script's getters and toJSON, which may
   // have hit a limit as well.
   return limitHit(state, job) ?? finished;
+}
+
+/**
+ * The result, or `ResultTooLarge` when its JSON is longer than `maxChars`: measured here, on the
+ * script's thread, so an oversized value never crosses to the thread that serves requests.
+ */
+function resultWithin(value: unknown, maxChars: number | undefined): ScriptOutcome {
+  if (maxChars === undefined) return { ok: true, value };
+  const chars = JSON.stringify(value).length;
+  if (chars <= maxChars) return { ok: true, value };
+  return failed(
+    "ResultTooLarge",
+    `the result is ${chars} characters of JSON, more than the ${maxChars} allowed: return a smaller value (a summary, a count, the first items)`,
+  );
 }
 
 function limitHit(state: RunState, job: EngineJob): ScriptOutcome | undefined {
@@ -314,7 +342,7 @@ function siblingToolCall(
     if ("thrown" in params) return { error: params.thrown };
     const answer = callTool(name, params.value);
     if (answer.timedOut) state.hostCallTimedOut = true;
-    if ("error" in answer) return vmError(context, answer.error, answer.message);
+    if ("error" in answer) return toolError(context, name, answer.error, answer.message);
     const value = toHandle(context, answer.value, json.parse);
     return "thrown" in value ? { error: value.thrown } : { value: value.handle };
   };

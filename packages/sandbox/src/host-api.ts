@@ -23,12 +23,48 @@ export function installVance(context: QuickJSContext, call: QuickJSHandle): void
   });
 }
 
-/** Installs a `console` whose methods do nothing: scripts may log, the host never prints. */
-export function installConsole(context: QuickJSContext): void {
+/**
+ * A sibling tool's failure as the script sees it: an `Error` whose `name` and `code` are the
+ * tool's error code and whose `tool` is the name it called, so a script can catch and tell them apart.
+ */
+export function toolError(
+  context: QuickJSContext,
+  tool: string,
+  code: string,
+  message: string,
+): VmCallResult<QuickJSHandle> {
+  const error = context.newError({ name: code, message });
+  Scope.withScope((scope) => {
+    context.setProp(error, "code", scope.manage(context.newString(code)));
+    context.setProp(error, "tool", scope.manage(context.newString(tool)));
+  });
+  return { error };
+}
+
+/**
+ * Installs `console`. Without `sink` its methods do nothing (scripts may log, the host never
+ * prints); with one, each call hands it one line: the arguments joined by spaces, strings as
+ * they are and other values as JSON (what `JSON.stringify` cannot write, as QuickJS prints it).
+ */
+export function installConsole(context: QuickJSContext, sink?: (line: string) => void): void {
   Scope.withScope((scope) => {
     const console = scope.manage(context.newObject());
-    const noop = scope.manage(context.newFunction("log", () => undefined));
-    for (const method of ["log", "info", "warn", "error", "debug"]) context.setProp(console, method, noop);
+    const log = sink
+      ? (...args: QuickJSHandle[]) => {
+          sink(args.map((arg) => printed(context, arg)).join(" "));
+        }
+      : () => undefined;
+    const method = scope.manage(context.newFunction("log", log));
+    for (const name of ["log", "info", "warn", "error", "debug"]) context.setProp(console, name, method);
     context.setProp(context.global, "console", console);
   });
+}
+
+/** One `console` argument as text. */
+function printed(context: QuickJSContext, arg: QuickJSHandle): string {
+  if (context.typeof(arg) === "string") return context.getString(arg);
+  // dump disposes a promise handle it is given, so it gets a duplicate the scope can still own.
+  const dumped: unknown = Scope.withScope((scope) => context.dump(scope.manage(arg.dup())));
+  if (typeof dumped === "string") return dumped;
+  return JSON.stringify(dumped) ?? String(dumped);
 }

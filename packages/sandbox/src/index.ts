@@ -1,5 +1,6 @@
 export type { ScriptOutcome, ToolCallOutcome } from "./engine";
 export { DEFAULT_LIMITS, MAX_STACK_BYTES, type SandboxLimits } from "./limits";
+export { LOG_LIMITS, type ScriptLogs } from "./log-tail";
 export { installedQuickJSWasm } from "./module";
 export {
   DEFAULT_WORKER_URL,

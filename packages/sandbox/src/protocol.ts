@@ -1,6 +1,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { ScriptOutcome, ToolCallOutcome } from "./engine";
 import type { SandboxLimits } from "./limits";
+import type { ScriptLogs } from "./log-tail";
 
 /** What a script worker is started with (its `workerData`). */
 export interface WorkerInit {
@@ -23,13 +24,20 @@ export interface RunMessage {
   readonly limits: SandboxLimits;
   /** Whether `vance.tools.call` reaches the host. */
   readonly canCall: boolean;
+  /** Whether the outcome reports `console` lines (posted as `log` messages too) and calls; otherwise `console` does nothing. */
+  readonly report: boolean;
+  /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
+  readonly maxResultChars: number | undefined;
 }
 
 /** Worker → main thread. */
 export type WorkerMessage =
   | { readonly kind: "ready" }
   | { readonly kind: "call"; readonly name: string; readonly params: unknown }
-  | { readonly kind: "done"; readonly outcome: ScriptOutcome };
+  /** One `console` line, as printed (the first `LOG_LIMITS.posted` of a run). */
+  | { readonly kind: "log"; readonly line: string }
+  /** The outcome; `logs` when the run captured them. */
+  | { readonly kind: "done"; readonly outcome: ScriptOutcome; readonly logs?: ScriptLogs };
 
 /** Main thread → worker, on the answers port: the sibling's answer. */
 export type AnswerMessage = ToolCallOutcome & { readonly timedOut?: boolean };

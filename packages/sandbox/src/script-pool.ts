@@ -23,6 +23,13 @@ export interface ScriptRequest {
   nested?: boolean;
   /** Aborts when the caller ended: the run is stopped at once and answers `Cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The outcome says how far the run got: its `console` lines (`LOG_LIMITS`) and its sibling
+   * calls. Without it `console` does nothing.
+   */
+  report?: boolean;
+  /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
+  maxResultChars?: number;
 }
 
 /** Options of {@link ScriptPool.create}. */
@@ -237,6 +244,8 @@ export class ScriptPool {
           timeoutMs: request.timeoutMs,
           limits,
           canCall: request.callTool !== undefined,
+          report: request.report === true,
+          maxResultChars: request.maxResultChars,
         },
         callTool: request.callTool,
         signal: request.signal,

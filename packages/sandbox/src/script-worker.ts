@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
+import { LogTail } from "./log-tail";
 import {
   ANSWERED,
   type AnswerMessage,
@@ -97,7 +98,12 @@ export class ScriptWorker {
     return new Promise((resolve) => {
       let pendingCall = 0;
       let grace: ReturnType<typeof setTimeout> | undefined;
-      const finish = (outcome: ScriptOutcome, reusable: boolean) => {
+      // How far the run got, for an outcome that says so (a deadline mid-call): the calls the
+      // host answered, the one it was still working on, and the lines the thread printed.
+      let completed = 0;
+      let running: string | undefined;
+      const tail = message.report ? new LogTail() : undefined;
+      const finish = (outcome: ScriptOutcome, reusable: boolean, logs = tail?.snapshot()) => {
         this.onMessage = undefined;
         this.onExit = undefined;
         clearTimeout(deadline);
@@ -105,7 +111,8 @@ export class ScriptWorker {
         run.signal?.removeEventListener("abort", onCancel);
         // A host call still in flight (the thread was terminated or crashed meanwhile) ends with the run.
         if (pendingCall) this.abortCalls(new Error("the calling script ended"));
-        resolve({ outcome, reusable });
+        const calls = message.report ? { calls: { completed, ...(running ? { running } : {}) } } : {};
+        resolve({ outcome: { ...outcome, ...calls, ...(logs ? { logs } : {}) }, reusable });
       };
       const answer = (call: number, reply: AnswerMessage) => {
         if (call !== pendingCall) return;
@@ -134,10 +141,12 @@ export class ScriptWorker {
       }, message.timeoutMs);
       let callCount = 0;
       this.onMessage = (received) => {
-        if (received.kind === "done") return finish(received.outcome, true);
+        if (received.kind === "done") return finish(received.outcome, true, received.logs);
+        if (received.kind === "log") return void tail?.add(received.line);
         if (received.kind !== "call") return;
         const call = ++callCount;
         pendingCall = call;
+        running = received.name;
         const callTool = run.callTool;
         if (!callTool) {
           answer(call, {
@@ -156,7 +165,13 @@ export class ScriptWorker {
               message: error instanceof Error ? error.message : String(error),
             }),
           )
-          .then((reply) => answer(call, reply));
+          .then((reply) => {
+            if (call === pendingCall) {
+              completed += 1;
+              running = undefined;
+            }
+            answer(call, reply);
+          });
       };
       this.onExit = (reason) => finish({ ok: false, error: "SandboxError", message: reason }, false);
       run.signal?.addEventListener("abort", onCancel, { once: true });

@@ -12,6 +12,7 @@ import {
   runScript,
   timeoutOutcome,
 } from "./engine";
+import { LOG_LIMITS, LogTail } from "./log-tail";
 import { type LoadedModule, loadModule } from "./module";
 import {
   type AnswerMessage,
@@ -31,9 +32,15 @@ function post(message: WorkerMessage): void {
   port.postMessage(message);
 }
 
-/** Posts the call, then sleeps on the shared flag until the main thread answered or the deadline passed. */
+/**
+ * Posts the call, then sleeps on the shared flag until the main thread answered or the deadline
+ * passed. After a `final` refusal (the call budget is spent) every later call of the run gets the
+ * same answer here, without crossing to the main thread: a loop that catches it ends at once.
+ */
 function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
+  let refusal: AnswerMessage | undefined;
   return (name, params) => {
+    if (refusal) return refusal;
     while (receiveMessageOnPort(init.answers) !== undefined) {
       // An answer to an earlier call that arrived after its run gave up on it.
     }
@@ -47,14 +54,29 @@ function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
       }
       Atomics.wait(flag, 0, WAITING, remaining);
       const received = receiveMessageOnPort(init.answers);
-      if (received) return received.message as AnswerMessage;
+      if (!received) continue;
+      const answer = received.message as AnswerMessage;
+      if ("error" in answer && answer.final) refusal = answer;
+      return answer;
     }
+  };
+}
+
+/**
+ * A run's `console` sink: keeps the last lines, and posts the first `LOG_LIMITS.posted` to the
+ * main thread as they come, for a run whose thread gets terminated before it answers.
+ */
+function logSink(tail: LogTail): (line: string) => void {
+  return (line) => {
+    const kept = tail.add(line);
+    if (tail.total <= LOG_LIMITS.posted) post({ kind: "log", line: kept });
   };
 }
 
 port.on("message", async (message: RunMessage) => {
   const deadline = performance.now() + message.timeoutMs;
   const current = next;
+  const tail = message.report ? new LogTail() : undefined;
   const { outcome, reusable } = runScript(current, {
     source: message.source,
     inputs: message.inputs,
@@ -62,12 +84,15 @@ port.on("message", async (message: RunMessage) => {
     deadline,
     limits: message.limits,
     callTool: message.canCall ? blockingCall(deadline, message.timeoutMs) : undefined,
+    ...(tail ? { log: logSink(tail) } : {}),
+    ...(message.maxResultChars === undefined ? {} : { maxResultChars: message.maxResultChars }),
   });
+  const done: WorkerMessage = { kind: "done", outcome, ...(tail ? { logs: tail.snapshot() } : {}) };
   if (reusable) {
     // The answer goes out first; freeing this run and making the next run's context (together
     // three times the run of `a + b`) follow, off the critical path. This handler is synchronous
     // from here on, so no run can start before its context is ready.
-    post({ kind: "done", outcome });
+    post(done);
     finishRun(current, true);
     next = prepareRun(loaded);
     return;
@@ -78,7 +103,7 @@ port.on("message", async (message: RunMessage) => {
   finishRun(current, false);
   loaded = await loadModule(init.wasmModule, init.memoryBytes);
   next = prepareRun(loaded);
-  post({ kind: "done", outcome });
+  post(done);
 });
 
 post({ kind: "ready" });
