@@ -1,5 +1,6 @@
 import type { CallBudget } from "../dispatch/call-budget";
 import type { JsonSchema } from "../json-schema";
+import type { ScriptRunner, ScriptToolAnswer } from "../ports/tool-runtime";
 
 /** What a tool call returns: a value, or the tool's own failure as data (spec §3.1 return convention). */
 export type ToolOutcome =
@@ -32,6 +33,11 @@ export interface ProcessToolsApi {
   describe(names: readonly string[]): Promise<ToolOutcome>;
   /** A call through the same allow-set check as a direct call, nested in the bound call. */
   invoke(name: string, params: unknown): Promise<ToolOutcome>;
+  /**
+   * Counts calls a script made (`execute_javascript`) as the process's usage, by tool: demand
+   * for the role, like any call, but no activation. Never fails the call (a lost write is a WARN).
+   */
+  countCalls(calls: ReadonlyMap<string, number>): Promise<void>;
 }
 
 /** Where a running built-in sits in its call tree: what the calls it starts are charged to, and when they stop. */
@@ -40,6 +46,27 @@ export interface CallScope {
   readonly signal: AbortSignal;
   /** Inside a process: its discovery surface, bound to this call. Absent for a direct call. */
   readonly process?: ProcessToolsApi;
+  /** The script sandbox, as `scripted` tools run in it. */
+  readonly scripts: ScriptRunner;
+  /**
+   * A call nested in this one: the caller's allow set, one level deeper, charged to `budget`;
+   * refusals come back as failures (`ToolNotAllowed`, …), as a script's sibling call sees them.
+   * Calls made this way, and everything they start, activate nothing. `signal` (default: this
+   * call's) aborts it.
+   */
+  callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer>;
+}
+
+/** A tool another tool's description may declare: what a script inside the process can call. */
+export interface CallableTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  /**
+   * Deferred by its configuration and the recipe (not by activations, skills or the budget, which
+   * change from turn to turn): such a tool is named, its parameters left to `tool_description`.
+   */
+  readonly deferred: boolean;
 }
 
 /** Who is calling: the addressed project and, inside a process, its id and role. */
@@ -62,6 +89,13 @@ export interface BuiltInTool {
   readonly labels: readonly string[];
   readonly primary: boolean;
   readonly inputSchema: JsonSchema;
+  /**
+   * The description a process's manifest gives the tool when it depends on what the process may
+   * call (`execute_javascript` declares them); `description` elsewhere. Called once per process
+   * and listing with the process's other server tools; it must depend on nothing else, so that
+   * it reads the same in every turn.
+   */
+  describeFor?(tools: readonly CallableTool[]): string;
   invoke(
     input: Readonly<Record<string, unknown>>,
     caller: CallerContext,

@@ -9,7 +9,12 @@ import type { ToolSurface } from "../surface/tool-surface";
 
 export interface DiscoveryApiOptions {
   readonly surface: Pick<ToolSurface, "classify">;
-  readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described">;
+  readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
+}
+
+/** How the bound call's uses count: `activates: false` inside a model's script (they count, but activate nothing). */
+export interface ProcessToolsOptions {
+  readonly activates: boolean;
 }
 
 /**
@@ -22,11 +27,18 @@ export class DiscoveryApi {
   constructor(private readonly options: DiscoveryApiOptions) {}
 
   /** The meta-tools' view of `record` for one call; `call` starts calls nested in it. */
-  forProcess(record: ProcessRecord, call: NestedCall, skillTools: readonly string[] = []): ProcessToolsApi {
+  forProcess(
+    record: ProcessRecord,
+    call: NestedCall,
+    skillTools: readonly string[] = [],
+    options: ProcessToolsOptions = { activates: true },
+  ): ProcessToolsApi {
+    const { activates } = options;
     return {
       list: (prefix) => this.list(record, prefix, skillTools),
-      describe: (names) => this.describe(record, names, skillTools),
-      invoke: (name, params) => this.invoke(record, call, name, params, skillTools),
+      describe: (names) => this.describe(record, names, skillTools, activates),
+      invoke: (name, params) => this.invoke(record, call, name, params, skillTools, activates),
+      countCalls: (calls) => this.options.bookkeeping.countCalls(record, calls),
     };
   }
 
@@ -66,12 +78,14 @@ export class DiscoveryApi {
 
   /**
    * `tool_description`: descriptions and schemas of up to `MAX_DESCRIBE` names (the rest in
-   * `skipped`), activating the deferred ones for the next turn; an error when none is a tool.
+   * `skipped`), activating the deferred ones for the next turn unless `activates` is false (a
+   * script's call); an error when none is a tool.
    */
   async describe(
     record: ProcessRecord,
     names: readonly string[],
     skillTools: readonly string[] = [],
+    activates = true,
   ): Promise<ToolOutcome> {
     const unique = [...new Set(names)];
     const asked = unique.slice(0, MAX_DESCRIBE);
@@ -98,7 +112,7 @@ export class DiscoveryApi {
     }
     const deferred = new Set(classification.deferred);
     const describedNames = described.map((tool) => tool.name);
-    const activate = describedNames.filter((name) => deferred.has(name));
+    const activate = activates ? describedNames.filter((name) => deferred.has(name)) : [];
     await this.options.bookkeeping.described(record, describedNames, activate);
     return { value: { tools: described, unknown, skipped, activated: activate } };
   }
@@ -113,10 +127,11 @@ export class DiscoveryApi {
     name: string,
     params: unknown,
     skillTools: readonly string[] = [],
+    activates = true,
   ): Promise<ToolOutcome> {
     try {
       const result = await call(name, params);
-      await this.options.bookkeeping.called(record, name, result, skillTools);
+      await this.options.bookkeeping.called(record, name, result, skillTools, activates);
       return "route" in result
         ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
         : result;

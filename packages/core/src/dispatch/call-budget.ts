@@ -9,10 +9,16 @@ export interface CallLimits {
 /** Nesting 8 deep and 1,000 nested calls: far beyond a useful agent turn, far below a runaway. */
 export const DEFAULT_CALL_LIMITS: CallLimits = { maxDepth: 8, maxCalls: 1_000 };
 
-/** Why a nested call may not start: the tool's own failure as the caller sees it. */
-export interface CallRefusal {
-  readonly error: "CallDepthExceeded" | "CallBudgetExceeded";
-  readonly message: string;
+/**
+ * Why a nested call may not start: the tool's own failure as the caller sees it. A class, so a
+ * refusal of this very call can be told from a tool below that failed with the same error: only
+ * the former says every later call of the same caller is refused too.
+ */
+export class CallRefusal {
+  constructor(
+    readonly error: "CallDepthExceeded" | "CallBudgetExceeded",
+    readonly message: string,
+  ) {}
 }
 
 /**
@@ -42,16 +48,16 @@ export class CallBudget {
   enter(name: string): CallBudget | CallRefusal {
     const { maxDepth, maxCalls } = this.limits;
     if (this.depth >= maxDepth) {
-      return {
-        error: "CallDepthExceeded",
-        message: `nested calls go at most ${maxDepth} deep (calling '${name}' at depth ${this.depth + 1})`,
-      };
+      return new CallRefusal(
+        "CallDepthExceeded",
+        `nested calls go at most ${maxDepth} deep (calling '${name}' at depth ${this.depth + 1})`,
+      );
     }
     if (this.spent.calls >= maxCalls) {
-      return {
-        error: "CallBudgetExceeded",
-        message: `one call may start at most ${maxCalls} nested calls (calling '${name}')`,
-      };
+      return new CallRefusal(
+        "CallBudgetExceeded",
+        `one call may start at most ${maxCalls} nested calls (calling '${name}')`,
+      );
     }
     this.spent.calls++;
     return new CallBudget(this.depth + 1, this.limits, this.spent);

@@ -6,12 +6,12 @@ import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
-import type { ToolRuntime } from "../ports/tool-runtime";
+import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
-import { CallBudget, type CallLimits, DEFAULT_CALL_LIMITS } from "./call-budget";
+import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {
@@ -42,6 +42,12 @@ export interface DispatchRequest {
    * calls always run on their top-level call's read.
    */
   readonly freshness?: Freshness;
+  /**
+   * False for calls a built-in starts (a model's `execute_javascript` script) and everything
+   * below them: they count as usage of the tools they reach, but activate nothing — not even
+   * through `invoke_tool` or `tool_description`. Default true.
+   */
+  readonly activates?: boolean;
 }
 
 /** What the dispatcher answers: the tool's outcome, or a routing result for a client tool. */
@@ -158,6 +164,8 @@ export class ToolDispatcher {
         budget,
         signal: request.signal ?? NEVER_ABORTED,
         ...(discovery ? { process: discovery } : {}),
+        scripts: this.options.runtime.scripts,
+        callTool: this.nestedCall({ ...request, activates: false }, budget),
       });
     }
     const type = this.options.tools.registry.find(target.config.type);
@@ -191,7 +199,34 @@ export class ToolDispatcher {
       request.process,
       (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
       request.skillTools ?? [],
+      { activates: request.activates !== false },
     );
+  }
+
+  /**
+   * Calls nested in `request`, charged to `budget`, with refusals as the tool's failure — how a
+   * script's sibling calls reach their tools. A refusal by the budget itself is `final`: every
+   * later call of the same caller would be refused alike (the depth is the caller's, the tally
+   * only grows), so the sandbox answers those without another round trip.
+   */
+  private nestedCall(request: DispatchRequest, budget: CallBudget) {
+    return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
+      try {
+        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+        const result = await this.dispatch(nested);
+        if (result instanceof CallRefusal)
+          return { error: result.error, message: result.message, final: true };
+        return "route" in result
+          ? {
+              error: "ClientToolNotCallable",
+              message: `'${name}' runs on the client and cannot be called from a script`,
+            }
+          : result;
+      } catch (error) {
+        if (error instanceof VanceError) return toolFailureOf(error);
+        throw error;
+      }
+    };
   }
 
   private context(
@@ -211,21 +246,7 @@ export class ToolDispatcher {
       readHit: (path) => this.options.cascade.lookup(caller.tenant, caller.project, path),
       secret: this.options.secrets.lookupFor(caller.tenant, layer),
       secretsFor: (documentLayer) => this.options.secrets.lookupFor(caller.tenant, documentLayer),
-      callTool: async (name, params, signal) => {
-        try {
-          const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
-          const result = await this.dispatch(nested);
-          return "route" in result
-            ? {
-                error: "ClientToolNotCallable",
-                message: `'${name}' runs on the client and cannot be called from a script`,
-              }
-            : result;
-        } catch (error) {
-          if (error instanceof VanceError) return toolFailureOf(error);
-          throw error;
-        }
-      },
+      callTool: this.nestedCall(request, budget),
     };
   }
 }

@@ -15,22 +15,46 @@ export interface ScriptRunRequest {
    * When present, `vance.tools.call(name, params)` is available inside the script; `signal`
    * aborts when the script ends (its deadline passed, it failed or was cancelled).
    */
-  readonly callTool?: (
-    name: string,
-    params: unknown,
-    signal: AbortSignal,
-  ) => Promise<{ value: unknown } | { error: string; message: string }>;
+  readonly callTool?: (name: string, params: unknown, signal: AbortSignal) => Promise<ScriptToolAnswer>;
   /** Whose run it is: each tenant has its own share of concurrent runs. */
   readonly tenant: string;
   /** A sibling call's run: it never queues (its caller holds a slot) and answers `Busy` instead. */
   readonly nested: boolean;
   /** The caller ended: the run stops at once and answers `Cancelled`. */
   readonly signal: AbortSignal;
+  /**
+   * The outcome says how far the run got: its `console` lines (`logs`) and its sibling calls
+   * (`calls`). Without it `console` does nothing.
+   */
+  readonly report?: boolean;
+  /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
+  readonly maxResultChars?: number;
 }
 
-export type ScriptRunOutcome =
+/**
+ * What a sibling call answers the script: a value, or an error it sees thrown. `final` says every
+ * later call of the run would be refused alike (its call budget is spent), so the sandbox may
+ * answer those itself.
+ */
+export type ScriptToolAnswer =
+  | { readonly value: unknown }
+  | { readonly error: string; readonly message: string; readonly final?: boolean };
+
+/** What a run printed with `console`: its last lines, and how many it printed in all. */
+export interface ScriptLogs {
+  readonly lines: readonly string[];
+  readonly total: number;
+}
+
+export type ScriptRunOutcome = (
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: string; readonly message: string };
+  | { readonly ok: false; readonly error: string; readonly message: string }
+) & {
+  /** The run's `console` lines, when asked for (`report`). */
+  readonly logs?: ScriptLogs;
+  /** When asked for (`report`): sibling calls answered, and the one still waiting when the run ended (a deadline mid-call). */
+  readonly calls?: { readonly completed: number; readonly running?: string };
+};
 
 /**
  * The sandbox port: QuickJS on worker threads in `@vance/sandbox`. Besides the script's own

@@ -36,20 +36,34 @@ export class ProcessBookkeeping {
    * outranks the recipe's `allowedToolsKeep`, and stamps of tools the model could see anyway
    * would crowd the 40 activations out. `skillTools` are the turn's (in the array). The floor
    * pair are not counted, nor is `invoke_tool`: a wrapper call counts its target once, when the
-   * target's own call comes back through here.
+   * target's own call comes back through here. `activates: false` (a call from a model's script)
+   * counts and activates nothing.
    */
   async called(
     record: ProcessRecord,
     name: string,
     result: CallResult,
     skillTools: readonly string[] = [],
+    activates = true,
   ): Promise<void> {
-    if ("error" in result || inCapabilityFloor(name) || name === "invoke_tool") return;
+    if ("error" in result || !counted(name)) return;
     const at = this.now();
     await this.settle(record, name, [
-      this.activateIfOutside(record, name, skillTools, at),
+      activates ? this.activateIfOutside(record, name, skillTools, at) : null,
       this.options.usage.countCall(record, name, at),
     ]);
+  }
+
+  /**
+   * After a script (`execute_javascript`): its successful calls, by tool, count as the role's
+   * demand — one write per tool — and activate nothing: the model never saw those tools' results.
+   */
+  async countCalls(record: ProcessRecord, calls: ReadonlyMap<string, number>): Promise<void> {
+    const at = this.now();
+    const writes = [...calls]
+      .filter(([name, count]) => count > 0 && counted(name))
+      .map(([name, count]) => this.options.usage.countCall(record, name, at, count));
+    if (writes.length > 0) await this.settle(record, "execute_javascript", writes);
   }
 
   /** After `tool_description`: each described tool counts a discovery hit; the deferred ones (`activate`) are activated. */
@@ -94,4 +108,9 @@ export class ProcessBookkeeping {
       });
     }
   }
+}
+
+/** The floor pair and `invoke_tool` are not counted: a wrapper call counts its target once. */
+function counted(name: string): boolean {
+  return !inCapabilityFloor(name) && name !== "invoke_tool";
 }

@@ -108,12 +108,57 @@ interface Prepared {
   readonly measured: readonly boolean[];
 }
 
+/** The recipe's lists, read once for many tools. */
+class CompiledHints {
+  readonly add: ReadonlySet<string>;
+  readonly keep: ToolHints;
+  readonly defer: ToolHints;
+  readonly dropFirst: ToolHints;
+
+  constructor(hints: RecipeHints) {
+    this.add = new Set(hints.allowedToolsAdd);
+    this.keep = new ToolHints(hints.allowedToolsKeep);
+    this.defer = new ToolHints(hints.allowedToolsDefer);
+    this.dropFirst = new ToolHints(hints.allowedToolsDropFirst);
+  }
+
+  /**
+   * Whether the configuration and the recipe alone keep `tool` out of the tools array — before
+   * activations, skills and the budget, which change from turn to turn.
+   */
+  deferred(tool: SurfaceTool, added: boolean, kept: "name" | "pattern" | null): boolean {
+    const { name } = tool;
+    const promoted = tool.primary || added || kept !== null;
+    return (
+      !promoted ||
+      this.defer.has(name) ||
+      (tool.defaultDeferred && !added && kept === null && isPackTool(name))
+    );
+  }
+}
+
+/**
+ * The tools of `tools` that their configuration and the recipe defer (spec §13: `primary`,
+ * `allowedToolsAdd`, `allowedToolsKeep`, `allowedToolsDefer`, a pack's `defaultDeferred`): what
+ * every turn defers before activations, skills and the budget move anything. The floor is never
+ * deferred.
+ */
+export function configuredDeferred(tools: readonly SurfaceTool[], hints: RecipeHints): ReadonlySet<string> {
+  const compiled = new CompiledHints(hints);
+  const deferred = new Set<string>();
+  for (const tool of tools) {
+    if (inCapabilityFloor(tool.name)) continue;
+    if (compiled.deferred(tool, compiled.add.has(tool.name), compiled.keep.match(tool.name))) {
+      deferred.add(tool.name);
+    }
+  }
+  return deferred;
+}
+
 /** Everything but the triage: the candidates, ranked by `demand` where it applies. */
 function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap<string, number>): Prepared {
-  const add = new Set(input.hints.allowedToolsAdd);
-  const keep = new ToolHints(input.hints.allowedToolsKeep);
-  const defer = new ToolHints(input.hints.allowedToolsDefer);
-  const dropFirst = new ToolHints(input.hints.allowedToolsDropFirst);
+  const hints = new CompiledHints(input.hints);
+  const { add, keep, dropFirst } = hints;
   const additional = new Set(input.additional ?? []);
 
   // One sort: every list below is built in name order, so none is sorted again.
@@ -130,9 +175,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
     }
     const added = add.has(name);
     const kept = keep.match(name);
-    const promoted = tool.primary || added || kept !== null;
-    const deferredByConfig =
-      !promoted || defer.has(name) || (tool.defaultDeferred && !added && kept === null && isPackTool(name));
+    const deferredByConfig = hints.deferred(tool, added, kept);
     const activatedAt = input.activated.get(name);
     const isAdditional = additional.has(name);
     if (deferredByConfig && activatedAt === undefined && !isAdditional) continue;

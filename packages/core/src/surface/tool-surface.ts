@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import type { BuiltInTool } from "../builtins/built-in-tool";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
@@ -8,6 +9,7 @@ import type { ToolUsage } from "../usage/tool-usage";
 import { CAPABILITY_FLOOR } from "./capability-floor";
 import {
   type Classification,
+  configuredDeferred,
   type PreparedClassification,
   prepareClassification,
   type SurfaceTool,
@@ -285,12 +287,19 @@ export class ToolSurface {
     return { surface: { tools, classification, stalePacks, maxTools: budget.maxTools, limit }, manifests };
   }
 
-  /** The process's invocable tools from a listing: the allowed configured and built-in tools, then its client tools. */
+  /**
+   * The process's invocable tools from a listing: the allowed configured and built-in tools, then
+   * its client tools. A built-in whose description depends on the process (`describeFor`) gets it
+   * here, once per process and listing, from what configuration and the recipe decide alone — so
+   * it reads the same in every turn, whatever activations and the budget do.
+   */
   private surfaceOf(record: ProcessRecord, listed: readonly ResolvedTool[]): Map<string, SurfaceTool> {
     const allowed = processAllowSet(record);
     const tools = new Map<string, SurfaceTool>();
+    const describedPerProcess: BuiltInTool[] = [];
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
+      if (tool.builtIn?.describeFor) describedPerProcess.push(tool.builtIn);
       let surfaceTool = this.surfaceTools.get(tool);
       if (!surfaceTool) {
         surfaceTool = {
@@ -318,8 +327,31 @@ export class ToolSurface {
         ...(client.packHint ? { packHint: client.packHint } : {}),
       });
     }
+    for (const builtIn of describedPerProcess) describePerProcess(record, builtIn, tools);
     return tools;
   }
+}
+
+/**
+ * Gives `builtIn` its description for this process: what it says about the process's other
+ * server tools (client tools run in the engine), each marked deferred as configuration and the
+ * recipe decide.
+ */
+function describePerProcess(
+  record: ProcessRecord,
+  builtIn: BuiltInTool,
+  tools: Map<string, SurfaceTool>,
+): void {
+  const own = tools.get(builtIn.name)!;
+  const others = [...tools.values()].filter((tool) => tool.origin !== "client" && tool.name !== builtIn.name);
+  const deferred = configuredDeferred(others, record);
+  const callable = others.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    deferred: deferred.has(tool.name),
+  }));
+  tools.set(builtIn.name, { ...own, description: builtIn.describeFor!(callable) });
 }
 
 /**

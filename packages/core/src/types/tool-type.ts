@@ -3,7 +3,7 @@ import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import type { JsonSchema } from "../json-schema";
-import type { ToolRuntime } from "../ports/tool-runtime";
+import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 
 /** Decides which network addresses tenant-controlled URLs (`rest`, `mcp`) may reach. */
 export interface NetworkPolicy {
@@ -42,9 +42,10 @@ export interface InvocationContext {
   /**
    * Calls a sibling tool through the dispatcher, with the caller's allow set, one level deeper,
    * charged to this call's budget (`CallDepthExceeded`, `CallBudgetExceeded` when it is spent).
-   * `signal` (default: this call's) aborts the sibling when the calling code ends.
+   * `signal` (default: this call's) aborts the sibling when the calling code ends. A refusal by
+   * the budget itself is `final`: every later call from the same code would be refused alike.
    */
-  callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ToolOutcome>;
+  callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer>;
 }
 
 /** One tool a remote source offers: an MCP server's tool, an OpenAPI operation. */

@@ -55,9 +55,9 @@ export class ToolUsage {
     this.demandTtlMs = options.demandTtlMs ?? DEFAULT_DEMAND_TTL_MS;
   }
 
-  /** Counts one successful call of `tool` at `at` (epoch milliseconds). */
-  async countCall(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
-    await this.state.addToolUsage({ ...roleOf(scope), tool }, { calls: 1, at });
+  /** Counts `calls` (default one) successful calls of `tool` at `at` (epoch milliseconds). */
+  async countCall(scope: ToolUsageScope, tool: string, at: number, calls = 1): Promise<void> {
+    await this.state.addToolUsage({ ...roleOf(scope), tool }, { calls, at });
     this.demands.delete(roleKey(scope));
   }
 
