@@ -21,6 +21,7 @@ const BENCHES: readonly Bench[] = [
   { name: "mcp", load: () => import("./mcp") },
   { name: "cold-start", load: () => import("./cold-start") },
   { name: "cli", load: () => import("./cli") },
+  { name: "code-mode", load: () => import("./code-mode") },
 ];
 
 async function run(): Promise<number> {
