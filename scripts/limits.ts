@@ -6,11 +6,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_MCP_TOOLS } from "@vance/adapters/mcp";
-import { DEFAULT_LIMITS, POOL_DEFAULTS } from "@vance/sandbox";
+import { DEFAULT_LIMITS, LOG_LIMITS, POOL_DEFAULTS } from "@vance/sandbox";
 import { MAX_BODY_BYTES } from "../functions/api/app";
 import { DEFAULT_REST_MAX_RESPONSE_BYTES } from "../functions/api/config";
 import { DIAGNOSTICS_MAX_BODY_BYTES } from "../functions/api/routes/diagnostics";
+import { MAX_PROGRAM_CHARS, MAX_RESULT_CHARS } from "../packages/core/src/builtins/execute-javascript";
 import { MAX_DESCRIBE } from "../packages/core/src/builtins/meta-tools";
+import { DECLARATION_LIMITS } from "../packages/core/src/builtins/tool-declarations";
 import { DEFAULT_CALL_LIMITS } from "../packages/core/src/dispatch/call-budget";
 import { MAX_LISTED_PROJECTS } from "../packages/core/src/documents/document-service";
 import { MAX_PATH_LENGTH } from "../packages/core/src/ids";
@@ -106,6 +108,18 @@ export function limitRows(): [string, string, string][] {
       "429 `busy`",
     ],
     ["script threads, all tenants", `${maxWorkers} (\`VANCE_SCRIPT_MAX_WORKERS\`)`, "runs wait for a thread"],
+    ["`execute_javascript` program", `${count(MAX_PROGRAM_CHARS)} characters`, "422 `invalid_params`"],
+    ["`execute_javascript` result", `${count(MAX_RESULT_CHARS)} characters of JSON`, "`ResultTooLarge`"],
+    [
+      "`execute_javascript` console lines",
+      `the last ${LOG_LIMITS.lines}, each cut at ${count(LOG_LIMITS.lineChars)} characters`,
+      "counted in `droppedLogLines`",
+    ],
+    [
+      "`execute_javascript`'s declarations of the callable tools",
+      `${count(DECLARATION_LIMITS.chars)} + ${count(DECLARATION_LIMITS.nameChars)} characters (typed + named only); one tool ${count(DECLARATION_LIMITS.toolChars)}, ${DECLARATION_LIMITS.nodes} schema nodes, ${DECLARATION_LIMITS.depth} levels`,
+      "named only, or `unknown`",
+    ],
     ["names per `tool_description` call", count(MAX_DESCRIBE), "the rest answered in `skipped`"],
     [
       "projects in one listing (`GET /v1/tenants/{tenant}/projects`)",
