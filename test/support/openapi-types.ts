@@ -876,7 +876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_id | invalid_body */
+            /** @description invalid_id | invalid_body | invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -884,7 +884,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_id" | "invalid_body";
+                        code?: "invalid_id" | "invalid_body" | "invalid_json";
                     };
                 };
             };
@@ -1728,7 +1728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_precondition | invalid_body | invalid_id */
+            /** @description invalid_precondition | invalid_body | invalid_json | invalid_id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1736,7 +1736,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_precondition" | "invalid_body" | "invalid_id";
+                        code?: "invalid_precondition" | "invalid_body" | "invalid_json" | "invalid_id";
                     };
                 };
             };
@@ -3539,7 +3539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_precondition | invalid_body | invalid_id */
+            /** @description invalid_precondition | invalid_body | invalid_json | invalid_id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,7 +3547,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_precondition" | "invalid_body" | "invalid_id";
+                        code?: "invalid_precondition" | "invalid_body" | "invalid_json" | "invalid_id";
                     };
                 };
             };

@@ -10,7 +10,7 @@ import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
-import { mediaType, textBody } from "../http";
+import { mediaType, parseJsonText, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
@@ -181,12 +181,7 @@ async function jsonRpcBody(c: Context): Promise<unknown> {
   if (mediaType(c) !== "application/json") {
     throw new VanceError("unsupported_media_type", 415, "MCP messages are sent as application/json");
   }
-  const text = await textBody(c);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new VanceError("invalid_json", 400, "the body is not valid JSON");
-  }
+  return parseJsonText(await textBody(c));
 }
 
 function isInitialize(message: unknown): boolean {

@@ -11,7 +11,7 @@ import {
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate } from "../auth";
-import { preconditions, requireToolContentType, textBody } from "../http";
+import { documentText, preconditions, requireToolContentType } from "../http";
 import { jsonBody } from "../json-body";
 import {
   DOCUMENT_WRITE_PROBLEMS,
@@ -140,7 +140,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
       c,
       contentType === "application/json" ? "application/json" : "application/yaml",
     );
-    const { created, tool } = await tools.put(tenant, project, name, await textBody(c), options);
+    const { created, tool } = await tools.put(tenant, project, name, await documentText(c), options);
     c.header("ETag", tool.etag ?? "");
     return c.json(toolView(tool), created ? 201 : 200);
   });
