@@ -144,6 +144,8 @@ export const ConfigSchema = v.pipe(
     /** The local server scans its stores this often for writes made behind its back; 0 turns it off. */
     VANCE_STORE_SCAN_SECONDS: Count("VANCE_STORE_SCAN_SECONDS", "30"),
     VANCE_SCRIPT_WORKER: v.optional(v.string()),
+    /** The bundled task worker (OpenAPI compiles); unset, `npm run build:worker`'s dist/parse-worker.mjs. */
+    VANCE_PARSE_WORKER: v.optional(v.string()),
     /** QuickJS's `.wasm` file; unset, the installed package's (a function bundle ships a copy). */
     VANCE_SCRIPT_WASM: v.optional(v.string()),
     VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),

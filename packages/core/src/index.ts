@@ -20,6 +20,7 @@ export * from "./documents/document-service";
 export * from "./errors";
 export * from "./ids";
 export type { JsonSchema } from "./json-schema";
+export * from "./json-schema-size";
 export * from "./json-schema-validator";
 export * from "./json-shape";
 export * from "./net/network-policy";

@@ -9,7 +9,13 @@ import { baseUrlOf, type OpenApiParameters, OpenApiParametersSchema, specUrl } f
 import { buildOperationRequest } from "./request";
 import { openSpec } from "./spec";
 
-export type { OperationTarget, ParameterTarget } from "./operations";
+export {
+  type OperationList,
+  type OperationListOptions,
+  type OperationTarget,
+  type ParameterTarget,
+  readOperations,
+} from "./operations";
 export { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, OpenApiParametersSchema } from "./parameters";
 
 /** `openapi`: a pack with one sub-tool per operation of an OpenAPI 3.x document. */
