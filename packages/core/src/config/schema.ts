@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { LabelSchema, ToolNameSchema } from "../ids";
+import { PlainText } from "../text";
 
 /**
  * A server tool configuration document (spec §2), before its type's `parameters` schema
@@ -12,6 +13,7 @@ export const ServerToolConfigSchema = v.strictObject({
     v.string("description is required"),
     v.trim(),
     v.minLength(1, "description must not be empty"),
+    PlainText("description"),
   ),
   enabled: v.optional(v.boolean(), true),
   primary: v.optional(v.boolean(), false),

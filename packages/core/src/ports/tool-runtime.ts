@@ -72,6 +72,8 @@ export interface McpToolInfo {
 /** `tools/list` of one server; `current()` turns false on `notifications/tools/list_changed`. */
 export interface McpToolList {
   readonly tools: readonly McpToolInfo[];
+  /** Why the list may be shorter than the server's (its pages or bytes were capped). */
+  readonly notes?: readonly string[];
   current(): boolean;
 }
 
@@ -91,6 +93,13 @@ export interface McpCallResult {
  * so the tool reports `McpToolError` rather than `McpUnavailable`.
  */
 export const MCP_ERROR_RESPONSE_NAME = "McpErrorResponse";
+
+/**
+ * The `name` of errors an `McpClient` rejects with when the server broke the client's rules of
+ * traffic (more requests of its own than a call may answer, say): the tool reports
+ * `McpProtocolError`. A message too large or too complex to read rejects as `ResponseTooLargeError`.
+ */
+export const MCP_PROTOCOL_ERROR_NAME = "McpProtocolError";
 
 /**
  * The `name` of errors an `McpClient` rejects with when a `tools/call` got no answer within the

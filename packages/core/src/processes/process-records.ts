@@ -6,6 +6,7 @@ import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import { HintEntrySchema, RecipeEntrySchema, type RecipeResolver } from "../recipes/recipe-resolver";
 import { MANDATORY_TOOLS } from "../surface/classify";
+import { PlainText } from "../text";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
 const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));
@@ -25,9 +26,9 @@ export const SpawnRequestSchema = v.strictObject({
     v.array(
       v.strictObject({
         name: InvocableToolNameSchema,
-        description: v.pipe(v.string(), v.minLength(1)),
+        description: v.pipe(v.string(), v.minLength(1), PlainText("description")),
         inputSchema: v.record(v.string(), v.unknown()),
-        packHint: v.optional(v.pipe(v.string(), v.maxLength(300))),
+        packHint: v.optional(v.pipe(v.string(), v.maxLength(300), PlainText("packHint"))),
       }),
     ),
     [],

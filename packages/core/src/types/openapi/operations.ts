@@ -1,7 +1,7 @@
 import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
 import { toolInputSchemaProblem } from "../../json-schema-validator";
-import { trimChar } from "../../text";
+import { stripControls, trimChar } from "../../text";
 import type { SourceTool } from "../tool-type";
 import { SchemaConverter, UnusableSchemaError } from "./schema";
 
@@ -344,7 +344,7 @@ function describe(operation: Record<string, unknown>, label: string): string {
     .filter((part, index, all) => part !== "" && all.indexOf(part) === index);
   if (parts.length === 0) parts.push(label);
   if (operation.deprecated === true) parts.unshift("Deprecated.");
-  const text = parts.join("\n\n");
+  const text = stripControls(parts.join("\n\n"));
   return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
 }
 
