@@ -14,8 +14,8 @@ import {
 export const MCP_TRAFFIC_LIMITS = {
   /** Server-to-client requests (`ping`, or the refused `sampling`/`elicitation`/`roots`) in one response stream. */
   maxServerRequests: 4,
-  /** Characters of one JSON-RPC message. */
-  maxMessageChars: 4 * 1024 * 1024,
+  /** Characters of one JSON-RPC message (the guarded fetch also caps a whole answer's bytes). */
+  maxMessageChars: 10 * 1024 * 1024,
   /** The shape of one message. */
   json: { maxDepth: 64, maxValues: 100_000 } satisfies JsonShapeLimits,
   /** `tools/list` pages one listing reads. */
