@@ -137,6 +137,29 @@ describe("attack suite: hostile MCP servers", () => {
     }
   });
 
+  it("control characters in a server's tool descriptions never reach the listing", async () => {
+    const description = "\u001b[31mred\u001b[0m \u202eevil\u202c\r\nnext\u0000line\tkept";
+    const server = await startHostileMcp((message) => {
+      if (message.method !== "tools/list") return undefined;
+      return {
+        json: rpc(message, { tools: [{ name: "painted", description, inputSchema: { type: "object" } }] }),
+      };
+    });
+    try {
+      await putMcpServer(target, "mcp", "painter", server.url, { name: "painter", type: "mcp_server" });
+      const answer = await target.attack(
+        "MCP tool description with ESC, U+202E, CR and NUL",
+        () => target.request(`${T}/tools`),
+        (result) => `${result.status}`,
+      );
+      const listed = (await answer.json()) as { tools: { name: string; description: string }[] };
+      const painted = listed.tools.find((entry) => entry.name === "painter__painted");
+      expect(painted?.description).toBe("[31mred[0m evil\nnextline\tkept");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a 1.4 MB input schema offered by the server is refused before Ajv compiles it", async () => {
     const properties = Object.fromEntries(
       Array.from({ length: 700 }, (_, index) => [
