@@ -84,6 +84,52 @@ describe("attack suite: hostile requests", () => {
     expect(JSON.stringify(answer.body.errors)).toMatch(/too large/);
   });
 
+  it("a spawn of 25 client tools, each within the schema cap, is refused by their shared budget", async () => {
+    const clientTools = Array.from({ length: 25 }, (_, tool) => ({
+      name: `client_${tool}`,
+      description: "one of many",
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 300 }, (_, index) => [`p${tool}_${index}`, { type: "integer" }]),
+        ),
+      },
+    }));
+    const answer = await target.attack(
+      "spawn with 25 client tools of 600 schema nodes each (read token)",
+      async () => answered(await target.request(`${T}/processes`, json({ models: [], clientTools }, reader))),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 422, body: { code: "validation_failed" } });
+    expect(JSON.stringify(answer.body.errors)).toMatch(/at most 3000 are accepted/);
+  });
+
+  it("a rest answer of 300,000 values is refused before it is parsed, scrubbed and re-encoded", async () => {
+    const wide = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 300_000 }, (_, index) => [`k${index}`, 0])),
+    );
+    const upstream = await startUpstream((_request, _body, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(wide);
+    });
+    try {
+      const tool = await put(
+        `${T}/tools/wide_rest`,
+        `type: rest\ndescription: wide\nparameters:\n  url: ${upstream.url}/wide\n`,
+      );
+      expect(tool.status, JSON.stringify(tool.body)).toBeLessThan(300);
+      const answer = await target.attack(
+        `rest answer of 300,000 keys (${(wide.length / 1e6).toFixed(1)} MB)`,
+        async () =>
+          answered(await target.request(`${T}/tools/wide_rest/invoke`, json({ params: {} }, reader))),
+        (result) => `${result.status} ${String(result.body.error)}`,
+      );
+      expect(answer).toMatchObject({ status: 200, body: { error: "ResponseTooLarge" } });
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("a document named …/diagnostics/empty-response gets the documents' limit, not the diagnosis's", async () => {
     const body = "x".repeat(5 * 1024 * 1024);
     const answer = await target.attack(

@@ -36,6 +36,15 @@ interface Frame {
  * it costs at most `maxNodes` steps whatever the schema.
  */
 export function jsonSchemaSizeProblem(schema: JsonSchema, chars?: number): string | null {
+  const measured = measureJsonSchema(schema, chars);
+  return typeof measured === "string" ? measured : null;
+}
+
+/**
+ * The nodes of `schema` as expanded (see {@link jsonSchemaSizeProblem}), or why it is larger
+ * than {@link JSON_SCHEMA_LIMITS} allow. For budgets over several schemas (a spawn's client tools).
+ */
+export function measureJsonSchema(schema: JsonSchema, chars?: number): number | string {
   const limits = JSON_SCHEMA_LIMITS;
   if (chars !== undefined && chars > limits.maxChars) {
     return `too large: its JSON has ${chars} characters, at most ${limits.maxChars} are accepted`;
@@ -68,7 +77,7 @@ export function jsonSchemaSizeProblem(schema: JsonSchema, chars?: number): strin
       pending.push({ value: child, depth: depth + 1, combinators: nested, refs });
     }
   }
-  return null;
+  return nodes;
 }
 
 /** The value a local `$ref` (`#/…`, a JSON pointer) points at in `root`, or undefined. */

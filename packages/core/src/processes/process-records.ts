@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import { Errors, type FieldError, VanceError } from "../errors";
 import { assertProjectId, assertTenantId, ID_PATTERN, InvocableToolNameSchema, ModelIdSchema } from "../ids";
+import { measureJsonSchema } from "../json-schema-size";
 import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import { HintEntrySchema, RecipeEntrySchema, type RecipeResolver } from "../recipes/recipe-resolver";
@@ -36,6 +37,9 @@ export const SpawnRequestSchema = v.strictObject({
 });
 
 export type SpawnRequest = v.InferOutput<typeof SpawnRequestSchema>;
+
+/** Schema nodes one spawn's client tools may have together (each compiles on the serving thread). */
+export const MAX_CLIENT_SCHEMA_NODES = 3_000;
 
 /** How long activations live and how many a process keeps (spec §13, §14.2). */
 export interface ActivationSettings {
@@ -199,6 +203,20 @@ function processKey(record: ProcessRecord): ProcessKey {
 
 function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): void {
   const errors: FieldError[] = [];
+  // Each schema compiles on the serving thread: the spawn's schemas share one budget of nodes.
+  let nodes = 0;
+  for (const tool of clientTools) {
+    const measured = measureJsonSchema(tool.inputSchema);
+    nodes += typeof measured === "number" ? measured : 0;
+  }
+  if (nodes > MAX_CLIENT_SCHEMA_NODES) {
+    throw Errors.validationFailed("the client tools' input schemas are too large together", [
+      {
+        path: "clientTools",
+        message: `their schemas have ${nodes} nodes in all (refs expanded); at most ${MAX_CLIENT_SCHEMA_NODES} are accepted`,
+      },
+    ]);
+  }
   clientTools.forEach((tool, index) => {
     const problem = toolInputSchemaProblem(tool.inputSchema);
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../../builtins/built-in-tool";
 import { MODEL_SIZES } from "../../catalog/model-catalog";
 import { ModelIdSchema } from "../../ids";
+import { jsonShapeProblem } from "../../json-shape";
 import type { LlmEndpoint } from "../../ports/tool-runtime";
 import { SecretScrubber } from "../../secrets/scrub";
 import { inputsToJsonSchema, type ToolInput, ToolInputsSchema } from "../inputs";
@@ -111,7 +112,7 @@ async function invokePromptTemplate(
     return scrubOutcome(llmHttpError(endpoint, response, scrubber.text(body)), scrubber);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = jsonShapeProblem(body) === null ? JSON.parse(body) : undefined;
   } catch {
     parsed = undefined;
   }
@@ -153,8 +154,16 @@ function answerOutcome(endpoint: LlmEndpoint, answer: LlmAnswer, json: boolean):
     };
   }
   if (!json) return { value: answer.text };
+  const unfenced = stripJsonFence(text);
+  const tooComplex = jsonShapeProblem(unfenced);
+  if (tooComplex) {
+    return {
+      error: "LlmInvalidJson",
+      message: `'${endpoint.model}' answered JSON too complex to read: ${tooComplex}`,
+    };
+  }
   try {
-    return { value: JSON.parse(stripJsonFence(text)) as unknown };
+    return { value: JSON.parse(unfenced) as unknown };
   } catch {
     return {
       error: "LlmInvalidJson",
