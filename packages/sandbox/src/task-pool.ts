@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { type SlotRefusal, Slots } from "./slots";
+import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
 
 /**
  * What a task worker answers: the handler's value (a plain value: it crosses threads by
@@ -157,14 +157,18 @@ class TaskWorker {
  */
 export class TaskPool {
   private readonly idle: TaskWorker[] = [];
-  private readonly tenants = new Map<string, Slots>();
-  private readonly threads: Slots;
+  private readonly slots: TenantSlots;
   private starting = 0;
   private readonly counters = { runs: 0, busy: 0, timedOut: 0, started: 0, terminated: 0 };
   private closed = false;
 
   private constructor(private readonly settings: Required<TaskPoolOptions>) {
-    this.threads = new Slots(settings.maxWorkers, Number.POSITIVE_INFINITY);
+    this.slots = new TenantSlots(
+      settings.maxRunsPerTenant,
+      settings.maxQueuedPerTenant,
+      settings.maxWorkers,
+      "this instance",
+    );
   }
 
   /** Starts the warm threads, so that the first task does not wait for one to boot. */
@@ -199,19 +203,8 @@ export class TaskPool {
     if (this.closed) throw new Error("TaskPool is closed");
     const timeoutMs = request.timeoutMs ?? this.settings.timeoutMs;
     const slot = { wait: true, waitMs: this.settings.maxQueueWaitMs, signal: request.signal };
-    const releaseTenant = await this.tenantSlots(request.tenant).acquire(slot);
-    if (typeof releaseTenant === "string") return this.refused(releaseTenant, `tenant '${request.tenant}'`);
-    try {
-      const releaseThread = await this.threads.acquire(slot);
-      if (typeof releaseThread === "string") return this.refused(releaseThread, "this instance");
-      try {
-        return await this.runOnWorker(request, timeoutMs);
-      } finally {
-        releaseThread();
-      }
-    } finally {
-      releaseTenant();
-    }
+    const ran = await this.slots.run(request.tenant, slot, () => this.runOnWorker(request, timeoutMs));
+    return isRefused(ran) ? this.refused(ran.refused, ran.whose) : ran;
   }
 
   /** Terminates every thread; later `run` calls throw. */
@@ -271,15 +264,6 @@ export class TaskPool {
       error: "Busy",
       message: `${whose} has too much of ${this.settings.what} under way; try again shortly`,
     };
-  }
-
-  private tenantSlots(tenant: string): Slots {
-    let slots = this.tenants.get(tenant);
-    if (!slots) {
-      slots = new Slots(this.settings.maxRunsPerTenant, this.settings.maxQueuedPerTenant);
-      this.tenants.set(tenant, slots);
-    }
-    return slots;
   }
 
   private async startWorker(): Promise<TaskWorker> {
