@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
+import { WorkerThread } from "./worker-thread";
 
 /**
  * What a task worker answers: the handler's value (a plain value: it crosses threads by
@@ -71,18 +72,8 @@ export interface TaskPoolStats {
 }
 
 /** One worker thread that runs one task at a time. */
-class TaskWorker {
-  alive = true;
-  private onMessage: ((message: TaskWorkerMessage) => void) | undefined;
-  private onExit: ((reason: string) => void) | undefined;
-
-  private constructor(private readonly thread: Worker) {
-    thread.on("message", (message: TaskWorkerMessage) => this.onMessage?.(message));
-    thread.on("error", (error) => this.died(`the worker thread failed: ${error.message}`));
-    thread.on("exit", (code) => this.died(`the worker thread exited (code ${code})`));
-  }
-
-  static start(url: URL, maxHeapMb: number): Promise<TaskWorker> {
+class TaskWorker extends WorkerThread<TaskWorkerMessage> {
+  static async start(url: URL, maxHeapMb: number): Promise<TaskWorker> {
     const worker = new TaskWorker(
       new Worker(url, {
         resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
@@ -90,17 +81,10 @@ class TaskWorker {
         execArgv: [],
         env: {},
       }),
+      "the worker thread",
     );
-    return new Promise((resolve, reject) => {
-      worker.onMessage = (message) => {
-        if (message.kind !== "ready") return;
-        worker.onMessage = undefined;
-        worker.onExit = undefined;
-        worker.thread.unref();
-        resolve(worker);
-      };
-      worker.onExit = (reason) => reject(new Error(reason));
-    });
+    await worker.ready();
+    return worker;
   }
 
   /** Runs one task; at the deadline or when `signal` aborts the thread is terminated. Never rejects. */
@@ -133,18 +117,6 @@ class TaskWorker {
       signal?.addEventListener("abort", onCancel, { once: true });
       this.thread.postMessage(message);
     });
-  }
-
-  terminate(): void {
-    if (!this.alive) return;
-    this.alive = false;
-    void this.thread.terminate();
-  }
-
-  private died(reason: string): void {
-    const wasAlive = this.alive;
-    this.alive = false;
-    if (wasAlive) this.onExit?.(reason);
   }
 }
 
