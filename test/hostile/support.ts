@@ -7,7 +7,13 @@
  * New surfaces add their cases beside the others (README, *Isolation*).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface, type Interface } from "node:readline";
 import { expect } from "vitest";
@@ -75,6 +81,11 @@ export interface Target {
   /** A request to the server under test, with the development token unless `token` is given. */
   request(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   /**
+   * A large PUT whose status is read as soon as it comes: the server may refuse from the headers
+   * and close while the body is still being written (fetch reports that as a failure).
+   */
+  putLarge(path: string, body: string, options: { contentType: string; chunked?: boolean }): Promise<number>;
+  /**
    * Runs one attack while the health poller watches; asserts that no health request waited
    * `MAX_BLOCK_MS` or longer, and records `outcome` (what the attack answered) for the note.
    */
@@ -112,6 +123,25 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
       headers.set("authorization", `Bearer ${token ?? server.token}`);
       return fetch(`${server.base}${path}`, { ...rest, headers });
     },
+    putLarge: (path, body, options) =>
+      new Promise((resolve, reject) => {
+        const url = new URL(path, server.base);
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${server.token}`,
+          "content-type": options.contentType,
+          ...(options.chunked ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+        };
+        let status: number | undefined;
+        const outgoing = httpRequest(url, { method: "PUT", headers }, (response) => {
+          status = response.statusCode;
+          response.resume();
+          response.on("end", () => resolve(status ?? 0));
+        });
+        // A write cut short once the answer came is the refusal working, not a failure.
+        outgoing.on("error", (error) => (status === undefined ? reject(error) : resolve(status)));
+        for (let at = 0; at < body.length; at += 64 * 1024) outgoing.write(body.slice(at, at + 64 * 1024));
+        outgoing.end();
+      }),
     async attack(name, run, outcome) {
       await poller.command("mark");
       const result = await run();
