@@ -20,6 +20,7 @@ const BENCHES: readonly Bench[] = [
   { name: "manifest", load: () => import("./manifest") },
   { name: "mcp", load: () => import("./mcp") },
   { name: "cold-start", load: () => import("./cold-start") },
+  { name: "cli", load: () => import("./cli") },
 ];
 
 async function run(): Promise<number> {

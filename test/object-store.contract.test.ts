@@ -180,6 +180,26 @@ function keyOrderContract(name: string, factory: StoreFactory): void {
       expect(keysOf(await listAll(store(), "o/", 2))).toEqual(expected);
     });
   });
+
+  describe(`ObjectStore delimited listing: ${name} (memory and fs only — s3rver 3.7 leaves out a folder that holds only folders, and pages its objects without its folders; the S3 adapter's Delimiter is tested with a stubbed client)`, () => {
+    const store = withStore(factory);
+
+    it("lists one level with a delimiter: objects there, and the folders below it once each, paged together", async () => {
+      for (const key of ["t/a/x.md", "t/a/y/z.md", "t/b/x.md", "t/c.md", "t/d/e/f.md", "u/x.md"]) {
+        await putOk(store(), key, key, "text/markdown");
+      }
+      const one = await store().list("t/", { delimiter: "/" });
+      expect(one.items.map((item) => item.key)).toEqual(["t/c.md"]);
+      expect(one.folders).toEqual(["t/a/", "t/b/", "t/d/"]);
+      expect(one.cursor).toBeUndefined();
+      const first = await store().list("t/", { delimiter: "/", limit: 2 });
+      expect([first.folders, first.items.map((item) => item.key)]).toEqual([["t/a/", "t/b/"], []]);
+      const second = await store().list("t/", { delimiter: "/", limit: 2, cursor: first.cursor! });
+      expect([second.folders, second.items.map((item) => item.key)]).toEqual([["t/d/"], ["t/c.md"]]);
+      expect(second.cursor).toBeUndefined();
+      expect((await store().list("t/a/", { delimiter: "/" })).folders).toEqual(["t/a/y/"]);
+    });
+  });
 }
 
 /** If-Match / If-None-Match semantics, which s3rver does not implement (so S3 cannot run them here). */
@@ -533,6 +553,23 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
     };
     return { client: client as unknown as S3Client, sent };
   }
+
+  it("sends Delimiter and answers CommonPrefixes as folders without its own prefix (stubbed client)", async () => {
+    const { client, sent } = stubbedClient({
+      [ListObjectsV2Command.name]: () => ({
+        Contents: [{ Key: "p/t/c.md", ETag: '"e"', Size: 1 }],
+        CommonPrefixes: [{ Prefix: "p/t/a/" }, { Prefix: "p/t/d/" }],
+        IsTruncated: false,
+      }),
+    });
+    const store = new S3ObjectStore({ client, bucket: "b", prefix: "p" });
+    expect(await store.list("t/", { delimiter: "/" })).toEqual({
+      items: [{ key: "t/c.md", etag: '"e"', size: 1 }],
+      folders: ["t/a/", "t/d/"],
+      cursor: undefined,
+    });
+    expect(sent[0]?.input).toMatchObject({ Prefix: "p/t/", Delimiter: "/" });
+  });
 
   it("maps 412 PreconditionFailed on put to precondition_failed (stubbed client)", async () => {
     const { client, sent } = stubbedClient({

@@ -1,7 +1,10 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalServer, startLocalServer } from "./support/local-server";
+import { freePort, type LocalServer, startLocalServer } from "./support/local-server";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 let server: LocalServer;
@@ -47,4 +50,84 @@ describe("the quick start (npm start, npm run token)", () => {
       }),
     ).toThrow(/unknown roles: root/);
   });
+
+  it("says which secret signed the token", () => {
+    const run = spawnSync(TSX, ["functions/api/token.ts", "--tenant", "acme"], {
+      env: { ...process.env, VANCE_DATA_DIR: dataDir, VANCE_JWT_SECRET: "" },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(0);
+    expect(run.stderr.trim()).toBe(`signed with the secret in ${join(dataDir, "jwt-secret")}`);
+    expect(run.stdout.trim().split(".")).toHaveLength(3);
+  });
+
+  it("never makes a secret of its own: a data dir the server has not started on is refused, naming it", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "vance-token-"));
+    try {
+      const run = spawnSync(TSX, ["functions/api/token.ts", "--tenant", "acme"], {
+        env: { ...process.env, VANCE_DATA_DIR: elsewhere, VANCE_JWT_SECRET: "" },
+        encoding: "utf8",
+      });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`no JWT secret at ${join(elsewhere, "jwt-secret")}`);
+      expect(run.stderr).toContain("VANCE_DATA_DIR=<dir> npm run token");
+      expect(existsSync(join(elsewhere, "jwt-secret"))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it("has --help, and --data-dir finds the server's secret from any shell", () => {
+    const help = spawnSync(TSX, ["functions/api/token.ts", "--help"], { encoding: "utf8" });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("usage: npm run token -- --tenant <tenant|*>");
+    const unknown = spawnSync(TSX, ["functions/api/token.ts", "--tenat", "acme"], { encoding: "utf8" });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("usage: npm run token");
+    const run = spawnSync(TSX, ["functions/api/token.ts", "--tenant", "acme", "--data-dir", dataDir], {
+      env: { ...process.env, VANCE_DATA_DIR: "", VANCE_JWT_SECRET: "" },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(join(dataDir, "jwt-secret"));
+  });
+
+  it("prints the token command that finds this server's secret", () => {
+    expect(server.banner).toContain(`VANCE_DATA_DIR=${dataDir} npm run token -- --tenant acme`);
+  });
+});
+
+describe("npm start on a port in use", () => {
+  it("says so in one line and exits 1, without a stack", async () => {
+    const port = await freePort();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+    const dataDir = mkdtempSync(join(tmpdir(), "vance-port-"));
+    try {
+      const run = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        execFile(
+          TSX,
+          ["functions/api/node.ts"],
+          {
+            env: {
+              ...process.env,
+              PORT: String(port),
+              VANCE_DATA_DIR: dataDir,
+              VANCE_STORE_SCAN_SECONDS: "0",
+            },
+            timeout: 30_000,
+          },
+          (error, _stdout, stderr) => resolve({ status: error ? Number(error.code) : 0, stderr }),
+        );
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `cannot listen on 127.0.0.1:${port}: the port is in use (another npm start?); stop that server or start with PORT=<another port>`,
+      );
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });

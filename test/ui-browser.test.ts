@@ -3,7 +3,17 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
-import { listen, PRIMARY_TOOLS, PROJECT, seedProject, TENANT, token } from "./support/ui-project";
+import {
+  BIG_PACK_SIZE,
+  LONG_PROJECT,
+  listen,
+  PRIMARY_TOOLS,
+  PROJECT,
+  seedLongProject,
+  seedProject,
+  TENANT,
+  token,
+} from "./support/ui-project";
 
 /** Debian's `chromium` package; `.ci/run` installs it. Missing, the suite fails: it never skips. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -12,6 +22,7 @@ const PAGE = `/ui/tenants/${TENANT}/projects/${PROJECT}`;
 
 let browser: Browser;
 let server: Awaited<ReturnType<typeof listen>>;
+let app: Awaited<ReturnType<typeof testApp>>["app"];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
@@ -20,8 +31,9 @@ beforeAll(async () => {
     );
   }
   mkdirSync(ARTIFACTS, { recursive: true });
-  const { app } = await testApp();
+  ({ app } = await testApp());
   await seedProject(app);
+  await seedLongProject(app);
   server = await listen(app);
   // The tenant's engine learned a limit of 8 tools for openai: the ten primary tools cannot all fit.
   const learned = await fetch(`${server.base}/v1/models/observed-limits`, {
@@ -110,6 +122,34 @@ describe("the web listing in headless Chromium", () => {
     await page.context().close();
   }, 60_000);
 
+  it("asks before a #token= link for another tenant replaces the open session (login CSRF), and does only what the user chose", async () => {
+    const page = await newPage();
+    const mine = await token(TENANT, ["read"]);
+    await page.goto(`${server.base}${PAGE}#token=${mine}`);
+    await page.getByRole("table").waitFor();
+    // Someone else's link, opened in the same tab.
+    await page.goto(`${server.base}/ui/#token=${await token("evil", ["read"])}`);
+    const stay = page.getByRole("button", { name: `Stay with tenant ${TENANT}` });
+    await stay.waitFor();
+    expect(await page.locator("#session-status").textContent()).toContain(
+      `the listing is signed in for tenant '${TENANT}'; this token is for tenant 'evil'`,
+    );
+    await shot(page, "ui-session-conflict.png", false);
+    await stay.click();
+    await expect
+      .poll(() => page.locator("#session-status").textContent())
+      .toContain("the link's token was dropped");
+    expect(await page.evaluate(() => sessionStorage.getItem("vance-ui-token"))).toBe(mine);
+    await page.goto(`${server.base}${PAGE}`);
+    await page.getByRole("table").waitFor();
+    await expect.poll(() => page.locator("#session-status").textContent()).toContain(`tenant ${TENANT}`);
+    // Asked again, the user switches: the session is the other tenant's now.
+    await page.goto(`${server.base}/ui/#token=${await token("evil", ["read"])}`);
+    await page.getByRole("button", { name: "Switch to tenant evil" }).click();
+    await expect.poll(() => page.locator("#session-status").textContent()).toContain("tenant evil");
+    await page.context().close();
+  }, 60_000);
+
   it("is readable on a phone: one card per tool, nothing wider than the screen", async () => {
     const page = await newPage({ width: 390, height: 844 });
     await page.goto(`${server.base}${PAGE}#token=${await token(TENANT, ["read"])}`);
@@ -137,6 +177,175 @@ describe("the web listing in headless Chromium", () => {
     expect(await page.getByRole("alert").textContent()).toContain("403 forbidden");
     expect(await page.getByRole("table").count()).toBe(0);
     await shot(page, "ui-forbidden.png");
+    await page.context().close();
+  }, 60_000);
+});
+
+/** The two widths every listing page must read well at: a laptop and a phone. */
+const WIDTHS = [
+  { name: "1280", viewport: { width: 1280, height: 900 } },
+  { name: "390", viewport: { width: 390, height: 844 } },
+] as const;
+
+const LONG = `/ui/tenants/${TENANT}/projects/${LONG_PROJECT}`;
+
+/** A tab signed in with `bearer` (through the fragment, as npm start's link does), showing `path`. */
+async function signedIn(viewport: { width: number; height: number }, path: string, bearer?: string) {
+  const page = await newPage(viewport);
+  await page.goto(`${server.base}${path}#token=${bearer ?? (await token(TENANT, ["read"]))}`);
+  await page.locator("#sign-out").waitFor();
+  return page;
+}
+
+/**
+ * Every element whose box reaches past the viewport's right edge (or starts left of it), outside
+ * the scroll containers that are meant to scroll; and the page's own horizontal overflow.
+ */
+async function overflowing(page: Page): Promise<{ page: number; elements: string[] }> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const elements = [...document.querySelectorAll("body *")]
+      .filter((element) => {
+        const box = element.getBoundingClientRect();
+        if (box.width === 0 || box.height === 0) return false;
+        // Wholly left of the page is the skip link's resting place until it is focused.
+        return box.right > width + 0.5 || (box.left < -0.5 && box.right > 0);
+      })
+      .map(
+        (element) =>
+          `${element.tagName.toLowerCase()}.${element.className}: ${element.textContent?.slice(0, 40)}`,
+      );
+    return { page: document.documentElement.scrollWidth - width, elements };
+  });
+}
+
+describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () => {
+  for (const { name, viewport } of WIDTHS) {
+    it(`a project with 64-character names and a ${BIG_PACK_SIZE}-operation pack: nothing overflows, the pack is collapsed, the filter finds one sub-tool (${name} px)`, async () => {
+      const page = await signedIn(viewport, LONG);
+      await page.locator("#tools").waitFor();
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      const pack = page.locator("details#pack-big");
+      expect(await pack.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false);
+      // Collapsed, the page holds the plain tools and the pack's one line, not its sub-tools.
+      expect(await page.locator("#tools tr[data-search]:visible").count()).toBeLessThan(60);
+      await shot(page, `ui-long-project-${name}.png`);
+
+      await page.getByLabel("Filter").fill("op_123");
+      await expect.poll(() => pack.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(true);
+      expect(await pack.locator("tr[data-search]:visible").allTextContents()).toEqual([
+        expect.stringContaining("big__op_123"),
+      ]);
+      expect(await page.locator("#tools tbody:not(.pack) tr[data-search]:visible").count()).toBe(0);
+      expect(await page.locator("#tool-filter-count").textContent()).toMatch(/^1 of \d+ tools match$/);
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      await page.getByLabel("Filter").fill("");
+      await expect
+        .poll(() => page.locator("#tools tbody:not(.pack) tr[data-search]:visible").count())
+        .toBeGreaterThan(30);
+      await page.context().close();
+    }, 60_000);
+
+    it(`the model page with 64-character names: deferred names never overlap, nothing scrolls sideways (${name} px)`, async () => {
+      const page = await signedIn(viewport, `${LONG}/model?models=openai/gpt-4.1`);
+      await page.getByRole("heading", { name: /^Deferred \(/ }).waitFor();
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      const names = page.getByRole("list", { name: "Deferred tools" }).getByRole("listitem");
+      expect(await names.count()).toBeGreaterThan(20);
+      const boxes = await names.evaluateAll((items) =>
+        items.map((item) => {
+          const box = item.getBoundingClientRect();
+          return {
+            left: box.left,
+            right: box.right,
+            top: box.top,
+            bottom: box.bottom,
+            fits: item.scrollWidth <= item.clientWidth + 1,
+          };
+        }),
+      );
+      expect(boxes.every((box) => box.fits)).toBe(true);
+      const overlaps = boxes.filter((a, i) =>
+        boxes.some(
+          (b, j) =>
+            i !== j &&
+            a.left < b.right - 1 &&
+            b.left < a.right - 1 &&
+            a.top < b.bottom - 1 &&
+            b.top < a.bottom - 1,
+        ),
+      );
+      expect(overlaps).toEqual([]);
+      await shot(page, `ui-long-model-${name}.png`);
+      await page.context().close();
+    }, 60_000);
+
+    it(`a refused page keeps the viewer and Sign out; Sign out leads to the paste-a-token sign-in (${name} px)`, async () => {
+      const page = await signedIn(viewport, "/ui/", await token("globex", ["read"]));
+      await page.goto(`${server.base}/ui/tenants/${TENANT}/projects/${PROJECT}`);
+      await page.getByRole("heading", { name: "Not allowed" }).waitFor();
+      expect(await page.locator("#session-status").textContent()).toBe(
+        "Signed in for tenant globex (read only)",
+      );
+      await page.goto(`${server.base}/ui/tenants/globex/projects/p1/tools/no_such_tool`);
+      await page.getByRole("heading", { name: "This page cannot be shown" }).waitFor();
+      expect(await page.getByRole("alert").textContent()).toContain("404 tool_not_found");
+      expect(await page.locator("#session-status").textContent()).toContain("globex");
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      await shot(page, `ui-not-found-${name}.png`);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByRole("heading", { name: "Sign in to the tool listing" }).waitFor();
+      expect(await page.getByLabel("Token").isVisible()).toBe(true);
+      await page.context().close();
+    }, 60_000);
+
+    it(`signs in with a pasted token, and the picker lists the tenant's projects (${name} px)`, async () => {
+      const page = await newPage(viewport);
+      await page.goto(`${server.base}/ui/`);
+      const reader = await token(TENANT, ["read"]);
+      await page.getByLabel("Token").fill(reader);
+      await shot(page, `ui-sign-in-${name}.png`);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: `Projects of ${TENANT}` }).waitFor();
+      expect(page.url()).toBe(`${server.base}/ui/`);
+      const listed = await page
+        .getByRole("list", { name: `Projects of ${TENANT}` })
+        .getByRole("link")
+        .allTextContents();
+      expect(listed).toEqual(["The tenant layer (_tenant)", LONG_PROJECT, PROJECT]);
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      await shot(page, `ui-picker-${name}.png`);
+      await page.getByRole("link", { name: PROJECT, exact: true }).click();
+      await page.locator("#tools").waitFor();
+      expect(page.url()).toBe(`${server.base}/ui/tenants/${TENANT}/projects/${PROJECT}`);
+      await page.context().close();
+    }, 60_000);
+
+    it(`a sub-tool page says which HTTP operation it runs; /docs is in the listing's style and links back (${name} px)`, async () => {
+      const page = await signedIn(viewport, `${LONG}/tools/big__op_007`);
+      await page.getByRole("heading", { name: "big__op_007" }).waitFor();
+      const facts = await page.locator("dl.facts").textContent();
+      expect(facts).toContain("RunsGET /items/7 (operation op_007)");
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      await page.getByRole("link", { name: "API reference" }).click();
+      await page.getByRole("heading", { name: "Vance Server Tools API" }).waitFor();
+      expect(page.url()).toBe(`${server.base}/docs`);
+      // The listing's style sheet applies (system font, its header bar), and it links back.
+      expect(await page.locator("header.site").evaluate((el) => getComputedStyle(el).display)).toBe("flex");
+      expect(await page.getByRole("link", { name: "tool listing" }).getAttribute("href")).toBe("/ui/");
+      expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
+      await shot(page, `ui-docs-${name}.png`, name === "390");
+      await page.context().close();
+    }, 60_000);
+  }
+
+  it("a platform viewer names the tenant first, then picks among its projects", async () => {
+    const page = await signedIn({ width: 1280, height: 900 }, "/ui/", await token("*", ["read"]));
+    await page.getByLabel("Tenant").fill(TENANT);
+    await page.getByRole("button", { name: "List its projects" }).click();
+    await page.getByRole("heading", { name: `Projects of ${TENANT}` }).waitFor();
+    expect(page.url()).toBe(`${server.base}/ui/?tenant=${TENANT}`);
+    expect(await page.getByRole("link", { name: LONG_PROJECT, exact: true }).count()).toBe(1);
     await page.context().close();
   }, 60_000);
 });

@@ -2,14 +2,18 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StateStore } from "@vance/core";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
+import type { TokenVerifier } from "../functions/api/identity/verifier";
 import { stateStore } from "../functions/api/services";
+import { REPLACE_SESSION_HEADER } from "../functions/api/ui/assets";
 import { SESSION_COOKIE, UI_CSP } from "../functions/api/ui/routes";
-import { testApp } from "./support/app";
+import { SECRET, testApp } from "./support/app";
 import { PRIMARY_TOOLS, PROJECT, seedProject, T, TENANT, token } from "./support/ui-project";
 
 let app: Awaited<ReturnType<typeof testApp>>["app"];
+let verifier: TokenVerifier;
 let state: StateStore;
 const PAGE = `/ui/tenants/${TENANT}/projects/${PROJECT}`;
 
@@ -31,7 +35,9 @@ async function page(path: string, cookie?: string) {
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "vance-ui-"));
   state = await stateStore(loadConfig({ VANCE_DATA_DIR: dataDir }));
-  ({ app } = await testApp({ dataDir, state }));
+  let services: Awaited<ReturnType<typeof testApp>>["services"];
+  ({ app, services } = await testApp({ dataDir, state }));
+  verifier = services.verifier;
   await seedProject(app);
 });
 
@@ -49,14 +55,31 @@ describe("the listing's session (API.md 'Web listing')", () => {
     expect(cookie).toMatch(/; Path=\/ui(;|$)/);
     // Never past the token it came from.
     expect(Number(/Max-Age=(\d+)/.exec(cookie)?.[1])).toBeLessThanOrEqual(600);
-    // The session token reads, but cannot write, even where the original could.
+    // The session's token is the listing's own audience: /v1 refuses it whatever the route.
     const minted = cookie.split(";")[0]!.slice(SESSION_COOKIE.length + 1);
-    const write = await app.request(`${T}/tools/sneaky`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${minted}`, "content-type": "application/yaml" },
-      body: "type: doc_lookup\ndescription: x\nparameters: { path: a.md }\n",
-    });
-    expect(write.status).toBe(403);
+    const headers = { authorization: `Bearer ${minted}` };
+    const answers = [
+      await app.request(`${T}/tools/sneaky`, {
+        method: "PUT",
+        headers: { ...headers, "content-type": "application/yaml" },
+        body: "type: doc_lookup\ndescription: x\nparameters: { path: a.md }\n",
+      }),
+      await app.request(`${T}/tools`, { headers }),
+      await app.request(`${T}/tools/${PRIMARY_TOOLS[0]}/invoke`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ params: {} }),
+      }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toMatch(
+        /^Bearer error="invalid_token", error_description="the token is a web listing session/,
+      );
+      expect((await answer.json()).detail).toBe(
+        "the token is a web listing session; the API takes bearer tokens only",
+      );
+    }
   });
 
   it("answers the API's problems: no token 401, a token without 'read' 403, another site's fetch 403", async () => {
@@ -95,6 +118,67 @@ describe("the listing's session (API.md 'Web listing')", () => {
     expect(ui.status).toBe(403);
     expect(ui.html).toContain(`403 forbidden`);
     expect(ui.html).toContain(problem.detail.replace(/'/g, "&#39;"));
+  });
+
+  it("never replaces a session for another tenant unless the user confirmed it (a planted #token= link)", async () => {
+    const mine = await session(await token(TENANT, ["read"]));
+    const trade = (bearer: string, headers: Record<string, string> = {}) =>
+      app.request("/ui/session", {
+        method: "POST",
+        headers: { authorization: `Bearer ${bearer}`, cookie: mine, ...headers },
+      });
+    const planted = await trade(await token("evil", ["read"]));
+    expect(planted.status).toBe(409);
+    expect(planted.headers.get("set-cookie")).toBeNull();
+    expect(await planted.json()).toMatchObject({
+      code: "session_conflict",
+      signedIn: TENANT,
+      offered: "evil",
+      detail: expect.stringContaining("signed in for tenant 'acme'; this token is for tenant 'evil'"),
+    });
+    // The session is still the user's.
+    expect((await page(PAGE, mine)).status).toBe(200);
+    // The same tenant again (a renewal, other roles) needs no confirmation.
+    expect((await trade(await token(TENANT, ["read", "write"]))).status).toBe(204);
+    // Confirmed by the user (the page's script sends the header after a click), it is replaced.
+    const confirmed = await trade(await token("evil", ["read"]), { [REPLACE_SESSION_HEADER]: "true" });
+    expect(confirmed.status).toBe(204);
+    const theirs = confirmed.headers.get("set-cookie")!.split(";")[0]!;
+    expect((await page(PAGE, theirs)).status).toBe(403);
+    // A session that expired is no session to protect.
+    const expired = await verifier.mintSession({ tenant: TENANT, roles: ["read"] }, -1);
+    const afterExpiry = await app.request("/ui/session", {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${await token("evil", ["read"])}`,
+        cookie: `${SESSION_COOKIE}=${expired}`,
+      },
+    });
+    expect(afterExpiry.status).toBe(204);
+  });
+
+  it("a session keeps its token's project limit; a token limited to processes opens no session", async () => {
+    const limited = await mintToken(SECRET, { tenant: TENANT, roles: ["read"], project: PROJECT }, 600);
+    const cookie = await session(limited);
+    expect((await page(PAGE, cookie)).status).toBe(200);
+    const other = await page(`/ui/tenants/${TENANT}/projects/other`, cookie);
+    expect(other.status).toBe(403);
+    expect(other.html).toContain("the token is limited to project &#39;web&#39;, not &#39;other&#39;");
+    const engine = await mintToken(SECRET, { tenant: TENANT, roles: ["read"], reach: "processes" }, 600);
+    const refused = await app.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${engine}` },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(refused.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("a page answers 401 for a bearer token given as the cookie: only the listing's own sessions open pages", async () => {
+    const bearer = await token(TENANT, ["read"]);
+    const { status, html } = await page(PAGE, `${SESSION_COOKIE}=${bearer}`);
+    expect(status).toBe(401);
+    expect(html).toContain("the token is not a web listing session");
   });
 
   it("a bad id answers 400 invalid_id before the session is looked at, as the API does", async () => {
@@ -211,4 +295,42 @@ describe("the listing's pages", () => {
     expect(bad.status).toBe(422);
     expect(bad.html).toContain("validation_failed");
   });
+});
+
+describe("a tool page says what the tool runs", () => {
+  it("names the MCP server's tool of an mcp_server sub-tool and of an mcp tool (server-everything)", async () => {
+    const { app: mcpApp } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } });
+    const writer = await token(TENANT, ["read", "write"]);
+    const put = async (path: string, body: string) => {
+      const res = await mcpApp.request(`${T}/${path}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${writer}`, "content-type": "application/yaml" },
+        body,
+      });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+    };
+    await put(
+      "documents/mcp-servers/everything.yaml",
+      `url: ${inject("mcpEverythingUrl")}\ntimeoutMs: 10000\n`,
+    );
+    await put(
+      "tools/ev",
+      "type: mcp_server\ndescription: The reference server\nparameters:\n  server: everything\n",
+    );
+    await put(
+      "tools/ev_sum",
+      "type: mcp\ndescription: Adds two numbers\nparameters:\n  server: everything\n  toolName: get-sum\n",
+    );
+    const res = await mcpApp.request("/ui/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await token(TENANT, ["read"])}` },
+    });
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    for (const name of ["ev__get_sum", "ev_sum"]) {
+      const html = await (await mcpApp.request(`${PAGE}/tools/${name}`, { headers: { cookie } })).text();
+      expect(html).toContain(
+        "<dt>Runs</dt><dd><span>MCP tool <code>get-sum</code> of the server <code>everything</code>",
+      );
+    }
+  }, 30_000);
 });

@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import {
   assertProjectId,
   assertTenantId,
@@ -21,11 +20,10 @@ import {
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
-import { type AuthEnv, authenticate } from "./auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "./auth";
 import { limitBodies } from "./body-limits";
 import {
   describe,
-  docsPage,
   jsonResponse,
   mediaResponse,
   type OpenApiDocument,
@@ -39,15 +37,19 @@ import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
 import { type McpSettings, mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
+import { oauthRoutes } from "./routes/oauth";
 import { processRoutes, recipeRoutes } from "./routes/processes";
+import { projectRoutes } from "./routes/projects";
 import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
-import { uiRoutes } from "./ui/routes";
+import { docsPage } from "./ui/docs";
+import { UI_CSP, uiRoutes } from "./ui/routes";
 
 /** Everything the HTTP API needs, built by one composition root per function. */
 export interface AppServices {
   readonly version: string;
-  readonly jwtSecret: string;
+  /** Verifies bearer tokens (the service's own and the trusted issuers') and mints listing sessions. */
+  readonly verifier: TokenVerifier;
   readonly logger: Logger;
   readonly types: ToolTypeRegistry;
   readonly documents: DocumentService;
@@ -70,9 +72,6 @@ export interface AppServices {
   readonly metrics: () => Metrics;
 }
 
-/** The Swagger UI build `/docs/ui` loads (from jsDelivr): pinned, so the page cannot change under us. */
-const SWAGGER_UI_VERSION = "5.35.0";
-
 const validIds = createMiddleware(async (c, next) => {
   assertTenantId(c.req.param("tenant") ?? "");
   assertProjectId(c.req.param("project") ?? "");
@@ -94,13 +93,7 @@ const DOCS = {
     responses: { 200: mediaResponse("OpenAPI 3.1", "application/json") },
   },
   docs: {
-    summary: "The routes as an HTML page (no external assets)",
-    tag: "meta",
-    auth: false,
-    responses: { 200: mediaResponse("HTML", "text/html") },
-  },
-  docsUi: {
-    summary: "Swagger UI over /openapi.json (its scripts load from a CDN)",
+    summary: "The routes as an HTML page in the tool listing's style (no external assets; linked from /ui/)",
     tag: "meta",
     auth: false,
     responses: { 200: mediaResponse("HTML", "text/html") },
@@ -119,7 +112,7 @@ const DOCS = {
 
 /** Builds the Hono app from injected services; the same app serves Lambda and the local server. */
 export function createApp(services: AppServices) {
-  const { jwtSecret: secret } = services;
+  const { verifier } = services;
   const app = new Hono<AuthEnv>();
 
   app.onError((error) => problemResponse(error, (fields) => services.logger.warn("http.error", fields)));
@@ -137,16 +130,17 @@ export function createApp(services: AppServices) {
     return document;
   };
   app.get("/openapi.json", describe(DOCS.openApi), async (c) => c.json(await openApi()));
-  app.get("/docs", describe(DOCS.docs), async (c) => c.html(docsPage(await openApi())));
-  app.get(
-    "/docs/ui",
-    describe(DOCS.docsUi),
-    swaggerUI({ url: "/openapi.json", version: SWAGGER_UI_VERSION, title: "Vance Server Tools" }),
-  );
-  app.get("/v1/types", describe(DOCS.types), authenticate(secret), (c) =>
+  app.get("/docs", describe(DOCS.docs), async (c) => {
+    c.header("content-security-policy", UI_CSP);
+    return c.html(await docsPage(await openApi()));
+  });
+  app.get("/v1/types", describe(DOCS.types), authenticate(verifier, undefined, ENGINE), (c) =>
     c.json({ types: services.types.describe() }),
   );
-  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(secret), (c) => c.json(services.metrics()));
+  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(verifier), (c) => c.json(services.metrics()));
+
+  // OAuth discovery for MCP clients (RFC 9728), and the development issuer while local tokens are on.
+  app.route("/", oauthRoutes(verifier));
 
   // The read-only web listing (HTML); not part of /openapi.json.
   app.route("/ui", uiRoutes(services));
@@ -158,23 +152,24 @@ export function createApp(services: AppServices) {
       observed: services.observedLimits,
       catalog: services.catalog,
       editor: services.catalogEditor,
-      secret,
+      verifier,
     }),
   );
 
-  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, secret));
+  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, verifier));
+  app.route("/v1/tenants/:tenant/projects", projectRoutes(services.documents, verifier));
 
   const project = "/v1/tenants/:tenant/projects/:project";
   app.use(`${project}/*`, validIds);
-  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, secret));
-  app.route(`${project}/documents`, documentRoutes(services.documents, secret));
-  app.route(`${project}/recipes`, recipeRoutes(services.recipes, secret));
-  app.route(`${project}/processes`, processRoutes(services.processes, secret));
-  app.route(`${project}/insights`, insightRoutes(services.usage, secret));
-  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, secret));
+  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, verifier));
+  app.route(`${project}/documents`, documentRoutes(services.documents, verifier));
+  app.route(`${project}/recipes`, recipeRoutes(services.recipes, verifier));
+  app.route(`${project}/processes`, processRoutes(services.processes, verifier));
+  app.route(`${project}/insights`, insightRoutes(services.usage, verifier));
+  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, verifier));
   app.route(
     project,
-    mcpRoutes(services.processes, { secret, version: services.version, settings: services.mcp }),
+    mcpRoutes(services.processes, { verifier, version: services.version, settings: services.mcp }),
   );
   return app;
 }

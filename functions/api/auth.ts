@@ -1,120 +1,149 @@
-import { TenantIdSchema, VanceError } from "@vance/core";
+import { VanceError } from "@vance/core";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { sign, verify } from "hono/jwt";
-import { LRUCache } from "lru-cache";
-import * as v from "valibot";
+import { BearerError, type ChallengeContext } from "./identity/challenge";
+import { type Caller, type Claims, PROCESSES_REACH, type Role, TokenRefused } from "./identity/claims";
+import { IssuerUnavailable } from "./identity/issuer-keys";
+import { type Audience, signLocal, type TokenVerifier } from "./identity/verifier";
 
-/** The roles a token may carry (API.md "Conventions"). */
-export type Role = "read" | "write" | "admin";
+export type { Caller, Claims, Role, TokenVerifier };
 
-const ClaimsSchema = v.object({
-  tenant: v.union([v.literal("*"), TenantIdSchema]),
-  roles: v.array(v.picklist(["read", "write", "admin"])),
-});
+export type AuthEnv = { Variables: { claims: Caller } };
 
-/** The verified claims of the caller. */
-export type Claims = v.InferOutput<typeof ClaimsSchema>;
-
-export type AuthEnv = { Variables: { claims: Claims } };
-
-const unauthenticated = (detail: string) => new VanceError("unauthenticated", 401, detail);
-const forbidden = (detail: string) => new VanceError("forbidden", 403, detail);
-
-/**
- * Tokens already verified, per secret: an engine sends the same token on every call of a turn,
- * and verifying the signature (key import and HMAC) costs about 0.1 ms. A token string verifies
- * the same way every time; only its time window (`exp`, `nbf`) is checked again on each use.
- */
-const verifiedTokens = new Map<string, LRUCache<string, VerifiedToken>>();
-
-interface VerifiedToken {
-  readonly payload: Record<string, unknown>;
-  readonly exp: number;
-  readonly nbf: number | undefined;
+/** What a route needs of its caller besides a valid token. */
+export interface Need {
+  /** The path's tenant: the token's, or a platform token's (`tenant: "*"`). */
+  readonly tenant?: string | undefined;
+  /** The path's project: a token limited to a project serves that one only. */
+  readonly project?: string | undefined;
+  readonly role?: Role | undefined;
+  /** The route changes every tenant: a platform token only. */
+  readonly platformOnly?: boolean | undefined;
+  /** The route is one an engine runs processes with: tokens of reach `processes` may call it. */
+  readonly processes?: boolean | undefined;
 }
 
-/** A token that verified but must not be used; its reason is the answer's detail. */
-class RefusedToken extends Error {}
+/** How a route is authenticated besides its role. */
+export interface AuthOptions {
+  readonly platformOnly?: boolean;
+  readonly processes?: boolean;
+  /** The route is an MCP endpoint: a protected resource with metadata of its own (RFC 9728 §3.1). */
+  readonly endpoint?: boolean;
+}
 
-async function verifyToken(token: string, secret: string): Promise<Record<string, unknown>> {
-  let cache = verifiedTokens.get(secret);
-  if (!cache) {
-    cache = new LRUCache({ max: 10_000 });
-    verifiedTokens.set(secret, cache);
-  }
-  const now = Date.now() / 1000;
-  const known = cache.get(token);
-  if (known && now < known.exp && (known.nbf === undefined || now >= known.nbf)) {
-    return known.payload;
-  }
-  const payload = (await verify(token, secret, "HS256")) as Record<string, unknown>;
-  // A token without `exp` would be valid forever: a leaked one could never be retired.
-  if (typeof payload.exp !== "number")
-    throw new RefusedToken("the token has no 'exp' claim; tokens must expire");
-  const nbf = typeof payload.nbf === "number" ? payload.nbf : undefined;
-  cache.set(token, { payload, exp: payload.exp, nbf });
-  return payload;
+/** The routes an engine's token (reach `processes`) may call. */
+export const ENGINE = { processes: true } as const satisfies AuthOptions;
+
+/** The path of a resource's metadata (RFC 9728 §3.1): the well-known prefix before the resource's path. */
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+/** The service's base URL as clients reach it: `VANCE_PUBLIC_URL`, else the request's origin. */
+export function publicBase(requestUrl: string, publicUrl: string | undefined): string {
+  return publicUrl ?? new URL(requestUrl).origin;
 }
 
 /**
- * Verifies the bearer JWT (HS256, `exp` required and honoured) and, when given, the role the
- * route needs and that the path's tenant is the token's (or a platform token's, `tenant: "*"`).
+ * Verifies the bearer token and, when given, the role the route needs and that the path's
+ * tenant (and project) is the token's. A refusal's `WWW-Authenticate` names the reason
+ * (`invalid_token`, `insufficient_scope` with the scope needed) and the resource's metadata.
  */
-export function authenticate(secret: string, role?: Role, options: { platformOnly?: boolean } = {}) {
+export function authenticate(verifier: TokenVerifier, role?: Role, options: AuthOptions = {}) {
   return createMiddleware<AuthEnv>(async (c, next) => {
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
-    c.set("claims", await authorise(match[1]!, secret, { tenant: c.req.param("tenant"), role, ...options }));
+    const { resource, context } = resourceOf(c, verifier, options.endpoint === true);
+    try {
+      const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+      if (!match)
+        throw new BearerError(401, "a bearer token is required (Authorization: Bearer <jwt>)", undefined);
+      const need = { tenant: c.req.param("tenant"), project: c.req.param("project"), role, ...options };
+      c.set("claims", await authorise(verifier, match[1]!, need, { audience: "api", resource }));
+    } catch (error) {
+      throw error instanceof BearerError ? error.at(context) : error;
+    }
     await next();
   });
 }
 
+/** The request's resource (its URL under the public base, no query) and what its challenges point at. */
+function resourceOf(
+  c: Context,
+  verifier: TokenVerifier,
+  endpoint: boolean,
+): { resource: string; context: ChallengeContext } {
+  const base = publicBase(c.req.url, verifier.publicUrl);
+  const path = new URL(c.req.url).pathname;
+  const tenant = c.req.param("tenant");
+  const scope = endpoint && tenant !== undefined ? verifier.scopes(tenant).join(" ") : "";
+  return {
+    resource: `${base}${path}`,
+    context: {
+      resourceMetadata: `${base}${RESOURCE_METADATA_PATH}${endpoint ? path : ""}`,
+      ...(scope === "" ? {} : { scope }),
+    },
+  };
+}
+
 /**
- * The claims of `token` when it may act: verified, and when given, for `tenant` (or a platform
- * token) with `role`. The one rule behind `authenticate` and the web listing's session: 401
- * `unauthenticated`, 403 `forbidden`.
+ * The caller `token` stands for when it may act as `need` says: 401 `unauthenticated` (the
+ * token does not verify), 403 `forbidden` (it does not reach the route), 503
+ * `issuer_unavailable` (its issuer's keys cannot be read). The one rule behind `authenticate`
+ * and the web listing's session.
  */
 export async function authorise(
+  verifier: TokenVerifier,
   token: string,
-  secret: string,
-  scope: { tenant?: string | undefined; role?: Role | undefined; platformOnly?: boolean | undefined } = {},
-): Promise<Claims> {
-  let payload: unknown;
+  need: Need,
+  at: { readonly audience: Audience; readonly resource: string },
+): Promise<Caller> {
+  let caller: Caller;
   try {
-    payload = await verifyToken(token, secret);
+    caller = await verifier.verify(token, at);
   } catch (error) {
-    throw unauthenticated(error instanceof RefusedToken ? error.message : "the token is invalid or expired");
+    if (error instanceof TokenRefused) throw new BearerError(401, error.message, "invalid_token");
+    if (error instanceof IssuerUnavailable) throw new VanceError("issuer_unavailable", 503, error.message);
+    throw error;
   }
-  const claims = v.safeParse(ClaimsSchema, payload);
-  if (!claims.success) throw unauthenticated("the token lacks valid 'tenant' and 'roles' claims");
-  const { tenant, role } = scope;
-  if (tenant !== undefined && claims.output.tenant !== "*" && claims.output.tenant !== tenant) {
-    throw forbidden(`the token is for tenant '${claims.output.tenant}', not '${tenant}'`);
-  }
-  if (scope.platformOnly && claims.output.tenant !== "*") {
-    throw forbidden("this route changes every tenant and needs a platform token (tenant '*')");
-  }
-  if (role && !claims.output.roles.includes(role)) throw forbidden(`this route needs the '${role}' role`);
-  return claims.output;
+  permit(caller, need);
+  return caller;
 }
 
-/** When a verified token expires (epoch seconds), or undefined for a token that does not verify. */
-export async function expiryOf(token: string, secret: string): Promise<number | undefined> {
-  try {
-    const payload = await verifyToken(token, secret);
-    return typeof payload.exp === "number" ? payload.exp : undefined;
-  } catch {
-    return undefined;
+/** Throws 403 `insufficient_scope`, naming the scope needed, unless `caller` reaches what `need` describes. */
+export function permit(caller: Caller, need: Need): void {
+  const prefix = caller.scopePrefix;
+  const deny = (detail: string, scope: string) => new BearerError(403, detail, "insufficient_scope", scope);
+  const { tenant, project, role } = need;
+  if (tenant !== undefined && caller.tenant !== "*" && caller.tenant !== tenant) {
+    throw deny(`the token is for tenant '${caller.tenant}', not '${tenant}'`, `${prefix}tenant:${tenant}`);
   }
+  if (need.platformOnly && caller.tenant !== "*") {
+    throw deny(
+      "this route changes every tenant and needs a platform token (tenant '*')",
+      `${prefix}tenant:*`,
+    );
+  }
+  if (caller.project !== undefined && tenant !== undefined && project !== caller.project) {
+    throw deny(
+      project === undefined
+        ? `the token is limited to project '${caller.project}'; this route is the tenant's`
+        : `the token is limited to project '${caller.project}', not '${project}'`,
+      project === undefined ? `${prefix}tenant:${tenant}` : `${prefix}project:${project}`,
+    );
+  }
+  if (caller.reach === PROCESSES_REACH && !need.processes) {
+    throw deny(
+      "the token is limited to processes (reach 'processes'); this route is not one an engine runs processes with",
+      `${prefix}${role ?? "read"}`,
+    );
+  }
+  if (role && !caller.roles.includes(role))
+    throw deny(`this route needs the '${role}' role`, `${prefix}${role}`);
 }
 
-/** Mints an HS256 token, e.g. for `npm run token` and the development token printed at start. */
+/** Mints one of the service's own tokens (HS256), e.g. for `npm run token` and the development token. */
 export async function mintToken(
   secret: string,
   claims: Claims,
   ttlSeconds: number,
   now: number = Math.floor(Date.now() / 1000),
 ): Promise<string> {
-  return sign({ ...claims, iat: now, exp: now + ttlSeconds }, secret, "HS256");
+  return signLocal(new TextEncoder().encode(secret), { ...claims }, now, ttlSeconds);
 }

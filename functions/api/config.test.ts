@@ -108,3 +108,16 @@ describe("loadConfig: prompt_template and diagnostics settings", () => {
     ]);
   });
 });
+
+describe("loadConfig: one message per mistake", () => {
+  it.each([["abc"], ["0"], ["70000"]])("PORT=%s is one line naming the rule", (port) => {
+    expect(problems({ PORT: port })).toEqual(["- PORT: PORT must be a port number (1 to 65535)"]);
+  });
+
+  it("says in words what a setting without its own message expects", () => {
+    expect(problems({ VANCE_LOG_LEVEL: "debug", VANCE_S3_FORCE_PATH_STYLE: "yes" })).toEqual([
+      "- VANCE_S3_FORCE_PATH_STYLE: expected one of 'true', 'false', '1', '0', got the text \"yes\"",
+      "- VANCE_LOG_LEVEL: VANCE_LOG_LEVEL must be 'info' or 'trace'",
+    ]);
+  });
+});

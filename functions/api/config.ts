@@ -1,10 +1,16 @@
 import { decodeSecretsKey } from "@vance/adapters";
+import { issuesToFieldErrors, trimChar } from "@vance/core";
 import * as v from "valibot";
+import { IssuersSettingSchema } from "./identity/issuers";
 
-const Flag = v.pipe(
-  v.optional(v.picklist(["true", "false", "1", "0"]), "false"),
-  v.transform((value) => value === "true" || value === "1"),
-);
+/** `true`/`1` or `false`/`0`; unset is `fallback`. */
+const flag = (fallback: "true" | "false") =>
+  v.pipe(
+    v.optional(v.picklist(["true", "false", "1", "0"]), fallback),
+    v.transform((value) => value === "true" || value === "1"),
+  );
+
+const Flag = flag("false");
 
 const Count = (name: string, fallback: string) =>
   v.pipe(
@@ -40,6 +46,12 @@ const OptionalWhole = (name: string, least: number) =>
     ),
   );
 
+/** The largest `rest` response body unless `VANCE_REST_MAX_RESPONSE_BYTES` says otherwise. */
+export const DEFAULT_REST_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** Where the embedded default keeps documents, state and its generated secrets. */
+export const DEFAULT_DATA_DIR = "./.data";
+
 /** `scheme://host[:port]`, as a browser sends it in `Origin` (a trailing `/` is tolerated). */
 function isOrigin(entry: string): boolean {
   if (!URL.canParse(entry)) return false;
@@ -71,14 +83,34 @@ export const ConfigSchema = v.pipe(
     PORT: v.pipe(
       v.optional(v.string(), "8787"),
       v.transform(Number),
-      v.integer("PORT must be a port number"),
-      v.minValue(1),
-      v.maxValue(65535),
+      v.integer("PORT must be a port number (1 to 65535)"),
+      v.minValue(1, "PORT must be a port number (1 to 65535)"),
+      v.maxValue(65535, "PORT must be a port number (1 to 65535)"),
     ),
     HOST: v.optional(v.string(), "127.0.0.1"),
-    VANCE_DATA_DIR: v.optional(v.string(), "./.data"),
+    VANCE_DATA_DIR: v.optional(v.string(), DEFAULT_DATA_DIR),
     VANCE_JWT_SECRET: v.optional(
       v.pipe(v.string(), v.minLength(16, "VANCE_JWT_SECRET must have at least 16 characters")),
+    ),
+    /**
+     * Whether `/v1` takes the service's own HS256 tokens (signed with `VANCE_JWT_SECRET`): on for
+     * `npm start`; the Lambda entry (production) defaults it off.
+     */
+    VANCE_LOCAL_TOKENS: flag("true"),
+    /** The trusted identity providers, a JSON list (see `IssuerSchema`). */
+    VANCE_TOKEN_ISSUERS: IssuersSettingSchema,
+    /** The service's base URL as clients reach it, named in OAuth metadata; unset, each request's origin. */
+    VANCE_PUBLIC_URL: v.optional(
+      v.pipe(
+        v.string(),
+        v.url("VANCE_PUBLIC_URL must be a URL"),
+        v.check((url) => /^https?:\/\//.test(url), "VANCE_PUBLIC_URL must be an http(s) URL"),
+        v.check(
+          (url) => !new URL(url).search && !new URL(url).hash,
+          "VANCE_PUBLIC_URL must have no query or fragment",
+        ),
+        v.transform((url) => trimChar(url, "/", "end")),
+      ),
     ),
     /** Seals tenant secrets (AES-256-GCM): the base64 of 32 bytes, e.g. `openssl rand -base64 32`. */
     VANCE_SECRETS_KEY: v.optional(
@@ -114,7 +146,7 @@ export const ConfigSchema = v.pipe(
     VANCE_ACTIVATION_TTL_SECONDS: Count("VANCE_ACTIVATION_TTL_SECONDS", "1800"),
     VANCE_MAX_ACTIVATED: Count("VANCE_MAX_ACTIVATED", "40"),
     VANCE_REST_MAX_RESPONSE_BYTES: v.pipe(
-      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(10 * 1024 * 1024)),
+      Count("VANCE_REST_MAX_RESPONSE_BYTES", String(DEFAULT_REST_MAX_RESPONSE_BYTES)),
       v.minValue(1, "VANCE_REST_MAX_RESPONSE_BYTES must be at least 1"),
     ),
     /** Document bodies and layer listings a warm instance keeps, in MiB. */
@@ -215,6 +247,14 @@ export const ConfigSchema = v.pipe(
   ),
   v.forward(
     v.partialCheck(
+      [["VANCE_LOCAL_TOKENS"], ["VANCE_TOKEN_ISSUERS"]],
+      (env) => env.VANCE_LOCAL_TOKENS || env.VANCE_TOKEN_ISSUERS.length > 0,
+      "required when VANCE_LOCAL_TOKENS is off (no token could be verified): a JSON list of trusted issuers, or VANCE_LOCAL_TOKENS=true",
+    ),
+    ["VANCE_TOKEN_ISSUERS"],
+  ),
+  v.forward(
+    v.partialCheck(
       [["VANCE_STATE"], ["VANCE_STATE_TABLE"]],
       (env) => env.VANCE_STATE !== "dynamodb" || env.VANCE_STATE_TABLE !== undefined,
       "required when VANCE_STATE=dynamodb",
@@ -238,9 +278,12 @@ export function loadConfig(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
   );
   const result = v.safeParse(ConfigSchema, set);
+  // One line per variable: `PORT=abc` is one mistake, not "no integer" and "not ≥ 1" besides.
   const lines = result.success
     ? []
-    : result.issues.map((issue) => `- ${v.getDotPath(issue) ?? "settings"}: ${issue.message}`);
+    : issuesToFieldErrors(result.issues, undefined).map(
+        (error) => `- ${error.path || "settings"}: ${error.message}`,
+      );
   for (const name of options.require ?? []) {
     if (set[name] === undefined) lines.push(`- ${name}: required here`);
   }

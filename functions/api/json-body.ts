@@ -19,7 +19,7 @@ export async function jsonBody<S extends v.GenericSchema>(c: Context, schema: S)
       "validation_failed",
       422,
       "the request body has the wrong shape",
-      issuesToFieldErrors(result.issues, undefined),
+      issuesToFieldErrors(result.issues, undefined, [], schema),
     );
   }
   return result.output;

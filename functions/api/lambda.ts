@@ -11,6 +11,8 @@ import { buildServices, lazyScriptPool } from "./services";
  * The Lambda entry (built to dist/functions/api/lambda.mjs, which infra deploys): the same Hono
  * app as the local server, over S3 and DynamoDB, its buckets, table and secrets linked by infra.
  * A function URL is no socket bound to `HOST`, so the MCP endpoints' loopback `Host` check does not apply.
+ * This is production: `/v1` takes tokens of the trusted issuers (`VANCE_TOKEN_ISSUERS`), and the
+ * service's own HS256 tokens only when `VANCE_LOCAL_TOKENS=true` says so.
  */
 export const handler = await startFunction(
   "api",
@@ -19,6 +21,7 @@ export const handler = await startFunction(
       defaults: {
         VANCE_STORE: "s3",
         VANCE_STATE: "dynamodb",
+        VANCE_LOCAL_TOKENS: "false",
         ...bundledFiles(import.meta.url, [
           "VANCE_SCRIPT_WORKER",
           "VANCE_PARSE_WORKER",

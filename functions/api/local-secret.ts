@@ -1,21 +1,37 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { decodeSecretsKey, SECRETS_KEY_BYTES } from "@vance/adapters";
 import type { Config } from "./config";
 
+/** The file of the data dir that keeps the generated JWT secret. */
+export function jwtSecretFile(config: Config): string {
+  return resolve(config.VANCE_DATA_DIR, "jwt-secret");
+}
+
+/**
+ * The JWT secret the local server signs with, without making one: `VANCE_JWT_SECRET` when set,
+ * else the data dir's file; null when the server has not started on this data dir yet.
+ */
+export function existingJwtSecret(config: Config): { secret: string; source: string } | null {
+  if (config.VANCE_JWT_SECRET) return { secret: config.VANCE_JWT_SECRET, source: "VANCE_JWT_SECRET" };
+  const file = jwtSecretFile(config);
+  try {
+    return { secret: readFileSync(file, "utf8").trim(), source: file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
 /** The JWT secret: `VANCE_JWT_SECRET` when set, else one generated on first start and kept in the data dir. */
 export function localJwtSecret(config: Config): string {
-  if (config.VANCE_JWT_SECRET) return config.VANCE_JWT_SECRET;
-  const file = join(config.VANCE_DATA_DIR, "jwt-secret");
-  try {
-    return readFileSync(file, "utf8").trim();
-  } catch {
-    mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
-    const secret = randomBytes(32).toString("base64url");
-    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-    return secret;
-  }
+  const existing = existingJwtSecret(config);
+  if (existing) return existing.secret;
+  mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(jwtSecretFile(config), `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
-import { loadConfig } from "./config";
+import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
 import { buildServices, type Services } from "./services";
@@ -17,24 +17,62 @@ async function main(): Promise<void> {
   scanStoresPeriodically(services, config.VANCE_STORE_SCAN_SECONDS);
   const token = await mintToken(secret, { tenant: "*", roles: ["read", "write", "admin"] }, 30 * 24 * 3600);
   const base = `http://${config.HOST}:${config.PORT}`;
-  serve({ fetch: closeWhenBodyUnread(app.fetch), port: config.PORT, hostname: config.HOST }, () => {
-    console.log(`Vance Server Tools listening on ${base}`);
-    console.log(
-      `  storage: ${config.VANCE_STORE === "fs" ? `embedded, in ${resolve(config.VANCE_DATA_DIR)}` : "S3"}`,
-    );
-    console.log(
-      `  model catalog: ${synced.providers} providers, ${synced.models} models (npm run catalog:sync after edits)`,
-    );
-    console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
-    console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
-    console.log(`  export TOKEN=${token}\n`);
-    console.log(`Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`);
-    console.log("Try:\n");
-    console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
-    console.log(
-      `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
-    );
+  const server = serve(
+    { fetch: closeWhenBodyUnread(app.fetch), port: config.PORT, hostname: config.HOST },
+    () => {
+      console.log(`Vance Server Tools listening on ${base}`);
+      console.log(
+        `  storage: ${config.VANCE_STORE === "fs" ? `embedded, in ${resolve(config.VANCE_DATA_DIR)}` : "S3"}`,
+      );
+      console.log(
+        `  model catalog: ${synced.providers} providers, ${synced.models} models (npm run catalog:sync after edits)`,
+      );
+      console.log(`  API overview: ${base}/docs  (OpenAPI: ${base}/openapi.json)`);
+      if (config.VANCE_LOCAL_TOKENS) {
+        console.log("\nDevelopment token (all tenants, roles read,write,admin, valid 30 days):\n");
+        console.log(`  export TOKEN=${token}\n`);
+        console.log(
+          `More tokens (this server's secret): ${tokenCommand(config)} -- --tenant acme --roles read,write\n`,
+        );
+        console.log(
+          `Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`,
+        );
+      } else {
+        const issuers = config.VANCE_TOKEN_ISSUERS.map((issuer) => issuer.issuer).join(", ");
+        console.log(`\nTokens: from ${issuers} only (VANCE_LOCAL_TOKENS is off: no development token)\n`);
+      }
+      console.log("Try:\n");
+      console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
+      console.log(
+        `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
+      );
+    },
+  );
+  server.once("error", (error: NodeJS.ErrnoException) => {
+    console.error(listenProblem(error, config));
+    process.exit(1);
   });
+}
+
+/** `npm run token` with the settings that make it find this server's secret. */
+function tokenCommand(config: Config): string {
+  if (config.VANCE_JWT_SECRET) return "VANCE_JWT_SECRET=… npm run token";
+  return config.VANCE_DATA_DIR === DEFAULT_DATA_DIR
+    ? "npm run token"
+    : `VANCE_DATA_DIR=${config.VANCE_DATA_DIR} npm run token`;
+}
+
+/** One line for a server that cannot listen, saying what to change. */
+function listenProblem(error: NodeJS.ErrnoException, config: Config): string {
+  const at = `${config.HOST}:${config.PORT}`;
+  if (error.code === "EADDRINUSE") {
+    return `cannot listen on ${at}: the port is in use (another npm start?); stop that server or start with PORT=<another port>`;
+  }
+  if (error.code === "EACCES")
+    return `cannot listen on ${at}: not permitted (ports below 1024 need privileges); choose PORT=8787`;
+  if (error.code === "EADDRNOTAVAIL")
+    return `cannot listen on ${at}: HOST=${config.HOST} is not an address of this machine`;
+  return `cannot listen on ${at}: ${error.message}`;
 }
 
 /**

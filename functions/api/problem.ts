@@ -1,4 +1,5 @@
 import { StoreUnavailableError, VanceError } from "@vance/core";
+import { BearerError } from "./identity/challenge";
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
@@ -46,8 +47,13 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
     headers: {
       "content-type": "application/problem+json",
       ...(vance.status === 503 ? { "retry-after": RETRY_AFTER_SECONDS } : {}),
-      // RFC 6750 §3: a 401 names the scheme that would have worked (MCP clients read it).
-      ...(vance.status === 401 ? { "www-authenticate": "Bearer" } : {}),
+      // RFC 6750 §3: a 401 names the scheme that would have worked, a bearer refusal also why
+      // and where the resource's metadata is (MCP clients read it to find the issuer).
+      ...(vance instanceof BearerError
+        ? { "www-authenticate": vance.challenge }
+        : vance.status === 401
+          ? { "www-authenticate": "Bearer" }
+          : {}),
     },
   });
 }

@@ -73,6 +73,14 @@ export const DocumentWrittenSchema = v.object({
   etag: v.string(),
 });
 
+/** `GET /v1/tenants/{tenant}/projects`: the projects that hold documents (at most 1,000; `truncated` when more). */
+export const ProjectListSchema = v.object({
+  tenant: v.string(),
+  projects: NamesSchema,
+  tenantLayer: v.boolean(),
+  truncated: v.boolean(),
+});
+
 /** `GET T/documents`: the addressed layer's own documents (not the cascade), sorted by path. */
 export const LayerDocumentsSchema = v.object({
   layer: v.picklist(["project", "tenant"]),
@@ -220,6 +228,35 @@ const CacheStatsSchema = v.object({
 export const MetricsSchema = v.object({
   caches: v.object({ documents: CacheStatsSchema, parsed: CacheStatsSchema }),
   generations: v.object({ reads: v.number(), bumps: v.number() }),
+  /** Tokens remembered as verified, and each trusted issuer's keys: how many, reads, failed reads. */
+  identity: v.object({
+    verifiedTokens: v.number(),
+    issuers: v.array(
+      v.object({ issuer: v.string(), keys: v.number(), reads: v.number(), failures: v.number() }),
+    ),
+  }),
 });
 
 export type Metrics = v.InferOutput<typeof MetricsSchema>;
+
+/** RFC 9728 protected-resource metadata: the resource, who issues its tokens, the scopes to ask for. */
+export const ProtectedResourceSchema = v.object({
+  resource: v.string(),
+  authorization_servers: NamesSchema,
+  scopes_supported: v.optional(NamesSchema),
+  bearer_methods_supported: NamesSchema,
+  resource_name: v.string(),
+  resource_documentation: v.string(),
+});
+
+/** RFC 8414 metadata of the development issuer (the service's own tokens), which issues none over OAuth. */
+export const AuthorizationServerSchema = v.object({
+  issuer: v.string(),
+  authorization_endpoint: v.string(),
+  token_endpoint: v.string(),
+  registration_endpoint: v.string(),
+  response_types_supported: NamesSchema,
+  grant_types_supported: NamesSchema,
+  code_challenge_methods_supported: NamesSchema,
+  service_documentation: v.string(),
+});

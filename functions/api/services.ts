@@ -61,6 +61,7 @@ import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, TaskPool } from "@vance/sandbox";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
+import { TokenVerifier } from "./identity/verifier";
 import { localSecretsKey } from "./local-secret";
 import { isLoopbackAddress } from "./mcp/browser-guard";
 import { McpSessions } from "./mcp/sessions";
@@ -345,9 +346,18 @@ export async function buildServices(
   const discovery = new DiscoveryApi({ surface, bookkeeping });
   const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy, discovery });
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
+  const verifier = new TokenVerifier(
+    {
+      secret: jwtSecret,
+      localTokens: config.VANCE_LOCAL_TOKENS,
+      issuers: config.VANCE_TOKEN_ISSUERS,
+      publicUrl: config.VANCE_PUBLIC_URL,
+    },
+    { logger, now },
+  );
   return {
     version: VERSION,
-    jwtSecret,
+    verifier,
     logger,
     types,
     documents,
@@ -377,6 +387,7 @@ export async function buildServices(
     metrics: () => ({
       caches: { documents: cascade.stats, parsed: tools.stats },
       generations: generations.stats,
+      identity: verifier.stats,
     }),
     syncCatalog: async () => {
       const result = await compileCatalog();

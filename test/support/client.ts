@@ -1,8 +1,8 @@
+import type { components, paths } from "@vance/client";
 import createClient, { type Middleware } from "openapi-fetch";
 import type { OpenApiDocument } from "../../functions/api/openapi";
 import { bearer, type testApp } from "./app";
 import { answerOf, apiDocument, operationOf, requestSchemaOf, schemaFor, violations } from "./openapi";
-import type { components, paths } from "./openapi-types";
 
 type App = Awaited<ReturnType<typeof testApp>>["app"];
 

@@ -43,10 +43,16 @@ interface Reply {
 /**
  * Starts a built bundle's `lambda.mjs` in a fresh Node process, its folder as the working
  * directory and `env` as its whole environment (nothing of this process's leaks in), as Lambda
- * runs it. The bundle is imported at once; the first `invoke` waits for its start.
+ * runs it. The bundle is imported at once; the first `invoke` waits for its start. `execPath`
+ * is the Node binary (default: this process's; the deployed runtime is Node 22).
  */
-export function startLambda(entry: string, env: Record<string, string>): LambdaProcess {
+export function startLambda(
+  entry: string,
+  env: Record<string, string>,
+  options: { readonly execPath?: string } = {},
+): LambdaProcess {
   const child: ChildProcess = fork(HOST, [entry], {
+    ...(options.execPath ? { execPath: options.execPath } : {}),
     cwd: dirname(entry),
     env: { PATH: process.env.PATH ?? "", ...env },
     // No loader of this process (tsx, vitest) is inherited: the bundle runs as plain JavaScript.

@@ -7,7 +7,7 @@ import type { testApp } from "./app";
 type App = Awaited<ReturnType<typeof testApp>>["app"];
 
 /** Where the typed client's types are written (`npm run openapi:types`). */
-export const OPENAPI_TYPES_FILE = "test/support/openapi-types.ts";
+export const OPENAPI_TYPES_FILE = "packages/client/src/openapi-types.ts";
 
 const BANNER = `// Generated from /openapi.json by \`npm run openapi:types\`; do not edit. test/openapi.test.ts fails when stale.\n\n`;
 

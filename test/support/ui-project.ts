@@ -89,3 +89,45 @@ export async function listen(app: VanceApp): Promise<{ base: string; close: () =
     });
   });
 }
+
+/** A project of long names: tools named with the full 64 characters a name may have, and a large pack. */
+export const LONG_PROJECT = "long";
+export const BIG_PACK_SIZE = 500;
+
+/** A 64-character tool name, the longest the name rule allows. */
+export function longName(i: number): string {
+  return `${"tool_with_a_name_as_long_as_the_rules_allow_for_a_name_here_x"}_${String(i).padStart(2, "0")}`.slice(
+    -64,
+  );
+}
+
+/** `acme/long`: 30 deferred and 10 primary tools with 64-character names, and a 500-operation OpenAPI pack. */
+export async function seedLongProject(app: VanceApp): Promise<void> {
+  const writer = await token(TENANT, ["read", "write"]);
+  const at = `/v1/tenants/${TENANT}/projects/${LONG_PROJECT}`;
+  for (let i = 0; i < 40; i++) {
+    await put(
+      app,
+      `${at}/tools/${longName(i)}`,
+      `type: doc_lookup\ndescription: Long tool ${i}, with a description long enough to wrap across a line or two in a narrow column of the listing\n${i >= 30 ? "primary: true\n" : ""}parameters: { path: documents/getting_started.md }\n`,
+      writer,
+    );
+  }
+  const paths = Array.from(
+    { length: BIG_PACK_SIZE },
+    (_, i) =>
+      `  /items/${i}:\n    get: { operationId: op_${String(i).padStart(3, "0")}, summary: Item ${i} }\n`,
+  ).join("");
+  await put(
+    app,
+    `${at}/documents/specs/big.yaml`,
+    `openapi: 3.1.0\ninfo: { title: Big, version: "1.0" }\nservers: [{ url: https://big.invalid/v1 }]\npaths:\n${paths}`,
+    writer,
+  );
+  await put(
+    app,
+    `${at}/tools/big`,
+    "type: openapi\ndescription: A pack of many operations\nparameters:\n  spec: specs/big.yaml\n",
+    writer,
+  );
+}

@@ -31,7 +31,8 @@ export interface Operation {
     | "insights"
     | "secrets"
     | "models"
-    | "mcp";
+    | "mcp"
+    | "oauth";
   /** `false` for the public routes; every other route takes a bearer token (API.md "Conventions"). */
   readonly auth?: false;
   readonly parameters?: readonly OpenAPIV3_1.ParameterObject[];
@@ -128,7 +129,11 @@ export const DOCUMENT_WRITE_PROBLEMS = {
 export const PROJECT_PARAMS = [pathParam("tenant", TenantIdSchema), pathParam("project", ProjectIdSchema)];
 
 /** Problems any authenticated route can answer, and any route at all. */
-const AUTH_PROBLEMS: Problems = { 401: ["unauthenticated"], 403: ["forbidden"], 503: ["store_unavailable"] };
+const AUTH_PROBLEMS: Problems = {
+  401: ["unauthenticated"],
+  403: ["forbidden"],
+  503: ["store_unavailable", "issuer_unavailable"],
+};
 const ANY_PROBLEMS: Problems = { 500: ["internal_error"] };
 
 function mergeProblems(...all: (Problems | undefined)[]): Map<number, string[]> {

@@ -56,29 +56,3 @@ export async function openApiDocument(
   ]);
   return { ...document, paths: Object.fromEntries(paths) } as OpenApiDocument;
 }
-
-const METHODS = ["get", "put", "post", "delete"] as const;
-
-/** The routes of the document, with their summaries, as an HTML page that needs no external assets. */
-export function docsPage(document: OpenApiDocument): string {
-  const rows = Object.entries(document.paths ?? {})
-    .flatMap(([path, item]) =>
-      METHODS.flatMap((method) => {
-        const operation = item?.[method];
-        return operation
-          ? [
-              `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(operation.summary ?? "")}</td></tr>`,
-            ]
-          : [];
-      }),
-    )
-    .join("\n");
-  const { title, version } = document.info;
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)} ${escapeHtml(version)}</title></head>
-<body><h1>${escapeHtml(title)}</h1><p>Version ${escapeHtml(version)}. Machine-readable: <a href="/openapi.json">/openapi.json</a>; interactive: <a href="/docs/ui">/docs/ui</a> (Swagger UI, loaded from a CDN).</p>
-<table>${rows}</table></body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
-}

@@ -1,6 +1,6 @@
 import { type EmptyResponseDiagnosis, EmptyResponseReportSchema } from "@vance/core";
 import { Hono } from "hono";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
 import { EmptyResponseDiagnosisSchema } from "../responses";
@@ -18,12 +18,20 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Diagnostics under `T/diagnostics`: the empty-response diagnosis an engine reports to. */
-export function diagnosticRoutes(diagnosis: Pick<EmptyResponseDiagnosis, "diagnose">, secret: string) {
+export function diagnosticRoutes(
+  diagnosis: Pick<EmptyResponseDiagnosis, "diagnose">,
+  verifier: TokenVerifier,
+) {
   const app = new Hono<AuthEnv>();
-  app.post("/empty-response", describe(DOCS.emptyResponse), authenticate(secret, "read"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
-    const report = await jsonBody(c, EmptyResponseReportSchema);
-    return c.json(await diagnosis.diagnose(tenant, project, report));
-  });
+  app.post(
+    "/empty-response",
+    describe(DOCS.emptyResponse),
+    authenticate(verifier, "read", ENGINE),
+    async (c) => {
+      const { tenant, project } = c.req.param() as { tenant: string; project: string };
+      const report = await jsonBody(c, EmptyResponseReportSchema);
+      return c.json(await diagnosis.diagnose(tenant, project, report));
+    },
+  );
   return app;
 }

@@ -8,7 +8,7 @@ import {
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { documentText, preconditions, requireDocumentContentType } from "../http";
 import {
   DOCUMENT_WRITE_PROBLEMS,
@@ -89,10 +89,10 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Any document of a layer (scripts, markdown, MCP server configs) under `/documents/{path}`. */
-export function documentRoutes(documents: DocumentService, secret: string) {
+export function documentRoutes(documents: DocumentService, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/", describe(DOCS.list), authenticate(secret, "read"), async (c) => {
+  app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const prefix = c.req.query("prefix") ?? "";
     // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
@@ -103,7 +103,7 @@ export function documentRoutes(documents: DocumentService, secret: string) {
     return c.json({ layer: addressedLayer(project), documents: listed });
   });
 
-  app.get("/*", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
+  app.get("/*", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const hit = await documents.get(tenant, project, documentPath(c));
     if (hit.etag) c.header("ETag", hit.etag);
@@ -112,7 +112,7 @@ export function documentRoutes(documents: DocumentService, secret: string) {
     return c.body(hit.body);
   });
 
-  app.put("/*", describe(DOCS.put), authenticate(secret, "write"), async (c) => {
+  app.put("/*", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
@@ -127,7 +127,7 @@ export function documentRoutes(documents: DocumentService, secret: string) {
     return c.json({ path, layer, etag }, written.created ? 201 : 200);
   });
 
-  app.delete("/*", describe(DOCS.delete), authenticate(secret, "write"), async (c) => {
+  app.delete("/*", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     await documents.remove(tenant, project, documentPath(c), c.req.header("if-match")?.trim());
     return c.body(null, 204);

@@ -1,6 +1,6 @@
 import type { ToolUsage } from "@vance/core";
 import { Hono } from "hono";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { describe, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
 import { ToolUsageSchema } from "../responses";
 
@@ -15,9 +15,9 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Read-only insights under `T/insights`: tool usage per role (spec §14.4). */
-export function insightRoutes(usage: ToolUsage, secret: string) {
+export function insightRoutes(usage: ToolUsage, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
-  app.get("/tool-usage", describe(DOCS.toolUsage), authenticate(secret, "read"), async (c) => {
+  app.get("/tool-usage", describe(DOCS.toolUsage), authenticate(verifier, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     return c.json(await usage.byRole(tenant, project));
   });

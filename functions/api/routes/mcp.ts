@@ -9,7 +9,7 @@ import {
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { mediaType, parseJsonText, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
@@ -111,9 +111,9 @@ type Params = { tenant: string; project: string };
  */
 export function mcpRoutes(
   processes: ProcessService,
-  options: { readonly secret: string; readonly version: string; readonly settings: McpSettings },
+  options: { readonly verifier: TokenVerifier; readonly version: string; readonly settings: McpSettings },
 ) {
-  const { secret, settings } = options;
+  const { verifier, settings } = options;
   // The MCP SDK (and zod beneath it) is a third of the bundle: loaded by the first MCP request,
   // not at every cold start.
   let loaded: Promise<ProcessMcpServer> | undefined;
@@ -125,7 +125,8 @@ export function mcpRoutes(
   };
   const allowed = new Set(settings.allowedOrigins);
   const guard = browserGuard(settings);
-  const reader = authenticate(secret, "read");
+  // Each endpoint is a protected resource of its own (RFC 9728): its 401s point at its metadata.
+  const reader = authenticate(verifier, "read", { ...ENGINE, endpoint: true });
   const app = new Hono<AuthEnv>();
 
   // Browser clients (the MCP Inspector's direct mode) from listed origins need CORS.
@@ -275,7 +276,7 @@ function spawnRequestOf(query: Record<string, string>) {
     const byField = new Map<string, string>(
       Object.entries(SPAWN_QUERY).map(([name, field]) => [field, name]),
     );
-    for (const error of issuesToFieldErrors(result.issues, undefined)) {
+    for (const error of issuesToFieldErrors(result.issues, undefined, [], SpawnRequestSchema)) {
       const [field, ...rest] = error.path.split(".");
       errors.push({ ...error, path: [byField.get(field ?? "") ?? field, ...rest].join(".") });
     }

@@ -12,7 +12,7 @@ import {
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { documentText, requireYamlOrJson } from "../http";
 import { jsonBody } from "../json-body";
 import {
@@ -107,18 +107,18 @@ export function modelRoutes(deps: {
   observed: ObservedToolLimits;
   catalog: Pick<ModelCatalogService, "catalog">;
   editor: CatalogEditor;
-  secret: string;
+  verifier: TokenVerifier;
 }) {
   const app = new Hono<AuthEnv>();
   // Catalog writes change every tenant's budget: a platform admin's.
-  const platformAdmin = authenticate(deps.secret, "admin", { platformOnly: true });
+  const platformAdmin = authenticate(deps.verifier, "admin", { platformOnly: true });
 
-  app.get("/", describe(DOCS.catalog), authenticate(deps.secret, "read"), async (c) =>
+  app.get("/", describe(DOCS.catalog), authenticate(deps.verifier, "read"), async (c) =>
     c.json(catalogView(await deps.catalog.catalog())),
   );
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
-  app.get("/budget", describe(DOCS.budget), authenticate(deps.secret), async (c) => {
+  app.get("/budget", describe(DOCS.budget), authenticate(deps.verifier, undefined, ENGINE), async (c) => {
     const chain = (c.req.query("chain") ?? "")
       .split(",")
       .map((model) => model.trim())
@@ -136,23 +136,28 @@ export function modelRoutes(deps: {
 
   // A platform report cuts every tenant's manifests, so it takes a platform admin; a tenant's
   // engine reports with its read token, and its report cuts only its own tenant's.
-  app.post("/observed-limits", describe(DOCS.observedLimit), authenticate(deps.secret), async (c) => {
-    const { roles } = c.get("claims");
-    const tenant = tenantOf(c);
-    const needed = tenant === undefined ? "admin" : "read";
-    if (!roles.includes(needed)) {
-      throw new VanceError(
-        "forbidden",
-        403,
-        tenant === undefined
-          ? "a platform report changes every tenant's budget and needs the 'admin' role"
-          : "reporting a rejection needs the 'read' role",
-      );
-    }
-    const body = await jsonBody(c, ObservedLimitBodySchema);
-    const maxTools = await deps.observed.learn(body.model, body.error, tenant ?? PLATFORM_SCOPE);
-    return c.json({ model: body.model, maxTools });
-  });
+  app.post(
+    "/observed-limits",
+    describe(DOCS.observedLimit),
+    authenticate(deps.verifier, undefined, ENGINE),
+    async (c) => {
+      const { roles } = c.get("claims");
+      const tenant = tenantOf(c);
+      const needed = tenant === undefined ? "admin" : "read";
+      if (!roles.includes(needed)) {
+        throw new VanceError(
+          "forbidden",
+          403,
+          tenant === undefined
+            ? "a platform report changes every tenant's budget and needs the 'admin' role"
+            : "reporting a rejection needs the 'read' role",
+        );
+      }
+      const body = await jsonBody(c, ObservedLimitBodySchema);
+      const maxTools = await deps.observed.learn(body.model, body.error, tenant ?? PLATFORM_SCOPE);
+      return c.json({ model: body.model, maxTools });
+    },
+  );
 
   app.put("/:instance/:file", describe(DOCS.putDocument), platformAdmin, async (c) => {
     const { instance, file } = c.req.param();

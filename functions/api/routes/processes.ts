@@ -9,7 +9,7 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import {
   describe,
@@ -117,9 +117,9 @@ type Params = { tenant: string; project: string };
 type ProcessParams = Params & { id: string };
 
 /** Recipe resolution under `T/recipes`. */
-export function recipeRoutes(recipes: RecipeResolver, secret: string) {
+export function recipeRoutes(recipes: RecipeResolver, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
-  app.post("/resolve", describe(DOCS.resolve), authenticate(secret, "read"), async (c) => {
+  app.post("/resolve", describe(DOCS.resolve), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const body = await jsonBody(c, ResolveBodySchema);
     return c.json({ allowedTools: await recipes.resolve(tenant, project, body) });
@@ -128,21 +128,21 @@ export function recipeRoutes(recipes: RecipeResolver, secret: string) {
 }
 
 /** Processes under `T/processes`: spawn, record, manifest, invoke. */
-export function processRoutes(processes: ProcessService, secret: string) {
+export function processRoutes(processes: ProcessService, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
 
-  app.post("/", describe(DOCS.spawn), authenticate(secret, "read"), async (c) => {
+  app.post("/", describe(DOCS.spawn), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project } = c.req.param() as Params;
     const record = await processes.spawn(tenant, project, await jsonBody(c, SpawnRequestSchema));
     return c.json({ processId: record.processId, allowedTools: record.allowedTools }, 201);
   });
 
-  app.get("/:id", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
+  app.get("/:id", describe(DOCS.get), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     return c.json(await processes.get(tenant, project, id));
   });
 
-  app.get("/:id/manifest", describe(DOCS.manifest), authenticate(secret, "read"), async (c) => {
+  app.get("/:id/manifest", describe(DOCS.manifest), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const format = c.req.query("format") ?? "openai";
     if (format !== "openai" && format !== "anthropic") {
@@ -154,7 +154,7 @@ export function processRoutes(processes: ProcessService, secret: string) {
     return c.body(manifestBody(manifest), 200, { "content-type": "application/json" });
   });
 
-  app.post("/:id/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {
+  app.post("/:id/invoke", describe(DOCS.invoke), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const body = await jsonBody(c, ProcessInvokeBodySchema);
     const skillTools = (c.req.query("with") ?? "").split(",").filter(Boolean);

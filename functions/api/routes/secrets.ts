@@ -7,7 +7,7 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, pathParam } from "../openapi";
 import { SecretListSchema } from "../responses";
@@ -53,15 +53,15 @@ const DOCS = {
  * Tenant secrets under `/v1/tenants/{tenant}/secrets` (API.md "Secrets"): admin only, and
  * write-only: no answer carries a value.
  */
-export function secretRoutes(secrets: SecretService, secret: string) {
+export function secretRoutes(secrets: SecretService, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/", describe(DOCS.list), authenticate(secret, "admin"), async (c) => {
+  app.get("/", describe(DOCS.list), authenticate(verifier, "admin"), async (c) => {
     const { tenant } = c.req.param() as { tenant: string };
     return c.json({ secrets: await secrets.list(tenant) });
   });
 
-  app.put("/:name", describe(DOCS.put), authenticate(secret, "admin"), async (c) => {
+  app.put("/:name", describe(DOCS.put), authenticate(verifier, "admin"), async (c) => {
     const { tenant, name } = c.req.param() as { tenant: string; name: string };
     // Ids first, so a bad path is 400 before the body is read.
     assertTenantId(tenant);
@@ -71,7 +71,7 @@ export function secretRoutes(secrets: SecretService, secret: string) {
     return c.body(null, 204);
   });
 
-  app.delete("/:name", describe(DOCS.delete), authenticate(secret, "admin"), async (c) => {
+  app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "admin"), async (c) => {
     const { tenant, name } = c.req.param() as { tenant: string; name: string };
     await secrets.delete(tenant, name);
     return c.body(null, 204);

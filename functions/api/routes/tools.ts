@@ -10,7 +10,7 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate } from "../auth";
+import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { documentText, preconditions, requireToolContentType } from "../http";
 import { jsonBody } from "../json-body";
 import {
@@ -113,10 +113,10 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
-export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher, secret: string) {
+export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/", describe(DOCS.list), authenticate(secret, "read"), async (c) => {
+  app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
     const { tenant, project } = c.req.param() as { tenant: string; project: string };
     const label = c.req.query("label");
     const list =
@@ -126,14 +126,14 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     return c.json({ tools: list.map(summary) });
   });
 
-  app.get("/:name", describe(DOCS.get), authenticate(secret, "read"), async (c) => {
+  app.get("/:name", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const tool = await tools.require(tenant, project, name);
     if (tool.etag) c.header("ETag", tool.etag);
     return c.json(toolView(tool));
   });
 
-  app.put("/:name", describe(DOCS.put), authenticate(secret, "write"), async (c) => {
+  app.put("/:name", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const contentType = requireToolContentType(c);
     const options = preconditions(
@@ -145,13 +145,13 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     return c.json(toolView(tool), created ? 201 : 200);
   });
 
-  app.delete("/:name", describe(DOCS.delete), authenticate(secret, "write"), async (c) => {
+  app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });
 
-  app.post("/:name/invoke", describe(DOCS.invoke), authenticate(secret, "read"), async (c) => {
+  app.post("/:name/invoke", describe(DOCS.invoke), authenticate(verifier, "read"), async (c) => {
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const body = await jsonBody(c, InvokeBodySchema);
     const result = await dispatcher.invoke({

@@ -4,6 +4,8 @@ import type { Child } from "hono/jsx";
 /** Who the page's session belongs to. */
 export interface Viewer {
   readonly tenant: string;
+  /** Set when the session is limited to one project of the tenant. */
+  readonly project?: string | undefined;
   readonly roles: readonly string[];
 }
 
@@ -39,9 +41,10 @@ interface Crumb {
   readonly href?: string;
 }
 
-function Layout(props: {
+export function Layout(props: {
   title: string;
-  session: SessionState;
+  /** `public`: a page anyone may read (`/docs`); it shows no session. */
+  session: SessionState | "public";
   viewer?: Viewer | undefined;
   crumbs?: readonly Crumb[];
   tabs?: { at: ProjectRef; current: "tools" | "model" } | undefined;
@@ -65,18 +68,24 @@ function Layout(props: {
           <a class="brand" href="/ui/">
             Vance Server Tools
           </a>
-          <div class="who" aria-live="polite">
-            <span id="session-status">
-              {props.viewer
-                ? `Signed in for ${props.viewer.tenant === "*" ? "all tenants" : `tenant ${props.viewer.tenant}`} (read only)`
-                : "Not signed in"}
-            </span>{" "}
-            {props.viewer ? (
-              <button type="button" class="quiet" id="sign-out">
-                Sign out
-              </button>
-            ) : null}
-          </div>
+          <nav class="site-links" aria-label="Sections">
+            <a href="/ui/">Tools</a>
+            <a href="/docs">API reference</a>
+          </nav>
+          {props.session === "public" ? null : (
+            <div class="who" aria-live="polite">
+              <span id="session-status">
+                {props.viewer
+                  ? `Signed in for ${props.viewer.tenant === "*" ? "all tenants" : `tenant ${props.viewer.tenant}`} (read only)`
+                  : "Not signed in"}
+              </span>{" "}
+              {props.viewer ? (
+                <button type="button" class="quiet" id="sign-out">
+                  Sign out
+                </button>
+              ) : null}
+            </div>
+          )}
         </header>
         <main id="main">
           {props.crumbs && props.crumbs.length > 0 ? (
@@ -204,10 +213,18 @@ export function SignInPage(props: { problem?: ProblemView | undefined }) {
     <Layout title="Sign in" session="missing">
       <h1>Sign in to the tool listing</h1>
       {props.problem ? <Problem problem={props.problem} /> : null}
+      {/* Shown by the script, which keeps the token out of any URL; without it the form cannot send one. */}
+      <form class="inline" id="token-form" hidden>
+        <label>
+          Token
+          <input id="token-input" type="password" required autocomplete="off" spellcheck={false} size={40} />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
       <p>
-        Open this page with a token in the address's fragment: <code>/ui/#token=&lt;jwt&gt;</code>. The token
-        stays in this tab (session storage) and is never sent in a URL; the page trades it for a read-only
-        session cookie of up to an hour.
+        Paste a token above, or open this page with one in the address's fragment:{" "}
+        <code>/ui/#token=&lt;jwt&gt;</code>. The token stays in this tab (session storage) and is never sent
+        in a URL; the page trades it for a read-only session cookie of up to an hour.
       </p>
       <p class="muted">
         <code>npm start</code> prints a development token;{" "}
@@ -217,39 +234,85 @@ export function SignInPage(props: { problem?: ProblemView | undefined }) {
   );
 }
 
-/** The start page: choose a tenant and project (or the tenant layer). */
-export function PickerPage(props: { viewer: Viewer }) {
-  const tenant = props.viewer.tenant === "*" ? "" : props.viewer.tenant;
+/** The projects of a tenant the picker offers (`GET /v1/tenants/{tenant}/projects`). */
+export interface TenantProjectsView {
+  readonly tenant: string;
+  readonly projects: readonly string[];
+  readonly tenantLayer: boolean;
+  readonly truncated: boolean;
+}
+
+/**
+ * The start page: the tenant's projects that hold documents, as links, and a form for any other
+ * project id (one without documents yet). A platform viewer first names the tenant.
+ */
+export function PickerPage(props: { viewer: Viewer; listed?: TenantProjectsView | undefined }) {
+  const fixed = props.viewer.tenant === "*" ? "" : props.viewer.tenant;
+  const { listed } = props;
+  const tenant = fixed || listed?.tenant || "";
   return (
     <Layout title="Projects" session="ok" viewer={props.viewer}>
       <h1>Open a project</h1>
-      <form class="inline" method="get" action="/ui/open">
-        <label>
-          Tenant
-          <input
-            name="tenant"
-            required
-            value={tenant}
-            readonly={tenant !== ""}
-            pattern="[a-z0-9][a-z0-9_\-]{0,62}"
-            autocomplete="off"
-          />
-        </label>
-        <label>
-          Project
-          <input name="project" required pattern="[a-z0-9_][a-z0-9_\-]{0,62}" autocomplete="off" />
-        </label>
-        <button type="submit">Show tools</button>
-      </form>
-      <p class="muted">
-        The project <code>_tenant</code> shows the tenant layer alone.
-        {tenant ? (
-          <>
-            {" "}
-            <a href={projectHref({ tenant, project: "_tenant" })}>Open the tenant layer of {tenant}</a>.
-          </>
-        ) : null}
-      </p>
+      {fixed === "" ? (
+        <form class="inline" method="get" action="/ui/">
+          <label>
+            Tenant
+            <input
+              name="tenant"
+              required
+              value={tenant}
+              pattern="[a-z0-9][a-z0-9_\-]{0,62}"
+              autocomplete="off"
+            />
+          </label>
+          <button type="submit">List its projects</button>
+        </form>
+      ) : null}
+      {listed ? (
+        <section aria-labelledby="projects-heading">
+          <h2 id="projects-heading">{`Projects of ${listed.tenant}`}</h2>
+          {listed.projects.length === 0 && !listed.tenantLayer ? (
+            <p class="muted">
+              {`No project of ${listed.tenant} holds documents yet: write one (PUT …/projects/{project}/tools/{name}, or vance-tools push), or open a project by its id below.`}
+            </p>
+          ) : (
+            <ul class="projects" aria-label={`Projects of ${listed.tenant}`}>
+              {listed.tenantLayer ? (
+                <li>
+                  <a href={projectHref({ tenant: listed.tenant, project: "_tenant" })}>
+                    The tenant layer (_tenant)
+                  </a>
+                </li>
+              ) : null}
+              {listed.projects.map((project) => (
+                <li>
+                  <a href={projectHref({ tenant: listed.tenant, project })}>{project}</a>
+                </li>
+              ))}
+            </ul>
+          )}
+          {listed.truncated ? (
+            <p class="notice">{`Only the first ${listed.projects.length} projects are listed; open others by id.`}</p>
+          ) : null}
+        </section>
+      ) : null}
+      {tenant ? (
+        <>
+          <h2 id="by-id">Open by id</h2>
+          <form class="inline" method="get" action="/ui/open" aria-labelledby="by-id">
+            <input type="hidden" name="tenant" value={tenant} />
+            <label>
+              Project
+              <input name="project" required pattern="[a-z0-9_][a-z0-9_\-]{0,62}" autocomplete="off" />
+            </label>
+            <button type="submit">Show tools</button>
+          </form>
+          <p class="muted">
+            The project <code>_tenant</code> shows the tenant layer alone; a project without documents shows
+            the tenant's and the bundled tools.
+          </p>
+        </>
+      ) : null}
     </Layout>
   );
 }
@@ -303,11 +366,16 @@ function Usage(props: { usage: readonly RoleUsage[] }) {
   );
 }
 
+/** What the listing's filter matches a row by: its name, type, labels and description, lower-cased. */
+function searchText(row: ToolRow): string {
+  return [row.name, row.type, ...row.labels, row.description].join(" ").toLowerCase();
+}
+
 function Row(props: { row: ToolRow; at: ProjectRef; sub?: boolean }) {
   const { row, at: ref } = props;
   const labelHref = (label: string) => `${projectHref(ref)}?label=${enc(label)}`;
   return (
-    <tr class={props.sub ? "sub" : undefined}>
+    <tr class={props.sub ? "sub" : undefined} data-search={searchText(row)}>
       <th scope="row">
         <a href={toolHref(ref, row.name)}>{row.name}</a>
       </th>
@@ -333,6 +401,30 @@ function Row(props: { row: ToolRow; at: ProjectRef; sub?: boolean }) {
   );
 }
 
+/** Packs with more sub-tools than this are listed collapsed, each below the table in a section of its own. */
+export const COLLAPSED_PACK_SIZE = 20;
+
+function packId(pack: string): string {
+  return `pack-${pack}`;
+}
+
+/** A table's header row of column names. */
+export function ColumnHeads(props: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.names.map((name) => (
+          <th scope="col">{name}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+function ToolTableHead() {
+  return <ColumnHeads names={["Name", "Layer", "Type", "Labels", "Surface", "Enabled", "Usage per role"]} />;
+}
+
 /** A project's merged tools: built-in → bundled → tenant → project, the inner layer winning. */
 export function ProjectPage(props: {
   viewer: Viewer;
@@ -343,21 +435,9 @@ export function ProjectPage(props: {
 }) {
   const { at: ref, items } = props;
   const count = items.reduce((sum, item) => sum + (item.kind === "tool" ? 1 : item.group.rows.length), 0);
-  const head = (
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Layer</th>
-        <th scope="col">Type</th>
-        <th scope="col">Labels</th>
-        <th scope="col">Surface</th>
-        <th scope="col">Enabled</th>
-        <th scope="col">Usage per role</th>
-      </tr>
-    </thead>
-  );
   const plain: ToolRow[] = [];
   const bodies: Child[] = [];
+  const collapsed: PackGroup[] = [];
   const flush = () => {
     if (plain.length === 0) return;
     bodies.push(
@@ -368,6 +448,8 @@ export function ProjectPage(props: {
       </tbody>,
     );
   };
+  const packHead = (group: PackGroup) =>
+    `Pack ${group.pack} — ${group.rows.length} sub-tool${group.rows.length === 1 ? "" : "s"} · `;
   for (const item of items) {
     if (item.kind === "tool") {
       plain.push(item.row);
@@ -375,17 +457,23 @@ export function ProjectPage(props: {
     }
     flush();
     const { group } = item;
+    const large = group.rows.length > COLLAPSED_PACK_SIZE;
+    if (large) collapsed.push(group);
     bodies.push(
-      <tbody class="pack">
-        <tr>
+      <tbody class="pack" data-pack={group.pack}>
+        <tr data-search={[group.pack, group.type].join(" ").toLowerCase()}>
           <th scope="rowgroup" colspan={7}>
-            {`Pack ${group.pack} — ${group.rows.length} sub-tool${group.rows.length === 1 ? "" : "s"} · `}
+            {packHead(group)}
             <LayerBadge layer={group.layer} /> {group.type}
+            {large ? (
+              <>
+                {" · "}
+                <a href={`#${packId(group.pack)}`}>listed below, collapsed</a>
+              </>
+            ) : null}
           </th>
         </tr>
-        {group.rows.map((row) => (
-          <Row row={row} at={ref} sub />
-        ))}
+        {large ? null : group.rows.map((row) => <Row row={row} at={ref} sub />)}
       </tbody>,
     );
   }
@@ -405,17 +493,83 @@ export function ProjectPage(props: {
           <a href={projectHref(ref)}>show all</a>
         </p>
       ) : null}
+      {/* The script shows the filter: it hides the rows that do not match, in this page alone. */}
+      <div class="filter" id="tool-filter-box" hidden>
+        <label>
+          Filter
+          <input
+            type="search"
+            id="tool-filter"
+            placeholder="name, type, label or description"
+            autocomplete="off"
+            aria-describedby="tool-filter-count"
+          />
+        </label>
+        <span class="muted" id="tool-filter-count" aria-live="polite" />
+      </div>
       <div class="scroll">
-        <table class="stack">
+        <table class="stack" id="tools">
           <caption>
             {`${count} tool${count === 1 ? "" : "s"}, merged built-in → bundled → tenant → project (the inner layer wins by name)`}
             {props.roles.length > 0 ? `; usage of the roles ${props.roles.join(", ")}` : "; no usage yet"}
           </caption>
-          {head}
+          <ToolTableHead />
           {bodies}
         </table>
       </div>
+      {collapsed.map((group) => (
+        <details class="pack-group" id={packId(group.pack)} data-pack={group.pack}>
+          <summary>
+            {packHead(group)}
+            <LayerBadge layer={group.layer} /> {group.type}
+          </summary>
+          <div class="scroll">
+            <table class="stack">
+              <caption>{`The sub-tools of ${group.pack}`}</caption>
+              <ToolTableHead />
+              <tbody>
+                {group.rows.map((row) => (
+                  <Row row={row} at={ref} sub />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      ))}
     </Layout>
+  );
+}
+
+/** What a tool calls: an HTTP operation (`openapi` sub-tools) or an MCP server's tool (`mcp`, `mcp_server`). */
+export type ToolTarget =
+  | {
+      readonly kind: "http";
+      readonly method: string;
+      readonly path: string;
+      readonly operationId?: string | undefined;
+    }
+  | { readonly kind: "mcp"; readonly server: string; readonly tool: string };
+
+function Target(props: { target: ToolTarget }) {
+  const { target } = props;
+  if (target.kind === "http") {
+    return (
+      <span>
+        <code>{`${target.method.toUpperCase()} ${target.path}`}</code>
+        {target.operationId ? (
+          <>
+            {" "}
+            (operation <code>{target.operationId}</code>)
+          </>
+        ) : null}
+      </span>
+    );
+  }
+  return (
+    <span>
+      MCP tool <code>{target.tool}</code> of the server <code>{target.server}</code> (
+      <code>{`mcp-servers/${target.server}.yaml`}</code>)
+    </span>
   );
 }
 
@@ -440,6 +594,7 @@ export function ToolPage(props: {
         inputSchema: unknown;
         pack?: string | undefined;
         stale?: boolean | undefined;
+        runs?: ToolTarget | undefined;
       }
     | undefined;
   /** The layer whose document disables or breaks the tool. */
@@ -494,6 +649,14 @@ export function ToolPage(props: {
             </dd>
             <dt>Surface</dt>
             <dd>{tool.config.primary ? "primary" : "deferred"}</dd>
+            {tool.runs ? (
+              <>
+                <dt>Runs</dt>
+                <dd>
+                  <Target target={tool.runs} />
+                </dd>
+              </>
+            ) : null}
             {tool.pack ? (
               <>
                 <dt>Pack</dt>

@@ -6,6 +6,7 @@ import {
   Errors,
   invocableToolNameProblem,
   issuesToFieldErrors,
+  operationTarget,
   packOf,
   type ResolvedTool,
   SpawnRequestSchema,
@@ -20,9 +21,11 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import * as v from "valibot";
 import type { AppServices } from "../app";
-import { authorise, expiryOf, mintToken } from "../auth";
+import { authorise, type Caller, type Need, publicBase } from "../auth";
+import { BearerError } from "../identity/challenge";
+import { PROCESSES_REACH } from "../identity/claims";
 import { problemResponse } from "../problem";
-import { UI_SCRIPT, UI_STYLES } from "./assets";
+import { REPLACE_SESSION_HEADER, UI_SCRIPT, UI_STYLES } from "./assets";
 import {
   ErrorPage,
   type LayerView,
@@ -39,13 +42,14 @@ import {
   SignInPage,
   ToolPage,
   type ToolRow,
+  type ToolTarget,
   type Viewer,
 } from "./pages";
 
 /** What the listing reads: the services the API's routes use, nothing that writes a document. */
 export type UiServices = Pick<
   AppServices,
-  "jwtSecret" | "logger" | "tools" | "documents" | "usage" | "processes" | "budget" | "catalog"
+  "verifier" | "logger" | "tools" | "documents" | "usage" | "processes" | "budget" | "catalog"
 >;
 
 /** The listing's session cookie: sent only to `/ui/`, never readable by scripts, never cross-site. */
@@ -71,7 +75,7 @@ async function render(c: Context, status: number, page: Element): Promise<Respon
   return c.html(`<!DOCTYPE html>${await page}`, status as ContentfulStatusCode);
 }
 
-const unauthenticated = (detail: string) => new VanceError("unauthenticated", 401, detail);
+const unauthenticated = (detail: string) => new BearerError(401, detail, undefined);
 
 /** The project a page is about, with its ids checked first (400 `invalid_id`, as the API). */
 function projectOf(c: Context): ProjectRef {
@@ -87,24 +91,32 @@ function projectOf(c: Context): ProjectRef {
  *
  * Authentication: the page's script moves `#token=<jwt>` into session storage and posts it once
  * as a bearer header to `POST /ui/session`, which answers a cookie holding a new token minted
- * from it — `read` only, at most an hour, never past the original's `exp`; HttpOnly,
- * `SameSite=Strict`, `Path=/ui`. Pages check it with the API's own rule (`authorise`), so another
- * tenant's page is the same 403 `forbidden`. CSRF: the pages only read; the session route needs
- * the bearer header (which no cross-site form can send) and refuses other sites' fetches; the
- * cookie never reaches the API's routes, which take bearer headers alone.
+ * from it — `read` only, at most an hour, never past the original's `exp`, of the listing's own
+ * audience (which `/v1` refuses); HttpOnly, `SameSite=Strict`, `Path=/ui`. Pages check it with the
+ * API's own rule (`authorise`), so another tenant's page is the same 403 `forbidden`. CSRF: the
+ * pages only read; the session route needs the bearer header (which no cross-site form can send),
+ * refuses other sites' fetches, and answers 409 `session_conflict` rather than replace a session
+ * for another tenant unless the user confirmed it (a planted `#token=` link).
  */
 export function uiRoutes(services: UiServices) {
-  const secret = services.jwtSecret;
+  const { verifier } = services;
+  const resourceOf = (c: Context) => `${publicBase(c.req.url, verifier.publicUrl)}/ui`;
   const ui = new Hono();
   const log = (fields: Record<string, unknown>) => services.logger.warn("http.error", fields);
 
   // One mapping of failures to problems (problem.ts); pages show them as HTML with the same status.
+  // A refused page still says who is signed in (a 403 is another tenant's page, not "signed out").
   ui.onError(async (error, c) => {
     const response = problemResponse(error, log);
     if (c.req.method !== "GET") return response;
     const problem = (await response.json()) as ProblemView;
     if (problem.status === 401) return render(c, 401, <SignInPage problem={problem} />);
-    return render(c, problem.status, <ErrorPage problem={problem} session="ok" />);
+    const viewer = await signedIn(c);
+    return render(
+      c,
+      problem.status,
+      <ErrorPage problem={problem} viewer={viewer} session={viewer ? "ok" : "missing"} />,
+    );
   });
 
   ui.use("*", async (c, next) => {
@@ -126,6 +138,19 @@ export function uiRoutes(services: UiServices) {
     }),
   );
 
+  /** The session's caller, allowed what `need` says; 401 without a session. */
+  const sessionOf = async (c: Context, need: Need = {}): Promise<Caller> => {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (!token) throw unauthenticated("no listing session: open the listing with #token=<jwt>");
+    return authorise(
+      verifier,
+      token,
+      { ...need, role: "read" },
+      { audience: "listing", resource: resourceOf(c) },
+    );
+  };
+  const viewerOf = (c: Context, at?: ProjectRef): Promise<Viewer> => sessionOf(c, at ?? {});
+
   ui.post("/session", async (c) => {
     const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
     if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
@@ -133,18 +158,48 @@ export function uiRoutes(services: UiServices) {
     if (site !== undefined && site !== "same-origin") {
       throw new VanceError("forbidden", 403, "a listing session is started by the listing's own pages");
     }
-    const token = match[1]!;
-    const claims = await authorise(token, secret, { role: "read" });
-    const now = Math.floor(Date.now() / 1000);
-    const ttl = Math.min(SESSION_SECONDS, ((await expiryOf(token, secret)) ?? now) - now);
-    if (ttl <= 0) throw unauthenticated("the token is about to expire");
-    const session = await mintToken(secret, { tenant: claims.tenant, roles: ["read"] }, ttl, now);
-    setCookie(c, SESSION_COOKIE, session, {
+    const caller = await authorise(
+      verifier,
+      match[1]!,
+      { role: "read" },
+      { audience: "api", resource: resourceOf(c) },
+    );
+    if (caller.reach === PROCESSES_REACH) {
+      throw new BearerError(
+        403,
+        "the token is limited to processes (reach 'processes'); the web listing needs a token that reads the project",
+        "insufficient_scope",
+        `${caller.scopePrefix}read`,
+      );
+    }
+    // A session that no longer verifies (expired) is no session to protect.
+    const current = await sessionOf(c).catch((error: unknown) => {
+      if (error instanceof BearerError) return undefined;
+      throw error;
+    });
+    if (current && current.tenant !== caller.tenant && c.req.header(REPLACE_SESSION_HEADER) !== "true") {
+      const named = (tenant: string) => (tenant === "*" ? "all tenants" : `tenant '${tenant}'`);
+      throw new VanceError(
+        "session_conflict",
+        409,
+        `the listing is signed in for ${named(current.tenant)}; this token is for ${named(caller.tenant)}. Replace the session only if you opened this link yourself`,
+        [],
+        { signedIn: current.tenant, offered: caller.tenant },
+      );
+    }
+    const ttlSeconds = Math.min(SESSION_SECONDS, caller.expiresAt - verifier.nowSeconds());
+    if (ttlSeconds <= 0) throw unauthenticated("the token is about to expire");
+    const { tenant, project } = caller;
+    const token = await verifier.mintSession(
+      { tenant, roles: ["read"], ...(project === undefined ? {} : { project }) },
+      ttlSeconds,
+    );
+    setCookie(c, SESSION_COOKIE, token, {
       path: "/ui",
       httpOnly: true,
       sameSite: "Strict",
       secure: new URL(c.req.url).protocol === "https:",
-      maxAge: ttl,
+      maxAge: ttlSeconds,
     });
     return c.body(null, 204);
   });
@@ -154,19 +209,25 @@ export function uiRoutes(services: UiServices) {
     return c.body(null, 204);
   });
 
-  /** The session's viewer, allowed `tenant` when given; 401 without a session. */
-  const viewerOf = async (c: Context, tenant?: string): Promise<Viewer> => {
-    const token = getCookie(c, SESSION_COOKIE);
-    if (!token) throw unauthenticated("no listing session: open the listing with #token=<jwt>");
-    return authorise(token, secret, { tenant, role: "read" });
-  };
+  /** The session's viewer whatever the page, or undefined without a valid session. */
+  const signedIn = (c: Context): Promise<Viewer | undefined> => sessionOf(c).catch(() => undefined);
 
   // The start page is `/ui/`; a mounted app's "/" is `/ui` alone, so the slash is matched below.
   ui.get("/", (c) => c.redirect("/ui/", 301));
   const start = async (c: Context) => {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token) return render(c, 200, <SignInPage />);
-    return render(c, 200, <PickerPage viewer={await viewerOf(c)} />);
+    const viewer = await viewerOf(c);
+    // A tenant's viewer sees its projects; a platform viewer those of the tenant it names.
+    const tenant = viewer.tenant === "*" ? c.req.query("tenant") || undefined : viewer.tenant;
+    if (tenant === undefined) return render(c, 200, <PickerPage viewer={viewer} />);
+    assertTenantId(tenant);
+    // A viewer limited to one project sees that project's name only, not the tenant's others.
+    const listed =
+      viewer.project === undefined
+        ? await services.documents.projects(tenant)
+        : { tenant, projects: [viewer.project], tenantLayer: false, truncated: false };
+    return render(c, 200, <PickerPage viewer={viewer} listed={listed} />);
   };
 
   ui.get("/open", (c) => {
@@ -179,7 +240,7 @@ export function uiRoutes(services: UiServices) {
 
   ui.get("/tenants/:tenant/projects/:project", async (c) => {
     const at = projectOf(c);
-    const viewer = await viewerOf(c, at.tenant);
+    const viewer = await viewerOf(c, at);
     const label = c.req.query("label") || undefined;
     const { items, roles } = await listing(services, at, label);
     return render(c, 200, <ProjectPage viewer={viewer} at={at} items={items} label={label} roles={roles} />);
@@ -190,14 +251,14 @@ export function uiRoutes(services: UiServices) {
     const name = c.req.param("name");
     const problem = invocableToolNameProblem(name);
     if (problem) throw Errors.invalidId("tool name", name, problem);
-    const viewer = await viewerOf(c, at.tenant);
+    const viewer = await viewerOf(c, at);
     const details = await toolDetails(services, at, name);
     return render(c, 200, <ToolPage viewer={viewer} at={at} name={name} {...details} />);
   });
 
   ui.get("/tenants/:tenant/projects/:project/model", async (c) => {
     const at = projectOf(c);
-    const viewer = await viewerOf(c, at.tenant);
+    const viewer = await viewerOf(c, at);
     const query = { models: c.req.query("models") ?? "", recipe: c.req.query("recipe") ?? "" };
     const known = catalogView(await services.catalog.catalog()).providers.map((provider) => ({
       instance: provider.instance,
@@ -310,6 +371,24 @@ async function listing(
   return { items, roles: report.roles.map((role) => role.role) };
 }
 
+/** What a tool calls, when it is an OpenAPI operation or an MCP server's tool. */
+function targetOf(tool: ResolvedTool): ToolTarget | undefined {
+  const server = tool.config.parameters.server;
+  if (tool.pack) {
+    const operation = operationTarget(tool.pack.tool);
+    if (operation) {
+      const operationId = tool.pack.tool.sourceName.includes(" ") ? undefined : tool.pack.tool.sourceName;
+      return { kind: "http", method: operation.method, path: operation.path, operationId };
+    }
+    if (typeof server === "string") return { kind: "mcp", server, tool: tool.pack.tool.sourceName };
+    return undefined;
+  }
+  const toolName = tool.config.parameters.toolName;
+  return typeof server === "string" && typeof toolName === "string"
+    ? { kind: "mcp", server, tool: toolName }
+    : undefined;
+}
+
 /** One tool as the cascade resolves it, and its document in every layer that holds one. */
 async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
   const { tenant, project } = at;
@@ -334,6 +413,7 @@ async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
+        runs: targetOf(tool),
       },
       documentPath,
       layers,
@@ -378,7 +458,7 @@ async function modelView(
   if (!parsed.success) {
     throw Errors.validationFailed(
       "the query does not describe a process",
-      issuesToFieldErrors(parsed.issues, undefined),
+      issuesToFieldErrors(parsed.issues, undefined, [], SpawnRequestSchema),
     );
   }
   const request = parsed.output;

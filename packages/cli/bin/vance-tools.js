@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// The CLI is TypeScript like the rest of the workspace (its rules come from @vance/core's sources):
-// tsx compiles it on load, so `npm install` is all it needs.
-import { register } from "tsx/esm/api";
+// The CLI runs as plain JavaScript: `npm install` (the root's `prepare`) bundles it into dist/.
+import { existsSync } from "node:fs";
 
-register();
-await import("../src/main.ts");
+const bundle = new URL("../dist/vance-tools.mjs", import.meta.url);
+if (!existsSync(bundle)) {
+  process.stderr.write("vance-tools is not built: run `npm run build:cli` (npm install does it)\n");
+  process.exit(1);
+}
+await import(bundle.href);

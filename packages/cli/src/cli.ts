@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import {
   assertProjectId,
@@ -11,9 +11,9 @@ import {
 } from "@vance/core";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { ApiClient, CliError, encodePath } from "./client";
-import { lintFolder, lintRegistry } from "./lint";
-import { json, PROCESS_STREAMS, ProgressBar, paint, type Streams, table } from "./output";
-import { contentTypeOf, folderDocuments, LayerSync, type PushSummary } from "./sync";
+import { lintPaths, lintRegistry } from "./lint";
+import { json, PROCESS_STREAMS, ProgressBar, paint, type Streams, table, writeText } from "./output";
+import { contentTypeOf, folderDocuments, LayerSync, type PushSummary, STATE_FILE, SyncState } from "./sync";
 
 /** Where `npm start` listens unless `PORT` says otherwise (API.md "Conventions"). */
 export const DEFAULT_URL = "http://127.0.0.1:8787";
@@ -44,12 +44,14 @@ class Context {
     this.errColours = paint(streams.err, env);
   }
 
+  /** A line of results on stdout; on a terminal, control characters of what it quotes are neutralised. */
   print(text: string): void {
-    this.streams.out.write(`${text}\n`);
+    writeText(this.streams.out, `${text}\n`);
   }
 
+  /** A line of notes on stderr, neutralised on a terminal as `print` is. */
   note(text: string): void {
-    this.streams.err.write(`${text}\n`);
+    writeText(this.streams.err, `${text}\n`);
   }
 
   /** Prints `value` as JSON with `--json`, else `human()`. */
@@ -82,6 +84,12 @@ class Context {
       throw new CliError("no project: pass --project or set VANCE_PROJECT (_tenant: the tenant layer)");
     checkId(() => assertProjectId(project));
     return { tenant, project, base: ApiClient.projectPath(tenant, project) };
+  }
+
+  /** `tenant/project` of the command, for empty states. */
+  where(): string {
+    const { tenant, project } = this.project();
+    return `${tenant}/${project}`;
   }
 }
 
@@ -169,12 +177,15 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
   program
     .command("lint")
     .description(
-      "validate server-tools/*.yaml and mcp-servers/*.yaml of a folder offline; exit 1 on any problem",
+      "validate tool documents, MCP server documents and scripts offline, as a write would; exit 1 on any problem",
     )
-    .argument("<dir>", "a folder laid out like a layer")
-    .action((dir: string, _options, command: Command) => {
+    .argument(
+      "<paths...>",
+      "a folder laid out like a layer (server-tools/, mcp-servers/), a folder of tool files, or files",
+    )
+    .action((paths: string[], _options, command: Command) => {
       const c = context(command);
-      const result = lintFolder(dir, lintRegistry(env.VANCE_NETWORK_ALLOWLIST));
+      const result = lintPaths(paths, lintRegistry(env.VANCE_NETWORK_ALLOWLIST));
       if (c.json) {
         c.print(json(result));
       } else {
@@ -227,18 +238,20 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       const query = options.label ? `?label=${encodeURIComponent(options.label)}` : "";
       const body = await c.client().json<{ tools: ToolSummary[] }>("GET", `${base}/tools${query}`);
       c.emit(body, () =>
-        table(
-          ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK"],
-          body.tools.map((tool) => [
-            tool.name,
-            tool.layer,
-            tool.type,
-            tool.labels.join(","),
-            yesNo(tool.primary),
-            tool.pack ?? "",
-          ]),
-          c.colours,
-        ),
+        body.tools.length === 0
+          ? `no tools${options.label ? ` labelled '${options.label}'` : ""} in ${c.where()}`
+          : table(
+              ["NAME", "LAYER", "TYPE", "LABELS", "PRIMARY", "PACK"],
+              body.tools.map((tool) => [
+                tool.name,
+                tool.layer,
+                tool.type,
+                tool.labels.join(","),
+                yesNo(tool.primary),
+                tool.pack ?? "",
+              ]),
+              c.colours,
+            ),
       );
     });
 
@@ -257,7 +270,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
         if (c.json) {
           c.print(json({ name, layer: document.layer, etag: document.etag, document: document.text }));
         } else {
-          c.streams.out.write(document.text.endsWith("\n") ? document.text : `${document.text}\n`);
+          writeText(c.streams.out, document.text.endsWith("\n") ? document.text : `${document.text}\n`);
           c.note(c.errColours.dim(`# layer: ${document.layer}  ETag: ${document.etag ?? "none"}`));
         }
       } catch (error) {
@@ -361,19 +374,21 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
         }[];
       }>("GET", `${base}/insights/tool-usage`);
       c.emit(body, () =>
-        table(
-          ["ROLE", "TOOL", "CALLS", "LOOK-UPS", "LAST USED"],
-          body.roles.flatMap((role) =>
-            role.tools.map((tool) => [
-              role.role,
-              tool.name,
-              String(tool.calls),
-              String(tool.discoveryHits),
-              tool.lastUsedAt ?? "",
-            ]),
-          ),
-          c.colours,
-        ),
+        body.roles.every((role) => role.tools.length === 0)
+          ? `no usage recorded in ${c.where()} yet: calls are counted per role from the first invoke`
+          : table(
+              ["ROLE", "TOOL", "CALLS", "LOOK-UPS", "LAST USED"],
+              body.roles.flatMap((role) =>
+                role.tools.map((tool) => [
+                  role.role,
+                  tool.name,
+                  String(tool.calls),
+                  String(tool.discoveryHits),
+                  tool.lastUsedAt ?? "",
+                ]),
+              ),
+              c.colours,
+            ),
       );
     });
 
@@ -435,11 +450,13 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
         .client()
         .json<{ secrets: { name: string; updatedAt: string }[] }>("GET", `/v1/tenants/${c.tenant()}/secrets`);
       c.emit(body, () =>
-        table(
-          ["NAME", "UPDATED"],
-          body.secrets.map((secret) => [secret.name, secret.updatedAt]),
-          c.colours,
-        ),
+        body.secrets.length === 0
+          ? `tenant ${c.tenant()} has no secrets (vance-tools secrets set NAME stores one)`
+          : table(
+              ["NAME", "UPDATED"],
+              body.secrets.map((secret) => [secret.name, secret.updatedAt]),
+              c.colours,
+            ),
       );
     });
   secrets
@@ -455,7 +472,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
   program
     .command("push")
     .description(
-      "upload a folder's documents into the layer: unchanged ones skipped, stops at the first conflict",
+      "upload a folder's documents into the layer: unchanged ones skipped; nothing sent when one changed on the server since the last pull or push",
     )
     .argument("<dir>", "a folder laid out like a layer (server-tools/, mcp-servers/, documents/, …)")
     .option("--force", "write without preconditions and go on past every failure")
@@ -463,14 +480,19 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       const c = context(command);
       const { tenant, project } = c.project();
       const documents = folderDocuments(dir);
+      if (documents.length === 0) {
+        throw new CliError(
+          `no documents in ${dir}: documents live in its sub-folders (server-tools/, mcp-servers/, documents/, …)`,
+        );
+      }
+      const sync = new LayerSync(c.client(), tenant, project);
+      const state = SyncState.load(dir, sync.key);
       const bar = new ProgressBar(c.streams.err, documents.length, !c.json);
-      const summary = await new LayerSync(c.client(), tenant, project).push(documents, {
-        force: options.force === true,
-        progress: bar,
-      });
+      const summary = await sync.push(documents, { force: options.force === true, progress: bar, state });
       bar.finish();
+      state.save();
       c.emit(summary, () => pushReport(summary, c));
-      if (summary.failed.length > 0 || summary.stopped) c.exitCode = 1;
+      if (summary.failed.length > 0 || summary.stopped || summary.conflicts.length > 0) c.exitCode = 1;
     });
 
   program
@@ -481,11 +503,18 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .action(async (dir: string, options: { prefix?: string }, command: Command) => {
       const c = context(command);
       const { tenant, project } = c.project();
-      const pulled = await new LayerSync(c.client(), tenant, project).pull(dir, options.prefix ?? "");
-      c.emit(
-        { dir, ...pulled },
-        () =>
-          `pulled ${pulled.paths.length} document(s) of the ${pulled.layer} layer of ${tenant}/${project} into ${dir}`,
+      const sync = new LayerSync(c.client(), tenant, project);
+      mkdirSync(dir, { recursive: true });
+      const state = SyncState.load(dir, sync.key);
+      const pulled = await sync.pull(dir, state, options.prefix ?? "");
+      state.save();
+      c.emit({ dir, ...pulled }, () =>
+        [
+          ...pulled.leftOut.map((skipped) => c.colours.yellow(`left out ${skipped.path}: ${skipped.reason}`)),
+          pulled.paths.length === 0
+            ? `the ${pulled.layer} layer of ${tenant}/${project} has no documents${options.prefix ? ` under ${options.prefix}` : ""} to pull; nothing written`
+            : `pulled ${pulled.paths.length} document(s) of the ${pulled.layer} layer of ${tenant}/${project} into ${dir} (ETags in ${STATE_FILE})`,
+        ].join("\n"),
       );
     });
 
@@ -495,6 +524,14 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
 function pushReport(summary: PushSummary, c: Context): string {
   const { green, red, yellow, dim } = c.colours;
   const lines: string[] = [];
+  for (const conflict of summary.conflicts) lines.push(yellow(`conflict: ${conflict.message}`));
+  if (summary.conflicts.length > 0) {
+    lines.push(
+      yellow(
+        `nothing sent: ${summary.conflicts.length} document(s) changed on the server; pull them, or push --force to overwrite`,
+      ),
+    );
+  }
   for (const failed of summary.failed) {
     lines.push(red(`failed ${failed.path}: ${failed.message} [${failed.code}]`));
     for (const error of failed.errors) {
@@ -553,10 +590,10 @@ export async function runCli(
       const tag = [failure.code, failure.status ? `HTTP ${failure.status}` : undefined]
         .filter(Boolean)
         .join(", ");
-      streams.err.write(`${colours.red("error:")} ${failure.message}${tag ? ` [${tag}]` : ""}\n`);
+      writeText(streams.err, `${colours.red("error:")} ${failure.message}${tag ? ` [${tag}]` : ""}\n`);
       for (const field of failure.errors) {
         const line = field.line === undefined ? "" : ` (line ${field.line})`;
-        streams.err.write(`  ${field.path || "document"}${line}: ${field.message}\n`);
+        writeText(streams.err, `  ${field.path || "document"}${line}: ${field.message}\n`);
       }
     }
     return 1;

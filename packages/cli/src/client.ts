@@ -55,6 +55,11 @@ export class ApiClient {
     this.base = connection.url.replace(/\/+$/, "");
   }
 
+  /** The API's base URL, without a trailing slash. */
+  get url(): string {
+    return this.base;
+  }
+
   /** The path of a project (`T` in API.md); `_tenant` addresses the tenant layer. */
   static projectPath(tenant: string, project: string): string {
     return `/v1/tenants/${encodeURIComponent(tenant)}/projects/${encodeURIComponent(project)}`;

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import {
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
@@ -8,6 +8,8 @@ import {
   mcpServerNameFromPath,
   parseMcpServerDocument,
   parseToolDocument,
+  scriptSyntaxMessage,
+  scriptSyntaxProblem,
   TOOL_DOCUMENTS_DIR,
   ToolTypeRegistry,
   toolNameProblem,
@@ -43,31 +45,93 @@ export function lintRegistry(allowlist: string | undefined = process.env.VANCE_N
 
 const RESERVED = new Set(BUILT_IN_TOOLS.map((tool) => tool.name));
 
+/** A file name of a document `put` stores as a tool (or MCP server) document: `{name}.yaml`, `.yml` or `.json`. */
+const YAML_OR_JSON_FILE = /\.(ya?ml|json)$/i;
+
 /**
- * Validates a folder laid out like a layer (`server-tools/*.yaml`, `mcp-servers/*.yaml`) offline,
- * with the parsers every write runs (`parseToolDocument`, `parseMcpServerDocument`): YAML syntax,
- * the schemas, name rules, file name against `name`, unknown types and type parameters.
+ * Validates documents offline with the parsers every write runs (`parseToolDocument`,
+ * `parseMcpServerDocument`, the script compile): YAML syntax, the schemas, name rules, file name
+ * against `name`, unknown types and type parameters, scripts that do not compile. Each path is a
+ * folder laid out like a layer (it has `server-tools/` or `mcp-servers/`), a folder of tool
+ * files (of MCP server files when it is named `mcp-servers`), or single files, as linters take
+ * them. No document at all is an error: nothing was checked.
  */
-export function lintFolder(dir: string, registry: ToolTypeRegistry = lintRegistry()): LintResult {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new Error(`'${dir}' is not a folder`);
-  }
-  const tools = join(dir, TOOL_DOCUMENTS_DIR);
-  const servers = join(dir, MCP_SERVER_DOCUMENTS_DIR);
-  if (!existsSync(tools) && !existsSync(servers)) {
-    throw new Error(`'${dir}' has no ${TOOL_DOCUMENTS_DIR} or ${MCP_SERVER_DOCUMENTS_DIR} folder`);
-  }
+export function lintPaths(paths: readonly string[], registry: ToolTypeRegistry = lintRegistry()): LintResult {
   const problems: LintProblem[] = [];
   let files = 0;
-  for (const entry of entries(tools)) {
+  const check = (found: LintProblem[]) => {
     files++;
-    problems.push(...lintToolFile(join(tools, entry), entry, registry));
+    problems.push(...found);
+  };
+  for (const path of paths) {
+    if (!existsSync(path)) throw new Error(`'${path}' does not exist`);
+    if (!statSync(path).isDirectory()) {
+      check(lintFile(path, registry));
+      continue;
+    }
+    const tools = join(path, TOOL_DOCUMENTS_DIR);
+    const servers = join(path, MCP_SERVER_DOCUMENTS_DIR);
+    if (existsSync(tools) || existsSync(servers)) {
+      for (const entry of entries(tools)) check(lintToolFile(join(tools, entry), entry, registry));
+      for (const entry of entries(servers)) check(lintMcpServerFile(join(servers, entry), entry, registry));
+      for (const script of scriptsUnder(path)) check(lintScriptFile(script));
+      continue;
+    }
+    for (const entry of entries(path)) {
+      const file = join(path, entry);
+      if (!statSync(file).isDirectory() && (YAML_OR_JSON_FILE.test(entry) || entry.endsWith(".js")))
+        check(lintFile(file, registry));
+    }
   }
-  for (const entry of entries(servers)) {
-    files++;
-    problems.push(...lintMcpServerFile(join(servers, entry), entry, registry));
+  if (files === 0) {
+    throw new Error(
+      `no documents to lint in ${paths.join(", ")}: give a folder laid out like a layer (${TOOL_DOCUMENTS_DIR}, ${MCP_SERVER_DOCUMENTS_DIR}), a folder of tool files, or files`,
+    );
   }
   return { files, problems };
+}
+
+/** One file given by itself: a script, an MCP server document (in a `mcp-servers` folder) or a tool document. */
+function lintFile(file: string, registry: ToolTypeRegistry): LintProblem[] {
+  const entry = basename(file);
+  if (entry.endsWith(".js")) return lintScriptFile(file);
+  if (!YAML_OR_JSON_FILE.test(entry)) {
+    return [
+      {
+        file,
+        line: 1,
+        code: "unknown_document",
+        message:
+          "not a document lint checks: tool and MCP server documents are .yaml (or .json), scripts .js",
+      },
+    ];
+  }
+  const name = entry.replace(YAML_OR_JSON_FILE, "");
+  return `${basename(dirname(file))}/` === MCP_SERVER_DOCUMENTS_DIR
+    ? lintMcpServerFile(file, `${name}.yaml`, registry)
+    : lintToolFile(file, `${name}.yaml`, registry);
+}
+
+/** Every `.js` document in a layer folder's sub-folders (the sandbox runs any of them a tool names). */
+function scriptsUnder(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (folder: string, depth: number) => {
+    for (const entry of entries(folder)) {
+      const file = join(folder, entry);
+      if (statSync(file).isDirectory()) {
+        if (entry !== "node_modules") walk(file, depth + 1);
+      } else if (depth > 0 && entry.endsWith(".js")) found.push(file);
+    }
+  };
+  walk(dir, 0);
+  return found;
+}
+
+function lintScriptFile(file: string): LintProblem[] {
+  const problem = scriptSyntaxProblem(readFileSync(file, "utf8"));
+  return problem
+    ? [{ file, line: problem.line, code: "validation_failed", message: scriptSyntaxMessage(problem) }]
+    : [];
 }
 
 /** The entries of a folder, sorted, dot-files left out; none when it does not exist. */

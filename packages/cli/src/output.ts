@@ -39,6 +39,28 @@ export function paint(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = proc
   };
 }
 
+/**
+ * What may reach a terminal of text a server, a tool or a colleague wrote: control characters
+ * (C0 but tab and newline, a lone CR, DEL, C1) and bidirectional overrides and isolates become
+ * visible `\uXXXX` escapes — valid inside JSON strings too — so no escape sequence moves the
+ * cursor, clears the screen, sets the title or a link, and no text reads backwards. Only the SGR
+ * styles `paint` itself writes pass. One linear scan.
+ */
+const TERMINAL_UNSAFE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  /\u001b\[(?:1|2|22|31|32|33|39)m|\r(?!\n)|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function terminalText(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (match) =>
+    match.length > 1 ? match : `\\u${match.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** Writes `text` to `stream`, neutralised when the stream is a terminal (a pipe or a file gets it as is). */
+export function writeText(stream: TextStream, text: string): void {
+  stream.write(stream.isTTY === true ? terminalText(text) : text);
+}
+
 /** Rows as aligned columns under a header; the header is bold on a terminal. */
 export function table(
   headers: readonly string[],
@@ -83,7 +105,7 @@ export class ProgressBar {
     const width = 24;
     const filled = Math.round((this.done / this.total) * width);
     const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
-    const text = `[${bar}] ${this.done}/${this.total} ${label}`;
+    const text = `[${bar}] ${this.done}/${this.total} ${terminalText(label)}`;
     const columns = this.stream.columns ?? 80;
     this.stream.write(`\r\u001b[2K${text.slice(0, Math.max(10, columns - 1))}`);
   }

@@ -51,6 +51,7 @@ export * from "./types/openapi/index";
 export * from "./types/prompt-template/index";
 export * from "./types/registry";
 export * from "./types/rest/index";
+export * from "./types/script-syntax";
 export * from "./types/scripted";
 export * from "./types/tool-type";
 export * from "./usage/tool-usage";

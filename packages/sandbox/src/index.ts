@@ -3,6 +3,7 @@ export { DEFAULT_LIMITS, MAX_STACK_BYTES, type SandboxLimits } from "./limits";
 export { installedQuickJSWasm } from "./module";
 export {
   DEFAULT_WORKER_URL,
+  POOL_DEFAULTS,
   ScriptPool,
   type ScriptPoolOptions,
   type ScriptPoolStats,

@@ -72,6 +72,20 @@ const RESERVED_INPUTS = new Set(["vance", "__proto__"]);
 const IDLE_RETIRE_MS = 30_000;
 
 /**
+ * The pool's defaults where `ScriptPoolOptions` leave them out (README's "Limits" table is
+ * generated from these): per tenant, `runsPerTenantPerCore` runs at once per core and
+ * `queuedPerRun` waiting per allowed run, each waiting at most `maxQueueWaitMs`; at most
+ * `maxWorkers` threads; a run past its deadline terminated after `graceMs`.
+ */
+export const POOL_DEFAULTS = Object.freeze({
+  runsPerTenantPerCore: 2,
+  queuedPerRun: 16,
+  maxQueueWaitMs: 10_000,
+  maxWorkers: 32,
+  graceMs: 250,
+});
+
+/**
  * Runs `scripted` tools in QuickJS on a pool of worker threads: a fresh runtime and context per
  * run, no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
  * `run` never executes guest code, and a run that overstays its deadline is ended by terminating
@@ -103,14 +117,14 @@ export class ScriptPool {
   /** Compiles QuickJS and starts the warm threads, so that the first run does not pay for it. */
   static async create(options: ScriptPoolOptions = {}): Promise<ScriptPool> {
     const cores = availableParallelism();
-    const maxRunsPerTenant = options.maxRunsPerTenant ?? 2 * cores;
+    const maxRunsPerTenant = options.maxRunsPerTenant ?? POOL_DEFAULTS.runsPerTenantPerCore * cores;
     const settings = {
       warmWorkers: options.warmWorkers ?? cores,
       maxRunsPerTenant,
-      maxWorkers: options.maxWorkers ?? 32,
-      maxQueuedPerTenant: options.maxQueuedPerTenant ?? 16 * maxRunsPerTenant,
-      graceMs: options.graceMs ?? 250,
-      maxQueueWaitMs: options.maxQueueWaitMs ?? 10_000,
+      maxWorkers: options.maxWorkers ?? POOL_DEFAULTS.maxWorkers,
+      maxQueuedPerTenant: options.maxQueuedPerTenant ?? POOL_DEFAULTS.queuedPerRun * maxRunsPerTenant,
+      graceMs: options.graceMs ?? POOL_DEFAULTS.graceMs,
+      maxQueueWaitMs: options.maxQueueWaitMs ?? POOL_DEFAULTS.maxQueueWaitMs,
     };
     for (const [name, value] of Object.entries(settings)) {
       const least = name === "maxWorkers" || name === "maxRunsPerTenant" ? 1 : 0;

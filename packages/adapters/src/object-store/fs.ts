@@ -15,7 +15,7 @@ import {
   type PutResult,
   STORE_TEMP_SUFFIX,
 } from "@vance/core";
-import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit } from "./keys";
+import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit, splitFolders } from "./keys";
 
 /**
  * Suffix of in-flight temp files; `list` skips them, no key segment may end with it (the
@@ -146,8 +146,10 @@ export class FsObjectStore implements ObjectStore {
     const { directorySegments, namePrefix } = this.#splitPrefix(prefix);
     await this.#swept;
     const keys: string[] = [];
-    await this.#collectKeys(directorySegments, namePrefix, keys);
-    const { keys: page, cursor } = pageOfKeys(keys, options, this.#pageSize);
+    const delimited = options?.delimiter === "/";
+    // Delimited, one directory is read: its sub-directories are the folders (`a/b/`).
+    await this.#collectKeys(directorySegments, namePrefix, keys, delimited);
+    const { keys: page, folders, cursor } = splitFolders(pageOfKeys(keys, options, this.#pageSize));
     const stats = await Promise.all(page.map((key) => statFile(join(this.#root, key))));
     const items: ObjectMeta[] = [];
     page.forEach((key, index) => {
@@ -155,7 +157,7 @@ export class FsObjectStore implements ObjectStore {
       // Deleted between readdir and stat: leave it out rather than report a ghost.
       if (entry) items.push({ key, etag: etagOf(entry), size: Number(entry.size) });
     });
-    return { items, cursor };
+    return delimited ? { items, folders, cursor } : { items, cursor };
   }
 
   /** Writes through a temp file and a rename; the ETag, or `null` when a file or folder is in the way. */
@@ -227,6 +229,7 @@ export class FsObjectStore implements ObjectStore {
     directorySegments: readonly string[],
     namePrefix: string,
     into: string[],
+    foldersOnly = false,
   ): Promise<void> {
     let entries: Dirent[];
     try {
@@ -238,7 +241,8 @@ export class FsObjectStore implements ObjectStore {
     await Promise.all(
       entries.map(async (entry) => {
         if (!entry.name.startsWith(namePrefix) || entry.name.endsWith(TEMP_SUFFIX)) return;
-        if (entry.isDirectory()) await this.#collectKeys([...directorySegments, entry.name], "", into);
+        if (entry.isDirectory() && foldersOnly) into.push(`${[...directorySegments, entry.name].join("/")}/`);
+        else if (entry.isDirectory()) await this.#collectKeys([...directorySegments, entry.name], "", into);
         else if (entry.isFile()) into.push([...directorySegments, entry.name].join("/"));
       }),
     );

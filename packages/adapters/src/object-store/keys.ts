@@ -53,3 +53,35 @@ export function pageOfKeys(
     cursor: remaining.length > limit && last !== undefined ? encodeCursor(last) : undefined,
   };
 }
+
+/**
+ * One page of a delimited listing over every key under `prefix` (in any order): keys below the
+ * next `/` after the prefix become their folder (`{prefix}{name}/`), each once, paged with the
+ * objects in key order. For the stores that hold every key (the memory double).
+ */
+export function delimitedPage(
+  keys: Iterable<string>,
+  prefix: string,
+  options: ListOptions | undefined,
+  pageSize: number,
+): { keys: string[]; folders: string[]; cursor: string | undefined } {
+  const entries = new Set<string>();
+  for (const key of keys) {
+    const slash = key.indexOf("/", prefix.length);
+    entries.add(slash < 0 ? key : key.slice(0, slash + 1));
+  }
+  return splitFolders(pageOfKeys(entries, options, pageSize));
+}
+
+/** A page of keys and folder names (ending in `/`) as its objects and its folders. */
+export function splitFolders(page: { keys: string[]; cursor: string | undefined }): {
+  keys: string[];
+  folders: string[];
+  cursor: string | undefined;
+} {
+  return {
+    keys: page.keys.filter((key) => !key.endsWith("/")),
+    folders: page.keys.filter((key) => key.endsWith("/")),
+    cursor: page.cursor,
+  };
+}

@@ -10,7 +10,7 @@ import type {
   PutOptions,
   PutResult,
 } from "@vance/core";
-import { contentTypeForKey, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit } from "./keys";
+import { contentTypeForKey, delimitedPage, MAX_LIST_PAGE_SIZE, pageOfKeys, resolvePageLimit } from "./keys";
 
 interface MemoryEntry {
   readonly body: string;
@@ -79,12 +79,16 @@ export class MemoryObjectStore implements ObjectStore {
 
   async list(prefix: string, options?: ListOptions): Promise<ListPage> {
     const matching = [...this.#objects.keys()].filter((key) => key.startsWith(prefix));
-    const { keys, cursor } = pageOfKeys(matching, options, this.#pageSize);
-    const items = keys.map((key): ObjectMeta => {
+    const meta = (key: string): ObjectMeta => {
       const entry = this.#objects.get(key)!;
       return { key, etag: entry.etag, size: entry.size };
-    });
-    return { items, cursor };
+    };
+    if (options?.delimiter === "/") {
+      const { keys, folders, cursor } = delimitedPage(matching, prefix, options, this.#pageSize);
+      return { items: keys.map(meta), folders, cursor };
+    }
+    const { keys, cursor } = pageOfKeys(matching, options, this.#pageSize);
+    return { items: keys.map(meta), cursor };
   }
 
   #write(key: string, body: string, contentType: string | undefined): string {

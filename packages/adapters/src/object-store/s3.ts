@@ -174,6 +174,7 @@ export class S3ObjectStore implements ObjectStore {
       Prefix: this.#prefix + prefix,
       MaxKeys: resolvePageLimit(options?.limit, MAX_LIST_PAGE_SIZE),
       ContinuationToken: options?.cursor,
+      ...(options?.delimiter ? { Delimiter: options.delimiter } : {}),
     });
     command.middlewareStack.add(this.#countRequest, COUNTER_OPTIONS);
     const output = await this.#client.send(command).catch((error: unknown) => {
@@ -186,7 +187,12 @@ export class S3ObjectStore implements ObjectStore {
         size: object.Size ?? 0,
       }),
     );
-    return { items, cursor: output.IsTruncated ? output.NextContinuationToken : undefined };
+    const cursor = output.IsTruncated ? output.NextContinuationToken : undefined;
+    if (!options?.delimiter) return { items, cursor };
+    const folders = (output.CommonPrefixes ?? []).map((folder) =>
+      (folder.Prefix ?? "").slice(this.#prefix.length),
+    );
+    return { items, folders, cursor };
   }
 
   /**

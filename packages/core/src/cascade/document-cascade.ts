@@ -5,6 +5,7 @@ import { byString } from "../order";
 import {
   isNotModified,
   listAllObjects,
+  listFolderNames,
   type ObjectMeta,
   type ObjectStore,
   type PutOptions,
@@ -186,6 +187,16 @@ export class DocumentCascade {
       index.listings.set(dirPrefix, listing);
     }
     return { items: await listing, version: index.version };
+  }
+
+  /**
+   * The layers of `tenant` that hold at least one document (`_tenant` among them), by id: one
+   * delimited LIST per thousand, at most `max` of them.
+   */
+  async layersOf(tenant: string, max: number): Promise<{ ids: string[]; truncated: boolean }> {
+    assertTenantId(tenant);
+    const { names, truncated } = await listFolderNames(this.store, `${tenant}/`, max);
+    return { ids: names, truncated };
   }
 
   /** Writes one document into the addressed layer. */

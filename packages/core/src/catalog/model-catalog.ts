@@ -171,8 +171,10 @@ export function parseCatalogDocument(path: string, body: string): ParsedCatalogD
       ok: false,
       errors: [{ path: "", message: "a catalog document is a mapping of fields", line: 1 }],
     };
-  const result = v.safeParse(isProvider ? ProviderSpecSchema : ModelSpecSchema, data);
-  if (!result.success) return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml) };
+  const schema = isProvider ? ProviderSpecSchema : ModelSpecSchema;
+  const result = v.safeParse(schema, data);
+  if (!result.success)
+    return { ok: false, errors: issuesToFieldErrors(result.issues, parsed.yaml, [], schema) };
   return isProvider
     ? { ok: true, instance, file, provider: result.output as ProviderSpec }
     : { ok: true, instance, file, model: result.output as ModelSpec };

@@ -120,7 +120,7 @@ export function parseMcpServerDocument(
     return fail(
       Errors.validationFailed(
         "the document does not match the MCP server schema",
-        issuesToFieldErrors(result.issues, yaml),
+        issuesToFieldErrors(result.issues, yaml, [], McpServerDocumentSchema),
       ),
     );
   }

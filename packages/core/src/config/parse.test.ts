@@ -83,6 +83,40 @@ describe("parseToolDocument", () => {
     expect(error.errors[0]).toMatchObject({ path: "primay", line: 3 });
   });
 
+  it("says what is wrong in words: an unknown field with the nearest known one, a missing one, a wrong type", () => {
+    const error = errorOf("type: doc_lookup\ndescripton: d\nenabled: yes\nparameters: {path: a.md}\n");
+    expect(error.errors).toEqual([
+      { path: "description", message: "missing required field", line: 1 },
+      { path: "enabled", message: 'expected true or false, got the text "yes"', line: 3 },
+      { path: "descripton", message: "unknown field; did you mean 'description'?", line: 2 },
+    ]);
+    const far = errorOf("type: doc_lookup\ndescription: d\ncolour: red\nparameters: {path: a.md}\n");
+    expect(far.errors[0]?.message).toBe(
+      "unknown field; the fields here are name, type, description, enabled, primary, labels, disabledSubTools, defaultDeferred, parameters",
+    );
+    const typed = errorOf("type: 5\ndescription: [d]\nparameters: {path: a.md}\n");
+    expect(typed.errors.map((e) => e.message)).toEqual([
+      "expected a string, got the number 5",
+      "expected a string, got a list",
+    ]);
+  });
+
+  it("names the nearest known parameter of the type, under parameters", () => {
+    const error = errorOf(ADD_NUMBERS.replace("timeoutMs: 1000", "timeoutMS: 1000"), "add_numbers");
+    expect(error.errors).toEqual([
+      { path: "parameters.timeoutMS", message: "unknown field; did you mean 'timeoutMs'?", line: 7 },
+    ]);
+  });
+
+  it("says a quoted string is never closed, without the parser's dangling position", () => {
+    const error = errorOf('type: doc_lookup\ndescription: "Greets\nparameters: {path: a.md}\n');
+    expect(error.errors).toHaveLength(1);
+    expect(error.errors[0]?.message).toBe(
+      "a quoted string is never closed: a closing quote is missing above this line",
+    );
+    expect(error.errors[0]?.message).not.toMatch(/:$/);
+  });
+
   it("points parameter errors at their YAML line", () => {
     const error = errorOf(ADD_NUMBERS.replace("timeoutMs: 1000", "timeoutMs: 60000"), "add_numbers");
     expect(error.code).toBe("validation_failed");

@@ -33,7 +33,7 @@ export function parseToolDocument(
     return fail(
       Errors.validationFailed(
         "the document does not match the tool schema",
-        issuesToFieldErrors(base.issues, yaml),
+        issuesToFieldErrors(base.issues, yaml, [], ServerToolConfigSchema),
       ),
     );
   }
@@ -46,7 +46,7 @@ export function parseToolDocument(
     return fail(
       Errors.validationFailed(
         `the parameters do not match the '${type.typeId}' type`,
-        issuesToFieldErrors(parameters.issues, yaml, ["parameters"]),
+        issuesToFieldErrors(parameters.issues, yaml, ["parameters"], type.parametersSchema),
       ),
     );
   }
@@ -54,7 +54,8 @@ export function parseToolDocument(
   if (problems.length > 0) {
     const errors = problems.map((problem) => {
       const keys = ["parameters", ...problem.path.split(".").filter(Boolean)];
-      const line = yaml.lineOf(keys);
+      const line =
+        problem.textLine === undefined ? yaml.lineOf(keys) : yaml.lineWithin(keys, problem.textLine);
       return { path: keys.join("."), message: problem.message, ...(line === undefined ? {} : { line }) };
     });
     return fail(

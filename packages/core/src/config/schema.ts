@@ -8,9 +8,9 @@ import { PlainText } from "../text";
  */
 export const ServerToolConfigSchema = v.strictObject({
   name: v.optional(ToolNameSchema),
-  type: v.pipe(v.string("type is required"), v.minLength(1, "type is required")),
+  type: v.pipe(v.string(), v.minLength(1, "type must not be empty")),
   description: v.pipe(
-    v.string("description is required"),
+    v.string(),
     v.trim(),
     v.minLength(1, "description must not be empty"),
     PlainText("description"),

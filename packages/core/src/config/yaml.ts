@@ -1,12 +1,18 @@
 import type * as v from "valibot";
-import { LineCounter, parseDocument } from "yaml";
+import { isScalar, LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { FieldError } from "../errors";
+import { issueMessage } from "./issue-messages";
 
 /** A parsed YAML (or JSON) text that can point issues at source lines. */
 export interface ParsedYaml {
   readonly data: unknown;
   /** The 1-based line of the node at `path`, or of its nearest existing ancestor. */
   lineOf(path: readonly (string | number)[]): number | undefined;
+  /**
+   * The document line of line `line` (1-based) of the text at `path`: exact for block scalars
+   * (`source: |`) and plain ones; a quoted string's own line otherwise.
+   */
+  lineWithin(path: readonly (string | number)[], line: number): number | undefined;
 }
 
 export type YamlParseResult =
@@ -48,7 +54,7 @@ export function parseYaml(text: string, maxChars: number = MAX_YAML_DOCUMENT_CHA
       ok: false,
       errors: doc.errors.slice(0, MAX_YAML_ERRORS).map((error) => ({
         path: "",
-        message: firstLine(error.message),
+        message: syntaxMessage(error, lineCounter.linePos(error.pos[0]).col),
         line: lineCounter.linePos(error.pos[0]).line,
       })),
     };
@@ -62,33 +68,51 @@ export function parseYaml(text: string, maxChars: number = MAX_YAML_DOCUMENT_CHA
       errors: [{ path: "", message: error instanceof Error ? error.message : String(error) }],
     };
   }
+  const lineOf = (path: readonly (string | number)[]) => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = doc.getIn(path.slice(0, depth), true);
+      const offset = isRanged(node) ? node.range[0] : undefined;
+      if (offset !== undefined) return lineCounter.linePos(offset).line;
+    }
+    return undefined;
+  };
   return {
     ok: true,
     yaml: {
       data,
-      lineOf(path) {
-        for (let depth = path.length; depth >= 0; depth--) {
-          const node = doc.getIn(path.slice(0, depth), true);
-          const offset = isRanged(node) ? node.range[0] : undefined;
-          if (offset !== undefined) return lineCounter.linePos(offset).line;
-        }
-        return undefined;
+      lineOf,
+      lineWithin(path, line) {
+        const node = doc.getIn(path, true);
+        const start = lineOf(path);
+        if (!isScalar(node) || start === undefined) return start;
+        if (node.type === "BLOCK_LITERAL" || node.type === "BLOCK_FOLDED") return start + line;
+        return node.type === "PLAIN" ? start + line - 1 : start;
       },
     },
   };
 }
 
-/** Maps valibot issues to field errors with YAML line numbers, prefixing paths with `prefix`. */
+/**
+ * Maps valibot issues to field errors with YAML line numbers, prefixing paths with `prefix`, in
+ * the words of `issueMessage`; `schema` (the one that was parsed) lets an unknown field name its
+ * nearest known one. One error per field: valibot goes on checking a value that already failed
+ * (`abc` is no number, then not ≥ 1 either), and the first says what is wrong.
+ */
 export function issuesToFieldErrors(
   issues: readonly v.BaseIssue<unknown>[],
   yaml: ParsedYaml | undefined,
   prefix: readonly (string | number)[] = [],
+  schema?: unknown,
 ): FieldError[] {
-  return issues.map((issue) => {
+  const errors = new Map<string, FieldError>();
+  for (const issue of issues) {
     const keys = [...prefix, ...(issue.path ?? []).map((item) => item.key as string | number)];
+    const path = keys.join(".");
+    if (errors.has(path)) continue;
     const line = yaml?.lineOf(keys);
-    return { path: keys.join("."), message: issue.message, ...(line === undefined ? {} : { line }) };
-  });
+    errors.set(path, { path, message: issueMessage(issue, schema), ...(line === undefined ? {} : { line }) });
+  }
+  return [...errors.values()];
 }
 
 function isRanged(node: unknown): node is { range: [number, number, number] } {
@@ -119,6 +143,17 @@ function flowDepthProblem(text: string): string | null {
   return null;
 }
 
-function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
+/** The parser's own words for the syntax errors a hand-written document meets most, else its first line without the position (the line is reported beside it). */
+const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
+  DUPLICATE_KEY: "the same key appears twice in one mapping",
+  TAB_AS_INDENT: "tabs cannot indent YAML; use spaces",
+};
+
+function syntaxMessage(error: YAMLError, column: number | undefined): string {
+  const first = (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, "");
+  if (error.code === "MISSING_CHAR" && /closing "?quote/.test(first)) {
+    return "a quoted string is never closed: a closing quote is missing above this line";
+  }
+  const message = SYNTAX_MESSAGES[error.code] ?? first;
+  return column === undefined ? message : `${message} (column ${column})`;
 }

@@ -1,10 +1,12 @@
+import * as v from "valibot";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
-import { isToolDocumentPath, TENANT_PROJECT, toolNameFromPath } from "../ids";
-import { byString } from "../order";
+import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
+import { byString, compareStrings } from "../order";
 import type { PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
 
 /** What a document write stored: a tool document (validated as a tool) or any other document. */
 export type DocumentWrite =
@@ -16,6 +18,18 @@ export type DocumentWrite =
       readonly layer: "project" | "tenant";
       readonly etag: string;
     };
+
+/** Most projects one listing answers; a tenant with more is answered `truncated`. */
+export const MAX_LISTED_PROJECTS = 1000;
+
+/** A tenant's projects that hold documents (`GET /v1/tenants/{tenant}/projects`). */
+export interface TenantProjects {
+  readonly tenant: string;
+  readonly projects: readonly string[];
+  /** Whether the tenant layer (`_tenant`) holds documents. */
+  readonly tenantLayer: boolean;
+  readonly truncated: boolean;
+}
 
 /** One document of a layer's listing. */
 export interface LayerDocument {
@@ -67,6 +81,23 @@ export class DocumentService {
       .sort(byString((document) => document.path));
   }
 
+  /**
+   * The projects of a tenant that hold documents, sorted, and whether its tenant layer holds any:
+   * what the listing's picker offers. At most `MAX_LISTED_PROJECTS`; `truncated` says more exist.
+   */
+  async projects(tenant: string): Promise<TenantProjects> {
+    const { ids, truncated } = await this.cascade.layersOf(tenant, MAX_LISTED_PROJECTS + 1);
+    const projects = ids
+      .filter((id) => id !== TENANT_PROJECT && v.is(ProjectIdSchema, id))
+      .sort(compareStrings);
+    return {
+      tenant,
+      projects: projects.slice(0, MAX_LISTED_PROJECTS),
+      tenantLayer: ids.includes(TENANT_PROJECT),
+      truncated: truncated || projects.length > MAX_LISTED_PROJECTS,
+    };
+  }
+
   /** Stores a document in the addressed layer, as sent; `created` tells a creation from a replacement. */
   async put(
     tenant: string,
@@ -82,6 +113,7 @@ export class DocumentService {
       return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
     }
     if (isMcpServerDocumentPath(path)) this.validateMcpServer(path, body);
+    if (isScriptDocumentPath(path)) validateScript(body);
     const written = await this.cascade.upsert(tenant, project, path, body, options);
     return {
       kind: "document",
@@ -108,5 +140,20 @@ export class DocumentService {
   /** Deletes the document of the addressed layer (`If-Match` honoured); outer layers show through again. */
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     await this.cascade.remove(tenant, project, path, ifMatch);
+  }
+}
+
+/** A `.js` document is a script a `scripted` tool's `scriptPath` may name: the sandbox runs nothing else. */
+export function isScriptDocumentPath(path: string): boolean {
+  return path.endsWith(".js");
+}
+
+/** A script is stored only when it compiles (it is parsed, never run). */
+function validateScript(body: string): void {
+  const problem = scriptSyntaxProblem(body);
+  if (problem) {
+    throw Errors.validationFailed("the script does not compile", [
+      { path: "", message: scriptSyntaxMessage(problem), line: problem.line },
+    ]);
   }
 }

@@ -21,6 +21,11 @@ export interface ObjectMeta {
 
 export interface ListPage {
   readonly items: readonly ObjectMeta[];
+  /**
+   * With `delimiter`: the folders directly under the prefix on this page (`{prefix}{name}/`, S3's
+   * CommonPrefixes), each once; the objects inside them are not in `items`.
+   */
+  readonly folders?: readonly string[];
   /** Present when another page follows; pass it back as `cursor`. */
   readonly cursor: string | undefined;
 }
@@ -44,6 +49,11 @@ export interface DeleteOptions {
 
 export interface ListOptions {
   readonly cursor?: string;
+  /**
+   * `/`: list one level only, keys below the next `/` after the prefix grouped into `folders`.
+   * A page holds at most `limit` entries, objects and folders together, in key order.
+   */
+  readonly delimiter?: "/";
   /** Page size; adapters cap it (S3: 1000). */
   readonly limit?: number;
 }
@@ -87,4 +97,23 @@ export async function listAllObjects(store: ObjectStore, prefix: string): Promis
     cursor = page.cursor;
   } while (cursor !== undefined);
   return items;
+}
+
+/** The names of the folders directly under `prefix` (`{prefix}{name}/`), all LIST pages followed, in key order. */
+export async function listFolderNames(
+  store: ObjectStore,
+  prefix: string,
+  max: number,
+): Promise<{ names: string[]; truncated: boolean }> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(prefix, { delimiter: "/", ...(cursor === undefined ? {} : { cursor }) });
+    for (const folder of page.folders ?? []) {
+      if (names.length === max) return { names, truncated: true };
+      names.push(folder.slice(prefix.length, -1));
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return { names, truncated: false };
 }

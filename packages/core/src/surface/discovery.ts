@@ -14,7 +14,7 @@ const hints = new LRUCache<string, string>({
   sizeCalculation: (hint, description) => 2 * (hint.length + description.length),
 });
 
-/** A one-line hint from a description: its first sentence, at most 120 characters. */
+/** A one-line hint from a description: its first sentence, at most 120 characters, cut between words. */
 export function toolHint(description: string): string {
   let hint = hints.get(description);
   if (hint === undefined) {
@@ -27,7 +27,21 @@ export function toolHint(description: string): string {
 function firstSentence(description: string): string {
   const flat = description.replace(/\s+/g, " ").trim();
   const sentence = /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
-  return sentence.length > HINT_LENGTH ? `${sentence.slice(0, HINT_LENGTH - 1).trimEnd()}…` : sentence;
+  return sentence.length > HINT_LENGTH ? `${cutAtWord(sentence, HINT_LENGTH - 1)}…` : sentence;
+}
+
+/**
+ * The longest start of `text` within `max` characters that ends at a word's end (a word longer
+ * than half the room is cut where the room ends), without a dangling comma or colon.
+ */
+export function cutAtWord(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = text.slice(0, max);
+  const space = text[max] === " " ? max : room.lastIndexOf(" ");
+  const cut = space >= max / 2 ? room.slice(0, space) : room;
+  let end = cut.trimEnd().length;
+  while (end > 0 && ",;:".includes(cut[end - 1]!)) end--;
+  return cut.slice(0, end);
 }
 
 function lines(tools: readonly SurfaceTool[]): string[] {

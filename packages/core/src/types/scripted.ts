@@ -1,7 +1,11 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "./script-syntax";
 import { defineToolType } from "./tool-type";
+
+/** The longest deadline a script may ask for (`timeoutMs`). */
+export const MAX_SCRIPT_TIMEOUT_MS = 30_000;
 
 /** `scripted`: a JavaScript body run in the QuickJS sandbox (spec §3.1). */
 export const ScriptedType = defineToolType({
@@ -19,7 +23,7 @@ export const ScriptedType = defineToolType({
           v.number(),
           v.integer("timeoutMs must be an integer"),
           v.minValue(1, "timeoutMs must be at least 1"),
-          v.maxValue(30_000, "timeoutMs must be at most 30000"),
+          v.maxValue(MAX_SCRIPT_TIMEOUT_MS, `timeoutMs must be at most ${MAX_SCRIPT_TIMEOUT_MS}`),
         ),
         5000,
       ),
@@ -33,6 +37,11 @@ export const ScriptedType = defineToolType({
     ),
   ),
   inputSchema: (parameters) => inputsToJsonSchema(parameters.inputs),
+  // Compiled on write and by `lint`, never run: `a +` is refused here, not at its first call.
+  check: (parameters) => {
+    const problem = parameters.source === undefined ? null : scriptSyntaxProblem(parameters.source);
+    return problem ? [{ path: "source", message: scriptSyntaxMessage(problem), textLine: problem.line }] : [];
+  },
   async invoke(_config, parameters, input, context) {
     const source =
       parameters.source ??

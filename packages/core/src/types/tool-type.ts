@@ -2,7 +2,6 @@ import type * as v from "valibot";
 import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
-import type { FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ToolRuntime } from "../ports/tool-runtime";
 
@@ -121,6 +120,13 @@ export interface ToolSourcing<P extends Record<string, unknown> = Record<string,
   ): Promise<ToolOutcome>;
 }
 
+/** What a type's `check` refuses: `textLine` is the line within the text at `path` (a script's), when known. */
+export interface ParameterProblem {
+  readonly path: string;
+  readonly message: string;
+  readonly textLine?: number;
+}
+
 /**
  * A tool type (spec §3): code that knows the schema of its `parameters` and runs configured
  * tools. Types are few and structural; tools are configuration.
@@ -132,8 +138,8 @@ export interface ToolType<P extends Record<string, unknown> = Record<string, unk
   readonly parametersSchema: v.GenericSchema<unknown, P>;
   /** The JSON Schema of the tool's input as the LLM sees it. */
   inputSchema(parameters: P): JsonSchema;
-  /** Checks beyond the schema that depend on settings; paths are relative to `parameters`. */
-  check?(parameters: P, environment: ToolTypeEnvironment): FieldError[];
+  /** Checks beyond the schema (some depend on settings); paths are relative to `parameters`. */
+  check?(parameters: P, environment: ToolTypeEnvironment): ParameterProblem[];
   /** Remote-backed types: where their tools (packs) or input schema (`mcp`) come from. */
   readonly sourcing?: ToolSourcing<P>;
   /** Runs a configured tool; absent for types this service can configure but not yet run. */

@@ -13,6 +13,7 @@ export {
   type OperationList,
   type OperationListOptions,
   type OperationTarget,
+  operationTarget,
   type ParameterTarget,
   readOperations,
 } from "./operations";

@@ -1,15 +1,15 @@
 // Generated from /openapi.json by `npm run openapi:types`; do not edit. test/openapi.test.ts fails when stale.
 
 export interface paths {
-    "/docs": {
+    "/.well-known/oauth-authorization-server": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The routes as an HTML page (no external assets) */
-        get: operations["getDocs"];
+        /** Metadata of the development issuer (RFC 8414; only while the service's own tokens are on): its endpoints answer how to get a token */
+        get: operations["getWellKnownOauthAuthorizationServer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -18,15 +18,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/docs/ui": {
+    "/.well-known/oauth-protected-resource": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Swagger UI over /openapi.json (its scripts load from a CDN) */
-        get: operations["getDocsUi"];
+        /** OAuth protected-resource metadata of the API (RFC 9728): who issues its tokens, which scopes */
+        get: operations["getWellKnownOauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/tenants/{tenant}/projects/{project}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected-resource metadata of the T/mcp endpoint (RFC 9728 §3.1): its resource and the scopes for its tenant */
+        get: operations["getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/tenants/{tenant}/projects/{project}/processes/{id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected-resource metadata of a process's MCP endpoint (RFC 9728 §3.1) */
+        get: operations["getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectProcessesByIdMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The routes as an HTML page in the tool listing's style (no external assets; linked from /ui/) */
+        get: operations["getDocs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -149,6 +200,23 @@ export interface paths {
         put?: never;
         /** Learn an endpoint's tool limit from a provider's rejection text: a platform admin's binds every tenant, a tenant's read token binds that tenant's processes */
         post: operations["postV1ModelsObservedLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's projects that hold documents, sorted, and whether its tenant layer holds any (read; the web listing's picker) */
+        get: operations["getV1TenantsByTenantProjects"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -493,7 +561,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getDocs: {
+    getWellKnownOauthAuthorizationServer: {
         parameters: {
             query?: never;
             header?: never;
@@ -502,13 +570,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description HTML */
+            /** @description The metadata */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": {
+                        authorization_endpoint: string;
+                        code_challenge_methods_supported: string[];
+                        grant_types_supported: string[];
+                        issuer: string;
+                        registration_endpoint: string;
+                        response_types_supported: string[];
+                        service_documentation: string;
+                        token_endpoint: string;
+                    };
                 };
             };
             /** @description internal_error */
@@ -525,7 +602,155 @@ export interface operations {
             };
         };
     };
-    getDocsUi: {
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceV1TenantsByTenantProjectsByProjectProcessesByIdMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource: string;
+                        resource_documentation: string;
+                        resource_name: string;
+                        scopes_supported?: string[];
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getDocs: {
         parameters: {
             query?: never;
             header?: never;
@@ -661,6 +886,15 @@ export interface operations {
                             bumps: number;
                             reads: number;
                         };
+                        identity: {
+                            issuers: {
+                                failures: number;
+                                issuer: string;
+                                keys: number;
+                                reads: number;
+                            }[];
+                            verifiedTokens: number;
+                        };
                     };
                 };
             };
@@ -700,7 +934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -708,7 +942,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -781,7 +1015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -789,7 +1023,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -960,7 +1194,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -968,7 +1202,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1053,7 +1287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1061,7 +1295,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1144,7 +1378,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1152,7 +1386,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1270,7 +1504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1278,7 +1512,94 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getV1TenantsByTenantProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The projects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        projects: string[];
+                        tenant: string;
+                        tenantLayer: boolean;
+                        truncated: boolean;
+                    };
+                };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable | issuer_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1410,7 +1731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1418,7 +1739,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1504,7 +1825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1833,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1600,7 +1921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1608,7 +1929,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1836,7 +2157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +2165,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -1942,7 +2263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1950,7 +2271,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2035,7 +2356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,7 +2364,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2199,7 +2520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,7 +2528,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2292,7 +2613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2300,7 +2621,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2443,7 +2764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2451,7 +2772,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2564,7 +2885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2572,7 +2893,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2733,7 +3054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +3062,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -2874,7 +3195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2882,7 +3203,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3026,7 +3347,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3034,7 +3355,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3158,7 +3479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3166,7 +3487,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3258,7 +3579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3266,7 +3587,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3387,7 +3708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,7 +3716,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3647,7 +3968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +3976,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3753,7 +4074,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3761,7 +4082,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -3919,7 +4240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +4248,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4006,7 +4327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4014,7 +4335,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4129,7 +4450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,7 +4458,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4222,7 +4543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4551,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
@@ -4298,7 +4619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description store_unavailable */
+            /** @description store_unavailable | issuer_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4306,7 +4627,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "store_unavailable";
+                        code?: "store_unavailable" | "issuer_unavailable";
                     };
                 };
             };
