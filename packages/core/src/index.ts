@@ -6,6 +6,7 @@ export * from "./cascade/store-scan";
 export * from "./catalog/index";
 export * from "./concurrency";
 export * from "./config/document-schemas";
+export * from "./config/issue-messages";
 export * from "./config/mcp-server";
 export * from "./config/parse";
 export * from "./config/schema";
