@@ -13,6 +13,7 @@ export type SettingValues = Partial<Record<keyof Config, string>>;
  */
 export const BUNDLE_FILES = {
   VANCE_SCRIPT_WORKER: "script-worker.mjs",
+  VANCE_PARSE_WORKER: "parse-worker.mjs",
   VANCE_SCRIPT_WASM: "quickjs.wasm",
   VANCE_DEFAULTS_DIR: "defaults",
 } as const satisfies SettingValues;

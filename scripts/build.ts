@@ -3,7 +3,7 @@
  * is an SST Function's `bundle`), and test/bundle-*.test.ts load them, so what the tests run is
  * what ships:
  *
- *   dist/functions/api/               lambda.mjs, chunks/, script-worker.mjs, quickjs.wasm, defaults/
+ *   dist/functions/api/               lambda.mjs, chunks/, script-worker.mjs, parse-worker.mjs, quickjs.wasm, defaults/
  *   dist/functions/catalog-sync/      lambda.mjs, chunks/, defaults/catalog/
  *   dist/functions/document-events/   lambda.mjs, chunks/
  *
@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { installedQuickJSWasm } from "@vance/sandbox";
 import { build, type Metafile, type Plugin } from "esbuild";
+import { buildParseWorker } from "../functions/api/parse-worker-bundle";
 import { BUNDLE_FILES } from "../functions/settings";
 import { buildScriptWorker } from "../packages/sandbox/build-worker";
 
@@ -126,6 +127,7 @@ async function buildFunction(name: FunctionName, dir: string): Promise<BuiltFunc
 
   if (spec.sandbox) {
     await buildScriptWorker(join(dir, BUNDLE_FILES.VANCE_SCRIPT_WORKER));
+    await buildParseWorker(join(dir, BUNDLE_FILES.VANCE_PARSE_WORKER));
     cpSync(installedQuickJSWasm(), join(dir, BUNDLE_FILES.VANCE_SCRIPT_WASM));
   }
   for (const folder of spec.defaults) {

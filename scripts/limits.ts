@@ -7,20 +7,25 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_MCP_TOOLS } from "@vance/adapters/mcp";
 import { DEFAULT_LIMITS, LOG_LIMITS, POOL_DEFAULTS } from "@vance/sandbox";
-import { MAX_BODY_BYTES } from "../functions/api/app";
+import { DEFAULT_BODY_BYTES as MAX_BODY_BYTES, ROUTE_BODY_LIMITS } from "../functions/api/body-limits";
 import { DEFAULT_REST_MAX_RESPONSE_BYTES } from "../functions/api/config";
-import { DIAGNOSTICS_MAX_BODY_BYTES } from "../functions/api/routes/diagnostics";
+import { MCP_TRAFFIC_LIMITS } from "../packages/adapters/src/mcp/traffic";
+import { MAX_REF_EXPANSIONS } from "../packages/adapters/src/openapi/parser";
 import { MAX_PROGRAM_CHARS, MAX_RESULT_CHARS } from "../packages/core/src/builtins/execute-javascript";
 import { MAX_DESCRIBE } from "../packages/core/src/builtins/meta-tools";
 import { DECLARATION_LIMITS } from "../packages/core/src/builtins/tool-declarations";
+import { MAX_YAML_DOCUMENT_CHARS, MAX_YAML_FLOW_DEPTH } from "../packages/core/src/config/yaml";
 import { DEFAULT_CALL_LIMITS } from "../packages/core/src/dispatch/call-budget";
 import { MAX_LISTED_PROJECTS } from "../packages/core/src/documents/document-service";
 import { MAX_PATH_LENGTH } from "../packages/core/src/ids";
-import { MAX_PATTERN_INSTRUCTIONS } from "../packages/core/src/json-schema-validator";
+import { JSON_SCHEMA_LIMITS } from "../packages/core/src/json-schema-size";
+import { MAX_PATTERN_INSTRUCTIONS, MAX_PATTERNS } from "../packages/core/src/json-schema-validator";
+import { JSON_SHAPE_LIMITS } from "../packages/core/src/json-shape";
+import { MAX_CLIENT_SCHEMA_NODES } from "../packages/core/src/processes/process-records";
 import { MAX_SECRET_VALUE_BYTES } from "../packages/core/src/secrets/secret-service";
 import { MAX_DESCRIPTION_CHARS, MAX_OPERATIONS } from "../packages/core/src/types/openapi/operations";
 import { MAX_OPENAPI_SPEC_BYTES } from "../packages/core/src/types/openapi/parameters";
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from "../packages/core/src/types/openapi/schema";
+import { CHECKED_RESPONSE_LIMITS } from "../packages/core/src/types/rest/response";
 import { MAX_SCRIPT_TIMEOUT_MS } from "../packages/core/src/types/scripted";
 
 export const README = fileURLToPath(new URL("../README.md", import.meta.url));
@@ -41,6 +46,10 @@ function count(n: number): string {
 /** The rows: what is bounded, the bound, and what a caller meets beyond it. */
 export function limitRows(): [string, string, string][] {
   const { runsPerTenantPerCore, queuedPerRun, maxQueueWaitMs, maxWorkers } = POOL_DEFAULTS;
+  const DIAGNOSTICS_MAX_BODY_BYTES =
+    ROUTE_BODY_LIMITS["POST /v1/tenants/:tenant/projects/:project/diagnostics/empty-response"]!.maxBytes;
+  const schema = JSON_SCHEMA_LIMITS;
+  const mcp = MCP_TRAFFIC_LIMITS;
   return [
     ["request body (every route but the diagnosis report)", bytes(MAX_BODY_BYTES), "413 `payload_too_large`"],
     [
@@ -55,6 +64,47 @@ export function limitRows(): [string, string, string][] {
     ],
     ["document path", `${count(MAX_PATH_LENGTH)} characters`, "400 `invalid_id`"],
     [
+      "JSON request body's shape",
+      `${JSON_SHAPE_LIMITS.maxDepth} levels, ${count(JSON_SHAPE_LIMITS.maxValues)} values`,
+      "413 `payload_too_large`",
+    ],
+    [
+      "YAML document parsed on the serving thread (tools, MCP servers, catalog)",
+      `${count(MAX_YAML_DOCUMENT_CHARS)} characters, flow collections ${MAX_YAML_FLOW_DEPTH} deep`,
+      "422",
+    ],
+    [
+      "one JSON Schema (refs counted as their targets each time)",
+      `${count(schema.maxChars)} characters, ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels, combinators ${schema.maxCombinatorNesting} deep, ${MAX_PATTERNS} patterns`,
+      "not compiled: 422",
+    ],
+    [
+      "a spawn's client-tool schemas together",
+      `${count(MAX_CLIENT_SCHEMA_NODES)} nodes`,
+      "422 `validation_failed`",
+    ],
+    [
+      "an OpenAPI document's `$ref`s, expanded",
+      `${count(MAX_REF_EXPANSIONS)} references`,
+      "refused: the pack cannot load it",
+    ],
+    [
+      "upstream JSON answer (`rest`, model endpoints)",
+      `${JSON_SHAPE_LIMITS.maxDepth} levels, ${count(JSON_SHAPE_LIMITS.maxValues)} values (${count(CHECKED_RESPONSE_LIMITS.maxValues)} when checked against \`responseSchema\`)`,
+      "`ResponseTooLarge`",
+    ],
+    [
+      "one MCP message",
+      `${bytes(mcp.maxMessageChars)}, ${mcp.json.maxDepth} levels, ${count(mcp.json.maxValues)} values`,
+      "`ResponseTooLarge`",
+    ],
+    ["an MCP server's own requests (pings …) per answer", count(mcp.maxServerRequests), "`McpProtocolError`"],
+    [
+      "`tools/list` of one MCP server",
+      `${mcp.maxListPages} pages, cursors of ${count(mcp.maxCursorChars)} characters, ${bytes(mcp.maxListBytes)}`,
+      "the list read so far, logged",
+    ],
+    [
       "OpenAPI document fetched from a spec URL (one in the cascade is a document)",
       bytes(MAX_OPENAPI_SPEC_BYTES),
       "refused: the pack cannot load it",
@@ -62,7 +112,7 @@ export function limitRows(): [string, string, string][] {
     ["operations per OpenAPI pack", count(MAX_OPERATIONS), "the rest left out, with a note"],
     [
       "one operation's input schema",
-      `${count(MAX_SCHEMA_NODES)} nodes, ${MAX_SCHEMA_DEPTH} levels`,
+      `the JSON Schema limits: ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels`,
       "the operation left out, with a note",
     ],
     ["sub-tool description (OpenAPI)", `${count(MAX_DESCRIPTION_CHARS)} characters`, "cut"],

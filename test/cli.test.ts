@@ -358,7 +358,14 @@ describe("vance-tools against the running server", () => {
       (await fetch(`${base}/node_modules/left/index.js`, { method: "PUT", headers, body: "1\n" })).status,
     ).toBe(201);
     expect(
-      (await fetch(`${base}/server-tools/kept.yaml`, { method: "PUT", headers, body: doc("Kept") })).status,
+      (
+        await fetch(`${base}/server-tools/kept.yaml`, {
+          method: "PUT",
+          // A YAML document: one sent as application/json must be JSON (400 invalid_json).
+          headers: { ...headers, "content-type": "application/yaml" },
+          body: doc("Kept"),
+        })
+      ).status,
     ).toBe(201);
     const dir = folder({ "package.json": '{ "name": "my-config" }\n' });
     const pulled = await runHere(["pull", dir], { VANCE_PROJECT: "planted" });

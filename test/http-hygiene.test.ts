@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../functions/api/app";
+import { DEFAULT_BODY_BYTES as MAX_BODY_BYTES } from "../functions/api/body-limits";
 import { closeWhenBodyUnread } from "../functions/api/keep-alive";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGuardedFetch, createOpenApiParser } from "@vance/adapters";
+import { inProcessOpenApiCompiler } from "@vance/adapters/testing";
 import {
   createNetworkPolicy,
   type HttpFetch,
@@ -207,7 +208,7 @@ describe("an openapi pack's source", () => {
         resolveHost: async (host) => options.addresses ?? [host],
         scripts: { run: async () => ({ ok: false, error: "NoScripts", message: "none" }) },
         now: () => Date.now(),
-        parseOpenApi: createOpenApiParser(),
+        openApi: inProcessOpenApiCompiler(),
       },
       readHit: async () => null,
       secretsFor: () => async () => undefined,

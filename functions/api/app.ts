@@ -18,10 +18,10 @@ import {
   VanceError,
 } from "@vance/core";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "./auth";
+import { limitBodies } from "./body-limits";
 import {
   describe,
   jsonResponse,
@@ -72,9 +72,6 @@ export interface AppServices {
   /** This instance's cache counters. */
   readonly metrics: () => Metrics;
 }
-
-/** Request bodies above this size are refused with 413 before they are read whole. */
-export const MAX_BODY_BYTES = 256 * 1024;
 
 const validIds = createMiddleware(async (c, next) => {
   assertTenantId(c.req.param("tenant") ?? "");
@@ -131,25 +128,7 @@ export function createApp(services: AppServices) {
     throw new VanceError("not_found", 404, "no such route; see /openapi.json");
   });
   app.use("*", secureHeaders());
-  const tooLarge = () => {
-    throw new VanceError("payload_too_large", 413, `request bodies are limited to ${MAX_BODY_BYTES} bytes`);
-  };
-  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
-  app.use("*", (c, next) => {
-    // A diagnosis report carries a whole conversation: its route sets its own, larger limit.
-    if (c.req.path.endsWith("/diagnostics/empty-response")) return next();
-    // Judged from the headers where they suffice: touching the body stream (as `bodyLimit`
-    // does first) makes @hono/node-server build a full Request for every request, which costs
-    // more than a warm manifest's own work. Node's parser reads exactly `content-length` bytes.
-    const method = c.req.method;
-    if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
-    const length = c.req.header("content-length");
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
-      return Number(length) > MAX_BODY_BYTES ? tooLarge() : next();
-    }
-    // Chunked bodies are counted as they stream in.
-    return limitBody(c, next);
-  });
+  app.use("*", limitBodies());
 
   app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
   // Generated once, on first request: every route is registered by then.

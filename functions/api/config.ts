@@ -1,5 +1,5 @@
 import { decodeSecretsKey } from "@vance/adapters";
-import { issuesToFieldErrors } from "@vance/core";
+import { issuesToFieldErrors, trimChar } from "@vance/core";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
 
@@ -109,7 +109,7 @@ export const ConfigSchema = v.pipe(
           (url) => !new URL(url).search && !new URL(url).hash,
           "VANCE_PUBLIC_URL must have no query or fragment",
         ),
-        v.transform((url) => url.replace(/\/+$/, "")),
+        v.transform((url) => trimChar(url, "/", "end")),
       ),
     ),
     /** Seals tenant secrets (AES-256-GCM): the base64 of 32 bytes, e.g. `openssl rand -base64 32`. */
@@ -176,6 +176,8 @@ export const ConfigSchema = v.pipe(
     /** The local server scans its stores this often for writes made behind its back; 0 turns it off. */
     VANCE_STORE_SCAN_SECONDS: Count("VANCE_STORE_SCAN_SECONDS", "30"),
     VANCE_SCRIPT_WORKER: v.optional(v.string()),
+    /** The bundled task worker (OpenAPI compiles); unset, `npm run build:worker`'s dist/parse-worker.mjs. */
+    VANCE_PARSE_WORKER: v.optional(v.string()),
     /** QuickJS's `.wasm` file; unset, the installed package's (a function bundle ships a copy). */
     VANCE_SCRIPT_WASM: v.optional(v.string()),
     VANCE_SCRIPT_WORKERS: OptionalWhole("VANCE_SCRIPT_WORKERS", 0),

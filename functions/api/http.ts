@@ -1,4 +1,4 @@
-import { VanceError, type WriteOptions } from "@vance/core";
+import { JSON_SHAPE_LIMITS, jsonShapeProblem, VanceError, type WriteOptions } from "@vance/core";
 import type { Context } from "hono";
 
 /** Content types accepted for YAML documents (tool and catalog documents), JSON included. */
@@ -76,5 +76,31 @@ export async function textBody(c: Context): Promise<string> {
       throw new VanceError("invalid_json", 400, "the body is not valid UTF-8, so it is not valid JSON");
     }
     throw new VanceError("invalid_body", 400, "the body is not valid UTF-8 text");
+  }
+}
+
+/**
+ * A document's body as text (tool, catalog and any other document): one sent as
+ * `application/json` must be JSON — 400 `invalid_json` otherwise, rather than being read as YAML —
+ * within the shape limits of {@link parseJsonText}.
+ */
+export async function documentText(c: Context): Promise<string> {
+  const text = await textBody(c);
+  if (mediaType(c) === "application/json") parseJsonText(text);
+  return text;
+}
+
+/**
+ * A JSON body's value: 400 `invalid_json` when it is not JSON, 413 `payload_too_large` when it
+ * nests deeper or holds more values than `JSON_SHAPE_LIMITS` (judged before it is parsed: what
+ * walks it afterwards must not overflow the stack or spend seconds on it).
+ */
+export function parseJsonText(text: string): unknown {
+  const problem = jsonShapeProblem(text, JSON_SHAPE_LIMITS);
+  if (problem) throw new VanceError("payload_too_large", 413, `the body is too complex: ${problem}`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new VanceError("invalid_json", 400, "the body is not valid JSON");
   }
 }

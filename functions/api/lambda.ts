@@ -22,7 +22,12 @@ export const handler = await startFunction(
         VANCE_STORE: "s3",
         VANCE_STATE: "dynamodb",
         VANCE_LOCAL_TOKENS: "false",
-        ...bundledFiles(import.meta.url, ["VANCE_SCRIPT_WORKER", "VANCE_SCRIPT_WASM", "VANCE_DEFAULTS_DIR"]),
+        ...bundledFiles(import.meta.url, [
+          "VANCE_SCRIPT_WORKER",
+          "VANCE_PARSE_WORKER",
+          "VANCE_SCRIPT_WASM",
+          "VANCE_DEFAULTS_DIR",
+        ]),
       },
       // Never generated here: the next instance could not verify the tokens or read the secrets.
       require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"],

@@ -7,7 +7,6 @@ import {
   createGuardedFetch,
   createJsonLogger,
   createMcpClient,
-  createOpenApiParser,
   createS3Client,
   DynamoSecretStore,
   DynamoStateStore,
@@ -23,6 +22,7 @@ import {
   BUILT_IN_TOOLS,
   CATALOG_MARKER,
   CatalogEditor,
+  type CompiledOperations,
   createNetworkPolicy,
   DemotionLog,
   DiagnosticWebhook,
@@ -38,6 +38,7 @@ import {
   markerOfDocumentKey,
   type ObjectStore,
   ObservedToolLimits,
+  type OpenApiCompiler,
   ProcessBookkeeping,
   ProcessRecords,
   ProcessService,
@@ -57,13 +58,14 @@ import {
   ToolUsage,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import type { ScriptPool } from "@vance/sandbox";
+import type { ScriptPool, TaskPool } from "@vance/sandbox";
 import type { AppServices } from "./app";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
 import { localSecretsKey } from "./local-secret";
 import { isLoopbackAddress } from "./mcp/browser-guard";
 import { McpSessions } from "./mcp/sessions";
+import { PARSE_WORKER_BUNDLE } from "./worker-files";
 
 /** The service version reported by health and OpenAPI. */
 export const VERSION = "0.1.0";
@@ -159,6 +161,43 @@ export function lazyScriptPool(config: Config): ScriptRunner {
   };
 }
 
+/** How long one OpenAPI document may take to parse, validate, dereference and read, in its thread. */
+export const OPENAPI_COMPILE_TIMEOUT_MS = 10_000;
+
+/**
+ * OpenAPI documents compiled on the task worker pool (`TaskPool`, functions/api/parse-worker.ts):
+ * a deadline that terminates the thread, one document per tenant at a time with a short queue.
+ * The pool starts with the first document, so a cold start that lists none starts no thread.
+ */
+export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
+  let pool: Promise<TaskPool> | undefined;
+  const started = () => {
+    pool ??= import("@vance/sandbox")
+      .then(({ TaskPool }) =>
+        TaskPool.create({
+          workerUrl: pathToFileURL(resolve(config.VANCE_PARSE_WORKER ?? PARSE_WORKER_BUNDLE)),
+          what: "parsing OpenAPI documents",
+          timeoutMs: OPENAPI_COMPILE_TIMEOUT_MS,
+        }),
+      )
+      .catch((error: unknown) => {
+        pool = undefined;
+        throw error;
+      });
+    return pool;
+  };
+  return async ({ tenant, signal, ...input }) => {
+    const outcome = await (await started()).run({
+      task: "openapi",
+      input,
+      tenant,
+      ...(signal ? { signal } : {}),
+    });
+    if (!outcome.ok) throw new Error(outcome.message);
+    return outcome.value as CompiledOperations;
+  };
+}
+
 /**
  * Prefix of the platform secrets (`${secret:NAME}` of bundled documents and the model catalog,
  * never of tenant documents): only these variables, never AWS keys or settings.
@@ -190,6 +229,7 @@ export async function buildServices(
     secrets?: SecretStore;
     logger?: Logger;
     scripts?: ScriptRunner;
+    openApi?: OpenApiCompiler;
     env?: Record<string, string | undefined>;
     now?: () => number;
   } = {},
@@ -234,7 +274,7 @@ export async function buildServices(
     resolveHost: dnsHostResolver,
     scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
-    parseOpenApi: createOpenApiParser(),
+    openApi: overrides.openApi ?? workerOpenApiCompiler(config),
     // The provider keys are platform secrets: read through the secret service's platform lookup.
     models: new ModelPicker({
       catalog,

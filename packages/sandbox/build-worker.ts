@@ -11,8 +11,13 @@ export const WORKER_BUNDLE = fileURLToPath(new URL("./dist/script-worker.mjs", i
 
 /** Writes the bundle (to `outfile`: a function bundle carries its own copy, see scripts/build.ts). */
 export async function buildScriptWorker(outfile: string = WORKER_BUNDLE): Promise<void> {
+  await buildWorkerBundle(fileURLToPath(new URL("./src/worker.ts", import.meta.url)), outfile);
+}
+
+/** Bundles a worker thread's entry and all it imports into one ES module (the task workers too). */
+export async function buildWorkerBundle(entry: string, outfile: string): Promise<void> {
   await build({
-    entryPoints: [fileURLToPath(new URL("./src/worker.ts", import.meta.url))],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: "node",

@@ -78,6 +78,27 @@ export class ProcessMcpServer {
     }
   }
 
+  /**
+   * The SDK's own answer to a request that no process backs — an initialize it will refuse (no
+   * process is spawned for one): a server with no tools, so nothing is read or written.
+   */
+  async refuse(request: Request, message: unknown): Promise<Response> {
+    const server = new Server(
+      { name: MCP_SERVER_NAME, version: this.options.version },
+      { capabilities: {}, jsonSchemaValidator: NO_ELICITATION },
+    );
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    try {
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody: message });
+    } finally {
+      await server.close();
+    }
+  }
+
   /** The `initialize` result's `instructions`: the static discovery block, then the demoted one. */
   private async instructions(key: ProcessKey): Promise<string | undefined> {
     const manifest = await this.options.processes.manifest(key, "anthropic");

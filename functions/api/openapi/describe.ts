@@ -70,7 +70,11 @@ export function documentRequest(mediaTypes: readonly string[], schema?: v.Generi
     content: Object.fromEntries(
       mediaTypes.map((type) => [type, { schema: schema ? schemaOf(schema) : { type: "string" } }]),
     ),
-    problems: { 400: ["invalid_body"], 413: ["payload_too_large"], 415: ["unsupported_media_type"] },
+    problems: {
+      400: mediaTypes.includes("application/json") ? ["invalid_body", "invalid_json"] : ["invalid_body"],
+      413: ["payload_too_large"],
+      415: ["unsupported_media_type"],
+    },
   };
 }
 

@@ -1,16 +1,9 @@
-import { type EmptyResponseDiagnosis, EmptyResponseReportSchema, VanceError } from "@vance/core";
+import { type EmptyResponseDiagnosis, EmptyResponseReportSchema } from "@vance/core";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
 import { EmptyResponseDiagnosisSchema } from "../responses";
-
-/**
- * A report carries the whole conversation the model saw, tool results included: it may be far
- * larger than a document. The app's general body limit leaves this route to this one.
- */
-export const DIAGNOSTICS_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** The route below as `/openapi.json` describes it. */
 const DOCS = {
@@ -34,16 +27,6 @@ export function diagnosticRoutes(
     "/empty-response",
     describe(DOCS.emptyResponse),
     authenticate(verifier, "read", ENGINE),
-    bodyLimit({
-      maxSize: DIAGNOSTICS_MAX_BODY_BYTES,
-      onError: () => {
-        throw new VanceError(
-          "payload_too_large",
-          413,
-          `a diagnosis report is limited to ${DIAGNOSTICS_MAX_BODY_BYTES} bytes; send the conversation's text parts only`,
-        );
-      },
-    }),
     async (c) => {
       const { tenant, project } = c.req.param() as { tenant: string; project: string };
       const report = await jsonBody(c, EmptyResponseReportSchema);

@@ -9,7 +9,7 @@ import {
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
-import { preconditions, requireDocumentContentType, textBody } from "../http";
+import { documentText, preconditions, requireDocumentContentType } from "../http";
 import {
   DOCUMENT_WRITE_PROBLEMS,
   describe,
@@ -141,7 +141,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
     const options = { ...preconditions(c, contentType), ...authorOf(c.get("claims")) };
-    const written = await documents.put(tenant, project, path, await textBody(c), options);
+    const written = await documents.put(tenant, project, path, await documentText(c), options);
     if (written.kind === "tool") {
       c.header("ETag", written.tool.etag ?? "");
       return c.json(toolView(written.tool), written.created ? 201 : 200);

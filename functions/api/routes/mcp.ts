@@ -11,7 +11,7 @@ import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import * as v from "valibot";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
-import { mediaType, textBody } from "../http";
+import { mediaType, parseJsonText, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
@@ -164,6 +164,9 @@ export function mcpRoutes(
       const key = await session(c, settings.sessions, processes);
       return (await mcpServer()).answer(c.req.raw, message, key);
     }
+    // A process record is made only for an initialize the transport will accept: a refused one
+    // (406, 400, a notification answered 202) leaves nothing behind.
+    if (!acceptableInitialize(c, message)) return (await mcpServer()).refuse(c.req.raw, message);
     const { record, warnings, stalePacks } = await processes.spawn(
       tenant,
       project,
@@ -202,12 +205,32 @@ async function jsonRpcBody(c: Context): Promise<unknown> {
   if (mediaType(c) !== "application/json") {
     throw new VanceError("unsupported_media_type", 415, "MCP messages are sent as application/json");
   }
-  const text = await textBody(c);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new VanceError("invalid_json", 400, "the body is not valid JSON");
-  }
+  return parseJsonText(await textBody(c));
+}
+
+/**
+ * What the SDK's transport and `initialize` handler require of an initialize, checked before a
+ * process is spawned for it: one request (an id, no batch) with the protocol version, the client's
+ * capabilities and its name and version, from a client that accepts both JSON and event streams.
+ */
+const InitializeRequestSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: v.union([v.string(), v.number()]),
+  method: v.literal("initialize"),
+  params: v.object({
+    protocolVersion: v.string(),
+    capabilities: v.record(v.string(), v.unknown()),
+    clientInfo: v.object({ name: v.string(), version: v.string() }),
+  }),
+});
+
+function acceptableInitialize(c: Context, message: unknown): boolean {
+  const accept = (c.req.header("accept") ?? "").toLowerCase();
+  return (
+    accept.includes("application/json") &&
+    accept.includes("text/event-stream") &&
+    v.is(InitializeRequestSchema, message)
+  );
 }
 
 function isInitialize(message: unknown): boolean {

@@ -13,7 +13,7 @@ import {
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
-import { requireYamlOrJson, textBody } from "../http";
+import { documentText, requireYamlOrJson } from "../http";
 import { jsonBody } from "../json-body";
 import {
   describe,
@@ -162,7 +162,7 @@ export function modelRoutes(deps: {
   app.put("/:instance/:file", describe(DOCS.putDocument), platformAdmin, async (c) => {
     const { instance, file } = c.req.param();
     requireYamlOrJson(c, "a catalog document");
-    const { created, provider } = await deps.editor.put(instance, file, await textBody(c));
+    const { created, provider } = await deps.editor.put(instance, file, await documentText(c));
     return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
   });
 

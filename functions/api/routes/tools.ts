@@ -12,7 +12,7 @@ import {
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
-import { preconditions, requireToolContentType, textBody } from "../http";
+import { documentText, preconditions, requireToolContentType } from "../http";
 import { jsonBody } from "../json-body";
 import {
   DOCUMENT_WRITE_PROBLEMS,
@@ -167,7 +167,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
       ...preconditions(c, contentType === "application/json" ? "application/json" : "application/yaml"),
       ...authorOf(c.get("claims")),
     };
-    const { created, tool } = await tools.put(tenant, project, name, await textBody(c), options);
+    const { created, tool } = await tools.put(tenant, project, name, await documentText(c), options);
     c.header("ETag", tool.etag ?? "");
     return c.json(toolView(tool), created ? 201 : 200);
   });

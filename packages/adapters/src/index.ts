@@ -5,6 +5,7 @@ export * from "./json-logger";
 export { createMcpClient } from "./mcp/lazy";
 export * from "./net/index";
 export * from "./object-store/index";
+export * from "./openapi/compile";
 export * from "./openapi/parser";
 export * from "./secret-store/index";
 export * from "./state-store/index";

@@ -1127,7 +1127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_id | invalid_body */
+            /** @description invalid_id | invalid_body | invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1135,7 +1135,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_id" | "invalid_body";
+                        code?: "invalid_id" | "invalid_body" | "invalid_json";
                     };
                 };
             };
@@ -2086,7 +2086,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_precondition | invalid_body | invalid_id */
+            /** @description invalid_precondition | invalid_body | invalid_json | invalid_id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2094,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_precondition" | "invalid_body" | "invalid_id";
+                        code?: "invalid_precondition" | "invalid_body" | "invalid_json" | "invalid_id";
                     };
                 };
             };
@@ -3978,7 +3978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid_precondition | invalid_body | invalid_id */
+            /** @description invalid_precondition | invalid_body | invalid_json | invalid_id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +3986,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "invalid_precondition" | "invalid_body" | "invalid_id";
+                        code?: "invalid_precondition" | "invalid_body" | "invalid_json" | "invalid_id";
                     };
                 };
             };

@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
 import type { FieldError } from "./errors";
 import type { JsonSchema } from "./json-schema";
+import { jsonSchemaSizeProblem } from "./json-schema-size";
 
 /**
  * A JSON Schema made ready to check values: a validator, or why the schema cannot be used.
@@ -23,6 +24,8 @@ const BYTES_PER_PATTERN = 2 * 1024;
 const BYTES_PER_PATTERN_INSTRUCTION = 640;
 /** RE2 instructions one schema's patterns may have in all (~6 MiB of heap). */
 export const MAX_PATTERN_INSTRUCTIONS = 10_000;
+/** Distinct patterns one schema may have: compiling one for RE2 costs ~0.3 ms on the serving thread. */
+export const MAX_PATTERNS = 64;
 
 /** Bounds of the compiled-schema cache: entries, and estimated heap bytes (see `ENTRY_BYTES`). */
 export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
@@ -56,7 +59,8 @@ function metaSchemas(): Ajv {
  * are never fetched (unresolved means unusable). `pattern` and `patternProperties` run on RE2,
  * linear in the input whatever the pattern; a pattern RE2 cannot run (backreferences,
  * lookaround) makes the schema unusable, never a fallback to backtracking. Formats are not
- * checked. Results are cached by the schema's JSON text.
+ * checked. A schema beyond `JSON_SCHEMA_LIMITS` is not compiled at all (its compile would hold
+ * the serving thread). Results are cached by the schema's JSON text.
  *
  * @example
  * const schema = compileJsonSchema({ type: "object", required: ["q"] });
@@ -73,7 +77,10 @@ export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
   }
   const cached = compiled.get(key);
   if (cached) return cached;
-  const { result, patternBytes } = compile(schema);
+  const tooLarge = jsonSchemaSizeProblem(schema, key.length);
+  const { result, patternBytes } = tooLarge
+    ? { result: { ok: false, message: `not a usable JSON Schema: ${tooLarge}` } as const, patternBytes: 0 }
+    : compile(schema);
   compiled.set(key, result, { size: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes });
   return result;
 }
@@ -122,7 +129,9 @@ function compile(schema: JsonSchema): { result: CompiledJsonSchema; patternBytes
       validateFormats: false,
       meta: false,
       validateSchema: false,
-      code: { regExp: patterns.engine },
+      // Ajv's optimising pass over the generated code costs twice the rest of the compile and
+      // barely changes how fast the validator runs.
+      code: { regExp: patterns.engine, optimize: false },
     });
     const validate = ajv.compile(body);
     if ("$async" in validate && validate.$async) {
@@ -153,6 +162,9 @@ class Patterns {
   private compile(pattern: string): RegExpLike {
     const known = this.known.get(pattern);
     if (known) return known;
+    if (this.known.size >= MAX_PATTERNS) {
+      throw new Error(`the schema has more than ${MAX_PATTERNS} distinct patterns`);
+    }
     let regex: RE2JS;
     try {
       regex = RE2JS.compile(RE2JS.translateRegExp(pattern));

@@ -11,3 +11,11 @@ export {
   type ScriptRequest,
 } from "./script-pool";
 export type { CallTool } from "./script-worker";
+export { serveTasks, type TaskHandler } from "./serve-tasks";
+export {
+  type TaskOutcome,
+  TaskPool,
+  type TaskPoolOptions,
+  type TaskPoolStats,
+  type TaskRequest,
+} from "./task-pool";

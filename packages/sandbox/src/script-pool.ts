@@ -3,7 +3,7 @@ import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
 import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-worker";
-import { type SlotRefusal, Slots } from "./slots";
+import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
 
 /** One script invocation. */
 export interface ScriptRequest {
@@ -101,8 +101,7 @@ export const POOL_DEFAULTS = Object.freeze({
  */
 export class ScriptPool {
   private readonly idle: ScriptWorker[] = [];
-  private readonly tenants = new Map<string, Slots>();
-  private readonly threads: Slots;
+  private readonly slots: TenantSlots;
   private starting = 0;
   private busyWorkers = 0;
   private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0 };
@@ -114,7 +113,12 @@ export class ScriptPool {
     private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile">>,
     private readonly spawn: WorkerSpawn,
   ) {
-    this.threads = new Slots(settings.maxWorkers, Number.POSITIVE_INFINITY);
+    this.slots = new TenantSlots(
+      settings.maxRunsPerTenant,
+      settings.maxQueuedPerTenant,
+      settings.maxWorkers,
+      "the sandbox",
+    );
   }
 
   /** Compiles QuickJS and starts the warm threads, so that the first run does not pay for it. */
@@ -184,21 +188,10 @@ export class ScriptPool {
       wait: request.nested !== true,
       waitMs: this.settings.maxQueueWaitMs,
       signal: request.signal,
+      nested: request.nested === true,
     };
-    const tenant = request.tenant ?? "";
-    const releaseTenant = request.nested ? () => undefined : await this.tenantSlots(tenant).acquire(slot);
-    if (typeof releaseTenant === "string") return this.refused(releaseTenant, `tenant '${tenant}'`);
-    try {
-      const releaseThread = await this.threads.acquire(slot);
-      if (typeof releaseThread === "string") return this.refused(releaseThread, "the sandbox");
-      try {
-        return await this.runOnWorker(request, limits);
-      } finally {
-        releaseThread();
-      }
-    } finally {
-      releaseTenant();
-    }
+    const ran = await this.slots.run(request.tenant ?? "", slot, () => this.runOnWorker(request, limits));
+    return isRefused(ran) ? this.refused(ran.refused, ran.whose) : ran;
   }
 
   /** Terminates every thread; later `run` calls throw. */
@@ -210,8 +203,7 @@ export class ScriptPool {
 
   /** Counters for tests, benchmarks and diagnostics. */
   stats(): ScriptPoolStats {
-    let queued = this.threads.counts().queued;
-    for (const slots of this.tenants.values()) queued += slots.counts().queued;
+    const queued = this.slots.queued();
     return {
       workers: {
         idle: this.idle.length,
@@ -276,15 +268,6 @@ export class ScriptPool {
       error: "Busy",
       message: `${whose} has too many scripts running; try again shortly`,
     };
-  }
-
-  private tenantSlots(tenant: string): Slots {
-    let slots = this.tenants.get(tenant);
-    if (!slots) {
-      slots = new Slots(this.settings.maxRunsPerTenant, this.settings.maxQueuedPerTenant);
-      this.tenants.set(tenant, slots);
-    }
-    return slots;
   }
 
   private async startWorker(): Promise<ScriptWorker> {

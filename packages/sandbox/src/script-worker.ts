@@ -8,6 +8,7 @@ import {
   type WorkerInit,
   type WorkerMessage,
 } from "./protocol";
+import { WorkerThread } from "./worker-thread";
 
 /** Host side of `vance.tools.call`; `signal` aborts when the calling run ends. */
 export type CallTool = (name: string, params: unknown, signal: AbortSignal) => Promise<ToolCallOutcome>;
@@ -34,10 +35,7 @@ export interface WorkerSpawn {
  * One worker thread with its QuickJS module, the channel that answers host calls, and the
  * shared flag the thread sleeps on meanwhile. It runs one script at a time.
  */
-export class ScriptWorker {
-  /** False once terminated or crashed: it takes no more runs. */
-  alive = true;
-  private readonly thread: Worker;
+export class ScriptWorker extends WorkerThread<WorkerMessage> {
   private readonly answers: MessagePort;
   private readonly flag: Int32Array;
   /**
@@ -45,47 +43,34 @@ export class ScriptWorker {
    * AbortController per run costs about as much as the run of `a + b` (measured here).
    */
   private calls = new AbortController();
-  private onMessage: ((message: WorkerMessage) => void) | undefined;
-  private onExit: ((reason: string) => void) | undefined;
 
-  private constructor(spawn: WorkerSpawn) {
-    const channel = new MessageChannel();
-    const signal = new SharedArrayBuffer(4);
-    this.flag = new Int32Array(signal);
-    this.answers = channel.port1;
+  private constructor(spawn: WorkerSpawn, channel: MessageChannel, signal: SharedArrayBuffer) {
     const init: WorkerInit = {
       wasmModule: spawn.wasmModule,
       memoryBytes: spawn.memoryBytes,
       answers: channel.port2,
       signal,
     };
-    this.thread = new Worker(spawn.url, {
-      workerData: init,
-      transferList: [channel.port2],
-      resourceLimits: spawn.resourceLimits,
-      // The host's flags (a test runner's loaders, --inspect) have no business in a sandbox thread.
-      execArgv: [],
-      env: {},
-    });
-    this.thread.on("message", (message: WorkerMessage) => this.onMessage?.(message));
-    this.thread.on("error", (error) => this.died(`the sandbox thread failed: ${error.message}`));
-    this.thread.on("exit", (code) => this.died(`the sandbox thread exited (code ${code})`));
+    super(
+      new Worker(spawn.url, {
+        workerData: init,
+        transferList: [channel.port2],
+        resourceLimits: spawn.resourceLimits,
+        // The host's flags (a test runner's loaders, --inspect) have no business in a sandbox thread.
+        execArgv: [],
+        env: {},
+      }),
+      "the sandbox thread",
+    );
+    this.flag = new Int32Array(signal);
+    this.answers = channel.port1;
   }
 
   /** Starts a thread and resolves once its QuickJS module is loaded. */
-  static start(spawn: WorkerSpawn): Promise<ScriptWorker> {
-    const worker = new ScriptWorker(spawn);
-    return new Promise((resolve, reject) => {
-      worker.onMessage = (message) => {
-        if (message.kind !== "ready") return;
-        worker.onMessage = undefined;
-        worker.onExit = undefined;
-        // An idle thread must not keep the process alive; a starting or running one does.
-        worker.thread.unref();
-        resolve(worker);
-      };
-      worker.onExit = (reason) => reject(new Error(reason));
-    });
+  static async start(spawn: WorkerSpawn): Promise<ScriptWorker> {
+    const worker = new ScriptWorker(spawn, new MessageChannel(), new SharedArrayBuffer(4));
+    await worker.ready();
+    return worker;
   }
 
   /**
@@ -183,18 +168,5 @@ export class ScriptWorker {
   private abortCalls(reason: Error): void {
     this.calls.abort(reason);
     this.calls = new AbortController();
-  }
-
-  /** Stops the thread at once, whatever it is doing. */
-  terminate(): void {
-    if (!this.alive) return;
-    this.alive = false;
-    void this.thread.terminate();
-  }
-
-  private died(reason: string): void {
-    const wasAlive = this.alive;
-    this.alive = false;
-    if (wasAlive) this.onExit?.(reason);
   }
 }

@@ -74,3 +74,73 @@ export class Slots {
     };
   }
 }
+
+/** A slot refused, and whose limit refused it (the tenant's, or the pool's threads). */
+export interface Refused {
+  readonly refused: SlotRefusal;
+  readonly whose: string;
+}
+
+/**
+ * The fairness both worker pools keep: each tenant holds at most `perTenant` slots with a queue
+ * of `queuedPerTenant`, and all of them together at most `threads` threads.
+ */
+export class TenantSlots {
+  private readonly tenants = new Map<string, Slots>();
+  private readonly threads: Slots;
+
+  constructor(
+    private readonly perTenant: number,
+    private readonly queuedPerTenant: number,
+    maxThreads: number,
+    /** What a refusal of a thread names (`the sandbox`). */
+    private readonly pool: string,
+  ) {
+    this.threads = new Slots(maxThreads, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Runs `work` holding one of the tenant's slots (none for a `nested` run: its caller holds one)
+   * and one thread; or answers why none was granted.
+   */
+  async run<T>(
+    tenant: string,
+    request: SlotRequest & { readonly nested?: boolean },
+    work: () => Promise<T>,
+  ): Promise<T | Refused> {
+    const releaseTenant = request.nested ? () => undefined : await this.slotsOf(tenant).acquire(request);
+    if (typeof releaseTenant === "string") return { refused: releaseTenant, whose: `tenant '${tenant}'` };
+    try {
+      const releaseThread = await this.threads.acquire(request);
+      if (typeof releaseThread === "string") return { refused: releaseThread, whose: this.pool };
+      try {
+        return await work();
+      } finally {
+        releaseThread();
+      }
+    } finally {
+      releaseTenant();
+    }
+  }
+
+  /** Runs waiting for a slot, across tenants. */
+  queued(): number {
+    let queued = this.threads.counts().queued;
+    for (const slots of this.tenants.values()) queued += slots.counts().queued;
+    return queued;
+  }
+
+  private slotsOf(tenant: string): Slots {
+    let slots = this.tenants.get(tenant);
+    if (!slots) {
+      slots = new Slots(this.perTenant, this.queuedPerTenant);
+      this.tenants.set(tenant, slots);
+    }
+    return slots;
+  }
+}
+
+/** Whether `run`'s answer is a refusal. */
+export function isRefused(answer: unknown): answer is Refused {
+  return typeof answer === "object" && answer !== null && "refused" in answer && "whose" in answer;
+}

@@ -1,3 +1,4 @@
+import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "@vance/core/json-shape";
 import { type QuickJSContext, type QuickJSHandle, Scope } from "quickjs-emscripten";
 
 /** What reading from the VM produced: a host value, or a handle to what the script threw. */
@@ -35,7 +36,8 @@ export function toHandle(context: QuickJSContext, value: unknown, parse: () => Q
  * Reads a script value with JSON.stringify semantics (what a tool result must be): `toJSON`
  * applies, non-finite numbers become `null`, and a value JSON cannot represent at all
  * (`undefined`, a function, a symbol) becomes `null`. `stringify` (the VM's JSON.stringify) runs
- * user code (`toJSON`, getters), so the caller keeps limits in force.
+ * user code (`toJSON`, getters), so the caller keeps limits in force. A value deeper or larger in
+ * values than `JSON_SHAPE_LIMITS` is thrown as `ValueTooComplex`.
  */
 export function readJson(
   context: QuickJSContext,
@@ -60,7 +62,18 @@ export function readJson(
     const result = context.callFunction(stringify(), context.undefined, handle);
     if (result.error) return { thrown: result.error };
     const text = scope.manage(result.value);
-    return { value: context.typeof(text) === "string" ? JSON.parse(context.getString(text)) : null };
+    if (context.typeof(text) !== "string") return { value: null };
+    const json = context.getString(text);
+    // What leaves the VM is walked, cloned and encoded by code that recurses: bounded first.
+    const problem = jsonShapeProblem(json, JSON_SHAPE_LIMITS);
+    if (problem)
+      return {
+        thrown: context.newError({
+          name: "ValueTooComplex",
+          message: `the value is too complex: ${problem}`,
+        }),
+      };
+    return { value: JSON.parse(json) };
   });
 }
 

@@ -16,6 +16,7 @@ import {
   BLOCKED_ADDRESS_ERROR_NAME,
   type HttpFetch,
   MCP_ERROR_RESPONSE_NAME,
+  MCP_PROTOCOL_ERROR_NAME,
   MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpClient,
@@ -25,6 +26,7 @@ import {
   RESPONSE_TOO_LARGE_ERROR_NAME,
   SecretScrubber,
 } from "@vance/core";
+import { MCP_TRAFFIC_LIMITS, McpTraffic } from "./traffic";
 
 /** Connections kept open per instance by default (least recently used close first). */
 export const DEFAULT_MAX_MCP_CONNECTIONS = 64;
@@ -45,6 +47,8 @@ export interface SdkMcpClientOptions {
   readonly maxTools?: number;
   /** How this service introduces itself in `initialize`. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** What a server may send (`MCP_TRAFFIC_LIMITS` by default). */
+  readonly trafficLimits?: typeof MCP_TRAFFIC_LIMITS;
 }
 
 /**
@@ -84,9 +88,17 @@ class Connection {
   constructor(
     readonly target: McpServerTarget,
     private readonly transport: StreamableHTTPClientTransport,
+    readonly traffic: McpTraffic,
     clientInfo: { readonly name: string; readonly version: string },
   ) {
     this.fingerprint = fingerprintOf(target);
+    // A server that broke the traffic rules is dropped at once: its calls in flight end now
+    // (the SDK rejects them as the connection closes), not at their deadline.
+    traffic.onViolation = () => {
+      this.failed = true;
+      this.retired = true;
+      this.close(false);
+    };
     this.client = new Client({ ...clientInfo }, { capabilities: {}, jsonSchemaValidator: NO_VALIDATION });
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.listChanges++;
@@ -151,8 +163,10 @@ export class SdkMcpClient implements McpClient {
   private readonly maxConnections: number;
   private readonly maxTools: number;
   private readonly clientInfo: { readonly name: string; readonly version: string };
+  private readonly trafficLimits: typeof MCP_TRAFFIC_LIMITS;
 
   constructor(options: SdkMcpClientOptions) {
+    this.trafficLimits = options.trafficLimits ?? MCP_TRAFFIC_LIMITS;
     const guarded = options.fetch;
     this.fetch = (url, init) => guarded(String(url), init ?? {});
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_MCP_CONNECTIONS;
@@ -160,20 +174,27 @@ export class SdkMcpClient implements McpClient {
     this.clientInfo = options.clientInfo ?? { name: "vance-server-tools", version: "0.1.0" };
   }
 
-  /** `tools/list`, every page up to the tool cap; `current()` turns false on `notifications/tools/list_changed`. */
+  /**
+   * `tools/list`, every page up to the caps: `maxTools` tools, and `MCP_TRAFFIC_LIMITS`' pages,
+   * cursor length and bytes (a server may answer empty pages with fresh cursors for ever); a
+   * capped list says so in its notes. `current()` turns false on `notifications/tools/list_changed`.
+   */
   async listTools(target: McpServerTarget, signal: AbortSignal): Promise<McpToolList> {
     return this.run(target, signal, "tools/list", async (connection, options) => {
+      const limits = connection.traffic.limits;
       const changes = connection.listChanges;
+      const startBytes = connection.traffic.bytes;
       const tools: McpToolInfo[] = [];
+      const notes: string[] = [];
       const seen = new Set<string>();
       let cursor: string | undefined;
-      do {
-        const page = await connection.client.request(
+      for (let page = 1; ; page++) {
+        const answer = await connection.client.request(
           { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
           ListToolsResultSchema,
           options(),
         );
-        for (const tool of page.tools) {
+        for (const tool of answer.tools) {
           if (tools.length >= this.maxTools) break;
           tools.push({
             name: tool.name,
@@ -181,12 +202,27 @@ export class SdkMcpClient implements McpClient {
             inputSchema: tool.inputSchema,
           });
         }
+        const next = answer.nextCursor;
         // A server that repeats a cursor would page for ever.
-        cursor = page.nextCursor !== undefined && !seen.has(page.nextCursor) ? page.nextCursor : undefined;
-        if (cursor !== undefined) seen.add(cursor);
-      } while (cursor !== undefined && tools.length < this.maxTools);
+        if (next === undefined || seen.has(next) || tools.length >= this.maxTools) break;
+        const stop =
+          next.length > limits.maxCursorChars
+            ? `its cursor has more than ${limits.maxCursorChars} characters`
+            : page >= limits.maxListPages
+              ? `it has more than ${limits.maxListPages} pages`
+              : connection.traffic.bytes - startBytes > limits.maxListBytes
+                ? `its pages hold more than ${limits.maxListBytes} bytes`
+                : undefined;
+        if (stop) {
+          notes.push(`tools/list was read to ${page} page(s) and ${tools.length} tools: ${stop}`);
+          break;
+        }
+        seen.add(next);
+        cursor = next;
+      }
       return {
         tools,
+        ...(notes.length > 0 ? { notes } : {}),
         current: () => !connection.failed && connection.listChanges === changes,
       };
     });
@@ -232,43 +268,50 @@ export class SdkMcpClient implements McpClient {
     const deadline = Date.now() + target.timeoutMs;
     const scrubber = headerScrubber(target);
     const host = hostOf(target.url);
-    for (let attempt = 0; ; attempt++) {
-      const { connection, created } = this.connection(target, deadline);
-      try {
-        await bounded(connection.ready, deadline, signal);
-      } catch (error) {
-        if (signal.aborted) throw aborted(signal);
-        this.fail(connection);
-        throw failure(error, scrubber, `could not connect to the MCP server at ${host}`, target.timeoutMs);
-      }
-      // The SDK never detaches what it adds to a request's signal: it gets one of its own per
-      // attempt, linked to the caller's (often long-lived) signal only while the attempt runs.
-      const request = new AbortController();
-      const onAbort = () => request.abort(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      const options = () => ({ signal: request.signal, timeout: Math.max(1, deadline - Date.now()) });
-      try {
-        return await connection.use(() => bounded(work(connection, options), deadline, signal));
-      } catch (error) {
-        if (signal.aborted) throw aborted(signal);
-        if (error instanceof DeadlineError || Date.now() >= deadline) {
-          throw named(
-            MCP_TIMEOUT_ERROR_NAME,
-            `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,
-          );
+    // One listener on the caller's (often long-lived) signal for the whole call; the SDK and the
+    // attempts below listen on this call's own signal, which nothing outlives.
+    const call = new AbortController();
+    const onAbort = () => call.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const { connection, created } = this.connection(target, deadline);
+        try {
+          await bounded(connection.ready, deadline, call.signal);
+        } catch (error) {
+          if (call.signal.aborted) throw aborted(call.signal);
+          this.fail(connection);
+          const violation = connection.traffic.violation;
+          if (violation) throw named(violation.name, scrubbed(scrubber, violation.message));
+          throw failure(error, scrubber, `could not connect to the MCP server at ${host}`, target.timeoutMs);
         }
-        const closed =
-          error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.retired;
-        if (error instanceof McpError && !closed) {
-          throw named(MCP_ERROR_RESPONSE_NAME, scrubbed(scrubber, error.message));
+        const options = () => ({ signal: call.signal, timeout: Math.max(1, deadline - Date.now()) });
+        try {
+          return await connection.use(() => bounded(work(connection, options), deadline, call.signal));
+        } catch (error) {
+          if (call.signal.aborted) throw aborted(call.signal);
+          const violation = connection.traffic.violation;
+          if (violation) throw named(violation.name, scrubbed(scrubber, violation.message));
+          if (error instanceof DeadlineError || Date.now() >= deadline) {
+            throw named(
+              MCP_TIMEOUT_ERROR_NAME,
+              `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,
+            );
+          }
+          const closed =
+            error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.retired;
+          if (error instanceof McpError && !closed) {
+            throw named(MCP_ERROR_RESPONSE_NAME, scrubbed(scrubber, error.message));
+          }
+          const broken = closed || isStale(error) || isTransportFailure(error);
+          if (broken) this.fail(connection);
+          if (broken && attempt === 0 && !created) continue;
+          throw failure(error, scrubber, `${what} on the MCP server at ${host} failed`, target.timeoutMs);
         }
-        const broken = closed || isStale(error) || isTransportFailure(error);
-        if (broken) this.fail(connection);
-        if (broken && attempt === 0 && !created) continue;
-        throw failure(error, scrubber, `${what} on the MCP server at ${host} failed`, target.timeoutMs);
-      } finally {
-        signal.removeEventListener("abort", onAbort);
       }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
   }
 
@@ -285,11 +328,12 @@ export class SdkMcpClient implements McpClient {
       return { connection: existing, created: false };
     }
     if (existing) this.retire(existing, !existing.retired);
+    const traffic = new McpTraffic(this.trafficLimits);
     const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-      fetch: this.fetch,
+      fetch: traffic.wrap(this.fetch),
       requestInit: { headers: { ...target.headers } },
     });
-    const connection = new Connection(target, transport, this.clientInfo);
+    const connection = new Connection(target, transport, traffic, this.clientInfo);
     // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
     connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
     connection.ready.catch(() => {});
@@ -338,7 +382,12 @@ function isStale(error: unknown): boolean {
 /** The request failed below MCP (a reset socket, a refused connection), not by the server's answer. */
 function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof Error) || error instanceof McpError) return false;
-  if (error.name === BLOCKED_ADDRESS_ERROR_NAME || error.name === RESPONSE_TOO_LARGE_ERROR_NAME) return false;
+  if (
+    error.name === BLOCKED_ADDRESS_ERROR_NAME ||
+    error.name === RESPONSE_TOO_LARGE_ERROR_NAME ||
+    error.name === MCP_PROTOCOL_ERROR_NAME
+  )
+    return false;
   if (error instanceof StreamableHTTPError) return false;
   const code = (error as NodeJS.ErrnoException).code;
   return (
@@ -350,7 +399,11 @@ function isTransportFailure(error: unknown): boolean {
 function failure(error: unknown, scrubber: SecretScrubber, what: string, timeoutMs: number): Error {
   if (error instanceof DeadlineError) return new Error(`${what}: no answer within ${timeoutMs} ms`);
   const name = error instanceof Error ? error.name : "";
-  if (name === BLOCKED_ADDRESS_ERROR_NAME || name === RESPONSE_TOO_LARGE_ERROR_NAME) {
+  if (
+    name === BLOCKED_ADDRESS_ERROR_NAME ||
+    name === RESPONSE_TOO_LARGE_ERROR_NAME ||
+    name === MCP_PROTOCOL_ERROR_NAME
+  ) {
     return named(name, scrubbed(scrubber, (error as Error).message));
   }
   return new Error(`${what}: ${scrubbed(scrubber, detailOf(error))}`);

@@ -5,3 +5,4 @@ export {
   type SdkMcpClientOptions,
 } from "./client";
 export { createMcpClient } from "./lazy";
+export { countRequests, MCP_TRAFFIC_LIMITS } from "./traffic";

@@ -1,5 +1,8 @@
 import type { ParserOptions } from "@readme/openapi-parser";
-import { MAX_OPENAPI_SPEC_BYTES, type OpenApiParser, parseYaml } from "@vance/core";
+import { MAX_OPENAPI_SPEC_BYTES, parseYaml } from "@vance/core";
+
+/** An OpenAPI 3.x document (JSON or YAML text) with every `$ref` resolved, or a rejection saying why. */
+export type OpenApiParser = (text: string) => Promise<Readonly<Record<string, unknown>>>;
 
 /** Options of {@link createOpenApiParser}. */
 export interface OpenApiParserOptions {
@@ -13,6 +16,13 @@ export interface OpenApiParserOptions {
 const MAX_MESSAGE_CHARS = 1_000;
 /** `$ref`s a document may hold in all; each one is walked and resolved. */
 const MAX_REFS = 10_000;
+/**
+ * `$ref`s the document holds once each is replaced by what it points at, recursively (a ref back
+ * into one being expanded is a cycle, counted once). Schemas that each reference the previous
+ * one twice double this at every step: 31 of them in 1.8 KB expand past two billion, and the
+ * parser's dereferencing walks every path.
+ */
+export const MAX_REF_EXPANSIONS = 200_000;
 
 /**
  * The `OpenApiParser` port on `@readme/openapi-parser`: YAML or JSON text of an OpenAPI 3.x
@@ -43,7 +53,8 @@ export function createOpenApiParser(options: OpenApiParserOptions = {}): OpenApi
     if (bytes > maxBytes) {
       throw new Error(`the document has ${bytes} bytes; at most ${maxBytes} are accepted`);
     }
-    const parsed = parseYaml(text);
+    // Its length is bounded above (bytes); this runs on the task worker.
+    const parsed = parseYaml(text, Number.POSITIVE_INFINITY);
     if (!parsed.ok) {
       const first = parsed.errors[0];
       throw new Error(
@@ -64,6 +75,7 @@ export function createOpenApiParser(options: OpenApiParserOptions = {}): OpenApi
       );
     }
     refuseExternalRefs(record);
+    refuseRefExplosion(record);
 
     // Loaded at the first document, not at every cold start: the parser and the OpenAPI
     // schemas it validates against are a tenth of the API's bundle.
@@ -99,6 +111,53 @@ function refuseExternalRefs(document: Record<string, unknown>): void {
       }
     }
   }
+}
+
+/** Throws when the document's refs, expanded, pass {@link MAX_REF_EXPANSIONS}; each target is counted once (memoised). */
+function refuseRefExplosion(document: Record<string, unknown>): void {
+  const tooMany = () =>
+    new Error(
+      `the document's $refs expand to more than ${MAX_REF_EXPANSIONS} references (schemas that reference one another many times over)`,
+    );
+  const expanded = new Map<string, number>();
+  const open = new Set<string>();
+  const count = (value: unknown): number => {
+    if (typeof value !== "object" || value === null) return 0;
+    let total = 0;
+    for (const [key, child] of Object.entries(value)) {
+      total += key === "$ref" && typeof child === "string" ? 1 + expand(child) : count(child);
+      if (total > MAX_REF_EXPANSIONS) throw tooMany();
+    }
+    return total;
+  };
+  const expand = (ref: string): number => {
+    const known = expanded.get(ref);
+    if (known !== undefined) return known;
+    if (open.has(ref)) return 0;
+    open.add(ref);
+    const total = count(pointerTarget(document, ref));
+    open.delete(ref);
+    expanded.set(ref, total);
+    return total;
+  };
+  try {
+    count(document);
+  } catch (error) {
+    if (error instanceof RangeError) throw new Error("the document nests too deeply");
+    throw error;
+  }
+}
+
+/** What a local ref (`#/a/b`, a JSON pointer) points at, or undefined. */
+function pointerTarget(document: unknown, ref: string): unknown {
+  let target = document;
+  for (const raw of ref.replace(/^#\/?/, "").split("/")) {
+    if (raw === "") continue;
+    const token = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof target !== "object" || target === null || !Object.hasOwn(target, token)) return undefined;
+    target = (target as Record<string, unknown>)[token];
+  }
+  return target;
 }
 
 /**

@@ -42,6 +42,11 @@ export const ProviderSpecSchema = v.strictObject({
         (url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol),
         "baseUrl must be an http(s) URL",
       ),
+      // The compiled catalog is shown to every tenant (`GET /v1/models`): a key goes in apiKey.
+      v.check(
+        (url) => !URL.canParse(url) || (new URL(url).username === "" && new URL(url).password === ""),
+        "baseUrl must not carry credentials (user:password@); name the key's platform secret in apiKey",
+      ),
     ),
   ),
   /** A platform secret, never the key itself: keys never live in the catalog. */

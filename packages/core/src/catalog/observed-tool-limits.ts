@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { RE2JS } from "re2js";
 import {
   type Freshness,
   type GenerationStamp,
@@ -15,47 +16,33 @@ import { parseModelId } from "./model-catalog";
  * How providers word a rejected tools array. Each pattern is anchored on the `tools` (or legacy
  * `functions`) parameter itself and captures the LIMIT, never the length that was sent: an
  * error about another array (`messages`) or about a field inside one tool (`tools[0].…`) names
- * a number that is not the tool budget.
+ * a number that is not the tool budget. Error texts come from tenants and upstreams, so the
+ * patterns run on RE2 (linear time), and only on windows around the keyword (see `WINDOW_*`).
  */
-const LIMIT_PATTERNS: readonly { readonly pattern: RegExp; readonly group: number }[] = [
+const LIMIT_PATTERNS: readonly RE2JS[] = [
   // OpenAI: Invalid 'tools': array too long. Expected an array with maximum length 128, but got … 163 instead.
-  {
-    pattern:
-      /\b(?:tools|functions)["'`\\]*\s*:?\s*array too long\.?\s*expected an array with maximum length (\d+)/i,
-    group: 1,
-  },
+  String.raw`\b(?:tools|functions)["'\x60\\]*\s*:?\s*array too long\.?\s*expected an array with maximum length (\d+)`,
   // Anthropic / pydantic: tools: List should have at most 128 items after validation, not 163
-  {
-    pattern: /\b(?:tools|functions)["'`\\]*\s*:?\s*(?:list|array) should have at most (\d+) items?\b/i,
-    group: 1,
-  },
+  String.raw`\b(?:tools|functions)["'\x60\\]*\s*:?\s*(?:list|array) should have at most (\d+) items?\b`,
   // vLLM and OpenAI-compatible gateways: 'tools' must contain at most 128 items
-  {
-    pattern:
-      /\b(?:tools|functions)["'`\\]*\s+(?:must|should|can|may)\s+(?:only\s+)?(?:contain|have|include)\s+(?:at most|no more than|a maximum of|up to)\s+(\d+)\b/i,
-    group: 1,
-  },
+  String.raw`\b(?:tools|functions)["'\x60\\]*\s+(?:must|should|can|may)\s+(?:only\s+)?(?:contain|have|include)\s+(?:at most|no more than|a maximum of|up to)\s+(\d+)\b`,
   // Too many tools provided: 163 > 128
-  { pattern: /\btoo many (?:tools|functions)\b[^\n\d]{0,40}\d+\s*>\s*(\d+)\b/i, group: 1 },
+  String.raw`\btoo many (?:tools|functions)\b[^\n\d]{0,40}\d+\s*>\s*(\d+)\b`,
   // too many tools: maximum is 64 / Too many tools (163); the maximum allowed is 128
-  {
-    pattern:
-      /\btoo many (?:tools|functions)\b[^\n]{0,60}?\b(?:maximum|max|limit|at most|allowed)\b\s*(?:is|of|=|:)?\s*(\d+)\b/i,
-    group: 1,
-  },
+  String.raw`\btoo many (?:tools|functions)\b[^\n]{0,60}?\b(?:maximum|max|limit|at most|allowed)\b\s*(?:is|of|=|:)?\s*(\d+)\b`,
   // … exceeds the maximum of 128 tools / at most 128 tools are supported
-  {
-    pattern:
-      /\b(?:maximum|max|limit|at most|no more than|up to)\s+(?:of\s+)?(\d+)\s+(?:tools|functions|function declarations)\b/i,
-    group: 1,
-  },
+  String.raw`\b(?:maximum|max|limit|at most|no more than|up to)\s+(?:of\s+)?(\d+)\s+(?:tools|functions|function declarations)\b`,
   // maximum number of tools is 128 / max tools: 128
-  {
-    pattern:
-      /\b(?:maximum|max)\s+(?:number\s+of\s+)?(?:tools|functions)(?:\s+(?:allowed|supported|permitted))?\s*(?:is|=|:)\s*(\d+)\b/i,
-    group: 1,
-  },
-];
+  String.raw`\b(?:maximum|max)\s+(?:number\s+of\s+)?(?:tools|functions)(?:\s+(?:allowed|supported|permitted))?\s*(?:is|=|:)\s*(\d+)\b`,
+].map((pattern) => RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE));
+
+/** Every pattern names one of these; the patterns only run near them. */
+const KEYWORDS = ["tools", "functions"] as const;
+/** How far before and after a keyword a pattern's match may reach (the longest pattern fits with room). */
+const WINDOW_BEFORE = 120;
+const WINDOW_AFTER = 240;
+/** Keyword occurrences looked at: a rejection names its parameter early, and the work stays bounded. */
+const MAX_WINDOWS = 64;
 
 /** A limit above this is not a tool budget but a misread number (a token count, a byte size). */
 const MAX_PLAUSIBLE_LIMIT = 100_000;
@@ -63,15 +50,59 @@ const MAX_PLAUSIBLE_LIMIT = 100_000;
 /**
  * The tool limit a provider's rejection names, or `null` when the text names none. Understands
  * OpenAI's `array_above_max_length`, Anthropic/pydantic list validation, and vLLM-style gateways.
+ * Linear in the text: a scan for the keywords, then RE2 on at most `MAX_WINDOWS` short windows.
  */
 export function parseToolLimitFromError(text: string): number | null {
-  for (const { pattern, group } of LIMIT_PATTERNS) {
-    const digits = pattern.exec(text)?.[group];
-    if (digits === undefined) continue;
-    const limit = Number(digits);
-    if (Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PLAUSIBLE_LIMIT) return limit;
+  const windows = keywordWindows(text);
+  for (const pattern of LIMIT_PATTERNS) {
+    for (const window of windows) {
+      const matcher = pattern.matcher(window);
+      if (!matcher.find()) continue;
+      const limit = Number(matcher.group(1));
+      if (Number.isSafeInteger(limit) && limit >= 1 && limit <= MAX_PLAUSIBLE_LIMIT) return limit;
+    }
   }
   return null;
+}
+
+/** The text around the first `MAX_WINDOWS` keyword occurrences, overlapping windows merged. */
+function keywordWindows(text: string): string[] {
+  const hits: number[] = [];
+  for (const keyword of KEYWORDS) {
+    for (let at = indexOfAsciiCaseless(text, keyword, 0); at >= 0 && hits.length < 2 * MAX_WINDOWS; ) {
+      hits.push(at);
+      at = indexOfAsciiCaseless(text, keyword, at + keyword.length);
+    }
+  }
+  hits.sort((a, b) => a - b);
+  const windows: string[] = [];
+  let start = -1;
+  let end = -1;
+  for (const at of hits.slice(0, MAX_WINDOWS)) {
+    const from = Math.max(0, at - WINDOW_BEFORE);
+    if (from > end && start >= 0) {
+      windows.push(text.slice(start, end));
+      start = -1;
+    }
+    if (start < 0) start = from;
+    end = Math.min(text.length, at + WINDOW_AFTER);
+  }
+  if (start >= 0) windows.push(text.slice(start, end));
+  return windows;
+}
+
+/** `indexOf` ignoring the case of ASCII letters; `needle` is lower case. Linear: needles are short. */
+function indexOfAsciiCaseless(text: string, needle: string, from: number): number {
+  const last = text.length - needle.length;
+  outer: for (let at = from; at <= last; at++) {
+    for (let i = 0; i < needle.length; i++) {
+      const code = text.charCodeAt(at + i);
+      const lower = code >= 65 && code <= 90 ? code + 32 : code;
+      if (lower !== needle.charCodeAt(i)) continue outer;
+    }
+    return at;
+  }
+  return -1;
 }
 
 export interface ObservedToolLimitsOptions {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { LabelSchema, ToolNameSchema } from "../ids";
+import { PlainText } from "../text";
 
 /**
  * A server tool configuration document (spec §2), before its type's `parameters` schema
@@ -8,7 +9,12 @@ import { LabelSchema, ToolNameSchema } from "../ids";
 export const ServerToolConfigSchema = v.strictObject({
   name: v.optional(ToolNameSchema),
   type: v.pipe(v.string(), v.minLength(1, "type must not be empty")),
-  description: v.pipe(v.string(), v.trim(), v.minLength(1, "description must not be empty")),
+  description: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, "description must not be empty"),
+    PlainText("description"),
+  ),
   enabled: v.optional(v.boolean(), true),
   primary: v.optional(v.boolean(), false),
   labels: v.optional(v.array(LabelSchema), []),

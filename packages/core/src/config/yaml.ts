@@ -19,17 +19,43 @@ export type YamlParseResult =
   | { readonly ok: true; readonly yaml: ParsedYaml }
   | { readonly ok: false; readonly errors: FieldError[] };
 
-/** Parses YAML (JSON is YAML) keeping a line index; syntax errors come back with their lines. */
-export function parseYaml(text: string): YamlParseResult {
+/**
+ * Characters of a YAML document the serving thread parses (tool, MCP server and catalog
+ * documents): the parser costs a few microseconds per character on adversarial text (0.2–0.8 s
+ * for 64 Ki here, depending on the load), so half that. Scripts longer than that live in
+ * `scripts/` (`scriptPath`); OpenAPI documents are parsed on the task worker with their own bound.
+ */
+export const MAX_YAML_DOCUMENT_CHARS = 32 * 1024;
+/** Flow collections (`[`, `{`) nested deeper than this are refused before the parser sees them. */
+export const MAX_YAML_FLOW_DEPTH = 64;
+/** Syntax errors a parse reports at most (a document may hold one per line). */
+const MAX_YAML_ERRORS = 20;
+
+/**
+ * Parses YAML (JSON is YAML) keeping a line index; syntax errors come back with their lines. The
+ * parser's cost grows steeply with flow nesting (200 KB of `[` took 3 s here), so deeper nesting
+ * is refused by a linear scan first; errors are not pretty-printed (that formats every one).
+ */
+export function parseYaml(text: string, maxChars: number = MAX_YAML_DOCUMENT_CHARS): YamlParseResult {
+  if (text.length > maxChars) {
+    return {
+      ok: false,
+      errors: [
+        { path: "", message: `the document has ${text.length} characters; at most ${maxChars} are accepted` },
+      ],
+    };
+  }
+  const tooDeep = flowDepthProblem(text);
+  if (tooDeep) return { ok: false, errors: [{ path: "", message: tooDeep }] };
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     return {
       ok: false,
-      errors: doc.errors.map((error) => ({
+      errors: doc.errors.slice(0, MAX_YAML_ERRORS).map((error) => ({
         path: "",
-        message: syntaxMessage(error),
-        line: error.linePos?.[0]?.line,
+        message: syntaxMessage(error, lineCounter.linePos(error.pos[0]).col),
+        line: lineCounter.linePos(error.pos[0]).line,
       })),
     };
   }
@@ -93,14 +119,37 @@ function isRanged(node: unknown): node is { range: [number, number, number] } {
   return typeof node === "object" && node !== null && Array.isArray((node as { range?: unknown }).range);
 }
 
+/**
+ * Why the text nests `[` and `{` deeper than {@link MAX_YAML_FLOW_DEPTH}, or null. Quoted scalars
+ * and comments are skipped roughly (a bracket in a block scalar counts too: conservative).
+ */
+function flowDepthProblem(text: string): string | null {
+  let depth = 0;
+  let quote = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (quote !== 0) {
+      if (code === 0x5c && quote === 0x22) i++;
+      else if (code === quote || code === 0x0a) quote = 0;
+      continue;
+    }
+    if (code === 0x22 || code === 0x27) quote = code;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > MAX_YAML_FLOW_DEPTH)
+        return `the document nests [ and { deeper than ${MAX_YAML_FLOW_DEPTH} levels`;
+    } else if ((code === 0x5d || code === 0x7d) && depth > 0) depth--;
+    else if (code === 0x0a && depth === 0) quote = 0;
+  }
+  return null;
+}
+
 /** The parser's own words for the syntax errors a hand-written document meets most, else its first line without the position (the line is reported beside it). */
 const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
   DUPLICATE_KEY: "the same key appears twice in one mapping",
   TAB_AS_INDENT: "tabs cannot indent YAML; use spaces",
 };
 
-function syntaxMessage(error: YAMLError): string {
-  const column = error.linePos?.[0]?.col;
+function syntaxMessage(error: YAMLError, column: number | undefined): string {
   const first = (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, "");
   if (error.code === "MISSING_CHAR" && /closing "?quote/.test(first)) {
     return "a quoted string is never closed: a closing quote is missing above this line";

@@ -96,6 +96,8 @@ export interface McpToolInfo {
 /** `tools/list` of one server; `current()` turns false on `notifications/tools/list_changed`. */
 export interface McpToolList {
   readonly tools: readonly McpToolInfo[];
+  /** Why the list may be shorter than the server's (its pages or bytes were capped). */
+  readonly notes?: readonly string[];
   current(): boolean;
 }
 
@@ -115,6 +117,13 @@ export interface McpCallResult {
  * so the tool reports `McpToolError` rather than `McpUnavailable`.
  */
 export const MCP_ERROR_RESPONSE_NAME = "McpErrorResponse";
+
+/**
+ * The `name` of errors an `McpClient` rejects with when the server broke the client's rules of
+ * traffic (more requests of its own than a call may answer, say): the tool reports
+ * `McpProtocolError`. A message too large or too complex to read rejects as `ResponseTooLargeError`.
+ */
+export const MCP_PROTOCOL_ERROR_NAME = "McpProtocolError";
 
 /**
  * The `name` of errors an `McpClient` rejects with when a `tools/call` got no answer within the
@@ -139,8 +148,39 @@ export interface McpClient {
   ): Promise<McpCallResult>;
 }
 
-/** Parses an OpenAPI 3.x document (JSON or YAML text) with every `$ref` resolved, or rejects saying why. */
-export type OpenApiParser = (text: string) => Promise<Readonly<Record<string, unknown>>>;
+/** An `openapi` pack's document to compile into operations, with what the pack says about them. */
+export interface OpenApiCompileRequest {
+  /** The document's YAML or JSON text. */
+  readonly text: string;
+  /** The pack document's name: sub-tool names (`pack__op`) must fit 64 characters. */
+  readonly pack: string;
+  /** The spec's own URL (relative server URLs resolve against it). */
+  readonly specUrl?: string;
+  /** `parameters.operations`: only these become sub-tools. */
+  readonly allow?: readonly string[];
+  /** Whose document: each tenant has its own share of the compiler's threads. */
+  readonly tenant: string;
+  readonly signal?: AbortSignal;
+}
+
+/** An OpenAPI document's operations as source tools, and what was left out and why: a plain value. */
+export interface CompiledOperations {
+  readonly tools: readonly {
+    readonly sourceName: string;
+    readonly description: string;
+    readonly inputSchema: Readonly<Record<string, unknown>>;
+    readonly target?: unknown;
+  }[];
+  readonly notes: readonly string[];
+}
+
+/**
+ * Parses, validates and dereferences an OpenAPI 3.x document and reads its operations, off the
+ * thread that serves requests (its cost grows with the document's size and the shape of its
+ * `$ref`s), or rejects saying why — `Busy` and deadline refusals included. The answer is plain
+ * data that depends on the request alone, so it may be kept per document version.
+ */
+export type OpenApiCompiler = (request: OpenApiCompileRequest) => Promise<CompiledOperations>;
 
 /** The model a `prompt_template` call goes to, with its endpoint from the model catalog. */
 export interface LlmEndpoint {
@@ -179,7 +219,7 @@ export interface ToolRuntime {
   /** MCP servers (`mcp`, `mcp_server`); without one those tools answer `McpUnavailable`. */
   readonly mcp?: McpClient;
   /** OpenAPI documents (`openapi` packs); without one those packs list nothing. */
-  readonly parseOpenApi?: OpenApiParser;
+  readonly openApi?: OpenApiCompiler;
   /** The model catalog's endpoints (`prompt_template`); without it those tools answer `ModelUnavailable`. */
   readonly models?: LlmModels;
 }

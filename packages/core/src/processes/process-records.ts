@@ -10,6 +10,7 @@ import {
   ModelIdSchema,
   packOf,
 } from "../ids";
+import { measureJsonSchema } from "../json-schema-size";
 import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import {
@@ -22,6 +23,7 @@ import {
 } from "../recipes/recipe-resolver";
 import { CAPABILITY_FLOOR } from "../surface/capability-floor";
 import { ToolHints } from "../surface/tool-family";
+import { PlainText } from "../text";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
 const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));
@@ -41,9 +43,9 @@ export const SpawnRequestSchema = v.strictObject({
     v.array(
       v.strictObject({
         name: InvocableToolNameSchema,
-        description: v.pipe(v.string(), v.minLength(1)),
+        description: v.pipe(v.string(), v.minLength(1), PlainText("description")),
         inputSchema: v.record(v.string(), v.unknown()),
-        packHint: v.optional(v.pipe(v.string(), v.maxLength(300))),
+        packHint: v.optional(v.pipe(v.string(), v.maxLength(300), PlainText("packHint"))),
       }),
     ),
     [],
@@ -51,6 +53,9 @@ export const SpawnRequestSchema = v.strictObject({
 });
 
 export type SpawnRequest = v.InferOutput<typeof SpawnRequestSchema>;
+
+/** Schema nodes one spawn's client tools may have together (each compiles on the serving thread). */
+export const MAX_CLIENT_SCHEMA_NODES = 3_000;
 
 /** How long activations live and how many a process keeps (spec §13, §14.2). */
 export interface ActivationSettings {
@@ -329,6 +334,20 @@ function processKey(record: ProcessRecord): ProcessKey {
 
 function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): void {
   const errors: FieldError[] = [];
+  // Each schema compiles on the serving thread: the spawn's schemas share one budget of nodes.
+  let nodes = 0;
+  for (const tool of clientTools) {
+    const measured = measureJsonSchema(tool.inputSchema);
+    nodes += typeof measured === "number" ? measured : 0;
+  }
+  if (nodes > MAX_CLIENT_SCHEMA_NODES) {
+    throw Errors.validationFailed("the client tools' input schemas are too large together", [
+      {
+        path: "clientTools",
+        message: `their schemas have ${nodes} nodes in all (refs expanded); at most ${MAX_CLIENT_SCHEMA_NODES} are accepted`,
+      },
+    ]);
+  }
   clientTools.forEach((tool, index) => {
     const problem = toolInputSchemaProblem(tool.inputSchema);
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });

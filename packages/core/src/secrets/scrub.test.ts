@@ -39,3 +39,33 @@ describe("SecretScrubber", () => {
     expect(new SecretScrubber([]).value(value)).toBe(value);
   });
 });
+
+describe("SecretScrubber: the forms an upstream may echo", () => {
+  const secret = "sk-Live-7d9f2a81c4e6";
+  const scrubber = new SecretScrubber([secret]);
+
+  it("replaces the value in any letter case", () => {
+    expect(scrubber.text(`key ${secret.toUpperCase()} and ${secret.toLowerCase()}`)).toBe("key *** and ***");
+  });
+
+  it("replaces its base64, alone and inside a longer base64 text at every alignment", () => {
+    for (const prefix of ["", "u:", "us:", "use:"]) {
+      const encoded = btoa(`${prefix}${secret}`);
+      const shown = scrubber.text(`Authorization: Basic ${encoded}`);
+      expect(shown).toContain("***");
+      // What is left of the encoding no longer decodes to the secret.
+      expect(shown.replace("***", "")).not.toContain(btoa(secret).slice(0, 8));
+    }
+    const urlSafe = btoa(`??${secret}`).replaceAll("+", "-").replaceAll("/", "_");
+    expect(scrubber.text(urlSafe)).toContain("***");
+  });
+
+  it("replaces a value cut to its first or last half", () => {
+    expect(scrubber.text(`invalid key ${secret.slice(0, 10)}…`)).toBe("invalid key ***…");
+    expect(scrubber.text(`key ending …${secret.slice(-10)}`)).toBe("key ending …***");
+  });
+
+  it("leaves a fragment shorter than half the value alone (documented)", () => {
+    expect(scrubber.text(`prefix ${secret.slice(0, 6)}`)).toBe(`prefix ${secret.slice(0, 6)}`);
+  });
+});

@@ -39,7 +39,9 @@ export function cutAtWord(text: string, max: number): string {
   const room = text.slice(0, max);
   const space = text[max] === " " ? max : room.lastIndexOf(" ");
   const cut = space >= max / 2 ? room.slice(0, space) : room;
-  return cut.trimEnd().replace(/[,;:]+$/, "");
+  let end = cut.trimEnd().length;
+  while (end > 0 && ",;:".includes(cut[end - 1]!)) end--;
+  return cut.slice(0, end);
 }
 
 function lines(tools: readonly SurfaceTool[]): string[] {

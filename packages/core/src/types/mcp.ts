@@ -14,6 +14,7 @@ import { toolInputSchemaProblem } from "../json-schema-validator";
 import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../net/network-policy";
 import {
   MCP_ERROR_RESPONSE_NAME,
+  MCP_PROTOCOL_ERROR_NAME,
   MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpContent,
@@ -21,6 +22,7 @@ import {
   type ToolRuntime,
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
+import { PlainText, stripControls } from "../text";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
@@ -88,7 +90,7 @@ export const McpServerType = defineToolType({
     "A pack: every tool of a server-side MCP server (mcp-servers/{server}.yaml) becomes a sub-tool named {name}__{op}, op the server's tool name in lower case with other characters as '_'. disabledSubTools and defaultDeferred apply; promptHint is the pack's line in discovery.",
   parametersSchema: v.strictObject({
     server: ServerNameSchema,
-    promptHint: v.optional(v.string()),
+    promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
   }),
   // Never offered: the pack document itself reaches no manifest, its sub-tools carry the server's schemas.
   inputSchema: () => ({ type: "object" }),
@@ -129,9 +131,13 @@ async function openSource(
       return {
         tools: list.tools.map((tool) => ({
           sourceName: tool.name,
-          description: scrubber.text(tool.description ?? ""),
+          // A server's text reaches every surface: its control characters go (README, *Isolation*).
+          description: stripControls(scrubber.text(tool.description ?? "")),
           inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
         })),
+        ...(list.notes
+          ? { notes: list.notes.map((note) => scrubber.text(`MCP server '${server}': ${note}`)) }
+          : {}),
         current: () => list.current(),
       };
     },
@@ -199,6 +205,9 @@ function callFailure(
   if (name === BLOCKED_ADDRESS_ERROR_NAME) return { error: "BlockedAddress", message: describeError(error) };
   if (name === RESPONSE_TOO_LARGE_ERROR_NAME) {
     return { error: "ResponseTooLarge", message: `MCP server '${server}': ${describeError(error)}` };
+  }
+  if (name === MCP_PROTOCOL_ERROR_NAME) {
+    return { error: "McpProtocolError", message: `MCP server '${server}': ${describeError(error)}` };
   }
   if (name === MCP_ERROR_RESPONSE_NAME) {
     return {

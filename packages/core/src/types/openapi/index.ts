@@ -9,7 +9,14 @@ import { baseUrlOf, type OpenApiParameters, OpenApiParametersSchema, specUrl } f
 import { buildOperationRequest } from "./request";
 import { openSpec } from "./spec";
 
-export { type OperationTarget, operationTarget, type ParameterTarget } from "./operations";
+export {
+  type OperationList,
+  type OperationListOptions,
+  type OperationTarget,
+  operationTarget,
+  type ParameterTarget,
+  readOperations,
+} from "./operations";
 export { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, OpenApiParametersSchema } from "./parameters";
 
 /** `openapi`: a pack with one sub-tool per operation of an OpenAPI 3.x document. */

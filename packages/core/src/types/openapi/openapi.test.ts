@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createNetworkPolicy } from "../../net/network-policy";
+import type { OpenApiCompileRequest } from "../../ports/tool-runtime";
 import type { SourceContext, SourceTool } from "../tool-type";
 import { OpenApiType } from "./index";
 import { type OperationTarget, operationTarget, readOperations } from "./operations";
@@ -492,7 +493,7 @@ function config(name: string, parameters: Record<string, unknown>) {
   };
 }
 
-function runtime(parseOpenApi: ((text: string) => Promise<Record<string, unknown>>) | undefined) {
+function runtime(parse: ((text: string) => Promise<Record<string, unknown>>) | undefined) {
   return {
     fetch: async () => {
       throw new Error("no network in unit tests");
@@ -500,7 +501,15 @@ function runtime(parseOpenApi: ((text: string) => Promise<Record<string, unknown
     resolveHost: async () => [],
     scripts: { run: async () => ({ ok: false as const, error: "NoScripts", message: "none" }) },
     now: () => 0,
-    ...(parseOpenApi ? { parseOpenApi } : {}),
+    ...(parse
+      ? {
+          openApi: async (request: OpenApiCompileRequest) =>
+            readOperations(await parse(request.text), {
+              pack: request.pack,
+              ...(request.allow ? { allow: request.allow } : {}),
+            }),
+        }
+      : {}),
   };
 }
 

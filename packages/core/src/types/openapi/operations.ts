@@ -1,6 +1,7 @@
 import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
 import { toolInputSchemaProblem } from "../../json-schema-validator";
+import { stripControls, trimChar } from "../../text";
 import type { SourceTool } from "../tool-type";
 import { SchemaConverter, UnusableSchemaError } from "./schema";
 
@@ -302,16 +303,32 @@ export function nameOf(
 ): string {
   const fromId = operationId === undefined ? "" : snake(operationId);
   const name = fromId || snake(`${method} ${path.replace(/[{}]/g, "")}`) || method;
-  return name.slice(0, maxLength).replace(/_+$/, "") || method;
+  return trimChar(name.slice(0, maxLength), "_", "end") || method;
 }
 
 function snake(text: string): string {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
+  const words = splitAcronyms(text.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
+  return trimChar(words.toLowerCase().replace(/[^a-z0-9]+/g, "_"), "_");
+}
+
+/** `HTTPServer` → `HTTP_Server`: a break before an acronym's last capital when a word follows. */
+function splitAcronyms(text: string): string {
+  let result = "";
+  for (let i = 0; i < text.length; i++) {
+    if (i > 0 && isUpper(text, i - 1) && isUpper(text, i) && isLower(text, i + 1)) result += "_";
+    result += text[i];
+  }
+  return result;
+}
+
+function isUpper(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 65 && code <= 90;
+}
+
+function isLower(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 97 && code <= 122;
 }
 
 /** `name`, or `name_2`, `name_3`, … — the first one not yet taken, within `maxLength`. */
@@ -331,7 +348,7 @@ function describe(operation: Record<string, unknown>, label: string): string {
     .filter((part, index, all) => part !== "" && all.indexOf(part) === index);
   if (parts.length === 0) parts.push(label);
   if (operation.deprecated === true) parts.unshift("Deprecated.");
-  const text = parts.join("\n\n");
+  const text = stripControls(parts.join("\n\n"));
   return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
 }
 

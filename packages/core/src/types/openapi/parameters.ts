@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { MIB } from "../../cache/byte-cache";
 import { documentPathProblem } from "../../ids";
+import { PlainText } from "../../text";
 
 /** OpenAPI documents larger than this (UTF-8 bytes) are refused, wherever they come from. */
 export const MAX_OPENAPI_SPEC_BYTES = 2 * MIB;
@@ -61,7 +62,7 @@ export const OpenApiParametersSchema = v.strictObject({
   /** Only these operations become sub-tools: operationIds, `METHOD /path`, or sub-tool op names. */
   operations: v.optional(v.array(v.pipe(v.string(), v.minLength(1, "operations entries must not be empty")))),
   /** The pack's line in discovery blocks and `tool_list.packHints`. */
-  promptHint: v.optional(v.string()),
+  promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
   /** Bounds each call, and each fetch of a spec URL. */
   timeoutMs: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30_000, "timeoutMs must be at most 30000")),

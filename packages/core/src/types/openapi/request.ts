@@ -1,3 +1,4 @@
+import { trimChar } from "../../text";
 import { isDotSegment, type RestFailure, type RestRequest } from "../rest/index";
 import type { OperationTarget, ParameterTarget } from "./operations";
 
@@ -25,7 +26,7 @@ export function buildOperationRequest(
   if (typeof path !== "string") return path;
   let url: URL;
   try {
-    url = new URL(`${serverUrl.replace(/\/+$/, "")}${path.startsWith("/") ? "" : "/"}${path}`);
+    url = new URL(`${trimChar(serverUrl, "/", "end")}${path.startsWith("/") ? "" : "/"}${path}`);
   } catch {
     return { error: "InvalidRequest", message: `${target.method} ${target.path}: the URL is not valid` };
   }

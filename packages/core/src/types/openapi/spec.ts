@@ -1,7 +1,6 @@
 import { VanceError } from "../../errors";
 import { describeError, exchangeRest, httpError, isHttpSuccess } from "../rest/index";
 import type { SourceContext, SourceList, ToolSource } from "../tool-type";
-import { readOperations } from "./operations";
 import { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, specUrl } from "./parameters";
 
 const SPEC_ACCEPT = "application/yaml, application/json;q=0.9, text/yaml;q=0.8, text/plain;q=0.5, */*;q=0.1";
@@ -54,20 +53,21 @@ async function list(
   context: SourceContext,
   url?: URL,
 ): Promise<SourceList> {
-  const parse = context.runtime.parseOpenApi;
-  if (!parse) throw new Error(`the OpenAPI spec ${where} cannot be read: this service has no OpenAPI parser`);
-  let document: Readonly<Record<string, unknown>>;
+  const compile = context.runtime.openApi;
+  if (!compile)
+    throw new Error(`the OpenAPI spec ${where} cannot be read: this service has no OpenAPI parser`);
   try {
-    document = await parse(text);
+    const { tools, notes } = await compile({
+      text,
+      pack,
+      tenant: context.tenant,
+      ...(url ? { specUrl: url.href } : {}),
+      ...(parameters.operations ? { allow: parameters.operations } : {}),
+    });
+    return { tools, notes };
   } catch (error) {
     throw new Error(`the OpenAPI spec ${where} is not usable: ${describeError(error)}`);
   }
-  const { tools, notes } = readOperations(document, {
-    pack,
-    ...(url ? { specUrl: url } : {}),
-    ...(parameters.operations ? { allow: parameters.operations } : {}),
-  });
-  return { tools, notes };
 }
 
 async function fetchSpec(

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { ToolOutcome } from "../../builtins/built-in-tool";
 import { MODEL_SIZES } from "../../catalog/model-catalog";
 import { ModelIdSchema } from "../../ids";
+import { jsonShapeProblem } from "../../json-shape";
 import type { LlmEndpoint } from "../../ports/tool-runtime";
 import { SecretScrubber } from "../../secrets/scrub";
 import { inputsToJsonSchema, type ToolInput, ToolInputsSchema } from "../inputs";
@@ -111,7 +112,7 @@ async function invokePromptTemplate(
     return scrubOutcome(llmHttpError(endpoint, response, scrubber.text(body)), scrubber);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = jsonShapeProblem(body) === null ? JSON.parse(body) : undefined;
   } catch {
     parsed = undefined;
   }
@@ -153,8 +154,14 @@ function answerOutcome(endpoint: LlmEndpoint, answer: LlmAnswer, json: boolean):
     };
   }
   if (!json) return { value: answer.text };
-  // Models often fence JSON in Markdown even when asked not to.
-  const unfenced = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(text)?.[1] ?? text;
+  const unfenced = stripJsonFence(text);
+  const tooComplex = jsonShapeProblem(unfenced);
+  if (tooComplex) {
+    return {
+      error: "LlmInvalidJson",
+      message: `'${endpoint.model}' answered JSON too complex to read: ${tooComplex}`,
+    };
+  }
   try {
     return { value: JSON.parse(unfenced) as unknown };
   } catch {
@@ -163,4 +170,45 @@ function answerOutcome(endpoint: LlmEndpoint, answer: LlmAnswer, json: boolean):
       message: `'${endpoint.model}' was asked for JSON but answered text that is not JSON (${text.length} characters)`,
     };
   }
+}
+
+/** A code fence's opening and closing mark. */
+const FENCE = "```";
+
+/**
+ * The body of a Markdown code fence around a whole (trimmed) answer — models often fence JSON
+ * even when asked not to — or the text unchanged: "```json", blanks up to a line break, the body,
+ * an optional line break and "```" at the very end. A linear scan: the answer is the model's.
+ *
+ * @example stripJsonFence("```json\n{\"a\":1}\n```") // '{"a":1}'
+ */
+export function stripJsonFence(text: string): string {
+  if (text.length < 2 * FENCE.length || !text.startsWith(FENCE) || !text.endsWith(FENCE)) return text;
+  const close = text.length - FENCE.length;
+  let at = FENCE.length;
+  if (text.slice(at, at + 4).toLowerCase() === "json") at += 4;
+  let bodyStart = -1;
+  for (let i = at; i < close && isBlank(text.charCodeAt(i)); i++) {
+    if (text.charCodeAt(i) === 10) bodyStart = i + 1;
+  }
+  if (bodyStart < 0) return text;
+  const bodyEnd = close > bodyStart && text.charCodeAt(close - 1) === 10 ? close - 1 : close;
+  return text.slice(bodyStart, bodyEnd);
+}
+
+/** What JavaScript's `\s` matches, for one UTF-16 unit. */
+function isBlank(code: number): boolean {
+  return (
+    (code >= 9 && code <= 13) ||
+    code === 32 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }

@@ -2,12 +2,19 @@ import type { ToolOutcome } from "../../builtins/built-in-tool";
 import type { FieldError } from "../../errors";
 import type { JsonSchema } from "../../json-schema";
 import { compileJsonSchema } from "../../json-schema-validator";
+import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "../../json-shape";
 
 /**
  * The value of a 2xx answer: JSON when labelled JSON (`ResponseParseError` when it is not),
  * else the text; checked against `responseSchema` when the tool declares one.
  */
 export function responseValue(response: Response, body: string, responseSchema?: JsonSchema): ToolOutcome {
+  if (isJson(response)) {
+    // Checking against a schema costs per value and per schema node: a checked answer holds fewer.
+    const problem = jsonShapeProblem(body, responseSchema ? CHECKED_RESPONSE_LIMITS : JSON_SHAPE_LIMITS);
+    if (problem)
+      return { error: "ResponseTooLarge", message: `the response is too complex to read: ${problem}` };
+  }
   const value = parseBody(response, body);
   if (value === UNPARSABLE) {
     return {
@@ -32,10 +39,16 @@ export function responseValue(response: Response, body: string, responseSchema?:
 
 const UNPARSABLE = Symbol("unparsable");
 
+/** The shape of an answer checked against `responseSchema` (up to 1,000 schema nodes each value). */
+export const CHECKED_RESPONSE_LIMITS = { maxDepth: JSON_SHAPE_LIMITS.maxDepth, maxValues: 20_000 } as const;
+
+function isJson(response: Response): boolean {
+  return /^application\/([\w.-]+\+)?json\b/i.test(response.headers.get("content-type") ?? "");
+}
+
 function parseBody(response: Response, body: string): unknown {
   if (body === "") return null;
-  const type = response.headers.get("content-type") ?? "";
-  if (!/^application\/([\w.-]+\+)?json\b/i.test(type)) return body;
+  if (!isJson(response)) return body;
   try {
     return JSON.parse(body) as unknown;
   } catch {

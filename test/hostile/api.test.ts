@@ -1,0 +1,325 @@
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeLlmEndpoint, openAiCompletion } from "../support/fake-llm";
+import { startTarget, startUpstream, type Target } from "./support";
+
+/** Hostile requests with ordinary tenant tokens against the real server: 4xx or tool errors, never a freeze or a 500. */
+describe("attack suite: hostile requests", () => {
+  let target: Target;
+  let reader: string;
+  const T = "/v1/tenants/hostile/projects/api";
+  const json = (body: unknown, token?: string): RequestInit & { token?: string } => ({
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    ...(token ? { token } : {}),
+  });
+  const answered = async (response: Response) => ({
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+  });
+  const put = async (path: string, body: string, type = "application/yaml") =>
+    answered(await target.request(path, { method: "PUT", headers: { "content-type": type }, body }));
+
+  beforeAll(async () => {
+    target = await startTarget();
+    reader = await target.token_("hostile", ["read"]);
+  });
+
+  afterAll(() => {
+    console.log(target?.note());
+    target?.stop();
+  });
+
+  it("an observed-limit report of 'tools' and 80,000 spaces, with a read token, is read in linear time", async () => {
+    const answer = await target.attack(
+      "POST /v1/models/observed-limits, 'tools' + 80,000 spaces (read token)",
+      async () =>
+        answered(
+          await target.request(
+            "/v1/models/observed-limits",
+            json({ model: "openai/gpt-4.1", error: `tools${" ".repeat(80_000)}` }, reader),
+          ),
+        ),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 422, body: { code: "no_limit_in_error" } });
+  });
+
+  it("a client tool whose 141 KB schema nests anyOf is refused at spawn before Ajv compiles it", async () => {
+    // anyOf four wide, six deep: 4,096 leaves in 141 KB (within the bodies' depth and size).
+    const nest = (depth: number): unknown =>
+      depth === 0
+        ? { type: "number", minimum: 10 }
+        : { anyOf: Array.from({ length: 4 }, () => nest(depth - 1)) };
+    const schema = nest(6);
+    expect(JSON.stringify(schema).length).toBeGreaterThan(141_000);
+    const answer = await target.attack(
+      "spawn with a 141 KB nested-anyOf client-tool schema (read token)",
+      async () =>
+        answered(
+          await target.request(
+            `${T}/processes`,
+            json(
+              {
+                models: ["openai/gpt-4.1"],
+                clientTools: [
+                  {
+                    name: "deep",
+                    description: "deep",
+                    inputSchema: { type: "object", properties: { q: schema } },
+                  },
+                ],
+              },
+              reader,
+            ),
+          ),
+        ),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer, JSON.stringify(answer.body).slice(0, 300)).toMatchObject({
+      status: 422,
+      body: { code: "validation_failed" },
+    });
+    expect(JSON.stringify(answer.body.errors)).toMatch(/too large/);
+  });
+
+  it("a spawn of 25 client tools, each within the schema cap, is refused by their shared budget", async () => {
+    const clientTools = Array.from({ length: 25 }, (_, tool) => ({
+      name: `client_${tool}`,
+      description: "one of many",
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 300 }, (_, index) => [`p${tool}_${index}`, { type: "integer" }]),
+        ),
+      },
+    }));
+    const answer = await target.attack(
+      "spawn with 25 client tools of 600 schema nodes each (read token)",
+      async () => answered(await target.request(`${T}/processes`, json({ models: [], clientTools }, reader))),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 422, body: { code: "validation_failed" } });
+    expect(JSON.stringify(answer.body.errors)).toMatch(/at most 3000 are accepted/);
+  });
+
+  it("a rest answer of 300,000 values is refused before it is parsed, scrubbed and re-encoded", async () => {
+    const wide = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 300_000 }, (_, index) => [`k${index}`, 0])),
+    );
+    const upstream = await startUpstream((_request, _body, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(wide);
+    });
+    try {
+      const tool = await put(
+        `${T}/tools/wide_rest`,
+        `type: rest\ndescription: wide\nparameters:\n  url: ${upstream.url}/wide\n`,
+      );
+      expect(tool.status, JSON.stringify(tool.body)).toBeLessThan(300);
+      const answer = await target.attack(
+        `rest answer of 300,000 keys (${(wide.length / 1e6).toFixed(1)} MB)`,
+        async () =>
+          answered(await target.request(`${T}/tools/wide_rest/invoke`, json({ params: {} }, reader))),
+        (result) => `${result.status} ${String(result.body.error)}`,
+      );
+      expect(answer).toMatchObject({ status: 200, body: { error: "ResponseTooLarge" } });
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("a document named …/diagnostics/empty-response gets the documents' limit, not the diagnosis's", async () => {
+    const body = "x".repeat(5 * 1024 * 1024);
+    const status = await target.attack(
+      "PUT T/documents/x/diagnostics/empty-response, 5 MB (and 5 MB chunked)",
+      async () => [
+        await target.putLarge(`${T}/documents/x/diagnostics/empty-response`, body, {
+          contentType: "text/plain",
+        }),
+        await target.putLarge(`${T}/documents/y/diagnostics/empty-response`, body, {
+          contentType: "text/plain",
+          chunked: true,
+        }),
+      ],
+      (result) => result.join(", "),
+    );
+    expect(status).toEqual([413, 413]);
+    expect((await target.request(`${T}/documents/x/diagnostics/empty-response`)).status).toBe(404);
+  });
+
+  it.each([
+    ["params", (deep: string) => [`${T}/tools/doc_getting_started/invoke`, `{"params":{"a":${deep}}}`]],
+    [
+      "a diagnosis report",
+      (deep: string) => [
+        `${T}/diagnostics/empty-response`,
+        `{"requestId":"r1","offeredTools":[],"messages":[{"role":"user","content":${deep}}]}`,
+      ],
+    ],
+    ["a spawn", (deep: string) => [`${T}/processes`, `{"models":[],"recipe":${deep}}`]],
+  ])("%s nested 40,000 deep answer 413, not 500", async (what, request) => {
+    const deep = `${"[".repeat(40_000)}1${"]".repeat(40_000)}`;
+    const [path, body] = request(deep) as [string, string];
+    const answer = await target.attack(
+      `${what} nested 40,000 deep`,
+      async () => answered(await target.request(path, json(body, reader))),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 413, body: { code: "payload_too_large" } });
+    expect(String(answer.body.detail)).toMatch(/nests deeper than 64 levels/);
+  });
+
+  it("a script answering a value nested 3,000 deep is a tool error, not a 500", async () => {
+    const stored = await put(
+      `${T}/tools/deep_value`,
+      "type: scripted\ndescription: nests deep\nparameters:\n  inputs: []\n  source: |\n    let a = 1; for (let i = 0; i < 3000; i++) a = [a]; a\n",
+    );
+    expect(stored.status, JSON.stringify(stored.body)).toBeLessThan(300);
+    const answer = await target.attack(
+      "scripted tool answering a value nested 3,000 deep",
+      async () =>
+        answered(await target.request(`${T}/tools/deep_value/invoke`, json({ params: {} }, reader))),
+      (result) => `${result.status} ${String(result.body.error ?? result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 200, body: { error: "ValueTooComplex" } });
+  });
+
+  it("a model answering '```json' and 50,000 blank lines is LlmInvalidJson, found in linear time", async () => {
+    const llm = await fakeLlmEndpoint(() => ({
+      json: openAiCompletion(`\`\`\`json${" \n".repeat(50_000)}`),
+    }));
+    try {
+      const provider = await put(
+        "/v1/models/hostilellm/_provider",
+        `wireType: openai\nbaseUrl: ${llm.baseUrl}\n`,
+      );
+      expect(provider.status).toBeLessThan(300);
+      expect((await put("/v1/models/hostilellm/m", "size: small\n")).status).toBeLessThan(300);
+      const tool = await put(
+        `${T}/tools/fenced`,
+        "type: prompt_template\ndescription: answers JSON\nparameters:\n  promptPrefix: Answer in JSON.\n  model: hostilellm/m\n  responseFormat: json\n  inputs:\n    - { name: q, type: string }\n",
+      );
+      expect(tool.status, JSON.stringify(tool.body)).toBeLessThan(300);
+      const answer = await target.attack(
+        "prompt_template answered '```json' + 50,000 ' \\n'",
+        async () =>
+          answered(await target.request(`${T}/tools/fenced/invoke`, json({ params: { q: "x" } }, reader))),
+        (result) => `${result.status} ${String(result.body.error)}`,
+      );
+      expect(answer).toMatchObject({ status: 200, body: { error: "LlmInvalidJson" } });
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it("initialize requests that MCP refuses (406, invalid, a notification) leave no process behind", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    };
+    const send = (body: unknown, accept: string) =>
+      target.request(`${T}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept },
+        body: JSON.stringify(body),
+        token: reader,
+      });
+    const both = "application/json, text/event-stream";
+    const statuses = await target.attack(
+      "T/mcp initialize refused 3 ways",
+      async () => [
+        (await send(initialize, "application/json")).status,
+        (await send({ ...initialize, params: { protocolVersion: 7 } }, both)).status,
+        (await send({ jsonrpc: "2.0", method: "initialize", params: initialize.params }, both)).status,
+      ],
+      (result) => result.join(", "),
+    );
+    expect(statuses[0]).toBe(406);
+    expect(statuses[1]).toBeGreaterThanOrEqual(200);
+    expect(statuses[2]).toBe(202);
+    const state = new Database(`${target.dataDir}/state.sqlite`, { readonly: true });
+    try {
+      const row = state.prepare("SELECT count(*) AS n FROM processes WHERE tenant = ?").get("hostile") as {
+        n: number;
+      };
+      expect(row.n).toBe(0);
+    } finally {
+      state.close();
+    }
+    const accepted = await send(initialize, both);
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers.get("mcp-session-id")).toEqual(expect.any(String));
+  });
+
+  it("a tool document sent as application/json is read as JSON: malformed is 400 invalid_json, not a YAML 422", async () => {
+    const answer = await put(
+      `${T}/tools/as_json`,
+      '{"type": "doc_lookup", "description": "x",',
+      "application/json",
+    );
+    expect(answer).toMatchObject({ status: 400, body: { code: "invalid_json" } });
+  });
+
+  it("catalog URLs with credentials and descriptions with control characters are refused", async () => {
+    const credentials = await put(
+      "/v1/models/leaky/_provider",
+      "wireType: openai\nbaseUrl: https://user:pass@llm.example/v1\n",
+    );
+    expect(credentials.status).toBe(422);
+    expect(JSON.stringify(credentials.body)).toMatch(/must not carry credentials/);
+    for (const control of ["\\u001b[31m", "\\u202e", "\\r", "\\u0000"]) {
+      const answer = await put(
+        `${T}/tools/controlled`,
+        `{"type": "doc_lookup", "description": "looks ${control} fine", "parameters": {"path": "documents/x.md"}}`,
+        "application/json",
+      );
+      expect(answer.status, control).toBe(422);
+      expect(JSON.stringify(answer.body)).toMatch(/control character/);
+    }
+  });
+
+  it("a secret an upstream echoes in another case, in base64 or cut short reaches the caller as ***", async () => {
+    const secret = "Zq8-hostile-Secret-41f7";
+    const echo = await startUpstream((_request, _body, response) => {
+      const basic = Buffer.from(`user:${secret}`).toString("base64");
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          upper: secret.toUpperCase(),
+          basic: `Basic ${basic}`,
+          cut: `${secret.slice(0, 12)}…`,
+        }),
+      );
+    });
+    try {
+      const stored = await target.request("/v1/tenants/hostile/secrets/ECHOED", {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value: secret }),
+      });
+      expect(stored.status).toBe(204);
+      const tool = await put(
+        `${T}/tools/echoes`,
+        `type: rest\ndescription: echoes\nparameters:\n  url: ${echo.url}/echo\n  headers: { X-Key: "\${secret:ECHOED}" }\n`,
+      );
+      expect(tool.status, JSON.stringify(tool.body)).toBeLessThan(300);
+      const answer = await answered(
+        await target.request(`${T}/tools/echoes/invoke`, json({ params: {} }, reader)),
+      );
+      expect(answer.status).toBe(200);
+      const value = answer.body.value as Record<string, string>;
+      expect(value.upper).toBe("***");
+      expect(value.basic).toContain("***");
+      expect(
+        Buffer.from(value.basic!.replace("Basic ", "").replace("***", ""), "base64").toString(),
+      ).not.toContain(secret.slice(4, 12));
+      expect(value.cut).toBe("***…");
+    } finally {
+      await echo.close();
+    }
+  });
+});

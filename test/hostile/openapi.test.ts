@@ -1,0 +1,129 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTarget, type Target } from "./support";
+
+/** Hostile OpenAPI documents against the real server: parsed on the task worker, never on the serving thread. */
+describe("attack suite: hostile OpenAPI documents", () => {
+  let target: Target;
+  const T = "/v1/tenants/hostile/projects/openapi";
+  const put = async (path: string, body: string, type = "application/yaml") => {
+    const answer = await target.request(`${T}/${path}`, {
+      method: "PUT",
+      headers: { "content-type": type },
+      body,
+    });
+    expect(answer.status, await answer.clone().text()).toBeLessThan(300);
+  };
+  const pack = (name: string, spec: string) =>
+    put(
+      `tools/${name}`,
+      `type: openapi\ndescription: a hostile document\nparameters:\n  spec: ${spec}\n  baseUrl: http://127.0.0.1:9/v1\n`,
+    );
+  const tools = async () => {
+    const answer = await target.request(`${T}/tools`);
+    return {
+      status: answer.status,
+      body: (await answer.json()) as { tools: { name: string; stale?: boolean }[] },
+    };
+  };
+
+  beforeAll(async () => {
+    target = await startTarget();
+  });
+
+  afterAll(() => {
+    console.log(target?.note());
+    target?.stop();
+  });
+
+  it("a 1.8 KB document whose 31 schemas each reference the previous one twice is refused, listing after listing", async () => {
+    const schemas: Record<string, unknown> = { S0: { type: "string" } };
+    for (let i = 1; i <= 30; i++) {
+      schemas[`S${i}`] = {
+        type: "object",
+        properties: {
+          a: { $ref: `#/components/schemas/S${i - 1}` },
+          b: { $ref: `#/components/schemas/S${i - 1}` },
+        },
+      };
+    }
+    const spec = {
+      openapi: "3.1.0",
+      info: { title: "dag", version: "1" },
+      paths: {
+        "/x": {
+          post: {
+            operationId: "explode",
+            requestBody: {
+              content: { "application/json": { schema: { $ref: "#/components/schemas/S30" } } },
+            },
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      },
+      components: { schemas },
+    };
+    await put("documents/specs/dag.json", JSON.stringify(spec), "application/json");
+    await pack("dag", "specs/dag.json");
+    const listings = await target.attack(
+      "OpenAPI $ref DAG (31 schemas, each refs the previous twice), listed 5 times",
+      async () => {
+        const answers = [];
+        for (let i = 0; i < 5; i++) answers.push(await tools());
+        return answers;
+      },
+      (answers) => `${answers.map((answer) => answer.status).join(",")}; no dag__ sub-tool`,
+    );
+    for (const listing of listings) {
+      expect(listing.status).toBe(200);
+      expect(listing.body.tools.some((tool) => tool.name.startsWith("dag__"))).toBe(false);
+    }
+    // The listing leaves the pack out and says why in its log line.
+    const said = target.logs.filter(
+      (line) => line.event === "tool.source_unavailable" && line.tool === "dag",
+    );
+    expect(said.length).toBeGreaterThan(0);
+    expect(String(said[0]?.message)).toMatch(/expand to more than 200000 references/);
+  });
+
+  it("a 1.5 MB document with 500 operations is parsed off the serving thread and listed", async () => {
+    const paths: Record<string, unknown> = {};
+    for (let i = 0; i < 500; i++) {
+      paths[`/items${i}/{id}`] = {
+        get: {
+          operationId: `getItem${i}`,
+          summary: `Item ${i} ${"lorem ipsum ".repeat(230)}`,
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "ok" } },
+        },
+      };
+    }
+    const text = JSON.stringify({ openapi: "3.1.0", info: { title: "big", version: "1" }, paths });
+    expect(text.length).toBeGreaterThan(1_400_000);
+    // Larger than a document written through the API may be: written into the store, as a
+    // bucket's own writer would.
+    const folder = join(target.dataDir, "documents", "hostile", "openapi", "specs");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "big.json"), text);
+    await pack("big", "specs/big.json");
+    const subTools = (answer: Awaited<ReturnType<typeof tools>>) =>
+      answer.body.tools.filter((tool) => tool.name.startsWith("big__"));
+    // A listing waits VANCE_SOURCE_WAIT_MS for a source, then answers without it while it loads.
+    const listing = await target.attack(
+      `OpenAPI document of ${(text.length / 1e6).toFixed(1)} MB, 500 operations, listed until it is in`,
+      async () => {
+        for (let attempt = 0; ; attempt++) {
+          const answer = await tools();
+          if (subTools(answer).length > 0 || attempt === 20) return answer;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      },
+      (answer) => `${answer.status}, ${subTools(answer).length} sub-tools`,
+    );
+    expect(listing.status).toBe(200);
+    expect(subTools(listing), JSON.stringify(target.logs.filter((line) => line.tool === "big"))).toHaveLength(
+      500,
+    );
+  });
+});

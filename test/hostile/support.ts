@@ -1,0 +1,311 @@
+/**
+ * The attack suite's helpers: the server under test started as `npm start` runs it, a poller of
+ * its `/v1/health` in a process of its own, and small hostile upstreams on 127.0.0.1. Each case
+ * runs its attack inside `target.attack(name, …)`, which measures the longest health request
+ * meanwhile (a blocked event loop makes one request wait as long) and fails the case past
+ * `MAX_BLOCK_MS`; the file's closing note lists every case with its outcome and that figure.
+ * New surfaces add their cases beside the others (README, *Isolation*).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import { createInterface, type Interface } from "node:readline";
+import { expect } from "vitest";
+import { type LocalServer, startLocalServer } from "../support/local-server";
+
+/** The one timing bound of the suite: a freeze here is seconds, so the bound holds on a loaded machine. */
+export const MAX_BLOCK_MS = 1_000;
+
+/** One case of the closing note. */
+interface CaseReport {
+  readonly name: string;
+  readonly outcome: string;
+  readonly maxMs: number;
+  readonly medianMs: number;
+  readonly polls: number;
+}
+
+/** The health poller's answer for one window. */
+interface PollWindow {
+  readonly count: number;
+  readonly maxMs: number;
+  readonly medianMs: number;
+}
+
+/** A child process answering one JSON line per command line. */
+class Poller {
+  private readonly lines: Interface;
+  private readonly waiting: ((line: string) => void)[] = [];
+
+  constructor(private readonly child: ChildProcess) {
+    this.lines = createInterface({ input: child.stdout! });
+    this.lines.on("line", (line) => this.waiting.shift()?.(line));
+  }
+
+  static start(base: string): Poller {
+    const child = spawn(process.execPath, [new URL("./health-poller.mjs", import.meta.url).pathname, base], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    return new Poller(child);
+  }
+
+  async command<T>(line: string): Promise<T> {
+    const answer = new Promise<string>((resolve) => this.waiting.push(resolve));
+    this.child.stdin!.write(`${line}\n`);
+    return JSON.parse(await answer) as T;
+  }
+
+  stop(): void {
+    this.child.stdin!.end();
+    if (this.child.exitCode === null) this.child.kill();
+  }
+}
+
+/** The server under test, its development token, and the attacks measured on it. */
+export interface Target {
+  readonly base: string;
+  /** Its data directory (`state.sqlite`, the documents). */
+  readonly dataDir: string;
+  /** The JSON log lines it wrote since it started, parsed. */
+  readonly logs: Record<string, unknown>[];
+  /** The development token: every tenant, roles read, write and admin. */
+  readonly token: string;
+  /** A token of one tenant with the given roles (minted by the server's own secret). */
+  token_(tenant: string, roles: readonly string[]): Promise<string>;
+  /** A request to the server under test, with the development token unless `token` is given. */
+  request(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
+  /**
+   * A large PUT whose status is read as soon as it comes: the server may refuse from the headers
+   * and close while the body is still being written (fetch reports that as a failure).
+   */
+  putLarge(path: string, body: string, options: { contentType: string; chunked?: boolean }): Promise<number>;
+  /**
+   * Runs one attack while the health poller watches; asserts that no health request waited
+   * `MAX_BLOCK_MS` or longer, and records `outcome` (what the attack answered) for the note.
+   */
+  attack<T>(name: string, run: () => Promise<T>, outcome: (result: T) => string): Promise<T>;
+  /** The closing note: one line per case. */
+  note(): string;
+  stop(): void;
+}
+
+/** Starts the server as `npm start` does, with loopback upstreams allowed, and its health poller. */
+export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
+  const server: LocalServer = await startLocalServer({
+    env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1", VANCE_STORE_SCAN_SECONDS: "0", ...env },
+  });
+  const poller = Poller.start(server.base);
+  const logs: Record<string, unknown>[] = [];
+  for (const output of [server.child.stdout!, server.child.stderr!]) {
+    createInterface({ input: output }).on("line", (line) => {
+      if (line.startsWith("{")) logs.push(JSON.parse(line) as Record<string, unknown>);
+    });
+  }
+  const cases: CaseReport[] = [];
+  const { mintToken } = await import("../../functions/api/auth");
+  const { readFileSync } = await import("node:fs");
+  const secret = readFileSync(`${server.dataDir}/jwt-secret`, "utf8").trim();
+  return {
+    base: server.base,
+    dataDir: server.dataDir,
+    logs,
+    token: server.token,
+    token_: (tenant, roles) => mintToken(secret, { tenant, roles: [...roles] as never }, 3600),
+    request: (path, init = {}) => {
+      const { token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      headers.set("authorization", `Bearer ${token ?? server.token}`);
+      return fetch(`${server.base}${path}`, { ...rest, headers });
+    },
+    putLarge: (path, body, options) =>
+      new Promise((resolve, reject) => {
+        const url = new URL(path, server.base);
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${server.token}`,
+          "content-type": options.contentType,
+          ...(options.chunked ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+        };
+        let status: number | undefined;
+        const outgoing = httpRequest(url, { method: "PUT", headers }, (response) => {
+          status = response.statusCode;
+          response.resume();
+          response.on("end", () => resolve(status ?? 0));
+        });
+        // A write cut short once the answer came is the refusal working, not a failure.
+        outgoing.on("error", (error) => (status === undefined ? reject(error) : resolve(status)));
+        for (let at = 0; at < body.length; at += 64 * 1024) outgoing.write(body.slice(at, at + 64 * 1024));
+        outgoing.end();
+      }),
+    async attack(name, run, outcome) {
+      await poller.command("mark");
+      const result = await run();
+      const window = await poller.command<PollWindow>("report");
+      cases.push({ name, outcome: outcome(result), ...window, polls: window.count });
+      expect(window.count, `${name}: the health poller got answers`).toBeGreaterThan(0);
+      expect(window.maxMs, `${name}: the longest /v1/health meanwhile`).toBeLessThan(MAX_BLOCK_MS);
+      return result;
+    },
+    note: () =>
+      [
+        "attack suite: case → outcome (longest / median /v1/health while it ran)",
+        ...cases.map(
+          (item) =>
+            `  ${item.name} → ${item.outcome} (${item.maxMs.toFixed(0)} ms / ${item.medianMs.toFixed(1)} ms, ${item.polls} polls)`,
+        ),
+      ].join("\n"),
+    stop: () => {
+      poller.stop();
+      server.stop();
+    },
+  };
+}
+
+/** A plain HTTP server on 127.0.0.1 (a free port) that counts its requests. */
+export interface Upstream {
+  readonly url: string;
+  /** Requests received so far, by method and path. */
+  readonly requests: { method: string; path: string; body: string }[];
+  close(): Promise<void>;
+}
+
+/** Starts `handle` on 127.0.0.1; bodies are read whole before it runs. */
+export async function startUpstream(
+  handle: (request: IncomingMessage, body: string, response: ServerResponse) => void | Promise<void>,
+): Promise<Upstream> {
+  const requests: Upstream["requests"] = [];
+  const server: Server = createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      requests.push({ method: request.method ?? "", path: request.url ?? "", body });
+      Promise.resolve(handle(request, body, response)).catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One JSON-RPC message a hostile MCP server got. */
+export interface RpcMessage {
+  readonly id?: string | number;
+  readonly method?: string;
+  readonly params?: Record<string, unknown>;
+  readonly result?: unknown;
+}
+
+/**
+ * What a hostile MCP server answers each request with: a JSON body, an event stream written as
+ * given (`sse`, whole events), or nothing (`null`: 202 Accepted). `initialize` and notifications
+ * are answered as a well-behaved server would unless the handler says otherwise.
+ */
+export type McpBehaviour = (
+  message: RpcMessage,
+) => { json: unknown } | { sse: string | (() => AsyncIterable<string>) } | null | undefined;
+
+/**
+ * A Streamable HTTP MCP server (stateless, no session) whose answers to `tools/list` and
+ * `tools/call` the case decides. It counts the messages it got, answers to its own requests
+ * (pings) included.
+ */
+export async function startHostileMcp(behave: McpBehaviour): Promise<Upstream & { messages: RpcMessage[] }> {
+  const messages: RpcMessage[] = [];
+  const upstream = await startUpstream(async (request, body, response) => {
+    if (request.method !== "POST") {
+      response.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(body) as RpcMessage;
+    messages.push(message);
+    const decided = behave(message);
+    if (decided === undefined) {
+      if (message.method === "initialize") {
+        return void json(response, {
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: { tools: {} },
+            serverInfo: { name: "hostile", version: "1" },
+          },
+        });
+      }
+      response.writeHead(202).end();
+      return;
+    }
+    if (decided === null) {
+      response.writeHead(202).end();
+      return;
+    }
+    if ("json" in decided) return void json(response, decided.json);
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    if (typeof decided.sse === "string") {
+      response.end(decided.sse);
+      return;
+    }
+    for await (const chunk of decided.sse()) {
+      if (!response.write(chunk)) await new Promise((resolve) => response.once("drain", resolve));
+      if (response.destroyed) return;
+    }
+    response.end();
+  });
+  return { ...upstream, messages };
+}
+
+function json(response: ServerResponse, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** One server-sent event carrying `message`. */
+export function sseEvent(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** Stores an MCP server document and a tool of `type` over it in `T` (`mcp` needs `toolName`). */
+export async function putMcpServer(
+  target: Target,
+  project: string,
+  server: string,
+  url: string,
+  tool: { name: string; type: "mcp" | "mcp_server"; toolName?: string },
+): Promise<void> {
+  const T = `/v1/tenants/hostile/projects/${project}`;
+  const put = async (path: string, body: string) => {
+    const answer = await target.request(`${T}/${path}`, {
+      method: "PUT",
+      headers: { "content-type": "application/yaml" },
+      body,
+    });
+    expect(answer.status, `${path}: ${await answer.clone().text()}`).toBeLessThan(300);
+  };
+  await put(`documents/mcp-servers/${server}.yaml`, `url: ${url}/mcp\ntimeoutMs: 8000\n`);
+  await put(
+    `tools/${tool.name}`,
+    [
+      `type: ${tool.type}`,
+      "description: a hostile server's tool",
+      "parameters:",
+      `  server: ${server}`,
+      ...(tool.toolName ? [`  toolName: ${tool.toolName}`] : []),
+    ].join("\n"),
+  );
+}
