@@ -61,8 +61,10 @@ const rest = (description: string, path: string, inputs: string, extra = "") =>
   `type: rest\ndescription: ${description}\n${extra}parameters:\n  url: ${upstreamUrl}${path}\n  inputs: ${inputs}\n`;
 
 /** A project with the three tools of the chain, a tool no process below may call, and a slow one. */
-async function project(): Promise<{ app: App; client: Client; dataDir: string }> {
-  const { app, dataDir } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } });
+async function project(
+  env: Record<string, string> = {},
+): Promise<{ app: App; client: Client; dataDir: string }> {
+  const { app, dataDir } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1", ...env } });
   const client = await projectClient(app);
   await client.putTool(
     "find_customer",
@@ -248,6 +250,25 @@ for (;;) {}`,
     expect(waiting).toMatchObject({ error: "TimeoutError" });
     expect(waiting.message).toContain("0 tool calls had answered; a call of 'slow_tool' was still running");
     expect(waiting.message).toContain('its last console lines (of 1): "before"');
+  });
+
+  it("takes one of its tenant's script slots, as a scripted tool does; the scripted tools it calls need none", async () => {
+    const { client } = await project({
+      VANCE_SCRIPT_MAX_RUNS_PER_TENANT: "1",
+      VANCE_SCRIPT_MAX_QUEUED_PER_TENANT: "0",
+    });
+    const { processId } = await spawnCodeMode(client);
+    // The scripted tool runs nested, in the program's slot.
+    const nested = await run(client, processId, `vance.tools.call("sum_amounts", { amounts: [1, 2] })`);
+    expect(nested).toMatchObject({ value: { result: 3 } });
+
+    const from = seen.length;
+    const holding = run(client, processId, `vance.tools.call("slow_tool", {})`, 1_500);
+    // Once the upstream has the first program's call, that program holds the tenant's one slot.
+    while (!seen.slice(from).includes("/slow")) await new Promise((resolve) => setTimeout(resolve, 10));
+    const refused = await client.invoke(processId, "execute_javascript", { code: "1" });
+    expect(refused).toMatchObject({ status: 429, body: { code: "busy" } });
+    expect(await holding).toMatchObject({ error: "TimeoutError" });
   });
 
   it("bounds the result and the console lines, and says await is not needed", async () => {
