@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Builds the worker bundles the sandbox and the OpenAPI compiler load (both projects need them). */
+const WORKER_BUNDLES = "test/setup/script-worker.ts";
+
 export default defineConfig({
   // The published packages export their built `dist/`; inside the repository every tool reads
   // their sources (tsconfig `paths` for tsc and tsx, these aliases for vitest), so no build precedes a test.
@@ -14,16 +17,34 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: [
-      "test/setup/script-worker.ts",
-      "test/setup/cli.ts",
-      "test/setup/s3rver.ts",
-      "test/setup/dynamodb.ts",
-      "test/setup/mcp-servers.ts",
-    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // `npm test` runs both projects; `npm run test:unit` only the first, which starts no server.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts"],
+          globalSetup: [WORKER_BUNDLES],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          globalSetup: [
+            WORKER_BUNDLES,
+            "test/setup/cli.ts",
+            "test/setup/s3rver.ts",
+            "test/setup/dynamodb.ts",
+            "test/setup/mcp-servers.ts",
+          ],
+          setupFiles: ["test/setup/close-apps.ts"],
+        },
+      },
+    ],
   },
 });

@@ -144,11 +144,16 @@ export async function scriptPool(config: Config): Promise<ScriptPool> {
   });
 }
 
+/** A script runner whose threads can be stopped (the lazy pool's, when it was started). */
+export interface ClosableScriptRunner extends ScriptRunner {
+  close(): Promise<void>;
+}
+
 /**
  * The script pool, made at the first script run rather than now: a Lambda cold start whose event
  * runs no script neither compiles QuickJS nor starts workers. A failed start is not kept.
  */
-export function lazyScriptPool(config: Config): ScriptRunner {
+export function lazyScriptPool(config: Config): ClosableScriptRunner {
   let pool: Promise<ScriptPool> | undefined;
   return {
     run: async (request) => {
@@ -157,6 +162,11 @@ export function lazyScriptPool(config: Config): ScriptRunner {
         throw error;
       });
       return (await pool).run(request);
+    },
+    close: async () => {
+      const started = pool;
+      pool = undefined;
+      if (started) await (await started.catch(() => undefined))?.close();
     },
   };
 }

@@ -3,6 +3,8 @@
  * into one ES module, dist/script-worker.mjs: a worker thread runs plain JavaScript, whatever
  * loader the main thread has. `npm start`, `npm run bench` and the test setup build it first.
  */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -14,11 +16,16 @@ export async function buildScriptWorker(outfile: string = WORKER_BUNDLE): Promis
   await buildWorkerBundle(fileURLToPath(new URL("./src/worker.ts", import.meta.url)), outfile);
 }
 
-/** Bundles a worker thread's entry and all it imports into one ES module (the task workers too). */
+/**
+ * Bundles a worker thread's entry and all it imports into one ES module (the task workers too).
+ * Written beside the target and renamed over it, so a thread starting meanwhile (another test
+ * project building the same bundle) reads the old file or the new one, never half of one.
+ */
 export async function buildWorkerBundle(entry: string, outfile: string): Promise<void> {
-  await build({
+  const result = await build({
     entryPoints: [entry],
     outfile,
+    write: false,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -29,6 +36,12 @@ export async function buildWorkerBundle(entry: string, outfile: string): Promise
       js: "import { createRequire as __vanceRequire } from 'node:module'; const require = __vanceRequire(import.meta.url);",
     },
   });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
+  mkdirSync(dirname(outfile), { recursive: true });
+  const partial = `${outfile}.${process.pid}.partial`;
+  writeFileSync(partial, output.contents);
+  renameSync(partial, outfile);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildScriptWorker();

@@ -13,9 +13,26 @@ import {
 import { createApp } from "../../functions/api/app";
 import { type Claims, mintToken } from "../../functions/api/auth";
 import { loadConfig } from "../../functions/api/config";
-import { buildServices } from "../../functions/api/services";
+import { buildServices, type ClosableScriptRunner, lazyScriptPool } from "../../functions/api/services";
 
 export const SECRET = "test-secret-0123456789abcdef";
+
+/** The script pools the apps of this test file made; `test/setup/close-apps.ts` stops them after the file. */
+const pools = new Set<ClosableScriptRunner>();
+
+/** Stops the script threads of every app this file made (run after each test file). */
+export async function closeTestApps(): Promise<void> {
+  const open = [...pools];
+  pools.clear();
+  await Promise.all(open.map((pool) => pool.close()));
+}
+
+/** A pool started at the app's first script run, not when the app is made: most tests run none. */
+function trackedPool(config: ReturnType<typeof loadConfig>): ClosableScriptRunner {
+  const pool = lazyScriptPool(config);
+  pools.add(pool);
+  return pool;
+}
 
 /** An app over a fresh data directory (fs stores) or the given document and catalog stores. */
 export async function testApp(
@@ -43,7 +60,7 @@ export async function testApp(
     ...(options.catalog ? { catalog: options.catalog } : {}),
     ...(options.state ? { state: options.state } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
-    ...(options.scripts ? { scripts: options.scripts } : {}),
+    scripts: options.scripts ?? trackedPool(config),
   });
   return { app: createApp(services), services, documents, dataDir };
 }
