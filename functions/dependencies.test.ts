@@ -48,6 +48,7 @@ const UNITS = [
   ...readdirSync(join(ROOT, "packages")).map((name) => ({
     dir: `packages/${name}/src`,
     manifest: `packages/${name}`,
+    bundled: false,
   })),
 ];
 

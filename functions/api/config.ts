@@ -1,5 +1,5 @@
 import { decodeSecretsKey } from "@vance/adapters";
-import { issuesToFieldErrors, trimChar } from "@vance/core";
+import { issuesToFieldErrors, commaList as splitList, trimChar } from "@vance/core";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
 
@@ -24,12 +24,7 @@ const Count = (name: string, fallback: string) =>
 const commaList = (fallback = "") =>
   v.pipe(
     v.optional(v.string(), fallback),
-    v.transform((list) =>
-      list
-        .split(",")
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    ),
+    v.transform((list: string) => splitList(list)),
   );
 
 /** A comma-separated list; unset is the empty list. */

@@ -24,14 +24,32 @@ export function existingJwtSecret(config: Config): { secret: string; source: str
   }
 }
 
+/**
+ * The text of a secret file of the data dir, generating it on first use. `wx`: two servers
+ * starting on one data dir must not each write a different secret — the one that loses the race
+ * reads the winner's file.
+ */
+function secretFileOnce(config: Config, file: string, generate: () => string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
+  const text = `${generate()}\n`;
+  try {
+    writeFileSync(file, text, { mode: 0o600, flag: "wx" });
+    return text;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return readFileSync(file, "utf8");
+  }
+}
+
 /** The JWT secret: `VANCE_JWT_SECRET` when set, else one generated on first start and kept in the data dir. */
 export function localJwtSecret(config: Config): string {
-  const existing = existingJwtSecret(config);
-  if (existing) return existing.secret;
-  mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
-  const secret = randomBytes(32).toString("base64url");
-  writeFileSync(jwtSecretFile(config), `${secret}\n`, { mode: 0o600 });
-  return secret;
+  if (config.VANCE_JWT_SECRET) return config.VANCE_JWT_SECRET;
+  return secretFileOnce(config, jwtSecretFile(config), () => randomBytes(32).toString("base64url")).trim();
 }
 
 /**
@@ -41,23 +59,9 @@ export function localJwtSecret(config: Config): string {
 export function localSecretsKey(config: Config): Uint8Array {
   if (config.VANCE_SECRETS_KEY) return config.VANCE_SECRETS_KEY;
   const file = join(config.VANCE_DATA_DIR, "secrets-key");
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
-    const key = randomBytes(SECRETS_KEY_BYTES);
-    // `wx`: two servers starting on one data dir must not each write a different key.
-    try {
-      writeFileSync(file, `${key.toString("base64")}\n`, { mode: 0o600, flag: "wx" });
-      return new Uint8Array(key);
-    } catch (writeError) {
-      if ((writeError as NodeJS.ErrnoException).code !== "EEXIST") throw writeError;
-      text = readFileSync(file, "utf8");
-    }
-  }
-  const key = decodeSecretsKey(text);
+  const key = decodeSecretsKey(
+    secretFileOnce(config, file, () => randomBytes(SECRETS_KEY_BYTES).toString("base64")),
+  );
   if (!key)
     throw new Error(`invalid configuration:\n- ${file}: must hold the base64 of 32 bytes (the secrets key)`);
   return key;

@@ -1,4 +1,5 @@
 import {
+  commaList,
   type FieldError,
   issuesToFieldErrors,
   type Logger,
@@ -283,12 +284,7 @@ function spawnRequestOf(query: Record<string, string>) {
   for (const [name, field] of Object.entries(SPAWN_QUERY) as [SpawnQuery, string][]) {
     const value = query[name];
     if (value === undefined) continue;
-    body[field] = LIST_QUERY.has(name)
-      ? value
-          .split(",")
-          .map((entry) => entry.trim())
-          .filter(Boolean)
-      : value;
+    body[field] = LIST_QUERY.has(name) ? commaList(value) : value;
   }
   body.models ??= [];
   const result = v.safeParse(SpawnRequestSchema, body);

@@ -1,6 +1,7 @@
 import {
   type CatalogEditor,
   catalogView,
+  commaList,
   INSTANCE_PATTERN,
   type ModelCatalogService,
   type ObservedToolLimits,
@@ -119,10 +120,7 @@ export function modelRoutes(deps: {
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
   app.get("/budget", describe(DOCS.budget), authenticate(deps.verifier, undefined, ENGINE), async (c) => {
-    const chain = (c.req.query("chain") ?? "")
-      .split(",")
-      .map((model) => model.trim())
-      .filter(Boolean);
+    const chain = commaList(c.req.query("chain"));
     if (chain.length === 0) {
       throw new VanceError(
         "invalid_model",

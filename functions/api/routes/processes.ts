@@ -1,4 +1,5 @@
 import {
+  commaList,
   InvocableToolNameSchema,
   manifestBody,
   type ProcessService,
@@ -174,7 +175,7 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
     if (format !== "openai" && format !== "anthropic") {
       throw new VanceError("invalid_format", 400, "format is openai or anthropic");
     }
-    const additional = (c.req.query("with") ?? "").split(",").filter(Boolean);
+    const additional = commaList(c.req.query("with"));
     const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);
     // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
     return c.body(manifestBody(manifest), 200, { "content-type": "application/json" });
@@ -183,7 +184,7 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(verifier, "read", ENGINE), async (c) => {
     const { tenant, project, id } = c.req.param() as ProcessParams;
     const body = await jsonBody(c, ProcessInvokeBodySchema);
-    const skillTools = (c.req.query("with") ?? "").split(",").filter(Boolean);
+    const skillTools = commaList(c.req.query("with"));
     return c.json(
       await processes.invoke({ tenant, project, processId: id }, body.name, body.params, skillTools),
     );

@@ -3,6 +3,7 @@ import {
   assertProjectId,
   assertTenantId,
   catalogView,
+  commaList,
   Errors,
   inCapabilityFloor,
   invocableToolNameProblem,
@@ -474,10 +475,7 @@ async function modelView(
   const { tenant, project } = at;
   const tools = await services.tools.listAll(tenant, project);
   const parsed = v.safeParse(SpawnRequestSchema, {
-    models: query.models
-      .split(",")
-      .map((model) => model.trim())
-      .filter(Boolean),
+    models: commaList(query.models),
     ...(query.recipe.trim() === "" ? {} : { recipe: query.recipe.trim() }),
     engineDefault: tools.map((tool) => tool.name),
   });

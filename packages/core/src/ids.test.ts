@@ -6,9 +6,11 @@ import {
   assertProjectId,
   assertTenantId,
   assertToolName,
+  commaList,
   DocumentPathSchema,
   InvocableToolNameSchema,
   ModelIdSchema,
+  operationOf,
   ProjectIdSchema,
   SubToolNameSchema,
   TenantIdSchema,
@@ -128,5 +130,17 @@ describe("names in recipes, hints and spawn requests follow the tool-name rule",
       const spawn = v.safeParse(SpawnRequestSchema, { models: [sample] });
       expect(spawn.success, sample).toBe(!throws((model) => maxToolsFor(catalog, model), sample));
     }
+  });
+});
+
+describe("commaList, the one reading of a comma-separated list", () => {
+  it("trims entries and drops empty ones, as ?with=, ?chain= and the list settings read", () => {
+    expect(commaList(" a , b,,c ")).toEqual(["a", "b", "c"]);
+    expect(commaList(undefined)).toEqual([]);
+    expect(commaList("")).toEqual([]);
+  });
+
+  it("names the operation of a sub-tool after its pack", () => {
+    expect(operationOf("jira__search_issues", "jira")).toBe("search_issues");
   });
 });

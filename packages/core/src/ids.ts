@@ -68,6 +68,22 @@ export function assertProjectId(project: string): void {
 /** Separates a pack from its operation in a sub-tool name: `pack__op`. */
 export const PACK_SEPARATOR = "__";
 
+/** The operation part of a sub-tool name of `pack` (`search` of `jira__search`). */
+export function operationOf(name: string, pack: string): string {
+  return name.slice(pack.length + PACK_SEPARATOR.length);
+}
+
+/**
+ * A comma-separated list (a query parameter, a setting): entries trimmed, empty ones dropped.
+ * The one spelling every `?with=`, `?chain=`, `?models=` and list setting reads through.
+ */
+export function commaList(text: string | undefined): string[] {
+  return (text ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 /** The pack of a sub-tool name (`jira` of `jira__search`), or `null` when the name is no sub-tool's. */
 export function packOf(name: string): string | null {
   const split = name.indexOf(PACK_SEPARATOR);

@@ -1,5 +1,5 @@
 import { Errors, type VanceError } from "../errors";
-import { PACK_SEPARATOR, toolDocumentPath } from "../ids";
+import { operationOf, PACK_SEPARATOR, toolDocumentPath } from "../ids";
 import type { SourceList, SourceTool } from "../types/tool-type";
 
 /** The longest tool name a model API accepts, and so the longest sub-tool name (`pack__op`). */
@@ -57,7 +57,7 @@ export function packMembers(
       ([name, tool]) =>
         !off.has(tool.sourceName) &&
         !off.has(name) &&
-        !off.has(name.slice(pack.length + 2)) &&
+        !off.has(operationOf(name, pack)) &&
         !(tool.aliases ?? []).some((alias) => off.has(alias)),
     )
     .map(([name, tool]) => ({ name, tool }))

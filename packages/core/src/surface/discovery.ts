@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { operationOf } from "../ids";
 import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
 import { isPackTool, toolFamily } from "./tool-family";
@@ -66,7 +67,7 @@ function lines(tools: readonly SurfaceTool[]): string[] {
     seenPacks.add(pack);
     const members = packs.get(pack)!;
     const hint = members.find((member) => member.packHint)?.packHint;
-    const ops = members.map((member) => member.name.slice(pack.length + 2)).join(", ");
+    const ops = members.map((member) => operationOf(member.name, pack)).join(", ");
     out.push(`- ${pack}__* (${members.length} tools: ${ops})${hint ? ` — ${toolHint(hint)}` : ""}`);
   }
   return out;
