@@ -7,12 +7,7 @@
  * New surfaces add their cases beside the others (README, *Isolation*).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { createInterface, type Interface } from "node:readline";
 import { expect } from "vitest";
