@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
+import { createJsonLogger } from "@vance/adapters";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
@@ -10,7 +11,12 @@ import { buildServices, type Services } from "./services";
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
-  const services = await buildServices(config, secret);
+  // A terminal reads one short line per event; a pipe or a log shipper gets JSON.
+  const logger = createJsonLogger({
+    trace: config.VANCE_LOG_LEVEL === "trace",
+    pretty: process.stdout.isTTY,
+  });
+  const services = await buildServices(config, secret, { logger });
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
   const synced = await services.syncCatalog();
