@@ -7,6 +7,7 @@ import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
 import { buildServices, type Services } from "./services";
+import { startTelemetry } from "./telemetry";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     pretty: process.stdout.isTTY,
   });
   const services = await buildServices(config, secret, { logger });
+  startTelemetry(process.env, services.version);
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
   const synced = await services.syncCatalog();

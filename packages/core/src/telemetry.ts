@@ -3,7 +3,16 @@
  * registers one when an exporter is configured) every span here is a no-op. Attributes carry
  * who called what and how it ended — never params, results or secrets.
  */
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import type { HttpFetch } from "./ports/tool-runtime";
 
 /** The instrumentation scope of every span this service starts. */
 export const TRACER_NAME = "vance-server-tools";
@@ -57,6 +66,46 @@ export function endedWith(span: Span, outcome: string): void {
  */
 export function bindActiveContext<F extends (...args: never[]) => unknown>(fn: F): F {
   return context.bind(context.active(), fn);
+}
+
+/**
+ * `fetch` with a CLIENT span per upstream request (`upstream` names the kind: `http` for REST,
+ * OpenAPI, spec and model calls, `mcp` for MCP servers) and the W3C `traceparent` injected, so
+ * the upstream's own spans join the trace. The span names the method and host only: paths and
+ * queries may carry params, headers carry credentials.
+ */
+export function tracedFetch(fetch: HttpFetch, upstream: string): HttpFetch {
+  return (input, init) => {
+    const method = (init.method ?? "GET").toUpperCase();
+    const attributes = {
+      [TraceAttributes.upstream]: upstream,
+      "http.request.method": method,
+      "server.address": hostOf(input),
+    };
+    return inSpan(
+      `${upstream} ${method}`,
+      attributes,
+      async (span) => {
+        const headers = new Headers(init.headers);
+        propagation.inject(context.active(), headers, HEADER_SETTER);
+        const response = await fetch(input, { ...init, headers });
+        span.setAttribute("http.response.status_code", response.status);
+        endedWith(span, response.status < 400 ? "ok" : `http_${response.status}`);
+        return response;
+      },
+      SpanKind.CLIENT,
+    );
+  };
+}
+
+const HEADER_SETTER = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
+
+function hostOf(input: string): string {
+  try {
+    return new URL(input).host;
+  } catch {
+    return "invalid";
+  }
 }
 
 function errorCode(error: unknown): string {
