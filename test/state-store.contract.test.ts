@@ -442,6 +442,115 @@ describe("SqliteStateStore in a file", () => {
   });
 });
 
+/**
+ * Makes every first attempt of `client`'s requests reach DynamoDB and be applied there, and
+ * then fail as a client-side timeout, so the SDK retries a write whose outcome it does not
+ * know.
+ */
+function loseFirstAnswers(client: DynamoDBClient, onLost: () => void): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const out = await next(args);
+      const attempt = (args.request as { headers?: Record<string, string> }).headers?.["amz-sdk-request"];
+      if (attempt?.startsWith("attempt=1;")) {
+        onLost();
+        throw Object.assign(new Error("injected: the answer was lost after DynamoDB applied the request"), {
+          name: "TimeoutError",
+        });
+      }
+      return out;
+    },
+    { step: "deserialize", name: "loseFirstAnswers" },
+  );
+}
+
+describe("usage counters exact under retries", () => {
+  /**
+   * 50 calls (in- and out-of-order timestamps) and 50 discovery hits on one key, 10 at a time,
+   * each wave through a store of its own: a client's retry quota (500 tokens, 14 per timeout
+   * retry, refunded only on success) runs dry after a few dozen lost answers, and this test is
+   * about doubled writes, not about the quota.
+   */
+  async function countConcurrently(storeForWave: () => StateStore, tenant: string): Promise<StateStore> {
+    const key = { tenant, project: "p", role: "r", tool: "doc_lookup" };
+    let store = storeForWave();
+    for (let wave = 0; wave < 50; wave += 10) {
+      if (wave > 0) store = storeForWave();
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) => {
+          const i = wave + j;
+          return store.addToolUsage(key, { calls: 1, at: i % 2 === 0 ? START + i : START - i });
+        }),
+      );
+      await Promise.all(
+        Array.from({ length: 10 }, () => store.addToolUsage(key, { discoveryHits: 1, at: START })),
+      );
+    }
+    return store;
+  }
+
+  it("DynamoDB: 50 concurrent calls count 50 when every first attempt's answer is lost after it was applied", async () => {
+    const endpoint = inject("dynamoEndpoint");
+    const tableName = `state-${randomUUID()}`;
+    const clients: DynamoDBClient[] = [];
+    let lost = 0;
+    const storeForWave = () => {
+      const client = createDynamoClient({ endpoint, deadlineMs: 10_000 });
+      clients.push(client);
+      loseFirstAnswers(client, () => lost++);
+      return new DynamoStateStore({ client, tableName });
+    };
+    try {
+      const setup = createDynamoClient({ endpoint });
+      clients.push(setup);
+      await ensureStateTable(setup, tableName);
+      const store = await countConcurrently(storeForWave, "retried");
+      expect(await store.listToolUsage("retried", "p")).toEqual([
+        { role: "r", tool: "doc_lookup", calls: 50, discoveryHits: 50, lastUsedAt: START + 48 },
+      ]);
+      // Every applied write lost its first answer: the faults really happened.
+      expect(lost).toBeGreaterThanOrEqual(100);
+    } finally {
+      for (const client of clients) client.destroy();
+    }
+  });
+
+  it("DynamoDB: a create or a fire-once marker whose answer was lost still answers as applied, and only once", async () => {
+    const endpoint = inject("dynamoEndpoint");
+    const setup = createDynamoClient({ endpoint });
+    const client = createDynamoClient({ endpoint, deadlineMs: 10_000 });
+    try {
+      const tableName = `state-${randomUUID()}`;
+      await ensureStateTable(setup, tableName);
+      let lost = 0;
+      loseFirstAnswers(client, () => lost++);
+      const store = new DynamoStateStore({ client, tableName });
+      const key: ProcessKey = { tenant: "t", project: "p", processId: randomUUID() };
+      expect(await store.createProcess(processRecord(key))).toBe(true);
+      expect(await store.createProcess(processRecord(key, { role: "intruder" }))).toBe(false);
+      expect(await store.getProcess(key)).toEqual(processRecord(key));
+      expect(await store.markOnce("lost-answer", 60)).toBe(true);
+      expect(await store.markOnce("lost-answer", 60)).toBe(false);
+      expect(lost).toBeGreaterThanOrEqual(5);
+    } finally {
+      setup.destroy();
+      client.destroy();
+    }
+  });
+
+  it("SQLite: 50 concurrent calls count 50 (one local statement, nothing retried)", async () => {
+    const store = new SqliteStateStore(":memory:");
+    try {
+      await countConcurrently(() => store, "local");
+      expect(await store.listToolUsage("local", "p")).toEqual([
+        { role: "r", tool: "doc_lookup", calls: 50, discoveryHits: 50, lastUsedAt: START + 48 },
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe("DynamoStateStore requests and table", () => {
   let client: DynamoDBClient;
   let tableName: string;

@@ -32,6 +32,7 @@ import {
   pathParam,
 } from "./openapi";
 import { problemResponse } from "./problem";
+import { requestTelemetry } from "./request-log";
 import { HealthSchema, type Metrics, MetricsSchema, ToolTypeSchema, ToolTypesSchema } from "./responses";
 import { diagnosticRoutes } from "./routes/diagnostics";
 import { documentRoutes } from "./routes/documents";
@@ -127,6 +128,7 @@ export function createApp(services: AppServices) {
   app.notFound(() => {
     throw new VanceError("not_found", 404, "no such route; see /openapi.json");
   });
+  app.use("*", requestTelemetry(services.logger));
   app.use("*", secureHeaders());
   app.use("*", limitBodies());
 

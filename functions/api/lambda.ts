@@ -6,6 +6,7 @@ import { startFunction } from "../start";
 import { createApp } from "./app";
 import { problemResponse } from "./problem";
 import { buildServices, lazyScriptPool } from "./services";
+import { startTelemetry } from "./telemetry";
 
 /**
  * The Lambda entry (built to dist/functions/api/lambda.mjs, which infra deploys): the same Hono
@@ -36,7 +37,17 @@ export const handler = await startFunction(
       // Most first events run no script: QuickJS and the workers start at the first that does.
       scripts: lazyScriptPool(config),
     });
-    return handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
+    const telemetry = startTelemetry(process.env, services.version);
+    const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
+    if (telemetry.traces === "off" && telemetry.metrics === "off") return handler;
+    // A sandbox is frozen between invocations: what a batch holds is sent before answering.
+    return async (...args: Parameters<typeof handler>) => {
+      try {
+        return await handler(...args);
+      } finally {
+        await telemetry.flush();
+      }
+    };
   },
   (_error, log) =>
     handle(

@@ -1,16 +1,24 @@
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
+import { createJsonLogger } from "@vance/adapters";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
 import { buildServices, type Services } from "./services";
+import { startTelemetry } from "./telemetry";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
-  const services = await buildServices(config, secret);
+  // A terminal reads one short line per event; a pipe or a log shipper gets JSON.
+  const logger = createJsonLogger({
+    trace: config.VANCE_LOG_LEVEL === "trace",
+    pretty: process.stdout.isTTY,
+  });
+  const services = await buildServices(config, secret, { logger });
+  startTelemetry(process.env, services.version);
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
   const synced = await services.syncCatalog();

@@ -18,6 +18,8 @@ export const ProblemSchema = v.object({
   status: v.pipe(v.number(), v.integer()),
   detail: v.string(),
   code: v.string(),
+  /** The request's `x-request-id`, to quote when reporting it. */
+  requestId: v.optional(v.string()),
   errors: v.optional(
     v.array(
       v.object({

@@ -56,6 +56,7 @@ import {
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
+  tracedFetch,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, TaskPool } from "@vance/sandbox";
@@ -276,9 +277,9 @@ export async function buildServices(
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
   const runtime: ToolRuntime = {
-    fetch: guardedFetch,
+    fetch: tracedFetch(guardedFetch, "http"),
     mcp: createMcpClient({
-      fetch: guardedFetch,
+      fetch: tracedFetch(guardedFetch, "mcp"),
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
     resolveHost: dnsHostResolver,

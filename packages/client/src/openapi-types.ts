@@ -556,6 +556,7 @@ export interface components {
                 message: string;
                 path: string;
             }[];
+            requestId?: string;
             status: number;
             title: string;
             type: string;

@@ -43,6 +43,7 @@ export * from "./surface/tool-family";
 export * from "./surface/tool-surface";
 export * from "./surface/tool-triage";
 export * from "./surface/wire";
+export * from "./telemetry";
 export * from "./text";
 export * from "./tools/server-tool-service";
 export * from "./types/builtin-types";

@@ -14,10 +14,13 @@
  * Values are read back from attributes, never parsed out of keys.
  *
  * Every mutation is one conditional request, except `addToolUsage` with an out-of-order
- * timestamp (two) and the chunked `touchActivatedTools` / `getObservedToolLimits`.
+ * timestamp (two) and the chunked `touchActivatedTools` / `getObservedToolLimits`. What each
+ * write does when the SDK retries it after a lost answer is in README ("Writes under retries").
  * Each generation marker has its own partition key: every manifest reads them, so they must not
  * share one hot partition.
  */
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -31,6 +34,8 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import type {
@@ -43,7 +48,7 @@ import type {
   ToolUsageKey,
   ToolUsageRow,
 } from "@vance/core";
-import { compareStrings } from "@vance/core";
+import { compareStrings, StoreUnavailableError } from "@vance/core";
 import { addStoreFaultHandling, boundedClientConfig, DEFAULT_STORE_DEADLINE_MS } from "../store-faults";
 import { stateTableDefinition, stateTableTtlAttribute } from "./table";
 
@@ -120,6 +125,8 @@ const BATCH_GET_MAX_KEYS = 100;
 /** Keeps an UpdateExpression far below DynamoDB's 4 KB limit. */
 const MAX_NAMES_PER_UPDATE = 100;
 const UNPROCESSED_MAX_ROUNDS = 8;
+/** Sends of one counted write cancelled by concurrent transactions on its item, before giving up. */
+const CONFLICT_MAX_ROUNDS = 6;
 
 /** {@link StateStore} on one DynamoDB table; see the item design at the top of this file. */
 export class DynamoStateStore implements StateStore {
@@ -170,7 +177,7 @@ export class DynamoStateStore implements StateStore {
       // Always a map, so touch/remove can address `activatedTools.name` without creating it.
       activatedTools: { ...record.activatedTools },
     };
-    return this.#conditional(() =>
+    const outcome = await this.#conditionalRetried(() =>
       this.#doc.send(
         new PutCommand({
           TableName: this.#table,
@@ -179,6 +186,11 @@ export class DynamoStateStore implements StateStore {
         }),
       ),
     );
+    if (outcome !== "retried") return outcome;
+    // A retry found the id taken: by this very write when the SDK lost its first answer (then
+    // the stored record is ours, `createdAt` included), or by another spawn.
+    const stored = await this.getProcess(record);
+    return stored !== null && isDeepStrictEqual(stored, record);
   }
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
@@ -289,39 +301,36 @@ export class DynamoStateStore implements StateStore {
   }
 
   /**
-   * One UpdateItem in the usual case. DynamoDB has no `max()` in update expressions, so the
-   * first request sets `lastUsedAt` only under the condition that the stored value is not
-   * newer; when an older timestamp arrives late, that condition fails (nothing is written) and
-   * a second UpdateItem adds the counters alone. Both requests are atomic; no read happens.
+   * One single-item TransactWriteItems in the usual case. DynamoDB has no `max()` in update
+   * expressions, so the first write sets `lastUsedAt` only under the condition that the stored
+   * value is not newer; when an older timestamp arrives late, that condition fails (nothing is
+   * written) and a second write adds the counters alone. No read happens.
+   *
+   * A transaction rather than an UpdateItem for its `ClientRequestToken`: the SDK retries a
+   * write whose answer it lost (a client-side timeout, a reset connection) with the same token,
+   * and DynamoDB applies a token once within ten minutes — a plain `ADD` retried counts twice.
+   * It costs two write units instead of one.
    */
   async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
     const itemKey = usageKey(key);
     const counters = { ":c": delta.calls ?? 0, ":d": delta.discoveryHits ?? 0 };
     const names = { "#calls": "calls", "#hits": "discoveryHits" };
-    const advanced = await this.#conditional(() =>
-      this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: itemKey,
-          UpdateExpression: "ADD #calls :c, #hits :d SET #last = :at, #role = :role, #tool = :tool",
-          ConditionExpression: "attribute_not_exists(#last) OR #last <= :at",
-          ExpressionAttributeNames: { ...names, "#last": "lastUsedAt", "#role": "role", "#tool": "tool" },
-          ExpressionAttributeValues: { ...counters, ":at": delta.at, ":role": key.role, ":tool": key.tool },
-        }),
-      ),
-    );
+    const advanced = await this.#writeOnce({
+      TableName: this.#table,
+      Key: itemKey,
+      UpdateExpression: "ADD #calls :c, #hits :d SET #last = :at, #role = :role, #tool = :tool",
+      ConditionExpression: "attribute_not_exists(#last) OR #last <= :at",
+      ExpressionAttributeNames: { ...names, "#last": "lastUsedAt", "#role": "role", "#tool": "tool" },
+      ExpressionAttributeValues: { ...counters, ":at": delta.at, ":role": key.role, ":tool": key.tool },
+    });
     if (advanced) return;
-    await this.#request(() =>
-      this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: itemKey,
-          UpdateExpression: "ADD #calls :c, #hits :d",
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: counters,
-        }),
-      ),
-    );
+    await this.#writeOnce({
+      TableName: this.#table,
+      Key: itemKey,
+      UpdateExpression: "ADD #calls :c, #hits :d",
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: counters,
+    });
   }
 
   async listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
@@ -404,21 +413,25 @@ export class DynamoStateStore implements StateStore {
    */
   async markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
     const nowMs = this.#now();
-    return this.#conditional(() =>
+    const key = { pk: "ONCE", sk: keyPart(marker) };
+    // Whose marker it is, so a retry that finds it set can tell its own lost write from another's.
+    const holder = randomUUID();
+    const outcome = await this.#conditionalRetried(() =>
       this.#doc.send(
         new PutCommand({
           TableName: this.#table,
-          Item: {
-            pk: "ONCE",
-            sk: keyPart(marker),
-            [stateTableTtlAttribute]: onceExpiresAt(nowMs, ttlSeconds),
-          },
+          Item: { ...key, holder, [stateTableTtlAttribute]: onceExpiresAt(nowMs, ttlSeconds) },
           ConditionExpression: "attribute_not_exists(pk) OR #exp <= :now",
           ExpressionAttributeNames: { "#exp": stateTableTtlAttribute },
           ExpressionAttributeValues: { ":now": Math.floor(nowMs / 1000) },
         }),
       ),
     );
+    if (outcome !== "retried") return outcome;
+    const { Item } = await this.#request(() =>
+      this.#doc.send(new GetCommand({ TableName: this.#table, Key: key, ConsistentRead: true })),
+    );
+    return Item?.holder === holder;
   }
 
   /**
@@ -455,6 +468,57 @@ export class DynamoStateStore implements StateStore {
   /** Sends one command and counts the HTTP attempts the SDK made for it. */
   #request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
     return this.#counter.send(send);
+  }
+
+  /**
+   * Applies one update exactly once: a transaction of one item with a token of its own, which
+   * the SDK's retries resend unchanged. `false` when its condition failed. A transaction that
+   * DynamoDB cancelled for a concurrent one on the same item was not applied, so it is sent
+   * again (with a new token) after a short backoff, a bounded number of times.
+   */
+  async #writeOnce(
+    update: NonNullable<TransactWriteCommandInput["TransactItems"]>[number]["Update"],
+  ): Promise<boolean> {
+    for (let round = 0; ; round++) {
+      try {
+        await this.#request(() =>
+          this.#doc.send(
+            new TransactWriteCommand({
+              ClientRequestToken: randomUUID(),
+              TransactItems: [{ Update: update }],
+            }),
+          ),
+        );
+        return true;
+      } catch (error) {
+        const reason = cancellationReason(error);
+        if (reason === "ConditionalCheckFailed") return false;
+        if (reason !== "TransactionConflict") throw error;
+        if (round + 1 === CONFLICT_MAX_ROUNDS) {
+          throw new StoreUnavailableError(
+            "state store",
+            `transaction conflicts ${CONFLICT_MAX_ROUNDS} times in a row`,
+          );
+        }
+        await sleep(10 * 2 ** round + Math.random() * 10);
+      }
+    }
+  }
+
+  /**
+   * As {@link #conditional}, but `"retried"` when the condition failed on a retry of the SDK:
+   * then the first attempt may have been applied and its answer lost, and the caller decides.
+   */
+  async #conditionalRetried(
+    send: () => Promise<{ $metadata: { attempts?: number } }>,
+  ): Promise<boolean | "retried"> {
+    try {
+      await this.#request(send);
+      return true;
+    } catch (error) {
+      if (errorName(error) !== "ConditionalCheckFailedException") throw error;
+      return attemptsOf(error) > 1 ? "retried" : false;
+    }
   }
 
   /** `false` when the request's condition failed (an expected outcome, not an error). */
@@ -552,6 +616,13 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 /** The SDK's error name (`ConditionalCheckFailedException`, …), if it is an Error. */
 export function errorName(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
+}
+
+/** The reason DynamoDB gives for cancelling a one-item transaction, if `error` is that cancellation. */
+function cancellationReason(error: unknown): string | undefined {
+  if (errorName(error) !== "TransactionCanceledException") return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return reasons?.find((r) => r.Code !== undefined && r.Code !== "None")?.Code;
 }
 
 /** HTTP attempts the SDK made for a failed command. */

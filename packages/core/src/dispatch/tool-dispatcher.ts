@@ -1,3 +1,4 @@
+import type { Span } from "@opentelemetry/api";
 import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/built-in-tool";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { Freshness } from "../cascade/generations";
@@ -9,6 +10,7 @@ import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store"
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
+import { bindActiveContext, endedWith, inSpan, TraceAttributes } from "../telemetry";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
@@ -122,16 +124,33 @@ export class ToolDispatcher {
    * sub-tool whose source has given no list yet is the tool's failure (`SourceUnavailable`), to
    * try again later — not a refusal: the tool may well exist.
    */
-  private async dispatch(request: DispatchRequest): Promise<CallResult> {
+  private dispatch(request: DispatchRequest): Promise<CallResult> {
+    const { caller } = request;
+    const attributes = {
+      [TraceAttributes.tenant]: caller.tenant,
+      [TraceAttributes.project]: caller.project,
+      [TraceAttributes.tool]: request.name,
+      [TraceAttributes.nested]: request.parent !== undefined,
+      ...(caller.processId !== undefined ? { [TraceAttributes.process]: caller.processId } : {}),
+    };
+    return inSpan(`tool ${request.name}`, attributes, async (span) => {
+      const outcome = await this.dispatchInSpan(request, span);
+      endedWith(span, outcomeOf(outcome));
+      return outcome;
+    });
+  }
+
+  private async dispatchInSpan(request: DispatchRequest, span: Span): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
     let target: ResolvedTool | ClientToolDeclaration;
     try {
-      target = await this.resolve(request);
+      target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
     } catch (error) {
       if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
       throw error;
     }
+    span.setAttribute(TraceAttributes.type, typeOf(target));
     return this.run(request, target, budget);
   }
 
@@ -141,9 +160,11 @@ export class ToolDispatcher {
     budget: CallBudget,
   ): Promise<CallResult> {
     const input = request.params ?? {};
-    const schema = compileJsonSchema(target.inputSchema);
-    if (!schema.ok) throw unusableSchema(target, schema.message);
-    const problems = schema.validate(input);
+    const problems = await inSpan("schema.validate", {}, async () => {
+      const schema = compileJsonSchema(target.inputSchema);
+      if (!schema.ok) throw unusableSchema(target, schema.message);
+      return schema.validate(input);
+    });
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
@@ -210,23 +231,27 @@ export class ToolDispatcher {
    * only grows), so the sandbox answers those without another round trip.
    */
   private nestedCall(request: DispatchRequest, budget: CallBudget) {
-    return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
-      try {
-        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
-        const result = await this.dispatch(nested);
-        if (result instanceof CallRefusal)
-          return { error: result.error, message: result.message, final: true };
-        return "route" in result
-          ? {
-              error: "ClientToolNotCallable",
-              message: `'${name}' runs on the client and cannot be called from a script`,
-            }
-          : result;
-      } catch (error) {
-        if (error instanceof VanceError) return toolFailureOf(error);
-        throw error;
-      }
-    };
+    // Bound here, inside the calling tool's span: a sandbox asks for sibling calls from worker
+    // messages, whose callbacks would otherwise start their spans in no trace at all.
+    return bindActiveContext(
+      async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
+        try {
+          const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+          const result = await this.dispatch(nested);
+          if (result instanceof CallRefusal)
+            return { error: result.error, message: result.message, final: true };
+          return "route" in result
+            ? {
+                error: "ClientToolNotCallable",
+                message: `'${name}' runs on the client and cannot be called from a script`,
+              }
+            : result;
+        } catch (error) {
+          if (error instanceof VanceError) return toolFailureOf(error);
+          throw error;
+        }
+      },
+    );
   }
 
   private context(
@@ -249,6 +274,18 @@ export class ToolDispatcher {
       callTool: this.nestedCall(request, budget),
     };
   }
+}
+
+/** The trace's outcome code of a call: `ok`, `client` (routed to the engine) or the tool's error name. */
+function outcomeOf(result: CallResult): string {
+  if ("route" in result) return "client";
+  return "error" in result && typeof result.error === "string" ? result.error : "ok";
+}
+
+/** The tool type a trace names: the document's type, `builtin`, or `client`. */
+function typeOf(target: ResolvedTool | ClientToolDeclaration): string {
+  if (!("layer" in target)) return "client";
+  return target.builtIn ? "builtin" : target.config.type;
 }
 
 /** A type this service can configure but not run. */

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
+import { endedWith, inSpan } from "../telemetry";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "./script-syntax";
 import { defineToolType } from "./tool-type";
@@ -78,16 +79,20 @@ export const ScriptedType = defineToolType({
     }
     const inputs: Record<string, unknown> = {};
     for (const declared of parameters.inputs) inputs[declared.name] = input[declared.name] ?? null;
-    const outcome = await context.runtime.scripts.run({
-      source,
-      inputs,
-      timeoutMs: parameters.timeoutMs,
-      tenant: context.caller.tenant,
-      nested: context.depth > 0,
-      signal: context.signal,
-      ...(source.includes("vance")
-        ? { callTool: (name, params, signal) => context.callTool(name, params, signal) }
-        : {}),
+    const outcome = await inSpan("script.run", {}, async (span) => {
+      const ran = await context.runtime.scripts.run({
+        source,
+        inputs,
+        timeoutMs: parameters.timeoutMs,
+        tenant: context.caller.tenant,
+        nested: context.depth > 0,
+        signal: context.signal,
+        ...(source.includes("vance")
+          ? { callTool: (name, params, signal) => context.callTool(name, params, signal) }
+          : {}),
+      });
+      endedWith(span, ran.ok ? "ok" : ran.error);
+      return ran;
     });
     return outcome.ok ? { value: outcome.value } : { error: outcome.error, message: outcome.message };
   },

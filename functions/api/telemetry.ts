@@ -1,0 +1,158 @@
+/**
+ * The OpenTelemetry SDK, wired only here (the composition root's side): code elsewhere speaks
+ * to `@opentelemetry/api` alone, whose calls are no-ops until this registers a provider.
+ *
+ * Off unless configured, with the standard variables:
+ * - `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` /
+ *   `…_METRICS_ENDPOINT`): OTLP over HTTP (JSON) to that collector; `OTEL_EXPORTER_OTLP_HEADERS`
+ *   for its API key (Honeycomb's `x-honeycomb-team=…`), read by the exporter itself.
+ * - `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`: `otlp` (the default once an endpoint is
+ *   set), `none` to keep one of them off, `noop` to record spans and drop them (the bench's
+ *   baseline of the instrumentation's own cost).
+ * - `OTEL_SERVICE_NAME` (default `vance-server-tools`); `OTEL_METRIC_EXPORT_INTERVAL` (ms).
+ */
+import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
+import * as v from "valibot";
+
+const ExporterSchema = v.optional(v.picklist(["otlp", "none", "noop"]));
+
+const TelemetryEnvSchema = v.object({
+  OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  OTEL_TRACES_EXPORTER: ExporterSchema,
+  OTEL_METRICS_EXPORTER: ExporterSchema,
+  OTEL_SERVICE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), "vance-server-tools"),
+  OTEL_METRIC_EXPORT_INTERVAL: v.optional(
+    v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1_000)),
+    "60000",
+  ),
+});
+
+/** The SDK's state in this process: what it exports, and how to flush and stop it. */
+export interface Telemetry {
+  readonly traces: "otlp" | "noop" | "off";
+  readonly metrics: "otlp" | "off";
+  /** Sends what is buffered (a Lambda invocation ends with this: a frozen sandbox sends nothing). */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Settings that fail fast, naming the variable. */
+export function parseTelemetryEnv(env: Readonly<Record<string, string | undefined>>) {
+  const picked = Object.fromEntries(
+    Object.keys(TelemetryEnvSchema.entries).flatMap((key) =>
+      env[key] === undefined ? [] : [[key, env[key]]],
+    ),
+  );
+  const result = v.safeParse(TelemetryEnvSchema, picked);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const key = issue.path?.[0]?.key;
+    throw new Error(`telemetry setting ${String(key ?? "")} is invalid: ${issue.message}`);
+  }
+  return result.output;
+}
+
+/**
+ * Registers the tracer and meter providers the environment asks for (nothing when it asks for
+ * none) with the W3C trace-context propagator and an AsyncLocalStorage context manager.
+ */
+export function startTelemetry(
+  env: Readonly<Record<string, string | undefined>>,
+  version: string,
+): Telemetry {
+  const settings = parseTelemetryEnv(env);
+  const tracesEndpoint = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? settings.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const metricsEndpoint =
+    settings.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? settings.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const traces =
+    settings.OTEL_TRACES_EXPORTER === "noop"
+      ? "noop"
+      : settings.OTEL_TRACES_EXPORTER !== "none" && tracesEndpoint !== undefined
+        ? "otlp"
+        : "off";
+  const metricsOn = settings.OTEL_METRICS_EXPORTER !== "none" && metricsEndpoint !== undefined;
+  const resource = resourceFromAttributes({
+    "service.name": settings.OTEL_SERVICE_NAME,
+    "service.version": version,
+  });
+
+  let tracerProvider: BasicTracerProvider | undefined;
+  if (traces !== "off") {
+    const exporter: SpanExporter =
+      traces === "noop"
+        ? new DroppingExporter()
+        : new OTLPTraceExporter({ url: tracesUrl(tracesEndpoint!, env) });
+    tracerProvider = new BasicTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(exporter)],
+    });
+    // Registration is global by the API's design; a second start in one process (tests) replaces the first.
+    trace.disable();
+    context.disable();
+    propagation.disable();
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(tracerProvider);
+  }
+  let meterProvider: MeterProvider | undefined;
+  if (metricsOn) {
+    meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: new OTLPMetricExporter({ url: metricsUrl(metricsEndpoint!, env) }),
+          exportIntervalMillis: settings.OTEL_METRIC_EXPORT_INTERVAL,
+        }),
+      ],
+    });
+    metrics.disable();
+    metrics.setGlobalMeterProvider(meterProvider);
+  }
+  return {
+    traces,
+    metrics: metricsOn ? "otlp" : "off",
+    async flush() {
+      await Promise.all([tracerProvider?.forceFlush(), meterProvider?.forceFlush()]);
+    },
+    async shutdown() {
+      await Promise.all([tracerProvider?.shutdown(), meterProvider?.shutdown()]);
+      if (tracerProvider) {
+        trace.disable();
+        context.disable();
+        propagation.disable();
+      }
+      if (meterProvider) metrics.disable();
+    },
+  };
+}
+
+/** The base endpoint gets the signal's path; a per-signal endpoint is used as given (the spec's rule). */
+function tracesUrl(endpoint: string, env: Readonly<Record<string, string | undefined>>): string {
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${endpoint.replace(/\/$/, "")}/v1/traces`;
+}
+
+function metricsUrl(endpoint: string, env: Readonly<Record<string, string | undefined>>): string {
+  return env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? `${endpoint.replace(/\/$/, "")}/v1/metrics`;
+}
+
+/** Records nothing: spans are made, batched and dropped — the instrumentation's cost alone. */
+class DroppingExporter implements SpanExporter {
+  export(_spans: ReadableSpan[], done: (result: { code: 0 }) => void): void {
+    done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+}
