@@ -147,7 +147,7 @@ export class McpTraffic {
  * line ends an event, `data:` lines join with LF) and hands on the data of each message event —
  * those without an `event:` name or named `message`, the ones the SDK reads. Linear in the text.
  */
-class EventScanner {
+export class EventScanner {
   private line = "";
   private data: string[] = [];
   private dataChars = 0;
