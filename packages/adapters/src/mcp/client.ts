@@ -25,7 +25,7 @@ import {
   RESPONSE_TOO_LARGE_ERROR_NAME,
   SecretScrubber,
 } from "@vance/core";
-import { EventScanner, MCP_TRAFFIC_LIMITS, McpTraffic } from "./traffic";
+import { MCP_TRAFFIC_LIMITS, McpTraffic } from "./traffic";
 
 /** Connections kept open per instance by default (least recently used close first). */
 export const DEFAULT_MAX_MCP_CONNECTIONS = 64;
@@ -91,7 +91,7 @@ class Connection {
     private readonly transport: StreamableHTTPClientTransport,
     readonly traffic: McpTraffic,
     clientInfo: { readonly name: string; readonly version: string },
-    /** The traffic-checked fetch the transport uses too. */
+    /** The fetch below the traffic checks: the lean path checks what it reads itself. */
     private readonly fetch: FetchLike,
   ) {
     this.fingerprint = fingerprintOf(target);
@@ -134,7 +134,7 @@ class Connection {
     );
     const type = mediaType(response);
     if (type === "application/json") {
-      const answer = this.take(parsedMessage(await response.text()), id, signal);
+      const answer = this.take(parsedMessage(await this.traffic.checkedJson(response)), id, signal);
       if (answer === undefined)
         throw new Error("the MCP server's JSON answer holds no response to the request");
       return answer.result;
@@ -143,23 +143,13 @@ class Connection {
       await response.body?.cancel().catch(() => {});
       throw new Error(`the MCP server answered tools/call with content type '${type}'`);
     }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    const events = new EventScanner();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error("the MCP server ended its event stream before answering the request");
-        for (const data of events.push(decoder.decode(value, { stream: true }))) {
-          // Events without data are priming events and keep-alives, as the SDK reads them.
-          if (data === "") continue;
-          const answer = this.take(parsedMessage(data), id, signal);
-          if (answer !== undefined) return answer.result;
-        }
-      }
-    } finally {
-      reader.cancel().catch(() => {});
+    for await (const data of this.traffic.checkedEvents(response.body)) {
+      // Events without data are priming events and keep-alives, as the SDK reads them.
+      if (data === "") continue;
+      const answer = this.take(parsedMessage(data), id, signal);
+      if (answer !== undefined) return answer.result;
     }
+    throw new Error("the MCP server ended its event stream before answering the request");
   }
 
   /**
@@ -430,12 +420,11 @@ export class SdkMcpClient implements McpClient {
     }
     if (existing) this.retire(existing, !existing.retired);
     const traffic = new McpTraffic(this.trafficLimits);
-    const checked = traffic.wrap(this.fetch);
     const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-      fetch: checked,
+      fetch: traffic.wrap(this.fetch),
       requestInit: { headers: { ...target.headers } },
     });
-    const connection = new Connection(target, transport, traffic, this.clientInfo, checked);
+    const connection = new Connection(target, transport, traffic, this.clientInfo, this.fetch);
     // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
     connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
     connection.ready.catch(() => {});
