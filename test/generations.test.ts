@@ -1,6 +1,6 @@
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { MemoryObjectStore } from "@vance/adapters/testing";
-import { DocumentCascade, Generations, layerMarker } from "@vance/core";
+import { DocumentCascade, Generations, layerMarker, requestMarkers } from "@vance/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -60,6 +60,105 @@ describe("Generations", () => {
     await generations.read(["m"]);
     expect(generations.isCurrent("m", fresh)).toBe(false);
     expect(generations.isCurrent("never-read", { generation: 0, at: now })).toBe(false);
+  });
+});
+
+describe("Generations: concurrent reads of one instance", () => {
+  /** A state store whose generation reads answer only when told, each with the generations stored when it started. */
+  function heldState() {
+    const stored = new Map<string, number>();
+    const held: (() => void)[] = [];
+    const state = {
+      reads: 0,
+      stored,
+      release: () => {
+        for (const answer of held.splice(0)) answer();
+      },
+      getGenerations: async (markers: readonly string[]) => {
+        state.reads++;
+        const seen = markers.map((marker) => stored.get(marker) ?? 0);
+        await new Promise<void>((resolve) => held.push(resolve));
+        return seen;
+      },
+      bumpGeneration: async (marker: string) => {
+        stored.set(marker, (stored.get(marker) ?? 0) + 1);
+        return stored.get(marker) ?? 0;
+      },
+    };
+    return state;
+  }
+
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  }
+
+  it("N concurrent requests read the generations fewer than N times: all arriving meanwhile share one read", async () => {
+    const state = heldState();
+    const generations = new Generations({ state });
+    const markers = requestMarkers("acme", "web");
+    const requests = Array.from({ length: 20 }, () => generations.read(markers));
+    await settle();
+    expect(state.reads).toBe(1);
+    state.release();
+    await settle();
+    expect(state.reads).toBe(2);
+    state.release();
+    await Promise.all(requests);
+    expect(state.reads).toBe(2);
+    expect(generations.stats.reads).toBe(2);
+    expect(generations.stats.sharedReads).toBe(18);
+  });
+
+  it("never answers a request from a read that started before it: a write finished meanwhile is seen", async () => {
+    const state = heldState();
+    const generations = new Generations({ state });
+    const early = generations.read(["m"]);
+    await settle();
+    await state.bumpGeneration("m");
+    const late = generations.read(["m"]);
+    state.release();
+    await early;
+    expect(generations.stamp("m").generation).toBe(0);
+    await settle();
+    state.release();
+    await late;
+    expect(generations.stamp("m").generation).toBe(1);
+    expect(state.reads).toBe(2);
+  });
+
+  it("a failed read fails the requests sharing it, and the next request reads again", async () => {
+    let fail = true;
+    let reads = 0;
+    const generations = new Generations({
+      state: {
+        getGenerations: async (markers) => {
+          reads++;
+          await Promise.resolve();
+          if (fail) throw new Error("state store down");
+          return markers.map(() => 4);
+        },
+        bumpGeneration: async () => 1,
+      },
+    });
+    const first = generations.read(["m"]);
+    const shared = [generations.read(["m"]), generations.read(["m"])];
+    await expect(first).rejects.toThrow("state store down");
+    await expect(Promise.all(shared)).rejects.toThrow("state store down");
+    fail = false;
+    await generations.read(["m"]);
+    expect(generations.stamp("m").generation).toBe(4);
+    expect(reads).toBe(3);
+  });
+
+  it("reads of different marker sets do not wait for each other", async () => {
+    const state = heldState();
+    const generations = new Generations({ state });
+    const a = generations.read(["a"]);
+    const b = generations.read(["b"]);
+    await settle();
+    expect(state.reads).toBe(2);
+    state.release();
+    await Promise.all([a, b]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   mcpOutcome,
 } from "@vance/core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { type RpcMessage, sseEvent, startHostileMcp } from "./hostile/support";
 import { MCP_TEST_TOOLS, startMcpTestServer } from "./support/mcp-test-server";
 
 const allowLoopback = createNetworkPolicy(["127.0.0.1"]);
@@ -252,6 +253,82 @@ describe("SdkMcpClient against the SDK-built test server", () => {
       expect(server.stats().initialized).toBe(2);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe("SdkMcpClient's tools/call on the session, answered in every form the transport allows", () => {
+  const rpc = (message: RpcMessage, result: unknown) => ({ jsonrpc: "2.0", id: message.id, result });
+
+  it("reads an event stream: answers the server's ping and refuses its sampling request, counts list_changed, skips priming events", async () => {
+    const server = await startHostileMcp((message) => {
+      if (message.method === "tools/list")
+        return { json: rpc(message, { tools: [{ name: "echo", inputSchema: { type: "object" } }] }) };
+      if (message.method !== "tools/call") return message.id === undefined ? null : undefined;
+      return {
+        sse: [
+          "id: prime\ndata: \n\n",
+          sseEvent({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }),
+          sseEvent({ jsonrpc: "2.0", id: "ping-1", method: "ping" }),
+          sseEvent({ jsonrpc: "2.0", id: "ask-1", method: "sampling/createMessage", params: {} }),
+          sseEvent({
+            jsonrpc: "2.0",
+            id: "not-mine",
+            result: { content: [{ type: "text", text: "someone else's" }] },
+          }),
+          sseEvent(rpc(message, { content: [{ type: "text", text: "streamed" }] })),
+        ].join(""),
+      };
+    });
+    try {
+      const made = client();
+      const at = target(`${server.url}/mcp`);
+      const list = await made.listTools(at, never());
+      expect(list.current()).toBe(true);
+      const result = await made.callTool(at, "echo", { message: "hi" }, never());
+      expect(mcpOutcome(result)).toEqual({ value: "streamed" });
+      expect(list.current()).toBe(false);
+      await until(() => server.messages.some((message) => message.id === "ask-1"));
+      await until(() => server.messages.some((message) => message.id === "ping-1"));
+      expect(server.messages.find((message) => message.id === "ping-1")).toMatchObject({ result: {} });
+      expect(server.messages.find((message) => message.id === "ask-1")).toMatchObject({
+        error: { code: -32601 },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reads a JSON batch answer, and a JSON-RPC error as McpErrorResponse; a result of the wrong shape fails the call", async () => {
+    let answer: "batch" | "error" | "shape" = "batch";
+    const server = await startHostileMcp((message) => {
+      if (message.method !== "tools/call") return message.id === undefined ? null : undefined;
+      if (answer === "batch")
+        return {
+          json: [
+            { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } },
+            rpc(message, { content: [{ type: "text", text: "batched" }], isError: false }),
+          ],
+        };
+      if (answer === "error")
+        return {
+          json: { jsonrpc: "2.0", id: message.id, error: { code: -32602, message: "bad arguments" } },
+        };
+      return { json: rpc(message, { content: "not a list" }) };
+    });
+    try {
+      const made = client();
+      const at = target(`${server.url}/mcp`);
+      expect(mcpOutcome(await made.callTool(at, "echo", {}, never()))).toEqual({ value: "batched" });
+      answer = "error";
+      const refused = await rejection(made.callTool(at, "echo", {}, never()));
+      expect(refused.error.name).toBe(MCP_ERROR_RESPONSE_NAME);
+      expect(refused.error.message).toContain("bad arguments");
+      answer = "shape";
+      const wrong = await rejection(made.callTool(at, "echo", {}, never()));
+      expect(wrong.error.message).toMatch(/content is not a list/);
+    } finally {
+      await server.close();
     }
   });
 });

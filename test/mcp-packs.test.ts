@@ -1,7 +1,7 @@
 import { createGuardedFetch } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
-import { createNetworkPolicy } from "@vance/core";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { createNetworkPolicy, DocumentCascade, MCP_SERVER_DOCUMENTS_DIR } from "@vance/core";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";
 import { startMcpTestServer } from "./support/mcp-test-server";
@@ -163,6 +163,25 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
 
     expect((await invoke(app, "ev__echo", { message: "hi" })).body).toMatchObject({ value: "Echo: hi" });
     expect(JSON.stringify((await invoke(app, "ev_sum", { a: 2, b: 3 })).body.value)).toContain("5");
+  });
+
+  it("a sub-tool's call looks its server document up at most once: the pack's listing in the same request located it", async () => {
+    await invoke(app, "own__echo", { message: "warm" });
+    const lookup = vi.spyOn(DocumentCascade.prototype, "lookup");
+    try {
+      const serverLookups = () =>
+        lookup.mock.calls.filter(([, , path]) => path.startsWith(MCP_SERVER_DOCUMENTS_DIR)).length;
+      for (let call = 1; call <= 5; call++) {
+        const before = serverLookups();
+        expect((await invoke(app, "own__echo", { message: `call ${call}` })).body).toMatchObject({
+          value: `call ${call}`,
+        });
+        expect(serverLookups() - before).toBeLessThanOrEqual(1);
+      }
+      expect(serverLookups()).toBeGreaterThan(0);
+    } finally {
+      lookup.mockRestore();
+    }
   });
 
   it("checks params against the server's schema (422 invalid_params) and refuses the pack document itself", async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   ErrorCode,
   LATEST_PROTOCOL_VERSION,
@@ -11,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { StoreUnavailableError } from "@vance/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../functions/api/config";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -256,6 +257,47 @@ describe("T/processes/{id}/mcp: the process's tool surface over MCP", () => {
       expect(error.code, name).toBe(ErrorCode.InvalidParams);
     }
     await client.close();
+  });
+
+  it("a plain tools/call (answered without the SDK's server) answers exactly as the SDK does for the same call in a batch", async () => {
+    const { app, reader, path } = await spawned();
+    const headers = { ...reader, "mcp-protocol-version": LATEST_PROTOCOL_VERSION };
+    const calls: [string, unknown][] = [
+      ["add_numbers", { a: 2, b: 3 }],
+      ["sum_report", { a: 2, b: 3 }],
+      ["always_fails", {}],
+      ["add_numbers", { a: "two", b: 3 }],
+      ["no_such_tool", {}],
+      ["notes_secret", {}],
+    ];
+    const throughSdk = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, "handleRequest");
+    let id = 10;
+    for (const [name, args] of calls) {
+      const message = { jsonrpc: "2.0", id: id++, method: "tools/call", params: { name, arguments: args } };
+      const before = throughSdk.mock.calls.length;
+      const plain = await post(app, path, message, headers);
+      expect(throughSdk.mock.calls.length, name).toBe(before);
+      const batched = await post(app, path, [message], headers);
+      expect(throughSdk.mock.calls.length, name).toBe(before + 1);
+      expect(plain.status, name).toBe(200);
+      expect(plain.headers.get("content-type"), name).toMatch(/^application\/json/);
+      // The SDK answers a batch of one request with its one response, not a list.
+      expect(await plain.json(), name).toEqual(await batched.json());
+    }
+    // What the SDK's transport refuses still reaches it: an unsupported protocol revision.
+    const refused = await post(
+      app,
+      path,
+      {
+        jsonrpc: "2.0",
+        id: 99,
+        method: "tools/call",
+        params: { name: "add_numbers", arguments: { a: 1, b: 2 } },
+      },
+      { ...reader, "mcp-protocol-version": "1999-01-01" },
+    );
+    expect(refused.status).toBe(400);
+    throughSdk.mockRestore();
   });
 
   it("counts usage once per call, a wrapper call once, as POST …/invoke does", async () => {

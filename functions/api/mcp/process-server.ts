@@ -7,6 +7,7 @@ import {
   ListToolsRequestSchema,
   type ListToolsResult,
   McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { type DispatchResult, type ProcessKey, type ProcessService, VanceError } from "@vance/core";
@@ -50,6 +51,8 @@ export class ProcessMcpServer {
    * thrown as is, for the HTTP problem answer; so is `process_not_found` at `initialize`.
    */
   async answer(request: Request, message: unknown, key: ProcessKey): Promise<Response> {
+    const call = plainToolCall(request, message);
+    if (call) return this.call(call, key);
     const messages = Array.isArray(message) ? message : [message];
     const initialize = messages.some((m) => methodOf(m) === "initialize");
     const activating = messages.some(
@@ -76,6 +79,58 @@ export class ProcessMcpServer {
     } finally {
       await server.close();
     }
+  }
+
+  /**
+   * A plain `tools/call` answered as the SDK's server and transport answer it in JSON — the same
+   * result, the same JSON-RPC errors, the same failures left to the HTTP answer — from the message
+   * the route parsed, read once: no per-request server, transport or schema parse on the path
+   * every tool call of an engine takes.
+   */
+  private async call(call: PlainToolCall, key: ProcessKey): Promise<Response> {
+    let answer: Record<string, unknown>;
+    try {
+      answer = { result: await this.callResult(key, call.name, call.arguments), jsonrpc: "2.0", id: call.id };
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      answer = {
+        jsonrpc: "2.0",
+        id: call.id,
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.data === undefined ? {} : { data: error.data }),
+        },
+      };
+    }
+    return new Response(JSON.stringify(answer), {
+      status: 200,
+      headers: { "content-type": "application/json" },
+    });
+  }
+
+  /**
+   * A `tools/call`'s result: `ProcessService.invoke`, its refusals as the model should see them.
+   * Unknown names reject with `McpError` (InvalidParams); failures of the request reject as they are.
+   */
+  private async callResult(
+    key: ProcessKey,
+    name: string,
+    params: Readonly<Record<string, unknown>>,
+  ): Promise<CallToolResult> {
+    let result: DispatchResult;
+    try {
+      result = await this.options.processes.invoke(key, name, params);
+    } catch (error) {
+      if (!(error instanceof VanceError) || isRequestFailure(error)) throw error;
+      if (UNKNOWN_TOOL_CODES.has(error.code)) {
+        throw new McpError(ErrorCode.InvalidParams, error.message, { code: error.code });
+      }
+      // Bad arguments (`invalid_params`) and a full tenant (`busy`) are the caller's to fix or
+      // retry: tool execution errors, which the model sees (MCP 2025-11-25, SEP-1303).
+      return refusal(error);
+    }
+    return toolResult(result);
   }
 
   /**
@@ -139,26 +194,50 @@ export class ProcessMcpServer {
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       guarded(async (): Promise<CallToolResult> => {
         const { name, arguments: params = {} } = request.params;
-        let result: DispatchResult;
-        try {
-          result = await this.options.processes.invoke(key, name, params);
-        } catch (error) {
-          if (!(error instanceof VanceError) || isRequestFailure(error)) throw error;
-          if (UNKNOWN_TOOL_CODES.has(error.code)) {
-            throw new McpError(ErrorCode.InvalidParams, error.message, { code: error.code });
-          }
-          // Bad arguments (`invalid_params`) and a full tenant (`busy`) are the caller's to fix or
-          // retry: tool execution errors, which the model sees (MCP 2025-11-25, SEP-1303).
-          return refusal(error);
-        }
-        if (ACTIVATING_TOOLS.has(name) && !("error" in result)) {
+        const result = await this.callResult(key, name, params);
+        if (ACTIVATING_TOOLS.has(name) && result.isError !== true) {
           await extra.sendNotification({ method: "notifications/tools/list_changed" });
         }
-        return toolResult(result);
+        return result;
       }),
     );
     return server;
   }
+}
+
+/** A `tools/call` the served fast path answers: its id, tool name and arguments. */
+interface PlainToolCall {
+  readonly id: string | number;
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** The keys a plain `tools/call`'s params may have; anything else (a task, say) goes to the SDK. */
+const PLAIN_CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
+
+/**
+ * The message as a `tools/call` the fast path answers exactly as the SDK would, or null for
+ * anything else — a batch, a notification, another method, an activating meta-tool (its answer
+ * streams list_changed), a malformed message or a header the SDK's transport refuses: those take
+ * the SDK's path, which answers them as it always has.
+ */
+function plainToolCall(request: Request, message: unknown): PlainToolCall | null {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return null;
+  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+  if (jsonrpc !== "2.0" || method !== "tools/call") return null;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return null;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
+  const fields = params as Record<string, unknown>;
+  if (Object.keys(fields).some((field) => !PLAIN_CALL_PARAMS.has(field))) return null;
+  const { name, arguments: args = {}, _meta: meta } = fields;
+  if (typeof name !== "string" || ACTIVATING_TOOLS.has(name)) return null;
+  if (!isPlainObject(args)) return null;
+  if (meta !== undefined && !isPlainObject(meta)) return null;
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  return { id, name, arguments: args };
 }
 
 /** A failure of the whole request rather than of a tool: the process is gone, or a store is down. */

@@ -5,7 +5,6 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CallToolResultSchema,
   ErrorCode,
   ListToolsResultSchema,
   McpError,
@@ -84,12 +83,16 @@ class Connection {
   private inFlight = 0;
   private closed = false;
   private politely = false;
+  /** Ids of the lean path's requests: strings, so they never meet the SDK's numeric ones. */
+  private nextCallId = 0;
 
   constructor(
     readonly target: McpServerTarget,
     private readonly transport: StreamableHTTPClientTransport,
     readonly traffic: McpTraffic,
     clientInfo: { readonly name: string; readonly version: string },
+    /** The fetch below the traffic checks: the lean path checks what it reads itself. */
+    private readonly fetch: FetchLike,
   ) {
     this.fingerprint = fingerprintOf(target);
     // A server that broke the traffic rules is dropped at once: its calls in flight end now
@@ -110,6 +113,103 @@ class Connection {
       this.retired = true;
       this.closed = true;
     };
+  }
+
+  /**
+   * `tools/call` on the session the SDK opened, without the SDK's request pipeline: one POST whose
+   * answer — JSON, or an event stream — has passed the same traffic checks, read once. Requests of
+   * the server's own in the stream are answered as the SDK answers them (`ping` with an empty
+   * result, anything else "method not found"), `tools/list_changed` is counted, and the answer
+   * with this request's id ends the call.
+   */
+  async callTool(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const id = `vance-${++this.nextCallId}`;
+    const response = await this.post(
+      { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
+      signal,
+    );
+    const type = mediaType(response);
+    if (type === "application/json") {
+      const answer = this.take(parsedMessage(await this.traffic.checkedJson(response)), id, signal);
+      if (answer === undefined)
+        throw new Error("the MCP server's JSON answer holds no response to the request");
+      return answer.result;
+    }
+    if (type !== "text/event-stream" || !response.body) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error(`the MCP server answered tools/call with content type '${type}'`);
+    }
+    for await (const data of this.traffic.checkedEvents(response.body)) {
+      // Events without data are priming events and keep-alives, as the SDK reads them.
+      if (data === "") continue;
+      const answer = this.take(parsedMessage(data), id, signal);
+      if (answer !== undefined) return answer.result;
+    }
+    throw new Error("the MCP server ended its event stream before answering the request");
+  }
+
+  /**
+   * Handles the messages of one answer (one or a batch): the response to `id` is returned (a
+   * JSON-RPC error rejects as the SDK's `McpError`), requests are answered, notifications counted.
+   */
+  private take(message: unknown, id: string, signal: AbortSignal): { result: unknown } | undefined {
+    let found: { result: unknown } | undefined;
+    for (const one of Array.isArray(message) ? message : [message]) {
+      if (typeof one !== "object" || one === null) continue;
+      const rpc = one as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
+      if (typeof rpc.method === "string") {
+        if (rpc.id === undefined) {
+          if (rpc.method === "notifications/tools/list_changed") this.listChanges++;
+        } else {
+          void this.answerServer(rpc.id, rpc.method, signal);
+        }
+      } else if (rpc.id === id && found === undefined) {
+        if (rpc.error !== undefined) throw rpcError(rpc.error);
+        found = { result: rpc.result };
+      }
+    }
+    return found;
+  }
+
+  /** Answers a server's request in the stream, as the SDK's `Client` would: nothing waits on it. */
+  private async answerServer(id: unknown, method: string, signal: AbortSignal): Promise<void> {
+    const answer =
+      method === "ping"
+        ? { jsonrpc: "2.0", id, result: {} }
+        : { jsonrpc: "2.0", id, error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
+    try {
+      const response = await this.post(answer, signal);
+      await response.body?.cancel();
+    } catch {
+      // As with the SDK: a lost answer to a ping fails nothing here; the server decides.
+    }
+  }
+
+  /** A POST of one message on the session, with the target's headers; a refusal rejects as the SDK's does. */
+  private async post(message: unknown, signal: AbortSignal): Promise<Response> {
+    const headers = new Headers();
+    const session = this.transport.sessionId;
+    const version = this.transport.protocolVersion;
+    if (session !== undefined) headers.set("mcp-session-id", session);
+    if (version !== undefined) headers.set("mcp-protocol-version", version);
+    for (const [header, value] of Object.entries(this.target.headers)) headers.set(header, value);
+    headers.set("content-type", "application/json");
+    headers.set("accept", "application/json, text/event-stream");
+    const response = await this.fetch(this.target.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(message),
+      signal,
+    });
+    if (!response.ok) {
+      const text = await response.text().catch(() => null);
+      throw new StreamableHTTPError(response.status, `Error POSTing to endpoint: ${text}`);
+    }
+    return response;
   }
 
   /** Runs `work` counted as in flight, so that retiring waits for it before closing. */
@@ -236,16 +336,7 @@ export class SdkMcpClient implements McpClient {
     signal: AbortSignal,
   ): Promise<McpCallResult> {
     return this.run(target, signal, `tools/call '${name}'`, async (connection, options) => {
-      const result = await connection.client.request(
-        { method: "tools/call", params: { name, arguments: { ...args } } },
-        CallToolResultSchema,
-        options(),
-      );
-      return {
-        content: result.content,
-        ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
-        ...(result.isError === undefined ? {} : { isError: result.isError }),
-      };
+      return callToolResult(await connection.callTool(name, args, options().signal));
     });
   }
 
@@ -333,7 +424,7 @@ export class SdkMcpClient implements McpClient {
       fetch: traffic.wrap(this.fetch),
       requestInit: { headers: { ...target.headers } },
     });
-    const connection = new Connection(target, transport, traffic, this.clientInfo);
+    const connection = new Connection(target, transport, traffic, this.clientInfo, this.fetch);
     // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
     connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
     connection.ready.catch(() => {});
@@ -367,6 +458,62 @@ function headerScrubber(target: McpServerTarget): SecretScrubber {
   const values = Object.values(target.headers);
   const words = values.flatMap((value) => value.split(/\s+/)).filter((word) => word.length >= 8);
   return new SecretScrubber([...values.filter((value) => value.length >= 4), ...words]);
+}
+
+/** One JSON-RPC message (or batch) of an answer; text that is no JSON fails the call, naming the fault. */
+function parsedMessage(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error("the MCP server sent a message that is not JSON");
+  }
+}
+
+/** A response's media type, lower case, without parameters. */
+function mediaType(response: Response): string {
+  return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** A JSON-RPC error answer as the SDK's `McpError`, which the caller tells apart from transport failures. */
+function rpcError(error: unknown): McpError {
+  const { code, message, data } = (typeof error === "object" && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+    data?: unknown;
+  };
+  return new McpError(
+    typeof code === "number" ? code : ErrorCode.InternalError,
+    typeof message === "string" ? message : "the MCP server answered an error without a message",
+    data,
+  );
+}
+
+/**
+ * A `tools/call` result, checked for what this client reads (core renders blocks defensively):
+ * content blocks with a `type`, an object for `structuredContent`, a boolean `isError`.
+ */
+function callToolResult(result: unknown): McpCallResult {
+  const fail = (why: string) => new Error(`the MCP server's tools/call result is not one: ${why}`);
+  if (typeof result !== "object" || result === null || Array.isArray(result)) throw fail("not an object");
+  const { content = [], structuredContent, isError } = result as Record<string, unknown>;
+  if (!Array.isArray(content)) throw fail("content is not a list");
+  for (const block of content) {
+    if (typeof block !== "object" || block === null || typeof (block as { type?: unknown }).type !== "string")
+      throw fail("a content block has no type");
+  }
+  if (
+    structuredContent !== undefined &&
+    (typeof structuredContent !== "object" || structuredContent === null || Array.isArray(structuredContent))
+  )
+    throw fail("structuredContent is not an object");
+  if (isError !== undefined && typeof isError !== "boolean") throw fail("isError is not a boolean");
+  return {
+    content: content as McpCallResult["content"],
+    ...(structuredContent === undefined
+      ? {}
+      : { structuredContent: structuredContent as McpCallResult["structuredContent"] & object }),
+    ...(isError === undefined ? {} : { isError }),
+  };
 }
 
 /** What makes a connection differ under one key: a secret rotated behind the same document. */

@@ -75,6 +75,50 @@ export class McpTraffic {
     };
   }
 
+  /** A JSON answer's text, checked as `wrap` checks it; a broken rule throws (and is this connection's violation). */
+  async checkedJson(response: Response): Promise<string> {
+    const text = await response.text();
+    this.bytes += text.length;
+    const problem = this.messageProblem(text, { requests: 0 });
+    if (problem) throw this.violate(problem);
+    return text;
+  }
+
+  /**
+   * The data of each message event of an event stream, checked as `wrap` checks them: a chunk's
+   * events are all checked before any of them is handed on, and a broken rule throws (and is
+   * this connection's violation). Cancels the stream when the caller stops reading.
+   */
+  async *checkedEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+    const decoder = new TextDecoder();
+    const events = new EventScanner();
+    const stream = { requests: 0 };
+    const reader = body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.bytes += value.byteLength;
+        const messages = events.push(decoder.decode(value, { stream: true }));
+        for (const data of messages) {
+          const problem = this.messageProblem(data, stream);
+          if (problem) throw this.violate(problem);
+        }
+        if (events.pendingChars > this.limits.maxMessageChars) {
+          throw this.violate(
+            named(
+              RESPONSE_TOO_LARGE_ERROR_NAME,
+              `the MCP server sent an event of more than ${this.limits.maxMessageChars} characters`,
+            ),
+          );
+        }
+        yield* messages;
+      }
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+  }
+
   /** Why `text` (one JSON-RPC message or a batch) may not reach the SDK, or null. */
   private messageProblem(text: string, stream: { requests: number }): Error | null {
     const limits = this.limits;

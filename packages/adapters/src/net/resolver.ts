@@ -73,10 +73,7 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
   };
 
   return async (input, init) => {
-    // Request normalises every HeadersInit and BodyInit shape the way fetch would. Not given the
-    // signal: a Request stays listening on it until it is collected, and an MCP connection's
-    // signal lives as long as the connection (the abort is handled below).
-    const request = new Request(input, { ...init, signal: null });
+    const request = await outgoingRequest(input, init);
     const url = new URL(request.url);
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(`unsupported protocol ${url.protocol}`);
@@ -87,8 +84,7 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
       const refused = refusal(policy, host, [host]);
       if (refused) throw refused;
     }
-    const body = init.body == null ? undefined : Buffer.from(await request.arrayBuffer());
-    const headers: Record<string, string> = Object.fromEntries(request.headers);
+    const { body, headers } = request;
     if (body) headers["content-length"] = String(body.length);
     const signal = init.signal ?? undefined;
     signal?.throwIfAborted();
@@ -168,6 +164,61 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
       outgoing.end(body);
     });
   };
+}
+
+/** A request as it goes out: the URL, method, headers (lower-case names) and body bytes. */
+interface OutgoingRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer | undefined;
+}
+
+/**
+ * What `fetch(input, init)` would send. A text body (JSON-RPC, JSON) is taken as it is, with the
+ * headers normalised and checked by `Headers` — what a `Request` does for it, at a fraction of
+ * the cost on every MCP call; any other body shape goes through a `Request`, which normalises
+ * every `BodyInit` the way fetch would. Neither is given the signal: a Request stays listening
+ * on it until it is collected, and an MCP connection's signal lives as long as the connection.
+ */
+async function outgoingRequest(input: string, init: RequestInit): Promise<OutgoingRequest> {
+  if (init.body == null || typeof init.body === "string") {
+    const url = new URL(input);
+    if (url.username !== "" || url.password !== "")
+      throw new TypeError("a request URL may not include credentials");
+    const method = fetchMethod(init.method ?? "GET");
+    const headers = new Headers(init.headers);
+    if (typeof init.body === "string" && (method === "GET" || method === "HEAD"))
+      throw new TypeError(`a ${method} request cannot have a body`);
+    if (typeof init.body === "string" && !headers.has("content-type"))
+      headers.set("content-type", "text/plain;charset=UTF-8");
+    return {
+      url: url.href,
+      method,
+      headers: Object.fromEntries(headers),
+      body: init.body == null ? undefined : Buffer.from(init.body, "utf8"),
+    };
+  }
+  const request = new Request(input, { ...init, signal: null });
+  return {
+    url: request.url,
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    body: Buffer.from(await request.arrayBuffer()),
+  };
+}
+
+/** The methods fetch writes in upper case; any other is sent as given. */
+const NORMALISED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A method as fetch sends it, or the TypeError fetch throws for it. */
+function fetchMethod(method: string): string {
+  const upper = method.toUpperCase();
+  if (!METHOD_TOKEN.test(method) || FORBIDDEN_METHODS.has(upper))
+    throw new TypeError(`'${method}' is not a valid HTTP method`);
+  return NORMALISED_METHODS.has(upper) ? upper : method;
 }
 
 function refusal(policy: NetworkPolicy, host: string, addresses: readonly string[]): Error | null {

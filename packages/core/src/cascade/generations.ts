@@ -73,7 +73,18 @@ export interface GenerationsOptions {
 export interface GenerationStats {
   /** State-store requests that read generations (reads batched with a process record included). */
   readonly reads: number;
+  /** Calls of `read` answered by a read another caller of this instance had asked for. */
+  readonly sharedReads: number;
   readonly bumps: number;
+}
+
+/**
+ * The reads of one set of markers on one instance: the one running, and the one queued behind it
+ * that every caller arriving meanwhile shares.
+ */
+interface MarkerFlight {
+  running: Promise<void> | undefined;
+  queued: Promise<void> | undefined;
 }
 
 /**
@@ -94,7 +105,10 @@ export class Generations {
   #readSequence = 0;
   #forgottenAt = 0;
   #reads = 0;
+  #sharedReads = 0;
   #bumps = 0;
+  /** In-flight reads by their marker list; an entry lives only while a read of it runs or waits. */
+  readonly #flights = new Map<string, MarkerFlight>();
 
   constructor(options: GenerationsOptions) {
     this.#state = options.state;
@@ -112,12 +126,43 @@ export class Generations {
     });
   }
 
-  /** Reads these markers now, in one state-store request. */
-  async read(markers: readonly string[]): Promise<void> {
-    await this.readAlong(markers, async () => ({
+  /**
+   * Reads these markers in one state-store request that started after this call: the caller sees
+   * every write that finished before it called. Concurrent callers of one instance share reads —
+   * a read already running started too early for a caller arriving now, so every caller arriving
+   * while one runs shares the single read queued behind it.
+   */
+  read(markers: readonly string[]): Promise<void> {
+    const key = markers.join("\n");
+    let flight = this.#flights.get(key);
+    if (flight === undefined) {
+      flight = { running: undefined, queued: undefined };
+      this.#flights.set(key, flight);
+    }
+    if (flight.running === undefined) return this.#startRead(key, flight, markers);
+    if (flight.queued !== undefined) {
+      this.#sharedReads++;
+      return flight.queued;
+    }
+    const queuedFlight = flight;
+    const queued = flight.running.then(ignore, ignore).then(() => {
+      queuedFlight.queued = undefined;
+      return this.#startRead(key, queuedFlight, markers);
+    });
+    flight.queued = queued;
+    return queued;
+  }
+
+  #startRead(key: string, flight: MarkerFlight, markers: readonly string[]): Promise<void> {
+    const running: Promise<void> = this.readAlong(markers, async () => ({
       value: undefined,
       generations: await this.#state.getGenerations(markers),
-    }));
+    })).finally(() => {
+      if (flight.running === running) flight.running = undefined;
+      if (flight.running === undefined && flight.queued === undefined) this.#flights.delete(key);
+    });
+    flight.running = running;
+    return running;
   }
 
   /**
@@ -166,7 +211,7 @@ export class Generations {
   }
 
   get stats(): GenerationStats {
-    return { reads: this.#reads, bumps: this.#bumps };
+    return { reads: this.#reads, sharedReads: this.#sharedReads, bumps: this.#bumps };
   }
 
   #observe(marker: string, generation: number, sequence: number): void {
@@ -175,3 +220,5 @@ export class Generations {
     if (known === undefined || generation > known) this.#known.set(marker, generation);
   }
 }
+
+function ignore(): void {}

@@ -26,7 +26,13 @@ import { PlainText, stripControls } from "../text";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
-import { defineToolType, type InvocationContext, type NetworkPolicy, type ToolSource } from "./tool-type";
+import {
+  defineToolType,
+  type InvocationContext,
+  type NetworkPolicy,
+  type SourceTool,
+  type ToolSource,
+} from "./tool-type";
 
 /** How much of a failing MCP tool's text its `McpToolError` message quotes. */
 export const MCP_ERROR_MESSAGE_CHARS = 2000;
@@ -99,7 +105,7 @@ export const McpServerType = defineToolType({
     promptHint: (parameters) => parameters.promptHint,
     open: (_config, parameters, context) => openSource(parameters.server, context),
     invokeSubTool: (_config, parameters, tool, input, context) =>
-      callMcpTool(parameters.server, tool.sourceName, input, context),
+      callMcpTool(parameters.server, tool.sourceName, input, context, serverOfSubTool.get(tool)),
   },
 });
 
@@ -128,13 +134,15 @@ async function openSource(
       } catch (error) {
         throw new Error(scrubber.text(`MCP server '${server}': ${describeError(error)}`));
       }
+      const tools: SourceTool[] = list.tools.map((tool) => ({
+        sourceName: tool.name,
+        // A server's text reaches every surface: its control characters go (README, *Isolation*).
+        description: stripControls(scrubber.text(tool.description ?? "")),
+        inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
+      }));
+      for (const tool of tools) serverOfSubTool.set(tool, located);
       return {
-        tools: list.tools.map((tool) => ({
-          sourceName: tool.name,
-          // A server's text reaches every surface: its control characters go (README, *Isolation*).
-          description: stripControls(scrubber.text(tool.description ?? "")),
-          inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
-        })),
+        tools,
         ...(list.notes
           ? { notes: list.notes.map((note) => scrubber.text(`MCP server '${server}': ${note}`)) }
           : {}),
@@ -144,17 +152,29 @@ async function openSource(
   };
 }
 
-/** One `tools/call`: the server resolved, the call bounded, the answer mapped and scrubbed of its secrets. */
+/**
+ * The server document each sub-tool of a pack was listed from. A pack's list is cached under the
+ * server document's key (layer, ETag) and served only while that key is the one the cascade
+ * finds, so a sub-tool resolved in a request names the server document of that request: its call
+ * needs no second look-up.
+ */
+const serverOfSubTool = new WeakMap<SourceTool, LocatedServer>();
+
+/**
+ * One `tools/call`: the server resolved (unless the pack's listing in this request already
+ * located it), the call bounded, the answer mapped and scrubbed of its secrets.
+ */
 async function callMcpTool(
   server: string,
   toolName: string,
   input: Readonly<Record<string, unknown>>,
   context: InvocationContext,
+  listedFrom?: LocatedServer,
 ): Promise<ToolOutcome> {
   const mcp = context.runtime.mcp;
   if (!mcp) return { error: "McpUnavailable", message: "this service has no MCP client configured" };
   const access = { ...context, tenant: context.caller.tenant };
-  const located = await locateServer(server, access);
+  const located = listedFrom ?? (await locateServer(server, access));
   const opened = "error" in located ? located : await withSecrets(located, access);
   if ("error" in opened) return { error: opened.error, message: opened.message };
   const { target, scrubber } = opened;
