@@ -2026,6 +2026,16 @@ export interface operations {
                             name: string;
                             sourceName: string;
                         };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        };
                         /** @constant */
                         stale?: true;
                         updatedAt: string | null;
@@ -2078,6 +2088,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;
@@ -3603,6 +3623,16 @@ export interface operations {
                             message: string;
                             path: string;
                         }[];
+                        packs: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        }[];
                         stalePacks: {
                             pack: string;
                             reason: string;
@@ -3740,6 +3770,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;
@@ -3926,6 +3966,16 @@ export interface operations {
                             name: string;
                             sourceName: string;
                         };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        };
                         /** @constant */
                         stale?: true;
                         updatedAt: string | null;
@@ -3970,6 +4020,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;
