@@ -5,6 +5,7 @@ import { FsObjectStore } from "@vance/adapters";
 import {
   type Logger,
   type ObjectStore,
+  type OpenApiCompiler,
   type ScriptRunner,
   type SecretStore,
   type StateStore,
@@ -29,6 +30,7 @@ export async function testApp(
     state?: StateStore;
     secrets?: SecretStore;
     scripts?: ScriptRunner;
+    openApi?: OpenApiCompiler;
   } = {},
 ) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vance-app-"));
@@ -44,6 +46,7 @@ export async function testApp(
     ...(options.state ? { state: options.state } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     ...(options.scripts ? { scripts: options.scripts } : {}),
+    ...(options.openApi ? { openApi: options.openApi } : {}),
   });
   return { app: createApp(services), services, documents, dataDir };
 }
