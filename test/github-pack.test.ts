@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "@vance/cli";
 import type { OpenApiCompiler } from "@vance/core";
+import { packSubFamily } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../functions/api/config";
 import { workerOpenApiCompiler } from "../functions/api/services";
@@ -33,6 +34,8 @@ let setup: Awaited<ReturnType<typeof testApp>>;
 let client: Awaited<ReturnType<typeof projectClient>>;
 const now = { t: 1_000_000_000 };
 let compiles = 0;
+/** The pack's sub-tools as the listing gave them. */
+let subTools: { name: string; pack?: string; family?: string }[] = [];
 
 /** The listing once the pack's source is current (its first parse takes seconds on the worker). */
 async function currentListing(): Promise<Record<string, unknown>> {
@@ -124,9 +127,7 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     }
 
     const listed = await currentListing();
-    const subTools = (listed.tools as { name: string; pack?: string }[]).filter(
-      (tool) => tool.pack === "github",
-    );
+    subTools = (listed.tools as typeof subTools).filter((tool) => tool.pack === "github");
     expect(subTools).toHaveLength(OPERATIONS);
     expect(subTools.map((tool) => tool.name)).toContain("github__issues_create_comment");
     const pack = (listed.packs as Record<string, unknown>[]).find((entry) => entry.pack === "github");
@@ -148,6 +149,28 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
       expect(pack?.status).toBe("current");
     }
     expect(compiles).toBe(1);
+  });
+
+  it("under openai/gpt-4.1 (limit 127) a process allowed every sub-tool gets at least 100 on the wire, no family half visible", async () => {
+    const spawned = await client.spawn({
+      models: ["openai/gpt-4.1"],
+      allowedToolsAdd: subTools.map((tool) => tool.name),
+    });
+    const manifest = await client.manifest(spawned.processId);
+    const onWire = manifest.tools.map((tool) => tool.function.name);
+    expect(onWire.length).toBeGreaterThanOrEqual(100);
+    expect(onWire.length).toBeLessThanOrEqual(127);
+    const familyOf = new Map(subTools.map((tool) => [tool.name, packSubFamily(tool.name, tool.family)]));
+    const sizes = new Map<string, number>();
+    for (const family of familyOf.values()) sizes.set(family, (sizes.get(family) ?? 0) + 1);
+    const shown = new Map<string, number>();
+    for (const name of onWire) {
+      const family = familyOf.get(name);
+      if (family) shown.set(family, (shown.get(family) ?? 0) + 1);
+    }
+    for (const [family, count] of shown) expect(count, family).toBe(sizes.get(family));
+    expect(shown.size).toBeGreaterThan(1);
+    expect(familyOf.get("github__issues_create_comment")).toBe("github__issues");
   });
 
   it("a call of github__issues_create_comment reaches the (fake) GitHub with the right method, path and body", async () => {

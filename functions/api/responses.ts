@@ -86,6 +86,8 @@ export const ToolSummarySchema = v.object({
   labels: NamesSchema,
   enabled: v.boolean(),
   pack: v.optional(v.string()),
+  /** A sub-tool's family inside its pack as its source groups it (an OpenAPI tag): triage keeps it whole. */
+  family: v.optional(v.string()),
   stale: v.optional(v.literal(true)),
   ...AuditFields,
 });

@@ -81,6 +81,7 @@ function summary(tool: ResolvedTool) {
     enabled,
     ...auditView(tool.audit),
     ...(tool.pack ? { pack: tool.pack.name } : {}),
+    ...(tool.pack?.tool.family ? { family: tool.pack.tool.family } : {}),
     ...(tool.stale ? { stale: true as const } : {}),
   };
 }

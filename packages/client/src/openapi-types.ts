@@ -3643,6 +3643,7 @@ export interface operations {
                             createdAt: string | null;
                             description: string;
                             enabled: boolean;
+                            family?: string;
                             labels: string[];
                             /** @enum {string} */
                             layer: "project" | "tenant" | "bundled" | "builtin";
