@@ -7,7 +7,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_MCP_TOOLS } from "@vance/adapters/mcp";
 import { DEFAULT_LIMITS, LOG_LIMITS, POOL_DEFAULTS } from "@vance/sandbox";
-import { DEFAULT_BODY_BYTES as MAX_BODY_BYTES, ROUTE_BODY_LIMITS } from "../functions/api/body-limits";
+import {
+  DEFAULT_BODY_BYTES as MAX_BODY_BYTES,
+  ROUTE_BODY_LIMITS,
+  SPEC_DOCUMENT_BODY,
+} from "../functions/api/body-limits";
 import { DEFAULT_REST_MAX_RESPONSE_BYTES } from "../functions/api/config";
 import { MCP_TRAFFIC_LIMITS } from "../packages/adapters/src/mcp/traffic";
 import { MAX_REF_EXPANSIONS } from "../packages/adapters/src/openapi/parser";
@@ -53,8 +57,13 @@ export function limitRows(): [string, string, string][] {
   return [
     ["request body (every route but the diagnosis report)", bytes(MAX_BODY_BYTES), "413 `payload_too_large`"],
     [
-      "a document (tools, MCP servers, scripts, markdown, specs)",
+      "a document (tools, MCP servers, scripts, markdown)",
       `the request body: ${bytes(MAX_BODY_BYTES)}`,
+      "413 `payload_too_large`",
+    ],
+    [
+      "a spec document (`T/documents/specs/…`, parsed on the task worker once per ETag)",
+      bytes(SPEC_DOCUMENT_BODY.maxBytes),
       "413 `payload_too_large`",
     ],
     [
@@ -105,7 +114,7 @@ export function limitRows(): [string, string, string][] {
       "the list read so far, logged",
     ],
     [
-      "OpenAPI document fetched from a spec URL (one in the cascade is a document)",
+      "OpenAPI document, from a spec URL or the cascade",
       bytes(MAX_OPENAPI_SPEC_BYTES),
       "refused: the pack cannot load it",
     ],

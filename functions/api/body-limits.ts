@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { MAX_OPENAPI_SPEC_BYTES, SPEC_DOCUMENTS_DIR, VanceError } from "@vance/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
@@ -24,9 +24,32 @@ export const ROUTE_BODY_LIMITS: Readonly<Record<string, BodyLimit>> = {
   },
 };
 
-/** The limit of the route this request reached: the last route Hono matched is its handler's. */
+/** The route that writes documents: its `specs/` folder has a limit of its own. */
+const DOCUMENT_PUT = "PUT /v1/tenants/:tenant/projects/:project/documents/*";
+
+/**
+ * Spec documents (`T/documents/specs/…`, OpenAPI documents that packs name): GitHub's whole API is
+ * 13 MB. The text is only stored on the serving thread; it is parsed on the task worker, once
+ * per ETag, under the same cap (`MAX_OPENAPI_SPEC_BYTES`).
+ */
+export const SPEC_DOCUMENT_BODY: BodyLimit = {
+  maxBytes: MAX_OPENAPI_SPEC_BYTES,
+  hint: "a spec larger than this cannot be a pack's source; select fewer operations in a smaller document",
+};
+
+/**
+ * The limit of the route this request reached: the last route Hono matched is its handler's. A
+ * document write into `specs/` takes the spec limit: the folder is the tenant's choice, and what
+ * it buys is a larger bounded body, read the same way and parsed only off the serving thread.
+ */
 export function bodyLimitOf(c: Context): BodyLimit {
-  return ROUTE_BODY_LIMITS[`${c.req.method} ${routePath(c, -1)}`] ?? { maxBytes: DEFAULT_BODY_BYTES };
+  const route = `${c.req.method} ${routePath(c, -1)}`;
+  if (route === DOCUMENT_PUT) {
+    const marker = "/documents/";
+    const at = c.req.path.indexOf(marker);
+    if (c.req.path.startsWith(SPEC_DOCUMENTS_DIR, at + marker.length)) return SPEC_DOCUMENT_BODY;
+  }
+  return ROUTE_BODY_LIMITS[route] ?? { maxBytes: DEFAULT_BODY_BYTES };
 }
 
 /**

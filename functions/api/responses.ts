@@ -51,6 +51,20 @@ const StalePackSchema = v.object({
 });
 
 /**
+ * A pack document's source as the listing and its page show it: `current`, `stale` (the last
+ * known sub-tools are shown) or `unavailable` (none), why, how many sub-tools it offers, and what
+ * its source offered that the pack leaves out (with the reason).
+ */
+export const PackStateSchema = v.object({
+  pack: v.string(),
+  layer: LayerSchema,
+  status: v.picklist(["current", "stale", "unavailable"]),
+  reason: v.optional(v.string()),
+  subTools: v.number(),
+  leftOut: v.array(v.string()),
+});
+
+/**
  * Who wrote a document and when (spec §2: they live on the document), ISO-8601 times: `updatedBy`
  * is the writing token's subject (`sub`). Null for bundled and built-in tools, and where the
  * store has no record (a document written straight into the store has only `updatedAt`).
@@ -74,6 +88,8 @@ export const ToolSummarySchema = v.object({
   labels: NamesSchema,
   enabled: v.boolean(),
   pack: v.optional(v.string()),
+  /** A sub-tool's family inside its pack as its source groups it (an OpenAPI tag): triage keeps it whole. */
+  family: v.optional(v.string()),
   stale: v.optional(v.literal(true)),
   ...AuditFields,
 });
@@ -98,6 +114,8 @@ export const ToolListSchema = v.object({
   invalid: v.array(InvalidToolDocumentSchema),
   /** Pack documents whose source did not answer with a current list (`unavailable`: no sub-tools listed). */
   stalePacks: v.array(StalePackSchema),
+  /** Every pack document of the listing with its source's state, failing ones included. */
+  packs: v.array(PackStateSchema),
 });
 
 /** A tool as `GET T/tools/{name}` answers it: `config` is the normalised document. */
@@ -111,6 +129,8 @@ export const ToolViewSchema = v.object({
   /** A sub-tool's pack document and the source's own name of the tool (an MCP tool, an operation). */
   pack: v.optional(v.object({ name: v.string(), sourceName: v.string() })),
   stale: v.optional(v.literal(true)),
+  /** A pack document's source state (its sub-tools are `{name}__*`). */
+  source: v.optional(PackStateSchema),
 });
 
 export const DocumentWrittenSchema = v.object({

@@ -5,6 +5,7 @@ import { FsObjectStore } from "@vance/adapters";
 import {
   type Logger,
   type ObjectStore,
+  type OpenApiCompiler,
   type ScriptRunner,
   type SecretStore,
   type StateStore,
@@ -46,6 +47,7 @@ export async function testApp(
     state?: StateStore;
     secrets?: SecretStore;
     scripts?: ScriptRunner;
+    openApi?: OpenApiCompiler;
   } = {},
 ) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vance-app-"));
@@ -61,6 +63,7 @@ export async function testApp(
     ...(options.state ? { state: options.state } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
     scripts: options.scripts ?? trackedPool(config),
+    ...(options.openApi ? { openApi: options.openApi } : {}),
   });
   return { app: createApp(services), services, documents, dataDir };
 }

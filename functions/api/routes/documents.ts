@@ -4,12 +4,13 @@ import {
   DocumentPathSchema,
   type DocumentService,
   documentPathProblem,
+  SPEC_DOCUMENTS_DIR,
   VanceError,
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
-import { documentText, preconditions, requireDocumentContentType } from "../http";
+import { documentText, preconditions, requireDocumentContentType, textBody } from "../http";
 import {
   DOCUMENT_WRITE_PROBLEMS,
   describe,
@@ -141,7 +142,9 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
     const options = { ...preconditions(c, contentType), ...authorOf(c.get("claims")) };
-    const written = await documents.put(tenant, project, path, await documentText(c), options);
+    // A spec is parsed only on the task worker (its pack's load): here it is stored as sent.
+    const text = path.startsWith(SPEC_DOCUMENTS_DIR) ? await textBody(c) : await documentText(c);
+    const written = await documents.put(tenant, project, path, text, options);
     if (written.kind === "tool") {
       c.header("ETag", written.tool.etag ?? "");
       return c.json(toolView(written.tool), written.created ? 201 : 200);

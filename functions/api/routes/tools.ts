@@ -2,6 +2,7 @@ import {
   InvocableToolNameSchema,
   LabelSchema,
   type ObjectAudit,
+  type PackSource,
   type ResolvedTool,
   ServerToolConfigSchema,
   type ServerToolService,
@@ -41,8 +42,20 @@ export function auditView(audit: ObjectAudit | null | undefined) {
   };
 }
 
-/** The tool as `GET T/tools/{name}` answers it. */
-export function toolView(tool: ResolvedTool) {
+/** A pack document's source state as the API answers it. */
+export function packStateView(pack: PackSource) {
+  return {
+    pack: pack.name,
+    layer: pack.layer,
+    status: pack.status,
+    ...(pack.reason ? { reason: pack.reason } : {}),
+    subTools: pack.subTools,
+    leftOut: [...pack.notes],
+  };
+}
+
+/** The tool as `GET T/tools/{name}` answers it; a pack document's with its source's state. */
+export function toolView(tool: ResolvedTool, source?: PackSource | null) {
   return {
     name: tool.name,
     layer: tool.layer,
@@ -52,6 +65,7 @@ export function toolView(tool: ResolvedTool) {
     inputSchema: tool.inputSchema,
     ...(tool.pack ? { pack: { name: tool.pack.name, sourceName: tool.pack.tool.sourceName } } : {}),
     ...(tool.stale ? { stale: true as const } : {}),
+    ...(source ? { source: packStateView(source) } : {}),
   };
 }
 
@@ -67,6 +81,7 @@ function summary(tool: ResolvedTool) {
     enabled,
     ...auditView(tool.audit),
     ...(tool.pack ? { pack: tool.pack.name } : {}),
+    ...(tool.pack?.tool.family ? { family: tool.pack.tool.family } : {}),
     ...(tool.stale ? { stale: true as const } : {}),
   };
 }
@@ -150,6 +165,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
           ? []
           : [{ pack: pack.name, status: pack.status, reason: pack.reason ?? "" }],
       ),
+      packs: listing.packs.map(packStateView),
     });
   });
 
@@ -157,7 +173,8 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
     const tool = await tools.require(tenant, project, name);
     if (tool.etag) c.header("ETag", tool.etag);
-    return c.json(toolView(tool));
+    const source = tool.pack ? null : await tools.packSource(tenant, project, name, "known");
+    return c.json(toolView(tool, source));
   });
 
   app.put("/:name", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {

@@ -1,4 +1,5 @@
 /** @jsxImportSource hono/jsx */
+import type { PackSource } from "@vance/core";
 import type { Child } from "hono/jsx";
 
 /** Who the page's session belongs to. */
@@ -343,6 +344,27 @@ export interface PackGroup {
   readonly layer: string;
   readonly type: string;
   readonly rows: readonly ToolRow[];
+  /** Its source's state; `unavailable` packs have no rows. */
+  status?: "current" | "stale" | "unavailable";
+  reason?: string | undefined;
+  /** Operations (or tools) its source offered that the pack leaves out. */
+  leftOut?: number;
+}
+
+/** A pack head's note on its source, when it is not simply current. */
+function SourceState(props: { group: PackGroup }) {
+  const { status, reason, leftOut } = props.group;
+  return (
+    <>
+      {status && status !== "current" ? (
+        <>
+          {" · "}
+          <span class="badge state-off">{status}</span> {reason ?? ""}
+        </>
+      ) : null}
+      {leftOut ? ` · ${leftOut} left out by the pack (see its page)` : ""}
+    </>
+  );
 }
 
 export type ListingItem =
@@ -464,7 +486,9 @@ export function ProjectPage(props: {
         <tr data-search={[group.pack, group.type].join(" ").toLowerCase()}>
           <th scope="rowgroup" colspan={7}>
             {packHead(group)}
-            <LayerBadge layer={group.layer} /> {group.type}
+            <LayerBadge layer={group.layer} /> {group.type} ·{" "}
+            <a href={toolHref(ref, group.pack)}>pack page</a>
+            <SourceState group={group} />
             {large ? (
               <>
                 {" · "}
@@ -521,7 +545,9 @@ export function ProjectPage(props: {
         <details class="pack-group" id={packId(group.pack)} data-pack={group.pack}>
           <summary>
             {packHead(group)}
-            <LayerBadge layer={group.layer} /> {group.type}
+            <LayerBadge layer={group.layer} /> {group.type} ·{" "}
+            <a href={toolHref(ref, group.pack)}>pack page</a>
+            <SourceState group={group} />
           </summary>
           <div class="scroll">
             <table class="stack">
@@ -581,6 +607,35 @@ export interface LayerView {
   readonly wins: boolean;
 }
 
+/** A pack page's account of its source: state, reason, sub-tools, and what was left out and why. */
+function PackSourceFacts(props: { source: PackSource }) {
+  const { source } = props;
+  return (
+    <>
+      <h2 id="source">Source</h2>
+      <dl class="facts">
+        <dt>State</dt>
+        <dd>
+          {source.status === "current" ? "current" : <span class="badge state-off">{source.status}</span>}
+          {source.reason ? ` ${source.reason}` : ""}
+        </dd>
+        <dt>Sub-tools</dt>
+        <dd>{`${source.subTools} (${source.name}__*)`}</dd>
+      </dl>
+      {source.notes.length > 0 ? (
+        <>
+          <h3>Left out ({source.notes.length})</h3>
+          <ul>
+            {source.notes.map((note) => (
+              <li>{note}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </>
+  );
+}
+
 /** One tool: its state, normalised document, input schema, layers and raw YAML. */
 export function ToolPage(props: {
   viewer: Viewer;
@@ -595,6 +650,8 @@ export function ToolPage(props: {
         pack?: string | undefined;
         stale?: boolean | undefined;
         runs?: ToolTarget | undefined;
+        /** A pack document's source: its state, sub-tool count and what it leaves out. */
+        source?: PackSource | null | undefined;
         /** Who wrote its document and when; null where unknown (bundled, built-in). */
         audit: { createdAt: string | null; updatedAt: string | null; updatedBy: string | null };
       }
@@ -681,6 +738,7 @@ export function ToolPage(props: {
               </>
             ) : null}
           </dl>
+          {tool.source ? <PackSourceFacts source={tool.source} /> : null}
           <h2 id="document">Normalised document</h2>
           <Json value={tool.config} />
           <h2 id="schema">Input schema</h2>

@@ -323,7 +323,7 @@ async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
-  const [{ tools, invalid }, report, projectDocuments, tenantDocuments] = await Promise.all([
+  const [{ tools, invalid, packs: sources }, report, projectDocuments, tenantDocuments] = await Promise.all([
     services.tools.listing(tenant, project),
     services.usage.byRole(tenant, project),
     project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
@@ -345,6 +345,20 @@ async function listing(
       items.push({ kind: "pack", group });
     }
     group.rows.push(rowOf(tool, usage));
+  }
+  // Every pack document has its head row, with its source's state: one whose source fails is
+  // said so, never left out for want of sub-tools.
+  for (const source of sources) {
+    if (label !== undefined && !source.labels.includes(label)) continue;
+    const group = packs.get(source.name);
+    const state = { status: source.status, reason: source.reason, leftOut: source.notes.length };
+    if (group) {
+      Object.assign(group, state);
+      continue;
+    }
+    const created = { pack: source.name, layer: source.layer, type: "pack", rows: [], ...state };
+    packs.set(source.name, created);
+    items.push({ kind: "pack", group: created });
   }
   if (label === undefined) {
     const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
@@ -434,6 +448,7 @@ async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
+        source: tool.pack ? null : await services.tools.packSource(tenant, project, name, "known"),
         runs: targetOf(tool),
         audit: {
           createdAt: tool.audit?.createdAt ?? null,

@@ -121,6 +121,16 @@ interface InvalidDocument {
   message: string;
 }
 
+/** A pack document's source state in `GET T/tools`. */
+interface PackState {
+  pack: string;
+  layer: string;
+  status: "current" | "stale" | "unavailable";
+  reason?: string;
+  subTools: number;
+  leftOut: string[];
+}
+
 /** When and by whom a tool's document was last written, as a column: `2025-01-01 12:00 alice`. */
 function updated(tool: ToolSummary): string {
   if (tool.updatedAt === null) return "";
@@ -254,7 +264,10 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       const query = options.label ? `?label=${encodeURIComponent(options.label)}` : "";
       const body = await c
         .client()
-        .json<{ tools: ToolSummary[]; invalid?: InvalidDocument[] }>("GET", `${base}/tools${query}`);
+        .json<{ tools: ToolSummary[]; invalid?: InvalidDocument[]; packs?: PackState[] }>(
+          "GET",
+          `${base}/tools${query}`,
+        );
       c.emit(body, () =>
         body.tools.length === 0
           ? `no tools${options.label ? ` labelled '${options.label}'` : ""} in ${c.where()}`
@@ -276,6 +289,13 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       if (!c.json) {
         for (const document of body.invalid ?? []) {
           c.note(`invalid: ${document.path} (${document.layer}): ${document.message}`);
+        }
+        // A pack whose source fails has no rows above (or stale ones): its line says so.
+        for (const pack of body.packs ?? []) {
+          if (pack.status === "current") continue;
+          c.note(
+            `pack ${pack.pack} (${pack.layer}): ${pack.status}, ${pack.subTools} sub-tool${pack.subTools === 1 ? "" : "s"}: ${pack.reason ?? ""}`,
+          );
         }
       }
     });

@@ -2027,6 +2027,16 @@ export interface operations {
                             name: string;
                             sourceName: string;
                         };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        };
                         /** @constant */
                         stale?: true;
                         updatedAt: string | null;
@@ -2079,6 +2089,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;
@@ -3604,6 +3624,16 @@ export interface operations {
                             message: string;
                             path: string;
                         }[];
+                        packs: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        }[];
                         stalePacks: {
                             pack: string;
                             reason: string;
@@ -3614,6 +3644,7 @@ export interface operations {
                             createdAt: string | null;
                             description: string;
                             enabled: boolean;
+                            family?: string;
                             labels: string[];
                             /** @enum {string} */
                             layer: "project" | "tenant" | "bundled" | "builtin";
@@ -3741,6 +3772,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;
@@ -3927,6 +3968,16 @@ export interface operations {
                             name: string;
                             sourceName: string;
                         };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
+                        };
                         /** @constant */
                         stale?: true;
                         updatedAt: string | null;
@@ -3971,6 +4022,16 @@ export interface operations {
                         pack?: {
                             name: string;
                             sourceName: string;
+                        };
+                        source?: {
+                            /** @enum {string} */
+                            layer: "project" | "tenant" | "bundled" | "builtin";
+                            leftOut: string[];
+                            pack: string;
+                            reason?: string;
+                            /** @enum {string} */
+                            status: "current" | "stale" | "unavailable";
+                            subTools: number;
                         };
                         /** @constant */
                         stale?: true;

@@ -187,6 +187,9 @@ export function assertDocumentPath(path: string): void {
 /** The folder of tool configurations in every layer (spec §4); documents in it are validated as tools. */
 export const TOOL_DOCUMENTS_DIR = "server-tools/";
 
+/** The folder of OpenAPI documents that packs name: writes into it take the spec body limit (API.md). */
+export const SPEC_DOCUMENTS_DIR = "specs/";
+
 /** The document path of a tool configuration. */
 export function toolDocumentPath(name: string): string {
   return `${TOOL_DOCUMENTS_DIR}${name}.yaml`;

@@ -19,5 +19,6 @@ export async function compileOpenApi(
     pack: input.pack,
     ...(input.specUrl === undefined ? {} : { specUrl: new URL(input.specUrl) }),
     ...(input.allow === undefined ? {} : { allow: input.allow }),
+    ...(input.tags === undefined ? {} : { tags: input.tags }),
   });
 }

@@ -15,7 +15,7 @@ export interface OpenApiParserOptions {
 /** How much of the validator's report a rejection quotes. */
 const MAX_MESSAGE_CHARS = 1_000;
 /** `$ref`s a document may hold in all; each one is walked and resolved. */
-const MAX_REFS = 10_000;
+const MAX_REFS = 50_000;
 /**
  * `$ref`s the document holds once each is replaced by what it points at, recursively (a ref back
  * into one being expanded is a cycle, counted once). Schemas that each reference the previous
@@ -53,15 +53,7 @@ export function createOpenApiParser(options: OpenApiParserOptions = {}): OpenApi
     if (bytes > maxBytes) {
       throw new Error(`the document has ${bytes} bytes; at most ${maxBytes} are accepted`);
     }
-    // Its length is bounded above (bytes); this runs on the task worker.
-    const parsed = parseYaml(text, Number.POSITIVE_INFINITY);
-    if (!parsed.ok) {
-      const first = parsed.errors[0];
-      throw new Error(
-        `the document is not valid YAML or JSON: ${first?.message ?? "unreadable"}${first?.line === undefined ? "" : ` (line ${first.line})`}`,
-      );
-    }
-    const document = plainJson(parsed.yaml.data);
+    const document = jsonDocument(text) ?? plainJson(yamlData(text));
     if (typeof document !== "object" || document === null || Array.isArray(document)) {
       throw new Error("the document is not an object");
     }
@@ -85,6 +77,31 @@ export function createOpenApiParser(options: OpenApiParserOptions = {}): OpenApi
     if (!result.valid) throw new Error(bounded(compileErrors(result)));
     return (await dereference(record as never, parserOptions)) as Record<string, unknown>;
   };
+}
+
+/**
+ * A JSON document's value by `JSON.parse`, or undefined when the text is not JSON: JSON is YAML,
+ * but the YAML parser takes 50 times as long over it (8.5 s for GitHub's 13 MB document).
+ */
+function jsonDocument(text: string): unknown {
+  if (!/^\s*[{[]/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The YAML text's data; its length is bounded above (bytes), and this runs on the task worker. */
+function yamlData(text: string): unknown {
+  const parsed = parseYaml(text, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) {
+    const first = parsed.errors[0];
+    throw new Error(
+      `the document is not valid YAML or JSON: ${first?.message ?? "unreadable"}${first?.line === undefined ? "" : ` (line ${first.line})`}`,
+    );
+  }
+  return parsed.yaml.data;
 }
 
 /**

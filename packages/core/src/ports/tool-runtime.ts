@@ -158,6 +158,8 @@ export interface OpenApiCompileRequest {
   readonly specUrl?: string;
   /** `parameters.operations`: only these become sub-tools. */
   readonly allow?: readonly string[];
+  /** `parameters.tags`: only operations carrying one of these tags become sub-tools. */
+  readonly tags?: readonly string[];
   /** Whose document: each tenant has its own share of the compiler's threads. */
   readonly tenant: string;
   readonly signal?: AbortSignal;
@@ -170,6 +172,7 @@ export interface CompiledOperations {
     readonly description: string;
     readonly inputSchema: Readonly<Record<string, unknown>>;
     readonly target?: unknown;
+    readonly family?: string;
   }[];
   readonly notes: readonly string[];
 }

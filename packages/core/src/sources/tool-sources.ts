@@ -101,7 +101,8 @@ export class ToolSources {
       this.entries.set(key, entry);
     }
     const now = this.now();
-    const due = entry.list === null || now - entry.loadedAt >= this.ttlMs || entry.list.current?.() === false;
+    const expired = !source.versioned && now - entry.loadedAt >= this.ttlMs;
+    const due = entry.list === null || expired || entry.list.current?.() === false;
     if (due && !entry.loading && now - entry.failedAt >= this.retryMs) {
       entry.loading = this.load(entry, () => source.load(AbortSignal.timeout(LOAD_LIMIT_MS)), config.name);
     }

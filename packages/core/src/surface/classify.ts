@@ -16,6 +16,8 @@ export interface SurfaceTool {
   readonly defaultDeferred: boolean;
   /** Packs: one usage line for the whole pack. */
   readonly packHint?: string;
+  /** Packs: the sub-tool's family inside its pack as the source groups it (an OpenAPI tag). */
+  readonly family?: string;
 }
 
 /** The recipe's lists that steer classification (names, or prefix patterns such as `doc_*`). */
@@ -199,7 +201,13 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
         triageClass = isPackTool(name) ? "pack" : "builtIn";
       }
     }
-    candidates.push({ name, triageClass, demand: activatedAt ?? demand.get(name) ?? 0, namedInHint });
+    candidates.push({
+      name,
+      triageClass,
+      demand: activatedAt ?? demand.get(name) ?? 0,
+      namedInHint,
+      ...(tool.family ? { family: tool.family } : {}),
+    });
     measured.push(activatedAt === undefined);
   }
   return { tools, candidates, measured };

@@ -13,6 +13,21 @@ export function toolFamily(name: string): string {
   return underscore > 0 ? name.slice(0, underscore) : name;
 }
 
+/**
+ * The family of a pack's sub-tool inside its pack (issue 23): `pack__{family}` with the family its
+ * source gives (an OpenAPI operation's first tag), else the operation's first `_` segment
+ * (`github__issues_create_comment` → `github__issues`). Triage keeps a pack larger than the
+ * budget by these, each whole: never half of one visible.
+ */
+export function packSubFamily(name: string, family?: string): string {
+  const pack = packOf(name);
+  if (pack === null) return toolFamily(name);
+  if (family) return `${pack}${PACK_SEPARATOR}${family}`;
+  const op = name.slice(pack.length + PACK_SEPARATOR.length);
+  const underscore = op.indexOf("_");
+  return `${pack}${PACK_SEPARATOR}${underscore > 0 ? op.slice(0, underscore) : op}`;
+}
+
 /** Whether a tool is a pack sub-tool (`pack__op`). */
 export function isPackTool(name: string): boolean {
   // `packOf(name) !== null`, without cutting the pack's name out.

@@ -310,6 +310,7 @@ export class ToolSurface {
           primary: tool.config.primary,
           defaultDeferred: tool.config.defaultDeferred,
           ...(tool.pack?.hint ? { packHint: tool.pack.hint } : {}),
+          ...(tool.pack?.tool.family ? { family: tool.pack.tool.family } : {}),
         };
         this.surfaceTools.set(tool, surfaceTool);
       }

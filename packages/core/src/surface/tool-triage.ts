@@ -1,7 +1,7 @@
 import { VanceError } from "../errors";
 import { compareStrings } from "../order";
 import { sortByName } from "./name-order";
-import { toolFamily } from "./tool-family";
+import { isPackTool, packSubFamily, toolFamily } from "./tool-family";
 
 /**
  * Triage classes in demotion order: the first class goes first. `mandatory` never goes.
@@ -26,6 +26,8 @@ export interface TriageCandidate {
   readonly demand: number;
   /** Named exactly in a hint list: the tool is its own unit, cut out of its family. */
   readonly namedInHint: boolean;
+  /** A pack sub-tool's family inside its pack, from its source (an OpenAPI tag); see `packSubFamily`. */
+  readonly family?: string;
 }
 
 export interface TriageResult {
@@ -42,6 +44,8 @@ interface Unit {
   readonly triageClass: TriageClass;
   /** In name order: candidates are grouped after sorting. */
   readonly members: string[];
+  /** Indexes into the sorted candidates, in step with `members`. */
+  readonly indexes: number[];
   demand: number;
   demoted: boolean;
 }
@@ -91,27 +95,72 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
     let unit = group.get(family);
     if (unit) {
       unit.members.push(candidate.name);
+      unit.indexes.push(index);
       unit.demand = Math.max(unit.demand, candidate.demand);
     } else {
-      unit = { family, triageClass, members: [candidate.name], demand: candidate.demand, demoted: false };
+      unit = {
+        family,
+        triageClass,
+        members: [candidate.name],
+        indexes: [index],
+        demand: candidate.demand,
+        demoted: false,
+      };
       group.set(family, unit);
       order.push(unit);
     }
     unitOf[index] = unit;
   }
-  order.sort(
-    (a, b) =>
-      CLASS_RANK.get(a.triageClass)! - CLASS_RANK.get(b.triageClass)! ||
-      a.demand - b.demand ||
-      compareStrings(a.family, b.family),
-  );
+  order.sort(byDemotionOrder);
   let size = sorted.length;
-  const demoted: string[] = [];
-  const demotedUnits: TriageResult["demotedUnits"] = [];
+  const demotedOrder: Unit[] = [];
   for (const unit of order) {
     if (size <= limit) break;
     size -= unit.members.length;
     unit.demoted = true;
+    demotedOrder.push(unit);
+  }
+  // Never leave free slots a demoted family could fill: the last unit demoted may have freed
+  // more than needed. Demoted units come back, most valued first, while they fit whole; a pack
+  // larger than the whole budget comes back by its families inside (`packSubFamily`), each whole.
+  let room = limit - size;
+  const finalDemoted: Unit[] = [];
+  for (let at = demotedOrder.length - 1; at >= 0; at--) {
+    const unit = demotedOrder[at]!;
+    if (room > 0 && unit.members.length <= room) {
+      unit.demoted = false;
+      room -= unit.members.length;
+      continue;
+    }
+    // Only a pack that could never be on the wire whole is cut: one that fits the budget stays
+    // one family (spec §14.2: a half-visible pack is the worst state).
+    const neverWhole = unit.members.length > limit - mandatory;
+    if (
+      room > 0 &&
+      neverWhole &&
+      unit.family === toolFamily(unit.members[0]!) &&
+      isPackTool(unit.members[0]!)
+    ) {
+      const parts = splitPack(unit, sorted);
+      for (const part of parts) {
+        if (part.members.length <= room) {
+          room -= part.members.length;
+          for (const index of part.indexes) unitOf[index] = part;
+        } else {
+          part.demoted = true;
+          for (const index of part.indexes) unitOf[index] = part;
+          finalDemoted.push(part);
+        }
+      }
+      continue;
+    }
+    finalDemoted.push(unit);
+  }
+  // In demotion order: the least valued first, as before.
+  finalDemoted.sort(byDemotionOrder);
+  const demoted: string[] = [];
+  const demotedUnits: TriageResult["demotedUnits"] = [];
+  for (const unit of finalDemoted) {
     demoted.push(...unit.members);
     demotedUnits.push({ family: unit.family, triageClass: unit.triageClass, tools: unit.members.length });
   }
@@ -119,4 +168,37 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
   for (let index = 0; index < sorted.length; index++)
     if (!unitOf[index]?.demoted) kept.push(sorted[index]!.name);
   return { kept, demoted, demotedUnits };
+}
+
+/** Class order, then lowest demand, then family name: the order units are demoted in. */
+function byDemotionOrder(a: Unit, b: Unit): number {
+  return (
+    CLASS_RANK.get(a.triageClass)! - CLASS_RANK.get(b.triageClass)! ||
+    a.demand - b.demand ||
+    compareStrings(a.family, b.family)
+  );
+}
+
+/**
+ * A pack's unit cut into its families inside the pack, most valued first (highest demand, then
+ * the smaller family, then by name): the order they come back in while they fit.
+ */
+function splitPack(unit: Unit, sorted: readonly TriageCandidate[]): Unit[] {
+  const parts = new Map<string, Unit>();
+  for (const index of unit.indexes) {
+    const candidate = sorted[index]!;
+    const family = packSubFamily(candidate.name, candidate.family);
+    let part = parts.get(family);
+    if (!part) {
+      part = { family, triageClass: unit.triageClass, members: [], indexes: [], demand: 0, demoted: false };
+      parts.set(family, part);
+    }
+    part.members.push(candidate.name);
+    part.indexes.push(index);
+    part.demand = Math.max(part.demand, candidate.demand);
+  }
+  return [...parts.values()].sort(
+    (a, b) =>
+      b.demand - a.demand || a.members.length - b.members.length || compareStrings(a.family, b.family),
+  );
 }

@@ -86,6 +86,10 @@ export interface PackSource {
   readonly reason?: string;
   /** The pack's hint line (`promptHint`), for discovery blocks. */
   readonly hint?: string;
+  /** How many sub-tools it offers now (0 while `unavailable`, or when its list makes it invalid). */
+  readonly subTools: number;
+  /** What its source offered that the pack leaves out, and why (operations without a usable body …). */
+  readonly notes: readonly string[];
 }
 
 /** The merged cascade of a project: its tools, the tool documents it cannot offer, and its packs' sources. */
@@ -150,6 +154,7 @@ interface Expansion {
 const NO_TOOLS: readonly ResolvedTool[] = Object.freeze([]);
 const NO_INVALID: readonly InvalidToolDocument[] = Object.freeze([]);
 const NO_PACKS: readonly PackSource[] = Object.freeze([]);
+const NO_NOTES: readonly string[] = Object.freeze([]);
 
 /** Invalid documents already named in a WARN line, by object key, ETag and cause (each once per instance). */
 const WARNED_DOCUMENTS = 4096;
@@ -185,6 +190,8 @@ export class ServerToolService {
     { readonly parts: readonly (readonly ResolvedTool[])[]; readonly key: string; readonly view: ToolListing }
   >();
   private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
+  /** Each pack's last logged source state by tenant, project and name: one log line per change. */
+  private readonly packStates = new LRUCache<string, string>({ max: WARNED_DOCUMENTS });
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -292,6 +299,26 @@ export class ServerToolService {
     const bundled = this.bundledTools.get(name);
     if (bundled) return bundled;
     return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
+  }
+
+  /**
+   * How the source of the pack document called `name` answers now (its pack page, `GET
+   * T/tools/{name}`), or null when `name` is no enabled pack document.
+   */
+  async packSource(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness = "fresh",
+  ): Promise<PackSource | null> {
+    const found = await this.lookupDocument(tenant, project, name, freshness);
+    if (found.status !== "found") return null;
+    const sourcing = this.sources?.sourcing(found.tool.config);
+    if (sourcing?.kind !== "pack") return null;
+    const expansion = await this.expand(tenant, project, found.tool);
+    const pack = packSource(found.tool, expansion, sourcing.promptHint?.(found.tool.config.parameters));
+    this.logPackState(tenant, project, pack);
+    return pack;
   }
 
   /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
@@ -410,7 +437,9 @@ export class ServerToolService {
       }
       const sourcing = this.sources?.sourcing(tool.config);
       if (sourcing?.kind === "pack") {
-        packs.push(packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters)));
+        const pack = packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters));
+        packs.push(pack);
+        this.logPackState(tenant, project, pack);
       }
     }
     const key = packs.map((pack) => `${pack.name}\n${pack.status}\n${pack.reason ?? ""}`).join("\n");
@@ -578,6 +607,38 @@ export class ServerToolService {
     const tools: ResolvedTool[] = [];
     for (const [, found] of merged) if (found.status === "found") tools.push(found.tool);
     return { tools: tools.sort(byString((tool) => tool.name)), invalid: invalid.sort(byInvalidDocument) };
+  }
+
+  /**
+   * A WARN line `pack.source_state` with tenant, project and pack when a pack's source turns
+   * stale or unavailable (or its reason changes), and an INFO line when it is current again:
+   * once per change on this instance, never per listing.
+   */
+  private logPackState(tenant: string, project: string, pack: PackSource): void {
+    const key = `${tenant}\n${project}\n${pack.name}`;
+    const state = `${pack.status}\n${pack.reason ?? ""}`;
+    const last = this.packStates.get(key);
+    if (last === state) return;
+    this.packStates.set(key, state);
+    if (pack.status !== "current") {
+      this.logger.warn("pack.source_state", {
+        tenant,
+        project,
+        pack: pack.name,
+        layer: pack.layer,
+        status: pack.status,
+        reason: pack.reason ?? "",
+      });
+    } else if (last !== undefined) {
+      this.logger.info("pack.source_state", {
+        tenant,
+        project,
+        pack: pack.name,
+        layer: pack.layer,
+        status: pack.status,
+        subTools: pack.subTools,
+      });
+    }
   }
 
   /** One WARN line per invalid document version and cause on this instance (`seen` identifies both). */
@@ -765,7 +826,15 @@ function storedToolPathProblem(path: string): VanceError | null {
 
 /** A pack document's source as the listing shows it. */
 function packSource(pack: ResolvedTool, expansion: Expansion, hint: string | undefined): PackSource {
-  const base = { name: pack.name, layer: pack.layer, labels: pack.config.labels, ...(hint ? { hint } : {}) };
+  const base = {
+    name: pack.name,
+    layer: pack.layer,
+    labels: pack.config.labels,
+    ...(hint ? { hint } : {}),
+    subTools: expansion.outcome instanceof VanceError ? 0 : expansion.outcome.length,
+    notes: expansion.list?.notes ?? NO_NOTES,
+  };
+
   if (expansion.list === null) {
     return {
       ...base,

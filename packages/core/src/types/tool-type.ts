@@ -63,6 +63,11 @@ export interface SourceTool {
   readonly inputSchema: JsonSchema;
   /** What the type needs to run it (an OpenAPI operation's method, path and parameter places). */
   readonly target?: unknown;
+  /**
+   * The family of the tool inside its pack, as the source groups it (an OpenAPI operation's first
+   * tag, snake_case): triage keeps or demotes a pack's family whole (spec §14.2).
+   */
+  readonly family?: string;
 }
 
 /** A source's tools as one load read them. */
@@ -87,6 +92,11 @@ export interface ToolSource {
    * spec URL): lists are cached by the tool document and this key.
    */
   readonly key: string;
+  /**
+   * True when `key` names one immutable version (a spec document's ETag): its list never expires
+   * while the key holds, so a document is parsed once per ETag, however often the TTL passes.
+   */
+  readonly versioned?: boolean;
   /** Reads the list from the remote, bounded by the source's own timeout and `signal`. */
   load(signal: AbortSignal): Promise<SourceList>;
 }

@@ -10,7 +10,7 @@ export const OPERATION_METHODS = ["get", "put", "post", "delete", "patch"] as co
 export type OperationMethod = (typeof OPERATION_METHODS)[number];
 
 /** Operations one pack offers at most; a larger document is cut (with a note), never loaded whole. */
-export const MAX_OPERATIONS = 500;
+export const MAX_OPERATIONS = 10_000;
 /** Characters of an operation's description a sub-tool keeps. */
 export const MAX_DESCRIPTION_CHARS = 1_024;
 /** Sub-tool names have at most this many characters in all (`pack__op`). */
@@ -59,6 +59,8 @@ export interface OperationListOptions {
   readonly specUrl?: URL;
   /** `parameters.operations`: only these become sub-tools. */
   readonly allow?: readonly string[];
+  /** `parameters.tags`: only operations carrying one of these tags become sub-tools. */
+  readonly tags?: readonly string[];
 }
 
 /** The input property of the JSON request body. */
@@ -97,6 +99,8 @@ export function readOperations(
   const maxName = Math.max(1, MAX_TOOL_NAME - options.pack.length - PACK_SEPARATOR.length);
   const allow = options.allow ? new Set(options.allow) : null;
   const matched = new Set<string>();
+  const tagFilter = options.tags ? new Set(options.tags) : null;
+  const matchedTags = new Set<string>();
   const documentServers = serverUrlOf(document.servers, options.specUrl);
 
   for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
@@ -110,6 +114,9 @@ export function readOperations(
       const label = `${method.toUpperCase()} ${path}`;
       const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
       const sourceName = uniqueName(nameOf(operationId, method, path, maxName), names, maxName);
+      const tags = tagsOf(operation);
+      if (tagFilter && !tags.some((tag) => tagFilter.has(tag))) continue;
+      if (tagFilter) for (const tag of tags) if (tagFilter.has(tag)) matchedTags.add(tag);
       if (allow) {
         const keys = [operationId, label, `${method} ${path}`, sourceName].filter((key) => key !== undefined);
         const key = keys.find((candidate) => allow.has(candidate));
@@ -137,13 +144,24 @@ export function readOperations(
         description: describe(operation, label),
         inputSchema: built.inputSchema,
         target: built.target,
+        ...(tags[0] !== undefined && snake(tags[0]) !== "" ? { family: snake(tags[0]) } : {}),
       });
     }
   }
   for (const entry of options.allow ?? []) {
     if (!matched.has(entry)) notes.push(`operations: '${entry}' names no operation of the document`);
   }
+  for (const tag of options.tags ?? []) {
+    if (!matchedTags.has(tag)) notes.push(`tags: '${tag}' is the tag of no operation of the document`);
+  }
   return { tools, notes };
+}
+
+/** An operation's OpenAPI tags (strings only). */
+function tagsOf(operation: Record<string, unknown>): string[] {
+  return Array.isArray(operation.tags)
+    ? operation.tags.filter((tag): tag is string => typeof tag === "string")
+    : [];
 }
 
 /** The target of a source tool listed by `readOperations`, or null when it is not one. */

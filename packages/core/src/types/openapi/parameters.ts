@@ -4,7 +4,7 @@ import { documentPathProblem } from "../../ids";
 import { PlainText } from "../../text";
 
 /** OpenAPI documents larger than this (UTF-8 bytes) are refused, wherever they come from. */
-export const MAX_OPENAPI_SPEC_BYTES = 2 * MIB;
+export const MAX_OPENAPI_SPEC_BYTES = 32 * MIB;
 
 /** Header names as HTTP allows them (RFC 9110 tokens). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -61,6 +61,8 @@ export const OpenApiParametersSchema = v.strictObject({
   ),
   /** Only these operations become sub-tools: operationIds, `METHOD /path`, or sub-tool op names. */
   operations: v.optional(v.array(v.pipe(v.string(), v.minLength(1, "operations entries must not be empty")))),
+  /** Only operations carrying one of these OpenAPI tags become sub-tools (with `operations`: both must hold). */
+  tags: v.optional(v.array(v.pipe(v.string(), v.minLength(1, "tags entries must not be empty")))),
   /** The pack's line in discovery blocks and `tool_list.packHints`. */
   promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
   /** Bounds each call, and each fetch of a spec URL. */

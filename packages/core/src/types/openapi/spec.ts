@@ -41,6 +41,8 @@ export async function openSpec(
   }
   return {
     key: `document ${hit.layer} ${hit.path} ${hit.etag ?? "unversioned"}`,
+    // Parsed once per ETag: a new version of the document is a new key.
+    versioned: hit.etag !== null,
     load: async () => list(hit.body, `'${hit.path}'`, pack, parameters, context),
   };
 }
@@ -63,6 +65,7 @@ async function list(
       tenant: context.tenant,
       ...(url ? { specUrl: url.href } : {}),
       ...(parameters.operations ? { allow: parameters.operations } : {}),
+      ...(parameters.tags ? { tags: parameters.tags } : {}),
     });
     return { tools, notes };
   } catch (error) {

@@ -1,0 +1,191 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "@vance/cli";
+import type { OpenApiCompiler } from "@vance/core";
+import { packSubFamily } from "@vance/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../functions/api/config";
+import { workerOpenApiCompiler } from "../functions/api/services";
+import { testApp } from "./support/app";
+import { projectClient } from "./support/client";
+import { listen, token } from "./support/ui-project";
+
+// Issue 23: GitHub's whole official OpenAPI document (npm @octokit/openapi, 13 MB, 1,223
+// operations) as one pack. The document is parsed once, on the task worker, for the whole file:
+// every test below reads the same listing.
+
+const GITHUB_SPEC = join(process.cwd(), "node_modules/@octokit/openapi/generated/api.github.com.json");
+const OPERATIONS = 1_223;
+
+interface Received {
+  method: string;
+  url: string;
+  contentType: string | undefined;
+  body: string;
+}
+
+let fake: Server;
+let fakeBase: string;
+const received: Received[] = [];
+let setup: Awaited<ReturnType<typeof testApp>>;
+let client: Awaited<ReturnType<typeof projectClient>>;
+const now = { t: 1_000_000_000 };
+let compiles = 0;
+/** The pack's sub-tools as the listing gave them. */
+let subTools: { name: string; pack?: string; family?: string }[] = [];
+
+/** The listing once the pack's source is current (its first parse takes seconds on the worker). */
+async function currentListing(): Promise<Record<string, unknown>> {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    const listed = await client.call("GET", "/tools");
+    const pack = (listed.body.packs as { pack: string; status: string }[]).find((p) => p.pack === "github");
+    if (pack?.status === "current") return listed.body;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error("the github pack never became current");
+}
+
+beforeAll(async () => {
+  fake = createServer((request: IncomingMessage, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    request.on("end", () => {
+      received.push({
+        method: request.method ?? "",
+        url: request.url ?? "",
+        contentType: request.headers["content-type"],
+        body,
+      });
+      response.writeHead(201, { "content-type": "application/json" });
+      response.end(JSON.stringify({ id: 1, body: "stored" }));
+    });
+  });
+  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  fakeBase = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+
+  const env = { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" };
+  const worker = workerOpenApiCompiler(loadConfig({ VANCE_DATA_DIR: tmpdir(), ...env }));
+  const counted: OpenApiCompiler = (request) => {
+    compiles++;
+    return worker(request);
+  };
+  setup = await testApp({ env, now: () => now.t, openApi: counted });
+  client = await projectClient(setup.app);
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => fake?.close(() => resolve()));
+});
+
+describe("GitHub's whole OpenAPI document as one pack", () => {
+  it("is stored through the API (13 MB, within the spec body limit) and through vance-tools push; all 1,223 operations listed as sub-tools, parsed once", async () => {
+    const text = readFileSync(GITHUB_SPEC, "utf8");
+    expect(text.length).toBeGreaterThan(12_000_000);
+    const stored = await setup.app.request("/v1/tenants/acme/projects/api/documents/specs/github.json", {
+      method: "PUT",
+      headers: { ...client.headers, "content-type": "application/json" },
+      body: text,
+    });
+    expect(stored.status, await stored.clone().text()).toBe(201);
+    // Any other folder keeps the ordinary limit.
+    const elsewhere = await setup.app.request("/v1/tenants/acme/projects/api/documents/big/github.json", {
+      method: "PUT",
+      headers: { ...client.headers, "content-type": "application/json" },
+      body: text,
+    });
+    expect(elsewhere.status).toBe(413);
+
+    // The CLI pushes the spec and the pack document into acme/shop.
+    const dir = join(tmpdir(), `vance-github-${process.pid}`);
+    mkdirSync(join(dir, "specs"), { recursive: true });
+    mkdirSync(join(dir, "server-tools"), { recursive: true });
+    writeFileSync(join(dir, "specs", "github.json"), text);
+    writeFileSync(
+      join(dir, "server-tools", "github.yaml"),
+      `type: openapi\ndescription: GitHub's REST API\nparameters:\n  spec: specs/github.json\n  baseUrl: ${fakeBase}\n  promptHint: GitHub - repositories, issues, pull requests, actions\n`,
+    );
+    const server = await listen(setup.app);
+    try {
+      let stderr = "";
+      const code = await runCli(
+        ["node", "vance-tools", "push", dir],
+        { out: { write: () => undefined }, err: { write: (chunk: string) => (stderr += chunk) } },
+        {
+          NO_COLOR: "1",
+          VANCE_URL: server.base,
+          VANCE_TOKEN: await token("acme", ["read", "write"]),
+          VANCE_TENANT: "acme",
+          VANCE_PROJECT: "shop",
+        },
+      );
+      expect(code, stderr).toBe(0);
+    } finally {
+      await server.close();
+    }
+
+    const listed = await currentListing();
+    subTools = (listed.tools as typeof subTools).filter((tool) => tool.pack === "github");
+    expect(subTools).toHaveLength(OPERATIONS);
+    expect(subTools.map((tool) => tool.name)).toContain("github__issues_create_comment");
+    const pack = (listed.packs as Record<string, unknown>[]).find((entry) => entry.pack === "github");
+    expect(pack).toEqual({
+      pack: "github",
+      layer: "project",
+      status: "current",
+      subTools: OPERATIONS,
+      leftOut: [],
+    });
+    expect(compiles).toBe(1);
+  }, 180_000);
+
+  it("is not parsed again while the spec's ETag holds, however often the sources' TTL passes", async () => {
+    for (let expiry = 0; expiry < 3; expiry++) {
+      now.t += 61_000;
+      const listed = await client.call("GET", "/tools");
+      const pack = (listed.body.packs as { pack: string; status: string }[]).find((p) => p.pack === "github");
+      expect(pack?.status).toBe("current");
+    }
+    expect(compiles).toBe(1);
+  });
+
+  it("under openai/gpt-4.1 (limit 127) a process allowed every sub-tool gets at least 100 on the wire, no family half visible", async () => {
+    const spawned = await client.spawn({
+      models: ["openai/gpt-4.1"],
+      allowedToolsAdd: subTools.map((tool) => tool.name),
+    });
+    const manifest = await client.manifest(spawned.processId);
+    const onWire = manifest.tools.map((tool) => tool.function.name);
+    expect(onWire.length).toBeGreaterThanOrEqual(100);
+    expect(onWire.length).toBeLessThanOrEqual(127);
+    const familyOf = new Map(subTools.map((tool) => [tool.name, packSubFamily(tool.name, tool.family)]));
+    const sizes = new Map<string, number>();
+    for (const family of familyOf.values()) sizes.set(family, (sizes.get(family) ?? 0) + 1);
+    const shown = new Map<string, number>();
+    for (const name of onWire) {
+      const family = familyOf.get(name);
+      if (family) shown.set(family, (shown.get(family) ?? 0) + 1);
+    }
+    for (const [family, count] of shown) expect(count, family).toBe(sizes.get(family));
+    expect(shown.size).toBeGreaterThan(1);
+    expect(familyOf.get("github__issues_create_comment")).toBe("github__issues");
+  });
+
+  it("a call of github__issues_create_comment reaches the (fake) GitHub with the right method, path and body", async () => {
+    const called = await client.call("POST", "/tools/github__issues_create_comment/invoke", {
+      params: { owner: "octo", repo: "hello", issue_number: 42, body: { body: "Looks good" } },
+    });
+    expect(called.status).toBe(200);
+    expect(called.body).toMatchObject({ value: { id: 1, body: "stored" } });
+    expect(received).toEqual([
+      {
+        method: "POST",
+        url: "/repos/octo/hello/issues/42/comments",
+        contentType: expect.stringContaining("application/json"),
+        body: JSON.stringify({ body: "Looks good" }),
+      },
+    ]);
+  });
+});
