@@ -1,26 +1,9 @@
-import {
-  assertProjectId,
-  assertTenantId,
-  type CatalogEditor,
-  type DocumentService,
-  type EmptyResponseDiagnosis,
-  type Logger,
-  type ModelCatalogService,
-  type ObservedToolLimits,
-  type ProcessService,
-  type RecipeResolver,
-  type SecretService,
-  type ServerToolService,
-  type ToolBudgetService,
-  type ToolDispatcher,
-  type ToolTypeRegistry,
-  type ToolUsage,
-  VanceError,
-} from "@vance/core";
+import { assertProjectId, assertTenantId, VanceError } from "@vance/core";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
-import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "./auth";
+import type { AppServices } from "./app-services";
+import { type AuthEnv, authenticate, ENGINE } from "./auth";
 import { limitBodies } from "./body-limits";
 import {
   describe,
@@ -33,11 +16,11 @@ import {
 } from "./openapi";
 import { problemResponse } from "./problem";
 import { requestTelemetry } from "./request-log";
-import { HealthSchema, type Metrics, MetricsSchema, ToolTypeSchema, ToolTypesSchema } from "./responses";
+import { HealthSchema, MetricsSchema, ToolTypeSchema, ToolTypesSchema } from "./responses";
 import { diagnosticRoutes } from "./routes/diagnostics";
 import { documentRoutes } from "./routes/documents";
 import { insightRoutes } from "./routes/insights";
-import { type McpSettings, mcpRoutes } from "./routes/mcp";
+import { mcpRoutes } from "./routes/mcp";
 import { modelRoutes } from "./routes/models";
 import { oauthRoutes } from "./routes/oauth";
 import { processRoutes, recipeRoutes } from "./routes/processes";
@@ -46,33 +29,6 @@ import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
 import { docsPage } from "./ui/docs";
 import { UI_CSP, uiRoutes } from "./ui/routes";
-
-/** Everything the HTTP API needs, built by one composition root per function. */
-export interface AppServices {
-  readonly version: string;
-  /** Verifies bearer tokens (the service's own and the trusted issuers') and mints listing sessions. */
-  readonly verifier: TokenVerifier;
-  readonly logger: Logger;
-  readonly types: ToolTypeRegistry;
-  readonly documents: DocumentService;
-  readonly tools: ServerToolService;
-  readonly dispatcher: ToolDispatcher;
-  readonly recipes: RecipeResolver;
-  readonly processes: ProcessService;
-  readonly usage: ToolUsage;
-  readonly secrets: SecretService;
-  readonly budget: ToolBudgetService;
-  readonly observedLimits: ObservedToolLimits;
-  /** The compiled model catalog, and its documents' writes (`/v1/models`). */
-  readonly catalog: ModelCatalogService;
-  readonly catalogEditor: CatalogEditor;
-  /** The empty-response diagnosis (`T/diagnostics/empty-response`). */
-  readonly diagnostics: EmptyResponseDiagnosis;
-  /** The MCP endpoints' browser rules and `T/mcp` session ends. */
-  readonly mcp: McpSettings;
-  /** This instance's cache counters. */
-  readonly metrics: () => Metrics;
-}
 
 const validIds = createMiddleware(async (c, next) => {
   assertTenantId(c.req.param("tenant") ?? "");

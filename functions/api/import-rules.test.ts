@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const API = new URL(".", import.meta.url).pathname;
@@ -31,9 +31,60 @@ describe("routes touch no port: they parse, authorise and call a service", () =>
   });
 
   it("the services handed to the routes (`AppServices`) include no store", () => {
-    const app = readFileSync(join(API, "app.ts"), "utf8");
+    const app = readFileSync(join(API, "app-services.ts"), "utf8");
     const services = /export interface AppServices \{([^}]*)\}/.exec(app)?.[1];
     expect(services).toContain("ProcessService");
     expect(services).not.toMatch(mentionsStore);
+  });
+});
+
+/** `functions/`-relative module → the `functions/` modules it imports (type-only imports included). */
+function functionsGraph(): Map<string, string[]> {
+  const root = join(API, "..");
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) return walk(full);
+      return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [full] : [];
+    });
+  const modules = walk(root);
+  const known = new Set(modules);
+  const resolveIn = (from: string, specifier: string) => {
+    const base = resolve(dirname(from), specifier);
+    return [`${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((candidate) => known.has(candidate));
+  };
+  return new Map(
+    modules.map((module) => [
+      relative(root, module),
+      [...readFileSync(module, "utf8").matchAll(/(?:\bfrom|\bimport)\s*\(?\s*["'](\.[^"']+)["']/g)]
+        .map(([, specifier]) => resolveIn(module, specifier!))
+        .filter((target): target is string => target !== undefined)
+        .map((target) => relative(root, target)),
+    ]),
+  );
+}
+
+describe("functions/ has no import cycles", () => {
+  const graph = functionsGraph();
+
+  it("reads the graph (the app imports the listing's routes)", () => {
+    expect(graph.get("api/app.ts")).toContain("api/ui/routes.tsx");
+  });
+
+  it("no module imports one that imports it back, however far round", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === "done") return;
+      if (state.get(module) === "open") {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(" → "));
+        return;
+      }
+      state.set(module, "open");
+      for (const target of graph.get(module) ?? []) visit(target, [...path, module]);
+      state.set(module, "done");
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
   });
 });

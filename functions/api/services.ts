@@ -60,7 +60,7 @@ import {
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, TaskPool } from "@vance/sandbox";
-import type { AppServices } from "./app";
+import type { AppServices } from "./app-services";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
 import { localSecretsKey } from "./local-secret";

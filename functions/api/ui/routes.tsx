@@ -23,7 +23,7 @@ import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import * as v from "valibot";
-import type { AppServices } from "../app";
+import type { AppServices } from "../app-services";
 import { authorise, type Caller, type Need, publicBase } from "../auth";
 import { BearerError } from "../identity/challenge";
 import { PROCESSES_REACH } from "../identity/claims";
