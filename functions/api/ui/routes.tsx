@@ -3,27 +3,13 @@ import {
   assertProjectId,
   assertTenantId,
   catalogView,
-  commaList,
   Errors,
-  inCapabilityFloor,
   invocableToolNameProblem,
-  issuesToFieldErrors,
-  operationTarget,
-  packOf,
-  type ResolvedTool,
-  SpawnRequestSchema,
-  TENANT_PROJECT,
-  TOOL_DOCUMENTS_DIR,
-  toolDocumentPath,
-  toolNameFromPath,
-  toolNameProblem,
   VanceError,
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import * as v from "valibot";
-import type { AppServices } from "../app-services";
 import { authorise, type Caller, type Need, publicBase } from "../auth";
 import { BearerError } from "../identity/challenge";
 import { PROCESSES_REACH } from "../identity/claims";
@@ -31,29 +17,19 @@ import { problemResponse } from "../problem";
 import { REPLACE_SESSION_HEADER, UI_SCRIPT, UI_STYLES } from "./assets";
 import {
   ErrorPage,
-  type LayerView,
-  type ListingItem,
   ModelPage,
-  type ModelView,
-  type PackGroup,
   PickerPage,
   type ProblemView,
   ProjectPage,
   type ProjectRef,
   projectHref,
-  type RoleUsage,
   SignInPage,
   ToolPage,
-  type ToolRow,
-  type ToolTarget,
   type Viewer,
 } from "./pages";
+import { listing, modelView, toolDetails, type UiServices } from "./views";
 
-/** What the listing reads: the services the API's routes use, nothing that writes a document. */
-export type UiServices = Pick<
-  AppServices,
-  "verifier" | "logger" | "tools" | "documents" | "usage" | "processes" | "budget" | "catalog"
->;
+export type { UiServices } from "./views";
 
 /** The listing's session cookie: sent only to `/ui/`, never readable by scripts, never cross-site. */
 export const SESSION_COOKIE = "vance_ui";
@@ -285,234 +261,4 @@ export function uiRoutes(services: UiServices) {
   });
 
   return ui;
-}
-
-/** Calls and look-ups per tool, per role. */
-function usageByTool(report: Awaited<ReturnType<UiServices["usage"]["byRole"]>>): Map<string, RoleUsage[]> {
-  const byTool = new Map<string, RoleUsage[]>();
-  for (const { role, tools } of report.roles) {
-    for (const tool of tools) {
-      const entries = byTool.get(tool.name) ?? [];
-      entries.push({ role, calls: tool.calls, discoveryHits: tool.discoveryHits });
-      byTool.set(tool.name, entries);
-    }
-  }
-  return byTool;
-}
-
-function rowOf(tool: ResolvedTool, usage: Map<string, RoleUsage[]>): ToolRow {
-  return {
-    name: tool.name,
-    layer: tool.layer,
-    type: tool.config.type,
-    description: tool.config.description,
-    labels: tool.config.labels,
-    primary: tool.config.primary,
-    enabled: "yes",
-    usage: usage.get(tool.name) ?? [],
-  };
-}
-
-/**
- * The project's merged tools with their packs grouped, and the documents the merge leaves out
- * because they disable a tool (or do not parse), so a reader sees why a tool is missing.
- */
-async function listing(
-  services: UiServices,
-  at: ProjectRef,
-  label: string | undefined,
-): Promise<{ items: ListingItem[]; roles: string[] }> {
-  const { tenant, project } = at;
-  const [{ tools, invalid, packs: sources }, report, projectDocuments, tenantDocuments] = await Promise.all([
-    services.tools.listing(tenant, project),
-    services.usage.byRole(tenant, project),
-    project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
-    services.documents.list(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
-  ]);
-  const usage = usageByTool(report);
-  const shown = tools.filter((tool) => label === undefined || tool.config.labels.includes(label));
-  const packs = new Map<string, PackGroup & { rows: ToolRow[] }>();
-  const items: ListingItem[] = [];
-  for (const tool of shown) {
-    if (!tool.pack) {
-      items.push({ kind: "tool", row: rowOf(tool, usage) });
-      continue;
-    }
-    let group = packs.get(tool.pack.name);
-    if (!group) {
-      group = { pack: tool.pack.name, layer: tool.layer, type: tool.config.type, rows: [] };
-      packs.set(tool.pack.name, group);
-      items.push({ kind: "pack", group });
-    }
-    group.rows.push(rowOf(tool, usage));
-  }
-  // Every pack document has its head row, with its source's state: one whose source fails is
-  // said so, never left out for want of sub-tools.
-  for (const source of sources) {
-    if (label !== undefined && !source.labels.includes(label)) continue;
-    const group = packs.get(source.name);
-    const state = { status: source.status, reason: source.reason, leftOut: source.notes.length };
-    if (group) {
-      Object.assign(group, state);
-      continue;
-    }
-    const created = { pack: source.name, layer: source.layer, type: "pack", rows: [], ...state };
-    packs.set(source.name, created);
-    items.push({ kind: "pack", group: created });
-  }
-  if (label === undefined) {
-    const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
-    // A document no tool page can show (its name breaks the rules, or is the floor's): its row says why.
-    for (const document of invalid) {
-      const name = toolNameFromPath(document.path);
-      if (name !== null && toolNameProblem(name) === null && !inCapabilityFloor(name)) continue;
-      items.push({
-        kind: "tool",
-        row: {
-          name: name ?? document.path,
-          layer: document.layer,
-          type: "—",
-          description: document.error.message,
-          labels: [],
-          primary: false,
-          enabled: "invalid",
-          usage: [],
-        },
-      });
-    }
-    const hidden = [...projectDocuments, ...tenantDocuments]
-      .map((document) => toolNameFromPath(document.path))
-      .filter((name): name is string => name !== null && toolNameProblem(name) === null && !listed.has(name));
-    for (const name of [...new Set(hidden)]) {
-      const found = await services.tools.lookup(tenant, project, name);
-      if (found.status !== "disabled" && found.status !== "invalid") continue;
-      items.push({
-        kind: "tool",
-        row: {
-          name,
-          layer: found.layer,
-          type: "—",
-          description: "",
-          labels: [],
-          primary: false,
-          enabled: found.status === "disabled" ? "no" : "invalid",
-          usage: usage.get(name) ?? [],
-        },
-      });
-    }
-  }
-  const nameOf = (item: ListingItem) => (item.kind === "tool" ? item.row.name : item.group.pack);
-  items.sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
-  return { items, roles: report.roles.map((role) => role.role) };
-}
-
-/** What a tool calls, when it is an OpenAPI operation or an MCP server's tool. */
-function targetOf(tool: ResolvedTool): ToolTarget | undefined {
-  const server = tool.config.parameters.server;
-  if (tool.pack) {
-    const operation = operationTarget(tool.pack.tool);
-    if (operation) {
-      const operationId = tool.pack.tool.sourceName.includes(" ") ? undefined : tool.pack.tool.sourceName;
-      return { kind: "http", method: operation.method, path: operation.path, operationId };
-    }
-    if (typeof server === "string") return { kind: "mcp", server, tool: tool.pack.tool.sourceName };
-    return undefined;
-  }
-  const toolName = tool.config.parameters.toolName;
-  return typeof server === "string" && typeof toolName === "string"
-    ? { kind: "mcp", server, tool: toolName }
-    : undefined;
-}
-
-/** One tool as the cascade resolves it, and its document in every layer that holds one. */
-async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
-  const { tenant, project } = at;
-  const found = await services.tools.lookup(tenant, project, name);
-  if (found.status === "not_found") throw Errors.toolNotFound(name);
-  const builtIn = found.status === "found" && found.tool.layer === "builtin";
-  const documentPath = builtIn ? null : toolDocumentPath(packOf(name) ?? name);
-  const hits = documentPath === null ? [] : await services.documents.layers(tenant, project, documentPath);
-  const layers: LayerView[] = hits.map((hit, index) => ({
-    layer: hit.layer,
-    etag: hit.etag,
-    body: hit.body,
-    wins: index === 0,
-  }));
-  if (found.status === "found") {
-    const { tool } = found;
-    return {
-      state: "found" as const,
-      tool: {
-        layer: tool.layer,
-        config: { ...tool.config },
-        inputSchema: tool.inputSchema,
-        pack: tool.pack?.name,
-        stale: tool.stale,
-        source: tool.pack ? null : await services.tools.packSource(tenant, project, name, "known"),
-        runs: targetOf(tool),
-        audit: {
-          createdAt: tool.audit?.createdAt ?? null,
-          updatedAt: tool.audit?.updatedAt ?? null,
-          updatedBy: tool.audit?.updatedBy ?? null,
-        },
-      },
-      floor: inCapabilityFloor(name),
-      documentPath,
-      layers,
-    };
-  }
-  return {
-    state: found.status,
-    stateLayer: found.layer,
-    problem:
-      found.status === "invalid"
-        ? {
-            status: found.error.status,
-            code: found.error.code,
-            detail: found.error.message,
-            errors: found.error.errors,
-          }
-        : undefined,
-    documentPath,
-    layers,
-  };
-}
-
-/**
- * The manifest of a process that allows every tool of the project, for the chain in the query:
- * `ProcessService.preview`, so no process is stored to render the page.
- */
-async function modelView(
-  services: UiServices,
-  at: ProjectRef,
-  query: { models: string; recipe: string },
-): Promise<ModelView> {
-  const { tenant, project } = at;
-  const tools = await services.tools.listAll(tenant, project);
-  const parsed = v.safeParse(SpawnRequestSchema, {
-    models: commaList(query.models),
-    ...(query.recipe.trim() === "" ? {} : { recipe: query.recipe.trim() }),
-    engineDefault: tools.map((tool) => tool.name),
-  });
-  if (!parsed.success) {
-    throw Errors.validationFailed(
-      "the query does not describe a process",
-      issuesToFieldErrors(parsed.issues, undefined, [], SpawnRequestSchema),
-    );
-  }
-  const request = parsed.output;
-  const budget = await services.budget.budgetForChain(request.models, { tenant });
-  const { record, manifest } = await services.processes.preview(tenant, project, request, "openai");
-  const descriptions = new Map(tools.map((tool) => [tool.name, tool.config.description]));
-  const demoted = new Set(manifest.demoted);
-  return {
-    budget: manifest.budget,
-    models: budget.models,
-    allowed: record.allowedTools.length,
-    onTheWire: manifest.primary.map((name) => ({ name, description: descriptions.get(name) ?? "" })),
-    deferred: manifest.deferred.filter((name) => !demoted.has(name)),
-    demoted: [...manifest.demoted],
-    discoveryBlock: manifest.discoveryBlock,
-    demotedDiscoveryBlock: manifest.demotedDiscoveryBlock,
-  };
 }
