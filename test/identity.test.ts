@@ -253,7 +253,9 @@ describe("tokens of a trusted issuer (OIDC discovery and JWKS of a real mock ser
       clock.t += KEYS_COOLDOWN_MS;
       expect((await app.request(`${T}/tools`, { headers: as(token) })).status).toBe(200);
       expect(jwksReads()).toBe(before + 2);
-      const metrics = await (await app.request("/v1/metrics", { headers: as(token) })).json();
+      // /v1/metrics takes a platform token: the service's own, as this app accepts them too.
+      const platform = await mintToken(SECRET, { tenant: "*", roles: [] }, 24 * 3600);
+      const metrics = await (await app.request("/v1/metrics", { headers: as(platform) })).json();
       expect(metrics.identity.issuers).toEqual([
         { issuer: idp.url, keys: expect.any(Number), reads: 2, failures: 1 },
       ]);

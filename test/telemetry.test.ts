@@ -26,12 +26,14 @@ interface OtlpSpan {
 async function startReceiver() {
   const spans: OtlpSpan[] = [];
   const bodies: string[] = [];
+  const metricBodies: string[] = [];
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => {
       body += chunk.toString();
     });
     req.on("end", () => {
+      if (req.url === "/v1/metrics") metricBodies.push(body);
       if (req.url === "/v1/traces") {
         bodies.push(body);
         const parsed = JSON.parse(body) as {
@@ -46,7 +48,7 @@ async function startReceiver() {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, spans, bodies, stop: () => new Promise((resolve) => server.close(resolve)) };
+  return { url, spans, bodies, metricBodies, stop: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 const attribute = (span: OtlpSpan, key: string) => {
@@ -98,10 +100,7 @@ async function tracedInvoke(name: string, params: unknown) {
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  telemetry = startTelemetry(
-    { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: "none" },
-    "test",
-  );
+  telemetry = startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, "test");
   upstream = createServer((req, res) => {
     upstreamSeen.push(req.headers);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ summary: "fine" }));
@@ -210,5 +209,95 @@ describe("traces over OTLP/HTTP", () => {
     for (const value of [SECRET_VALUE, PARAM_VALUE, MCP_KEY, "Bearer "]) {
       expect(everything).not.toContain(value);
     }
+  });
+});
+
+/** One data point of an OTLP/HTTP JSON metrics export. */
+interface OtlpPoint {
+  attributes: { key: string; value: Record<string, unknown> }[];
+  asInt?: string | number;
+  asDouble?: number;
+  count?: string | number;
+}
+
+/** The data points of metric `name` in the last export. */
+function pointsOf(name: string): { attributes: Record<string, unknown>; value: number }[] {
+  const last = JSON.parse(receiver.metricBodies.at(-1) ?? "{}") as {
+    resourceMetrics?: {
+      scopeMetrics: {
+        metrics: {
+          name: string;
+          sum?: { dataPoints: OtlpPoint[] };
+          histogram?: { dataPoints: OtlpPoint[] };
+        }[];
+      }[];
+    }[];
+  };
+  const metrics = (last.resourceMetrics ?? []).flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics));
+  const metric = metrics.find((m) => m.name === name);
+  const points = metric?.sum?.dataPoints ?? metric?.histogram?.dataPoints ?? [];
+  return points.map((point) => ({
+    attributes: Object.fromEntries(point.attributes.map((a) => [a.key, Object.values(a.value)[0]])),
+    value: Number(point.asInt ?? point.asDouble ?? point.count ?? 0),
+  }));
+}
+
+describe("metrics over OTLP/HTTP", () => {
+  it("counts tool calls by tenant, project, tool and outcome, and times them by type and upstream", async () => {
+    await tracedInvoke("ticket_summary", { ticket: "A-1" });
+    await telemetry.flush();
+    const calls = pointsOf("vance.tool.calls");
+    const summary = calls.find((p) => p.attributes["vance.tool"] === "ticket_summary");
+    expect(summary?.attributes).toEqual({
+      "vance.tenant": "acme",
+      "vance.project": "shop",
+      "vance.tool": "ticket_summary",
+      "vance.outcome": "ok",
+    });
+    // Cumulative: every ticket_summary call of this file so far (two traced ones).
+    expect(summary?.value).toBe(2);
+    const durations = pointsOf("vance.tool.duration");
+    expect(durations.find((p) => p.attributes["vance.tool.type"] === "rest")?.value).toBe(2);
+    const upstream = pointsOf("vance.upstream.duration");
+    expect(upstream.map((p) => p.attributes["vance.upstream"]).sort()).toEqual(["http", "mcp"]);
+    expect(JSON.stringify(receiver.metricBodies)).not.toContain("A-1");
+  });
+});
+
+describe("CloudWatch EMF lines", () => {
+  it("writes one line per data point, delta, with tenant and tool as properties rather than dimensions", async () => {
+    const { MeterProvider, PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
+    const { EmfMetricExporter, EMF_NAMESPACE } = await import("../functions/api/emf");
+    const lines: string[] = [];
+    const provider = new MeterProvider({
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: new EmfMetricExporter((line) => lines.push(line)),
+          exportIntervalMillis: 3_600_000,
+        }),
+      ],
+    });
+    const { ServiceMetrics } = await import("@vance/core");
+    const measured = new ServiceMetrics(provider.getMeter("test"));
+    const call = { tenant: "acme", project: "shop", tool: "t", type: "rest", outcome: "ok" };
+    measured.toolCall(call, 10);
+    measured.toolCall(call, 30);
+    await provider.forceFlush();
+    measured.toolCall(call, 5);
+    await provider.forceFlush();
+    await provider.shutdown();
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const counts = parsed
+      .filter((line) => "vance.tool.calls" in line)
+      .map((line) => line["vance.tool.calls"]);
+    expect(counts).toEqual([2, 1]);
+    const first = parsed.find((line) => "vance.tool.calls" in line) as {
+      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][] }[] };
+    } & Record<string, unknown>;
+    expect(first._aws.CloudWatchMetrics[0]?.Namespace).toBe(EMF_NAMESPACE);
+    expect(first._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([["vance.outcome"]]);
+    expect(first["vance.tenant"]).toBe("acme");
+    const duration = parsed.find((line) => "vance.tool.duration" in line);
+    expect(duration).toMatchObject({ "vance.tool.duration": 20, "vance.tool.duration.max": 30 });
   });
 });

@@ -264,17 +264,20 @@ describe("GET /v1/metrics", () => {
     const { dataDir } = sharedStores();
     const a = await instance(dataDir, { env: { VANCE_CACHE_DOCUMENTS_MB: "8", VANCE_CACHE_PARSED_MB: "4" } });
     expect((await a.app.request("/v1/metrics")).status).toBe(401);
+    const tenantToken = await bearer({ tenant: "other", roles: ["admin"] });
+    expect((await a.app.request("/v1/metrics", { headers: tenantToken })).status).toBe(403);
     const { processId } = await seed(a.client);
     await a.client.manifest(processId);
     const read = async () => {
       const res = await a.app.request("/v1/metrics", {
-        headers: await bearer({ tenant: "other", roles: [] }),
+        headers: await bearer({ tenant: "*", roles: [] }),
       });
       expect(res.status).toBe(200);
       type Stats = { hits: number; misses: number; entries: number; bytes: number; maxBytes: number };
       return (await res.json()) as {
         caches: { documents: Stats; parsed: Stats };
         generations: { reads: number; bumps: number };
+        scripts: { runs: number; busy: number; queued: number } | null;
       };
     };
     const before = await read();
@@ -287,6 +290,7 @@ describe("GET /v1/metrics", () => {
     expect(after.caches.documents.misses).toBe(before.caches.documents.misses);
     expect(after.caches.parsed.hits).toBe(before.caches.parsed.hits + 1);
     expect(after.generations.reads).toBe(before.generations.reads + 1);
+    expect(after.scripts).toMatchObject({ runs: expect.any(Number), busy: 0, queued: 0 });
   });
 });
 

@@ -69,7 +69,8 @@ const DOCS = {
     problems: { 404: ["type_not_found"] },
   },
   metrics: {
-    summary: "This instance's cache hits, misses and sizes, and its generation reads (any valid token)",
+    summary:
+      "This instance's cache hits, misses and sizes, its generation reads and its script pool (a platform token)",
     tag: "meta",
     responses: { 200: jsonResponse("Counters since the instance started", MetricsSchema) },
   },
@@ -116,7 +117,12 @@ export function createApp(services: AppServices) {
     }
     return c.json(type);
   });
-  app.get("/v1/metrics", describe(DOCS.metrics), authenticate(verifier), (c) => c.json(services.metrics()));
+  app.get(
+    "/v1/metrics",
+    describe(DOCS.metrics),
+    authenticate(verifier, undefined, { platformOnly: true }),
+    (c) => c.json(services.metrics()),
+  );
 
   // OAuth discovery for MCP clients (RFC 9728), and the development issuer while local tokens are on.
   app.route("/", oauthRoutes(verifier));

@@ -5,7 +5,7 @@ import { bundledFiles, loadFunctionConfig } from "../settings";
 import { startFunction } from "../start";
 import { createApp } from "./app";
 import { problemResponse } from "./problem";
-import { buildServices, lazyScriptPool } from "./services";
+import { buildServices, lazyScriptPool, VERSION } from "./services";
 import { startTelemetry } from "./telemetry";
 
 /**
@@ -33,11 +33,13 @@ export const handler = await startFunction(
       // Never generated here: the next instance could not verify the tokens or read the secrets.
       require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"],
     });
+    // Before the services: their instruments bind to the meter provider registered now.
+    // Metrics as CloudWatch EMF lines unless told otherwise: no collector needed in Lambda.
+    const telemetry = startTelemetry({ OTEL_METRICS_EXPORTER: "emf", ...process.env }, VERSION);
     const services = await buildServices(config, config.VANCE_JWT_SECRET!, {
       // Most first events run no script: QuickJS and the workers start at the first that does.
       scripts: lazyScriptPool(config),
     });
-    const telemetry = startTelemetry(process.env, services.version);
     const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
     if (telemetry.traces === "off" && telemetry.metrics === "off") return handler;
     // A sandbox is frozen between invocations: what a batch holds is sent before answering.

@@ -6,7 +6,7 @@ import { mintToken } from "./auth";
 import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
-import { buildServices, type Services } from "./services";
+import { buildServices, type Services, VERSION } from "./services";
 import { startTelemetry } from "./telemetry";
 
 async function main(): Promise<void> {
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
     trace: config.VANCE_LOG_LEVEL === "trace",
     pretty: process.stdout.isTTY,
   });
+  startTelemetry(process.env, VERSION);
   const services = await buildServices(config, secret, { logger });
-  startTelemetry(process.env, services.version);
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.
   const synced = await services.syncCatalog();

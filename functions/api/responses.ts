@@ -346,6 +346,21 @@ export const MetricsSchema = v.object({
       v.object({ issuer: v.string(), keys: v.number(), reads: v.number(), failures: v.number() }),
     ),
   }),
+  /** The script pool: its threads, runs, busy answers and queued runs; null before a lazy pool started. */
+  scripts: v.nullable(
+    v.object({
+      workers: v.object({
+        idle: v.number(),
+        busy: v.number(),
+        starting: v.number(),
+        started: v.number(),
+        terminated: v.number(),
+      }),
+      runs: v.number(),
+      busy: v.number(),
+      queued: v.number(),
+    }),
+  ),
 });
 
 export type Metrics = v.InferOutput<typeof MetricsSchema>;

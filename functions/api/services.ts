@@ -47,6 +47,7 @@ import {
   SecretService,
   type SecretStore,
   ServerToolService,
+  ServiceMetrics,
   type StateStore,
   StoreScan,
   ToolBudgetService,
@@ -59,7 +60,7 @@ import {
   tracedFetch,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
-import type { ScriptPool, TaskPool } from "@vance/sandbox";
+import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
 import type { AppServices } from "./app-services";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
@@ -154,22 +155,64 @@ export interface ClosableScriptRunner extends ScriptRunner {
  * The script pool, made at the first script run rather than now: a Lambda cold start whose event
  * runs no script neither compiles QuickJS nor starts workers. A failed start is not kept.
  */
-export function lazyScriptPool(config: Config): ClosableScriptRunner {
+export function lazyScriptPool(config: Config): ClosableScriptRunner & { stats(): ScriptPoolStats | null } {
   let pool: Promise<ScriptPool> | undefined;
+  let started: ScriptPool | undefined;
   return {
     run: async (request) => {
-      pool ??= scriptPool(config).catch((error: unknown) => {
-        pool = undefined;
-        throw error;
-      });
+      pool ??= scriptPool(config).then(
+        (made) => {
+          started = made;
+          return made;
+        },
+        (error: unknown) => {
+          pool = undefined;
+          throw error;
+        },
+      );
       return (await pool).run(request);
     },
+    stats: () => started?.stats() ?? null,
     close: async () => {
-      const started = pool;
+      const closing = pool;
       pool = undefined;
-      if (started) await (await started.catch(() => undefined))?.close();
+      started = undefined;
+      if (closing) await (await closing.catch(() => undefined))?.close();
     },
   };
+}
+
+/** The pool's counters when the runner is a pool (or a lazy one that has started). */
+function poolStatsOf(runner: ScriptRunner): () => ScriptPoolStats | null {
+  const stats = (runner as { stats?: () => ScriptPoolStats | null }).stats;
+  return typeof stats === "function" ? () => stats.call(runner) : () => null;
+}
+
+/**
+ * The pool's queue and busy answers as observable instruments: read when a metric reader
+ * collects, so an idle instance costs nothing.
+ */
+function observeScriptPool(metrics: ServiceMetrics, stats: () => ScriptPoolStats | null): void {
+  metrics.meter
+    .createObservableGauge("vance.scripts.queued", { description: "Script runs waiting for a slot" })
+    .addCallback((result) => {
+      const now = stats();
+      if (now) result.observe(now.queued);
+    });
+  metrics.meter
+    .createObservableGauge("vance.scripts.workers_busy", { description: "Worker threads running a script" })
+    .addCallback((result) => {
+      const now = stats();
+      if (now) result.observe(now.workers.busy);
+    });
+  metrics.meter
+    .createObservableCounter("vance.scripts.busy_answers", {
+      description: "Script runs answered busy (the tenant's slots and queue were full)",
+    })
+    .addCallback((result) => {
+      const now = stats();
+      if (now) result.observe(now.busy);
+    });
 }
 
 /**
@@ -250,6 +293,8 @@ export async function buildServices(
   } = {},
 ): Promise<Services> {
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
+  // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
+  const serviceMetrics = new ServiceMetrics();
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
   const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
@@ -281,9 +326,9 @@ export async function buildServices(
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
   const runtime: ToolRuntime = {
-    fetch: tracedFetch(guardedFetch, "http"),
+    fetch: tracedFetch(guardedFetch, "http", serviceMetrics),
     mcp: createMcpClient({
-      fetch: tracedFetch(guardedFetch, "mcp"),
+      fetch: tracedFetch(guardedFetch, "mcp", serviceMetrics),
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
     resolveHost: dnsHostResolver,
@@ -344,6 +389,7 @@ export async function buildServices(
     usage,
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
+    metrics: serviceMetrics,
   });
   const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -360,7 +406,17 @@ export async function buildServices(
           now,
         });
   const discovery = new DiscoveryApi({ surface, bookkeeping });
-  const dispatcher = new ToolDispatcher({ tools, cascade, runtime, secrets, networkPolicy, discovery });
+  const dispatcher = new ToolDispatcher({
+    tools,
+    cascade,
+    runtime,
+    secrets,
+    networkPolicy,
+    discovery,
+    metrics: serviceMetrics,
+  });
+  const scriptStats = poolStatsOf(runtime.scripts);
+  observeScriptPool(serviceMetrics, scriptStats);
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
   const verifier = new TokenVerifier(
     {
@@ -404,6 +460,7 @@ export async function buildServices(
       caches: { documents: cascade.stats, parsed: tools.stats },
       generations: generations.stats,
       identity: verifier.stats,
+      scripts: scriptStats(),
     }),
     syncCatalog: async () => {
       const result = await compileCatalog();

@@ -8,7 +8,8 @@
  *   for its API key (Honeycomb's `x-honeycomb-team=…`), read by the exporter itself.
  * - `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`: `otlp` (the default once an endpoint is
  *   set), `none` to keep one of them off, `noop` to record spans and drop them (the bench's
- *   baseline of the instrumentation's own cost).
+ *   baseline of the instrumentation's own cost); metrics `emf`: CloudWatch embedded-metric
+ *   lines on stdout (the Lambda's default, see `emf.ts`).
  * - `OTEL_SERVICE_NAME` (default `vance-server-tools`); `OTEL_METRIC_EXPORT_INTERVAL` (ms).
  */
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
@@ -25,8 +26,9 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
 import * as v from "valibot";
+import { EmfMetricExporter } from "./emf";
 
-const ExporterSchema = v.optional(v.picklist(["otlp", "none", "noop"]));
+const ExporterSchema = v.optional(v.picklist(["otlp", "none", "noop", "emf"]));
 
 const TelemetryEnvSchema = v.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -44,7 +46,7 @@ const TelemetryEnvSchema = v.object({
 /** The SDK's state in this process: what it exports, and how to flush and stop it. */
 export interface Telemetry {
   readonly traces: "otlp" | "noop" | "off";
-  readonly metrics: "otlp" | "off";
+  readonly metrics: "otlp" | "emf" | "off";
   /** Sends what is buffered (a Lambda invocation ends with this: a frozen sandbox sends nothing). */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
@@ -84,7 +86,12 @@ export function startTelemetry(
       : settings.OTEL_TRACES_EXPORTER !== "none" && tracesEndpoint !== undefined
         ? "otlp"
         : "off";
-  const metricsOn = settings.OTEL_METRICS_EXPORTER !== "none" && metricsEndpoint !== undefined;
+  const metricsMode =
+    settings.OTEL_METRICS_EXPORTER === "emf"
+      ? "emf"
+      : settings.OTEL_METRICS_EXPORTER !== "none" && metricsEndpoint !== undefined
+        ? "otlp"
+        : "off";
   const resource = resourceFromAttributes({
     "service.name": settings.OTEL_SERVICE_NAME,
     "service.version": version,
@@ -109,12 +116,15 @@ export function startTelemetry(
     trace.setGlobalTracerProvider(tracerProvider);
   }
   let meterProvider: MeterProvider | undefined;
-  if (metricsOn) {
+  if (metricsMode !== "off") {
     meterProvider = new MeterProvider({
       resource,
       readers: [
         new PeriodicExportingMetricReader({
-          exporter: new OTLPMetricExporter({ url: metricsUrl(metricsEndpoint!, env) }),
+          exporter:
+            metricsMode === "emf"
+              ? new EmfMetricExporter()
+              : new OTLPMetricExporter({ url: metricsUrl(metricsEndpoint!, env) }),
           exportIntervalMillis: settings.OTEL_METRIC_EXPORT_INTERVAL,
         }),
       ],
@@ -124,7 +134,7 @@ export function startTelemetry(
   }
   return {
     traces,
-    metrics: metricsOn ? "otlp" : "off",
+    metrics: metricsMode,
     async flush() {
       await Promise.all([tracerProvider?.forceFlush(), meterProvider?.forceFlush()]);
     },

@@ -127,7 +127,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This instance's cache hits, misses and sizes, and its generation reads (any valid token) */
+        /** This instance's cache hits, misses and sizes, its generation reads and its script pool (a platform token) */
         get: operations["getV1Metrics"];
         put?: never;
         post?: never;
@@ -913,6 +913,18 @@ export interface operations {
                             }[];
                             verifiedTokens: number;
                         };
+                        scripts: {
+                            busy: number;
+                            queued: number;
+                            runs: number;
+                            workers: {
+                                busy: number;
+                                idle: number;
+                                started: number;
+                                starting: number;
+                                terminated: number;
+                            };
+                        } | null;
                     };
                 };
             };

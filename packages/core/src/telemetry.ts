@@ -5,7 +5,11 @@
  */
 import {
   type Attributes,
+  type Counter,
   context,
+  type Histogram,
+  type Meter,
+  metrics,
   propagation,
   type Span,
   SpanKind,
@@ -74,8 +78,9 @@ export function bindActiveContext<F extends (...args: never[]) => unknown>(fn: F
  * the upstream's own spans join the trace. The span names the method and host only: paths and
  * queries may carry params, headers carry credentials.
  */
-export function tracedFetch(fetch: HttpFetch, upstream: string): HttpFetch {
+export function tracedFetch(fetch: HttpFetch, upstream: string, measured?: ServiceMetrics): HttpFetch {
   return (input, init) => {
+    const started = performance.now();
     const method = (init.method ?? "GET").toUpperCase();
     const attributes = {
       [TraceAttributes.upstream]: upstream,
@@ -90,7 +95,13 @@ export function tracedFetch(fetch: HttpFetch, upstream: string): HttpFetch {
         propagation.inject(context.active(), headers, HEADER_SETTER);
         const response = await fetch(input, { ...init, headers });
         span.setAttribute("http.response.status_code", response.status);
-        endedWith(span, response.status < 400 ? "ok" : `http_${response.status}`);
+        const outcome = response.status < 400 ? "ok" : `http_${response.status}`;
+        endedWith(span, outcome);
+        measured?.upstreamDuration.record(performance.now() - started, {
+          [TraceAttributes.upstream]: upstream,
+          "server.address": attributes["server.address"],
+          [TraceAttributes.outcome]: outcome,
+        });
         return response;
       },
       SpanKind.CLIENT,
@@ -115,4 +126,60 @@ function errorCode(error: unknown): string {
     if (typeof name === "string") return name;
   }
   return "error";
+}
+
+/**
+ * The service's instruments, made once in the composition root (after the meter provider is
+ * registered: the API hands out no-op instruments before). Attributes as in {@link TraceAttributes}.
+ */
+export class ServiceMetrics {
+  /** Calls by tenant, project, tool and outcome (`ok`, a tool error name, or a refusal's code). */
+  readonly toolCalls: Counter;
+  /** Call durations (ms) by tool type and outcome. */
+  readonly toolDuration: Histogram;
+  /** Upstream request durations (ms) by upstream kind, host and outcome. */
+  readonly upstreamDuration: Histogram;
+  /** Manifests built, by tenant and whether the budget demoted tools. */
+  readonly manifestBuilds: Counter;
+  /** Tools demoted by the budget, summed over manifests. */
+  readonly demotedTools: Counter;
+
+  constructor(readonly meter: Meter = metrics.getMeter(TRACER_NAME)) {
+    this.toolCalls = meter.createCounter("vance.tool.calls", { description: "Tool calls" });
+    this.toolDuration = meter.createHistogram("vance.tool.duration", {
+      description: "Tool call duration",
+      unit: "ms",
+    });
+    this.upstreamDuration = meter.createHistogram("vance.upstream.duration", {
+      description: "Upstream request duration, until the answer's headers",
+      unit: "ms",
+    });
+    this.manifestBuilds = meter.createCounter("vance.manifest.builds", { description: "Manifests built" });
+    this.demotedTools = meter.createCounter("vance.manifest.demoted_tools", {
+      description: "Tools the budget demoted, over all manifests",
+    });
+  }
+
+  /** One finished call. */
+  toolCall(
+    attributes: { tenant: string; project: string; tool: string; type: string; outcome: string },
+    ms: number,
+  ) {
+    this.toolCalls.add(1, {
+      [TraceAttributes.tenant]: attributes.tenant,
+      [TraceAttributes.project]: attributes.project,
+      [TraceAttributes.tool]: attributes.tool,
+      [TraceAttributes.outcome]: attributes.outcome,
+    });
+    this.toolDuration.record(ms, {
+      [TraceAttributes.type]: attributes.type,
+      [TraceAttributes.outcome]: attributes.outcome,
+    });
+  }
+
+  /** One manifest served, with the number of tools its budget demoted. */
+  manifestBuilt(tenant: string, demoted: number) {
+    this.manifestBuilds.add(1, { [TraceAttributes.tenant]: tenant, "vance.demoted": demoted > 0 });
+    if (demoted > 0) this.demotedTools.add(demoted, { [TraceAttributes.tenant]: tenant });
+  }
 }

@@ -10,7 +10,7 @@ import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store"
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
-import { bindActiveContext, endedWith, inSpan, TraceAttributes } from "../telemetry";
+import { bindActiveContext, endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
@@ -66,6 +66,8 @@ export interface ToolDispatcherOptions {
   readonly callLimits?: Partial<CallLimits>;
   /** What the meta-tools do inside a process; without it they answer `ProcessRequired`. */
   readonly discovery?: Pick<DiscoveryApi, "forProcess">;
+  /** Calls counted and timed by tool and outcome; none without it. */
+  readonly metrics?: Pick<ServiceMetrics, "toolCall">;
 }
 
 /** The signal of a call nobody can cancel. */
@@ -133,14 +135,31 @@ export class ToolDispatcher {
       [TraceAttributes.nested]: request.parent !== undefined,
       ...(caller.processId !== undefined ? { [TraceAttributes.process]: caller.processId } : {}),
     };
+    const started = performance.now();
+    const seen = { type: "unresolved", outcome: "error" };
     return inSpan(`tool ${request.name}`, attributes, async (span) => {
-      const outcome = await this.dispatchInSpan(request, span);
-      endedWith(span, outcomeOf(outcome));
-      return outcome;
+      try {
+        const result = await this.dispatchInSpan(request, span, seen);
+        seen.outcome = outcomeOf(result);
+        endedWith(span, seen.outcome);
+        return result;
+      } catch (error) {
+        seen.outcome = error instanceof VanceError ? error.code : "internal_error";
+        throw error;
+      } finally {
+        this.options.metrics?.toolCall(
+          { tenant: caller.tenant, project: caller.project, tool: request.name, ...seen },
+          performance.now() - started,
+        );
+      }
     });
   }
 
-  private async dispatchInSpan(request: DispatchRequest, span: Span): Promise<CallResult> {
+  private async dispatchInSpan(
+    request: DispatchRequest,
+    span: Span,
+    seen: { type: string },
+  ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
     let target: ResolvedTool | ClientToolDeclaration;
@@ -150,7 +169,8 @@ export class ToolDispatcher {
       if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
       throw error;
     }
-    span.setAttribute(TraceAttributes.type, typeOf(target));
+    seen.type = typeOf(target);
+    span.setAttribute(TraceAttributes.type, seen.type);
     return this.run(request, target, budget);
   }
 

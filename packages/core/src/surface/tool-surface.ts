@@ -4,6 +4,7 @@ import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
 import type { StalePack } from "../recipes/recipe-resolver";
+import type { ServiceMetrics } from "../telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
 import { CAPABILITY_FLOOR } from "./capability-floor";
@@ -86,6 +87,8 @@ export interface ToolSurfaceOptions {
   readonly demotions: Pick<DemotionLog, "record">;
   /** Slots kept free for the engine's action tool appended outside classification. */
   readonly externalReserve?: number;
+  /** Manifests counted with their demotions; none without it. */
+  readonly metrics?: Pick<ServiceMetrics, "manifestBuilt">;
 }
 
 /**
@@ -134,6 +137,7 @@ export class ToolSurface {
   ): Promise<Manifest> {
     const { surface, manifests } = await this.memoised(record, additional);
     const { classification } = surface;
+    this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
     if (classification.demoted.length > 0) {
       await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
