@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { type ToolUsage, VanceError } from "@vance/core";
 import { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { bundledFiles, loadFunctionConfig } from "../settings";
@@ -36,7 +36,10 @@ export const handler = await startFunction(
       // Most first events run no script: QuickJS and the workers start at the first that does.
       scripts: lazyScriptPool(config),
     });
-    return handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
+    return flushingUsage(
+      handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } })),
+      services.usage,
+    );
   },
   (_error, log) =>
     handle(
@@ -49,3 +52,22 @@ export const handler = await startFunction(
       }),
     ),
 );
+
+/**
+ * The handler, with the usage counted during an invocation written before it ends: a frozen
+ * instance runs nothing, and a counted use must not wait for the next event (or be lost with the
+ * instance). The scheduled flush may have started the write while the answer was being built;
+ * this waits for whatever is left.
+ */
+function flushingUsage<A extends unknown[], R>(
+  serve: (...args: A) => Promise<R>,
+  usage: Pick<ToolUsage, "flush">,
+): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await serve(...args);
+    } finally {
+      await usage.flush();
+    }
+  };
+}
