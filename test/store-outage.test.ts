@@ -209,7 +209,7 @@ describe("usage counting never fails a call", () => {
         warnings.push({ event, fields: { ...fields } });
       },
     };
-    const { app } = await testApp({ state, logger });
+    const { app, services } = await testApp({ state, logger });
     const client = await projectClient(app);
     // Deferred (an engine default, not promoted): its first call activates it as well as counting it.
     const { processId } = await client.spawn({ engineDefault: ["doc_getting_started"] });
@@ -218,7 +218,12 @@ describe("usage counting never fails a call", () => {
     expect(res.status).toBe(200);
     expect(typeof res.body.value).toBe("string");
     const lost = warnings.filter((entry) => entry.event === "process.bookkeeping_failed");
-    expect(lost).toHaveLength(2);
+    expect(lost).toHaveLength(1);
     expect(lost[0]?.fields).toMatchObject({ processId, tool: "doc_getting_started" });
+    // The count is written behind the answer: its loss is reported once the write was refused.
+    await services.usage.flush();
+    const uncounted = warnings.filter((entry) => entry.event === "usage.write_failed");
+    expect(uncounted).toHaveLength(1);
+    expect(uncounted[0]?.fields).toMatchObject({ tool: "doc_getting_started", calls: 1 });
   });
 });

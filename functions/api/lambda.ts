@@ -41,13 +41,14 @@ export const handler = await startFunction(
       scripts: lazyScriptPool(config),
     });
     const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
-    if (telemetry.traces === "off" && telemetry.metrics === "off") return handler;
-    // A sandbox is frozen between invocations: what a batch holds is sent before answering.
+    // A sandbox is frozen between invocations: the uses written behind each answer, and what a
+    // telemetry batch holds, are sent before the invocation answers.
     return async (...args: Parameters<typeof handler>) => {
       try {
         return await handler(...args);
       } finally {
-        await telemetry.flush();
+        await services.usage.flush();
+        if (telemetry.traces !== "off" || telemetry.metrics !== "off") await telemetry.flush();
       }
     };
   },

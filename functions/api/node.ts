@@ -56,6 +56,15 @@ async function main(): Promise<void> {
       );
     },
   );
+  // Usage is written behind the answers: what is still queued is written before the process ends.
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    process.once(signal, () => {
+      void services.usage.flush().finally(() => process.exit(code));
+    });
+  }
   server.once("error", (error: NodeJS.ErrnoException) => {
     console.error(listenProblem(error, config));
     process.exit(1);

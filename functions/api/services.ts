@@ -367,7 +367,14 @@ export async function buildServices(
   });
   const documents = new DocumentService(cascade, tools);
   const recipes = new RecipeResolver(tools);
-  const usage = new ToolUsage(state, { now, demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000 });
+  // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
+  // its invocation ends), a tool's uses meanwhile as one increment.
+  const usage = new ToolUsage(state, {
+    now,
+    demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000,
+    schedule: (flush) => setImmediate(flush),
+    logger,
+  });
   const records = new ProcessRecords({
     state,
     generations,

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { assertProjectId, assertTenantId } from "../ids";
-import type { StateStore } from "../ports/state-store";
+import { type Logger, silentLogger } from "../ports/logger";
+import type { StateStore, ToolUsageKey } from "../ports/state-store";
 
 /** Where a use is counted: usage is kept per project and role (spec §14.4). */
 export interface ToolUsageScope {
@@ -27,10 +28,30 @@ export interface ToolUsageReport {
 /** How long a role's demand read serves the triage of later manifests on the same instance. */
 export const DEFAULT_DEMAND_TTL_MS = 5_000;
 
+/** Uses of one tool not yet written: what one coalesced write adds. */
+interface PendingUse {
+  readonly key: ToolUsageKey;
+  calls: number;
+  discoveryHits: number;
+  at: number;
+}
+
+/** Distinct tools a write-behind holds at most; a use beyond them waits for a flush. */
+const MAX_PENDING_TOOLS = 10_000;
+
 export interface ToolUsageOptions {
   readonly now?: () => number;
   /** 0 reads the counters for every demoting manifest. */
   readonly demandTtlMs?: number;
+  /**
+   * Write-behind: counting a use only queues it, and `schedule` is asked to run a flush soon —
+   * after the answer is on its way (`setImmediate` on a server). The uses of one tool queued
+   * meanwhile are written as one increment. Whoever ends the work (a Lambda invocation, a
+   * shutdown) calls `flush()`. Without it every use is written before the call answers.
+   */
+  readonly schedule?: (flush: () => void) => void;
+  /** Where a write the store refused is reported (`usage.write_failed`, with the counts it held). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -46,6 +67,13 @@ export class ToolUsage {
   >({ max: 4096 });
   private readonly now: () => number;
   private readonly demandTtlMs: number;
+  private readonly schedule: ((flush: () => void) => void) | undefined;
+  private readonly logger: Logger;
+  /** Queued uses by tool key (write-behind only). */
+  private pending = new Map<string, PendingUse>();
+  private flushScheduled = false;
+  /** Writes started and not yet settled: a flush waits for them too. */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(
     private readonly state: Pick<StateStore, "addToolUsage" | "listToolUsage">,
@@ -53,18 +81,86 @@ export class ToolUsage {
   ) {
     this.now = options.now ?? (() => Date.now());
     this.demandTtlMs = options.demandTtlMs ?? DEFAULT_DEMAND_TTL_MS;
+    this.schedule = options.schedule;
+    this.logger = options.logger ?? silentLogger;
   }
 
   /** Counts `calls` (default one) successful calls of `tool` at `at` (epoch milliseconds). */
   async countCall(scope: ToolUsageScope, tool: string, at: number, calls = 1): Promise<void> {
-    await this.state.addToolUsage({ ...roleOf(scope), tool }, { calls, at });
-    this.demands.delete(roleKey(scope));
+    await this.add({ ...roleOf(scope), tool }, calls, 0, at);
   }
 
   /** Counts one `tool_description` look-up of `tool` at `at` (epoch milliseconds). */
   async countDiscoveryHit(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
-    await this.state.addToolUsage({ ...roleOf(scope), tool }, { discoveryHits: 1, at });
-    this.demands.delete(roleKey(scope));
+    await this.add({ ...roleOf(scope), tool }, 0, 1, at);
+  }
+
+  /**
+   * Writes every queued use, and waits for the writes already under way: when it settles, every
+   * use counted before the call is stored (or reported lost). Never rejects.
+   */
+  async flush(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    const writes = batch.map((use) => this.write(use));
+    await Promise.all([...this.writing, ...writes]);
+  }
+
+  private async add(key: ToolUsageKey, calls: number, discoveryHits: number, at: number): Promise<void> {
+    this.demands.delete(roleKey(key));
+    if (!this.schedule) {
+      await this.state.addToolUsage(key, {
+        ...(calls > 0 ? { calls } : {}),
+        ...(discoveryHits > 0 ? { discoveryHits } : {}),
+        at,
+      });
+      return;
+    }
+    const id = `${roleKey(key)}/${key.tool}`;
+    const queued = this.pending.get(id);
+    if (queued) {
+      queued.calls += calls;
+      queued.discoveryHits += discoveryHits;
+      queued.at = Math.max(queued.at, at);
+    } else {
+      this.pending.set(id, { key, calls, discoveryHits, at });
+    }
+    if (this.pending.size >= MAX_PENDING_TOOLS) return this.flush();
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      this.schedule(() => {
+        this.flushScheduled = false;
+        void this.flush();
+      });
+    }
+  }
+
+  /** One coalesced increment; a refusal is reported with the counts it held (not retried: it may have landed). */
+  private write(use: PendingUse): Promise<void> {
+    const written = this.state
+      .addToolUsage(use.key, {
+        ...(use.calls > 0 ? { calls: use.calls } : {}),
+        ...(use.discoveryHits > 0 ? { discoveryHits: use.discoveryHits } : {}),
+        at: use.at,
+      })
+      .catch((error: unknown) => {
+        this.logger.warn("usage.write_failed", {
+          ...use.key,
+          calls: use.calls,
+          discoveryHits: use.discoveryHits,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      })
+      .finally(() => {
+        this.writing.delete(written);
+      });
+    this.writing.add(written);
+    return written;
+  }
+
+  /** Whether uses are queued or being written: a read then flushes first, to see them. */
+  private get unwritten(): boolean {
+    return this.pending.size > 0 || this.writing.size > 0;
   }
 
   /**
@@ -77,6 +173,7 @@ export class ToolUsage {
     const key = roleKey(scope);
     const cached = this.demands.get(key);
     if (cached && this.now() - cached.at < this.demandTtlMs) return cached.demand;
+    if (this.unwritten) await this.flush();
     const at = this.now();
     const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
     const demand = new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
@@ -88,6 +185,7 @@ export class ToolUsage {
   async byRole(tenant: string, project: string): Promise<ToolUsageReport> {
     assertTenantId(tenant);
     assertProjectId(project);
+    if (this.unwritten) await this.flush();
     const roles = new Map<string, ToolUsageEntry[]>();
     for (const row of await this.state.listToolUsage(tenant, project)) {
       const tools = roles.get(row.role) ?? [];
