@@ -173,6 +173,29 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     expect(familyOf.get("github__issues_create_comment")).toBe("github__issues");
   });
 
+  it('tool_search("create an issue comment") ranks github__issues_create_comment in the top 3, and activates what it found', async () => {
+    const spawned = await client.spawn({
+      models: ["openai/gpt-4.1"],
+      allowedToolsAdd: ["github"],
+    });
+    // 1,223 tools are past TOOL_SEARCH_AUTO_SIZE: the spawn adds tool_search by itself.
+    expect(spawned.allowedTools).toContain("tool_search");
+    const found = await client.invoke(spawned.processId, "tool_search", {
+      query: "create an issue comment",
+      limit: 5,
+    });
+    expect(found.status).toBe(200);
+    const value = found.body.value as {
+      tools: { name: string; paramsSchema: unknown }[];
+      activated: string[];
+    };
+    const names = value.tools.map((tool) => tool.name);
+    expect(names.slice(0, 3)).toContain("github__issues_create_comment");
+    expect(value.activated).toEqual(expect.arrayContaining(names));
+    const manifest = await client.manifest(spawned.processId);
+    expect(manifest.primary).toEqual(expect.arrayContaining([...names, "tool_search"]));
+  });
+
   it("a call of github__issues_create_comment reaches the (fake) GitHub with the right method, path and body", async () => {
     const called = await client.call("POST", "/tools/github__issues_create_comment/invoke", {
       params: { owner: "octo", repo: "hello", issue_number: 42, body: { body: "Looks good" } },
