@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { runCli } from "@vance/cli";
 import type { OpenApiCompiler } from "@vance/core";
 import { packSubFamily } from "@vance/core";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../functions/api/config";
 import { workerOpenApiCompiler } from "../functions/api/services";
@@ -170,7 +171,43 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     }
     for (const [family, count] of shown) expect(count, family).toBe(sizes.get(family));
     expect(shown.size).toBeGreaterThan(1);
+    // The rest is in the demoted block, collapsed by family within its token budget (o200k).
+    expect(encode(manifest.demotedDiscoveryBlock).length).toBeLessThanOrEqual(1_000);
+    expect(manifest.demotedDiscoveryBlock).toMatch(
+      /- github__\w+_\* \(\d+ tools?\)|github__\* \(\d+ tools in/,
+    );
     expect(familyOf.get("github__issues_create_comment")).toBe("github__issues");
+  });
+
+  it('tool_search("create an issue comment") ranks github__issues_create_comment in the top 3, and activates what it found', async () => {
+    const spawned = await client.spawn({
+      models: ["openai/gpt-4.1"],
+      allowedToolsAdd: ["github"],
+    });
+    // 1,223 tools are past TOOL_SEARCH_AUTO_SIZE: the spawn adds tool_search by itself.
+    expect(spawned.allowedTools).toContain("tool_search");
+    const found = await client.invoke(spawned.processId, "tool_search", {
+      query: "create an issue comment",
+      limit: 5,
+    });
+    expect(found.status).toBe(200);
+    const value = found.body.value as {
+      tools: { name: string; paramsSchema: unknown }[];
+      activated: string[];
+    };
+    const names = value.tools.map((tool) => tool.name);
+    expect(names.slice(0, 3)).toContain("github__issues_create_comment");
+    expect(value.activated).toEqual(expect.arrayContaining(names));
+    const manifest = await client.manifest(spawned.processId);
+    expect(manifest.primary).toEqual(expect.arrayContaining([...names, "tool_search"]));
+    // The static block names 1,200 deferred tools within 2,000 tokens (o200k): one line per
+    // family, which tool_list expands by prefix.
+    expect(encode(manifest.discoveryBlock).length).toBeLessThanOrEqual(2_000);
+    expect(manifest.discoveryBlock).toContain("  - github__issues_* (");
+    const listed = await client.invoke(spawned.processId, "tool_list", { prefix: "github__issues_" });
+    const available = (listed.body.value as { available: string[] }).available;
+    expect(available).toContain("github__issues_list_comments");
+    expect(available.every((name) => name.startsWith("github__issues_"))).toBe(true);
   });
 
   it("a call of github__issues_create_comment reaches the (fake) GitHub with the right method, path and body", async () => {

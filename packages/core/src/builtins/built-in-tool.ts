@@ -31,6 +31,8 @@ export interface ProcessToolsApi {
   list(prefix: string | undefined): Promise<ToolOutcome>;
   /** Descriptions and schemas of up to 25 names; activates the deferred ones. */
   describe(names: readonly string[]): Promise<ToolOutcome>;
+  /** The tools that best match `query` (BM25), described and activated like `describe`'s. */
+  search(query: string, limit: number | undefined): Promise<ToolOutcome>;
   /** A call through the same allow-set check as a direct call, nested in the bound call. */
   invoke(name: string, params: unknown): Promise<ToolOutcome>;
   /**

@@ -50,6 +50,38 @@ export const toolDescription: BuiltInTool = {
   invoke: (input, _caller, scope) => withProcess(scope, (api) => api.describe(input.names as string[])),
 };
 
+/**
+ * `tool_search(query, limit?)`: the process's tools that best match a description of the task
+ * (BM25 over names, families, parameter names and descriptions), described and activated like
+ * `tool_description`'s. Not in the capability floor: a recipe adds it (`allowedToolsAdd`), and a
+ * spawn adds it by itself when the allow set is larger than `TOOL_SEARCH_AUTO_SIZE`.
+ */
+export const toolSearch: BuiltInTool = {
+  name: "tool_search",
+  description:
+    "Finds the tools that fit a task described in words (e.g. 'create an issue comment') and returns their descriptions and parameter schemas, best first; they are added to your tools array so you can call them next.",
+  labels: ["discovery"],
+  primary: true,
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", minLength: 1, description: "What the tool should do, in words" },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: 25,
+        description: "How many tools to return (default 5)",
+      },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+  invoke: (input, _caller, scope) =>
+    withProcess(scope, (api) =>
+      api.search(String(input.query), typeof input.limit === "number" ? input.limit : undefined),
+    ),
+};
+
 /** `invoke_tool(name, params)`: a named call through the same allow-set check; primary like the other two (spec §13). */
 export const invokeTool: BuiltInTool = {
   name: "invoke_tool",
@@ -67,4 +99,4 @@ export const invokeTool: BuiltInTool = {
 };
 
 /** The meta-tools, registered as built-ins. */
-export const META_TOOLS: readonly BuiltInTool[] = [toolList, toolDescription, invokeTool];
+export const META_TOOLS: readonly BuiltInTool[] = [toolList, toolDescription, invokeTool, toolSearch];

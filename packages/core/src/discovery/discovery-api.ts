@@ -4,8 +4,11 @@ import { toolFailureOf, VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
 import type { ProcessBookkeeping } from "../processes/process-bookkeeping";
+import { inCapabilityFloor } from "../surface/capability-floor";
+import type { SurfaceTool } from "../surface/classify";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
+import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";
 
 export interface DiscoveryApiOptions {
   readonly surface: Pick<ToolSurface, "classify">;
@@ -24,6 +27,9 @@ export interface ProcessToolsOptions {
  * call's `NestedCall`, charged to its budget.
  */
 export class DiscoveryApi {
+  /** Search indexes by the surface's tool map: the same map comes back while the listing holds. */
+  private readonly indexes = new WeakMap<ReadonlyMap<string, SurfaceTool>, ToolSearchIndex>();
+
   constructor(private readonly options: DiscoveryApiOptions) {}
 
   /** The meta-tools' view of `record` for one call; `call` starts calls nested in it. */
@@ -37,6 +43,7 @@ export class DiscoveryApi {
     return {
       list: (prefix) => this.list(record, prefix, skillTools),
       describe: (names) => this.describe(record, names, skillTools, activates),
+      search: (query, limit) => this.search(record, query, limit, skillTools, activates),
       invoke: (name, params) => this.invoke(record, call, name, params, skillTools, activates),
       countCalls: (calls) => this.options.bookkeeping.countCalls(record, calls),
     };
@@ -115,6 +122,48 @@ export class DiscoveryApi {
     const activate = activates ? describedNames.filter((name) => deferred.has(name)) : [];
     await this.options.bookkeeping.described(record, describedNames, activate);
     return { value: { tools: described, unknown, skipped, activated: activate } };
+  }
+
+  /**
+   * `tool_search`: the `limit` tools (5 by default, at most 25) that best match `query`, as
+   * `tool_description` answers them — and activated like them. The floor's tools and
+   * `tool_search` itself are never results.
+   */
+  async search(
+    record: ProcessRecord,
+    query: string,
+    limit: number | undefined,
+    skillTools: readonly string[] = [],
+    activates = true,
+  ): Promise<ToolOutcome> {
+    const { tools } = await this.options.surface.classify(record, skillTools);
+    let index = this.indexes.get(tools);
+    if (!index) {
+      index = new ToolSearchIndex(
+        [...tools.values()].filter((tool) => !inCapabilityFloor(tool.name) && tool.name !== "tool_search"),
+      );
+      this.indexes.set(tools, index);
+    }
+    const count = Math.min(MAX_SEARCH_RESULTS, Math.max(1, Math.floor(limit ?? DEFAULT_SEARCH_RESULTS)));
+    const hits = index.search(query, count);
+    if (hits.length === 0) {
+      return {
+        value: {
+          tools: [],
+          activated: [],
+          note: "no tool matches these words; call tool_list to see every name",
+        },
+      };
+    }
+    const described = await this.describe(
+      record,
+      hits.map((hit) => hit.name),
+      skillTools,
+      activates,
+    );
+    if ("error" in described) return described;
+    const value = described.value as { tools: unknown[]; activated: string[] };
+    return { value: { tools: value.tools, activated: value.activated } };
   }
 
   /**

@@ -138,6 +138,14 @@ export class RecipeResolver {
       (name) => !removed.names.has(name) && !removed.packs.has(packOf(name) ?? ""),
     );
     const excludedTools = [...removed.names].filter((name) => packs.has(packOf(name) ?? ""));
+    if (
+      !allowedTools.includes(TOOL_SEARCH) &&
+      !removed.names.has(TOOL_SEARCH) &&
+      surfaceSize(allowedTools, packs, listing) > TOOL_SEARCH_AUTO_SIZE &&
+      listing.tools.some((tool) => tool.name === TOOL_SEARCH)
+    ) {
+      allowedTools.push(TOOL_SEARCH);
+    }
     return {
       allowedTools: allowedTools.sort(),
       allowedPacks: [...packs].sort(),
@@ -146,6 +154,22 @@ export class RecipeResolver {
       warnings,
     };
   }
+}
+
+/** The search meta-tool a large allow set gets without asking (`allowedToolsRemove` keeps it out). */
+const TOOL_SEARCH = "tool_search";
+
+/**
+ * Above this many allowed tools (packs counted by their sub-tools now) a spawn adds `tool_search`
+ * by itself: past a few hundred names a model finds its tool faster by words than by name lists.
+ */
+export const TOOL_SEARCH_AUTO_SIZE = 200;
+
+/** How many tools the allow set holds now: its names and the referenced packs' sub-tools. */
+function surfaceSize(names: readonly string[], packs: ReadonlySet<string>, listing: ToolListing): number {
+  let size = names.length;
+  for (const pack of listing.packs) if (packs.has(pack.name)) size += pack.subTools;
+  return size;
 }
 
 /** What one listing knows, indexed for expanding recipe entries. */

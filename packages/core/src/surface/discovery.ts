@@ -2,9 +2,29 @@ import { LRUCache } from "lru-cache";
 import { operationOf } from "../ids";
 import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
-import { isPackTool, toolFamily } from "./tool-family";
+import { isPackTool, packSubFamily, toolFamily } from "./tool-family";
 
 const HINT_LENGTH = 120;
+
+/**
+ * Tokens the static discovery block may take (issue 23: ≤ 2,000 at 10,000 tools); past it the
+ * block collapses to one line per family, then per pack. Counted by {@link estimateTokens}.
+ */
+export const DISCOVERY_BLOCK_TOKENS = 2_000;
+/** Tokens the demoted block may take before it collapses the same way. */
+export const DEMOTED_BLOCK_TOKENS = 1_000;
+
+/**
+ * A token count for discovery text without a tokenizer on the serving path: o200k averages ~3.4
+ * characters per token over tool names and hints (measured in `bench/discovery` with
+ * gpt-tokenizer), so three characters per token errs on the high side.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 3);
+}
+
+/** How collapsed a block's lines are: every tool, one line per family, one line per pack. */
+type Detail = "tools" | "families" | "packs";
 
 /**
  * Hints by description. Every manifest lists each deferred tool's hint, and the same descriptions
@@ -45,6 +65,67 @@ export function cutAtWord(text: string, max: number): string {
   return cut.slice(0, end);
 }
 
+/** The block's lines at the most detail that fits `budget` tokens (the coarsest when none does). */
+function fittedLines(tools: readonly SurfaceTool[], budget: number): { lines: string[]; collapsed: boolean } {
+  const full = lines(tools);
+  if (estimateTokens(full.join("\n")) <= budget) return { lines: full, collapsed: false };
+  const families = collapsedLines(tools, "families");
+  if (estimateTokens(families.join("\n")) <= budget) return { lines: families, collapsed: true };
+  return { lines: collapsedLines(tools, "packs"), collapsed: true };
+}
+
+/**
+ * One line per family (`- github__issues_* (38 tools)`; a pack's hint on a line of its own) or
+ * per pack and name prefix (`- github__* (1,223 tools in 40 families: actions, issues, …)`). A
+ * family of one tool keeps its own line. `tool_list` with the prefix names the tools.
+ */
+function collapsedLines(tools: readonly SurfaceTool[], detail: Exclude<Detail, "tools">): string[] {
+  const sorted = [...tools].sort(byString((tool) => tool.name));
+  const groups = new Map<string, SurfaceTool[]>();
+  for (const tool of sorted) {
+    const key = isPackTool(tool.name)
+      ? detail === "families"
+        ? packSubFamily(tool.name, tool.family)
+        : toolFamily(tool.name)
+      : toolFamily(tool.name);
+    const members = groups.get(key);
+    if (members) members.push(tool);
+    else groups.set(key, [tool]);
+  }
+  const out: string[] = [];
+  const hinted = new Set<string>();
+  for (const [key, members] of groups) {
+    const first = members[0]!;
+    const pack = isPackTool(first.name) ? toolFamily(first.name) : null;
+    const hint = members.find((member) => member.packHint)?.packHint;
+    if (members.length === 1 && pack === null) {
+      out.push(`- ${first.name} — ${toolHint(first.description)}`);
+      continue;
+    }
+    if (pack !== null && detail === "families") {
+      if (hint && !hinted.has(pack)) {
+        hinted.add(pack);
+        out.push(`- ${pack}__* — ${toolHint(hint)}`);
+      }
+      out.push(`  - ${key}_* (${members.length} tool${members.length === 1 ? "" : "s"})`);
+      continue;
+    }
+    if (pack !== null) {
+      const inside = [...new Set(members.map((member) => packSubFamily(member.name, member.family)))];
+      const names = inside.map((family) => family.slice(pack.length + 2)).join(", ");
+      out.push(
+        `- ${pack}__* (${members.length} tools in ${inside.length} families: ${names})${hint ? ` — ${toolHint(hint)}` : ""}`,
+      );
+      continue;
+    }
+    out.push(`- ${key}_* (${members.length} tools) — ${toolHint(first.description)}`);
+  }
+  return out;
+}
+
+const COLLAPSED_NOTE =
+  "Lines ending in `_*` stand for several tools: call `tool_list` with that prefix (for example `github__issues_`) to see their names.";
+
 function lines(tools: readonly SurfaceTool[]): string[] {
   const out: string[] = [];
   const packs = new Map<string, SurfaceTool[]>();
@@ -84,14 +165,17 @@ function lines(tools: readonly SurfaceTool[]): string[] {
 export function discoveryBlock(
   deferred: readonly SurfaceTool[],
   unavailablePacks: readonly string[] = [],
+  budgetTokens: number = DISCOVERY_BLOCK_TOKENS,
 ): string {
   if (deferred.length === 0 && unavailablePacks.length === 0) return "";
+  const fitted = fittedLines(deferred, budgetTokens);
   return [
     "## More tools, available on request",
     "",
     "These tools are not in your tools array. To use one, first call `tool_description` with its name (several names at once are fine); it is then added to your tools array and you can call it.",
+    ...(fitted.collapsed ? [COLLAPSED_NOTE] : []),
     "",
-    ...lines(deferred),
+    ...fitted.lines,
     ...[...unavailablePacks]
       .sort()
       .map(
@@ -106,14 +190,19 @@ export function discoveryBlock(
  * The dynamic block for a separate system message: exactly the tools the budget moved out of
  * the tools array this turn. Empty when nothing was demoted.
  */
-export function demotedDiscoveryBlock(demoted: readonly SurfaceTool[]): string {
+export function demotedDiscoveryBlock(
+  demoted: readonly SurfaceTool[],
+  budgetTokens: number = DEMOTED_BLOCK_TOKENS,
+): string {
   if (demoted.length === 0) return "";
+  const fitted = fittedLines(demoted, budgetTokens);
   return [
     "## Tools moved out of your tools array this turn",
     "",
     "The model endpoint limits how many tools can be sent, so these are not in the array right now. They still work: call `tool_description` with their names first, then call them — invoking one by name also activates it.",
+    ...(fitted.collapsed ? [COLLAPSED_NOTE] : []),
     "",
-    ...lines(demoted),
+    ...fitted.lines,
     "",
   ].join("\n");
 }

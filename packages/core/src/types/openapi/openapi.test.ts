@@ -86,7 +86,7 @@ describe("readOperations", () => {
       "delete_pet",
     ]);
     expect(notes).toEqual([
-      "POST /uploads: left out, its request body is multipart/form-data; only JSON bodies are sent",
+      "POST /uploads: left out, its request body is multipart/form-data; only JSON and form (application/x-www-form-urlencoded) bodies are sent",
     ]);
   });
 
@@ -326,6 +326,43 @@ describe("readOperations", () => {
   });
 });
 
+describe("request bodies that are not JSON", () => {
+  const document = (content: Record<string, unknown>, required: boolean) => ({
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    servers: [{ url: "https://api.example" }],
+    paths: {
+      "/token": { post: { operationId: "token", requestBody: { required, content } } },
+    },
+  });
+
+  it("offers a form body as `body`, its schema the form's", () => {
+    const schema = { type: "object", properties: { grant_type: { type: "string" } } };
+    const { tools, notes } = readOperations(
+      document({ "application/x-www-form-urlencoded": { schema } }, true),
+      { pack: "auth" },
+    );
+    expect(notes).toEqual([]);
+    expect(tools[0]?.inputSchema).toMatchObject({ properties: { body: schema }, required: ["body"] });
+    expect(operationTarget(tools[0]!)?.body?.mediaType).toBe("application/x-www-form-urlencoded");
+  });
+
+  it("never offers an operation without a body it needs, and names an optional body it cannot send", () => {
+    const multipart = { "multipart/form-data": { schema: { type: "object" } } };
+    expect(readOperations(document(multipart, true), { pack: "auth" })).toMatchObject({
+      tools: [],
+      notes: [expect.stringContaining("POST /token: left out, its request body is multipart/form-data")],
+    });
+    const optional = readOperations(document(multipart, false), { pack: "auth" });
+    expect(optional.tools.map((tool) => tool.sourceName)).toEqual(["token"]);
+    expect(optional.notes).toEqual([
+      expect.stringContaining(
+        "POST /token: offered without its optional request body: its request body is multipart/form-data",
+      ),
+    ]);
+  });
+});
+
 describe("buildOperationRequest", () => {
   const target: OperationTarget = {
     method: "POST",
@@ -373,6 +410,26 @@ describe("buildOperationRequest", () => {
     expect(headers.get("content-type")).toBe("application/json");
     expect(built.init.method).toBe("POST");
     expect(built.init.body).toBe('{"hello":"world"}');
+  });
+
+  it("sends a form body URL-encoded from the body's top-level properties (arrays repeated, objects as JSON)", () => {
+    const form: OperationTarget = {
+      ...target,
+      body: { property: "body", mediaType: "application/x-www-form-urlencoded", required: true },
+    };
+    const built = buildOperationRequest(
+      form,
+      "https://api.example",
+      {
+        dir: "d",
+        name: "n",
+        body: { grant_type: "client credentials", scope: ["a", "b"], meta: { x: 1 }, gone: null },
+      },
+      [],
+    );
+    if ("error" in built) throw new Error(built.message);
+    expect((built.init.headers as Headers).get("content-type")).toBe("application/x-www-form-urlencoded");
+    expect(built.init.body).toBe("grant_type=client+credentials&scope=a&scope=b&meta=%7B%22x%22%3A1%7D");
   });
 
   it("leaves absent inputs out and sends no body without one", () => {

@@ -68,6 +68,8 @@ const BODY_PROPERTY = "body";
 /** What model APIs accept as property names (Anthropic: `^[a-zA-Z0-9_.-]{1,64}$`). */
 const PROPERTY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+/** Form bodies are sent URL-encoded from the body's top-level properties. */
+export const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 /**
  * Header parameters that are never inputs: the three OpenAPI says to ignore, and those that
  * frame the request or pick its virtual host, which the HTTP client sets and a model must not.
@@ -134,6 +136,7 @@ export function readOperations(
         notes.push(`${label}: left out, ${built.note}`);
         continue;
       }
+      if (built.remark) notes.push(`${label}: ${built.remark}`);
       names.add(sourceName);
       const aliases = [operationId, label].filter(
         (alias): alias is string => alias !== undefined && alias !== sourceName,
@@ -178,12 +181,14 @@ function buildOperation(
   method: OperationMethod,
   path: string,
   serverUrl: string | null,
-): { inputSchema: JsonSchema; target: OperationTarget } | { note: string } {
+): { inputSchema: JsonSchema; target: OperationTarget; remark?: string } | { note: string } {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const parameters: ParameterTarget[] = [];
-  const body = bodyOf(operation.requestBody);
-  if (body && "note" in body) return body;
+  const found = bodyOf(operation.requestBody);
+  if (found && "note" in found) return found;
+  const remark = found && "remark" in found ? found.remark : undefined;
+  const body = found && "remark" in found ? null : found;
   // The body's property is claimed first, so a parameter named `body` moves aside.
   const taken = new Set(body ? [BODY_PROPERTY] : []);
   const parameterConverter = new SchemaConverter("any");
@@ -231,6 +236,7 @@ function buildOperation(
   if (problem) return { note: `its input schema is ${problem}` };
   return {
     inputSchema,
+    ...(remark ? { remark } : {}),
     target: {
       method: method.toUpperCase() as Uppercase<OperationMethod>,
       path,
@@ -275,21 +281,23 @@ function contentSchema(content: unknown): unknown {
 /** The JSON request body; a note when the operation needs a body that is not JSON. */
 function bodyOf(
   requestBody: unknown,
-): { schema: unknown; mediaType: string; required: boolean; description: string } | { note: string } | null {
+):
+  | { schema: unknown; mediaType: string; required: boolean; description: string }
+  | { note: string }
+  | { remark: string }
+  | null {
   const body = record(requestBody);
   if (!body) return null;
   const content = record(body.content) ?? {};
   const mediaTypes = Object.keys(content);
   const mediaType =
     mediaTypes.find((type) => type.toLowerCase() === "application/json") ??
-    mediaTypes.find((type) => JSON_MEDIA_TYPE.test(type));
+    mediaTypes.find((type) => JSON_MEDIA_TYPE.test(type)) ??
+    mediaTypes.find((type) => FORM_MEDIA_TYPE.test(type));
   const required = body.required === true;
   if (mediaType === undefined) {
-    return required
-      ? {
-          note: `its request body is ${mediaTypes.join(", ") || "of no media type"}; only JSON bodies are sent`,
-        }
-      : null;
+    const what = `its request body is ${mediaTypes.join(", ") || "of no media type"}; only JSON and form (application/x-www-form-urlencoded) bodies are sent`;
+    return required ? { note: what } : { remark: `offered without its optional request body: ${what}` };
   }
   return {
     schema: record(content[mediaType])?.schema ?? {},

@@ -1,6 +1,6 @@
 import { trimChar } from "../../text";
 import { isDotSegment, type RestFailure, type RestRequest } from "../rest/index";
-import type { OperationTarget, ParameterTarget } from "./operations";
+import { FORM_MEDIA_TYPE, type OperationTarget, type ParameterTarget } from "./operations";
 
 const DEFAULT_ACCEPT = "application/json, text/plain;q=0.9, */*;q=0.5";
 /** Array delimiters of the query styles that are not `form` (a Map: styles come from the document). */
@@ -66,7 +66,13 @@ export function buildOperationRequest(
   if (!headers.has("accept")) headers.set("accept", DEFAULT_ACCEPT);
   return {
     url,
-    init: { method: target.method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+    init: {
+      method: target.method,
+      headers,
+      ...(body === undefined
+        ? {}
+        : { body: FORM_MEDIA_TYPE.test(target.body!.mediaType) ? formBody(body) : JSON.stringify(body) }),
+    },
   };
 }
 
@@ -184,4 +190,20 @@ function text(value: unknown): string {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A form body (`application/x-www-form-urlencoded`) from the body's top-level properties: arrays
+ * repeat their key, objects travel as JSON text, null and undefined are left out.
+ */
+function formBody(body: unknown): string {
+  const params = new URLSearchParams();
+  if (typeof body !== "object" || body === null) return params.toString();
+  for (const [name, value] of Object.entries(body)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      params.append(name, typeof item === "object" ? JSON.stringify(item) : String(item));
+    }
+  }
+  return params.toString();
 }
