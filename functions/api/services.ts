@@ -3,11 +3,9 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type CatalogSyncResult,
-  createDynamoClient,
   createGuardedFetch,
   createJsonLogger,
   createMcpClient,
-  createS3Client,
   DynamoSecretStore,
   DynamoStateStore,
   dnsHostResolver,
@@ -61,6 +59,7 @@ import {
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
+import { dynamoClientFor, s3ClientFor } from "../clients";
 import type { AppServices } from "./app-services";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
@@ -75,12 +74,7 @@ export const VERSION = "0.1.0";
 /** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
 function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
   if (config.VANCE_STORE === "fs") return new FsObjectStore(join(config.VANCE_DATA_DIR, which));
-  const client = createS3Client({
-    region: config.AWS_REGION,
-    ...(config.VANCE_S3_ENDPOINT ? { endpoint: config.VANCE_S3_ENDPOINT } : {}),
-    forcePathStyle: config.VANCE_S3_FORCE_PATH_STYLE,
-    deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
-  });
+  const client = s3ClientFor(config);
   const bucket = which === "documents" ? config.VANCE_DOCUMENTS_BUCKET! : config.VANCE_CATALOG_BUCKET!;
   return new S3ObjectStore({ client, bucket });
 }
@@ -93,7 +87,7 @@ export async function stateStore(config: Config): Promise<StateStore> {
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
   }
-  return new DynamoStateStore({ client: dynamoClient(config), tableName: config.VANCE_STATE_TABLE! });
+  return new DynamoStateStore({ client: dynamoClientFor(config), tableName: config.VANCE_STATE_TABLE! });
 }
 
 /**
@@ -107,23 +101,11 @@ export async function secretStore(config: Config): Promise<SecretStore> {
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteSecretStore(join(config.VANCE_DATA_DIR, "state.sqlite"), { key });
   }
-  return new DynamoSecretStore({ client: dynamoClient(config), tableName: config.VANCE_STATE_TABLE!, key });
-}
-
-/** One DynamoDB client per configuration: the state and secret stores share its connections. */
-const dynamoClients = new WeakMap<Config, ReturnType<typeof createDynamoClient>>();
-
-function dynamoClient(config: Config): ReturnType<typeof createDynamoClient> {
-  let client = dynamoClients.get(config);
-  if (!client) {
-    client = createDynamoClient({
-      region: config.AWS_REGION,
-      ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
-      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
-    });
-    dynamoClients.set(config, client);
-  }
-  return client;
+  return new DynamoSecretStore({
+    client: dynamoClientFor(config),
+    tableName: config.VANCE_STATE_TABLE!,
+    key,
+  });
 }
 
 /** The script sandbox's worker pool, sized by the settings where they are given. */

@@ -1,5 +1,6 @@
-import { createS3Client, jsonLogger, loadBundledCatalog, S3ObjectStore, syncCatalog } from "@vance/adapters";
+import { jsonLogger, loadBundledCatalog, S3ObjectStore, syncCatalog } from "@vance/adapters";
 import { DEFAULTS_DIR } from "@vance/defaults";
+import { s3ClientFor } from "../clients";
 import { bundledFiles, loadFunctionConfig } from "../settings";
 import { failEveryEvent, startFunction } from "../start";
 
@@ -15,13 +16,7 @@ export const handler = await startFunction(
       defaults: bundledFiles(import.meta.url, ["VANCE_DEFAULTS_DIR"]),
       require: ["VANCE_CATALOG_BUCKET"],
     });
-    const client = createS3Client({
-      region: config.AWS_REGION,
-      ...(config.VANCE_S3_ENDPOINT ? { endpoint: config.VANCE_S3_ENDPOINT } : {}),
-      forcePathStyle: config.VANCE_S3_FORCE_PATH_STYLE,
-      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
-    });
-    const store = new S3ObjectStore({ client, bucket: config.VANCE_CATALOG_BUCKET! });
+    const store = new S3ObjectStore({ client: s3ClientFor(config), bucket: config.VANCE_CATALOG_BUCKET! });
     const bundled = loadBundledCatalog(config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR);
     return () => syncCatalog({ store, bundled, logger: jsonLogger });
   },

@@ -1,4 +1,5 @@
-import { createDynamoClient, DynamoStateStore, jsonLogger } from "@vance/adapters";
+import { DynamoStateStore, jsonLogger } from "@vance/adapters";
+import { dynamoClientFor } from "../clients";
 import { loadFunctionConfig } from "../settings";
 import { failEveryEvent, startFunction } from "../start";
 import { documentEventsHandler } from "./handler";
@@ -15,13 +16,8 @@ export const handler = await startFunction(
       // Bucket names only, to tell the events apart (infra passes them without linking the buckets).
       require: ["VANCE_DOCUMENTS_BUCKET", "VANCE_CATALOG_BUCKET"],
     });
-    const client = createDynamoClient({
-      region: config.AWS_REGION,
-      ...(config.VANCE_DYNAMODB_ENDPOINT ? { endpoint: config.VANCE_DYNAMODB_ENDPOINT } : {}),
-      deadlineMs: config.VANCE_STORE_TIMEOUT_MS,
-    });
     return documentEventsHandler({
-      state: new DynamoStateStore({ client, tableName: config.VANCE_STATE_TABLE! }),
+      state: new DynamoStateStore({ client: dynamoClientFor(config), tableName: config.VANCE_STATE_TABLE! }),
       documentsBucket: config.VANCE_DOCUMENTS_BUCKET!,
       catalogBucket: config.VANCE_CATALOG_BUCKET!,
       logger: jsonLogger,
