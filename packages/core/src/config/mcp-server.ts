@@ -5,7 +5,7 @@ import { bareHost, isIpLiteral } from "../net/network-policy";
 import { ServerNameSchema } from "../types/common";
 import { secretNames } from "../types/rest/templates";
 import type { ToolTypeEnvironment } from "../types/tool-type";
-import { issuesToFieldErrors, type ParsedYaml, parseYaml } from "./yaml";
+import { type ParsedYaml, parseYamlDocument } from "./yaml";
 
 /** The folder of MCP server connections in every layer (API.md); documents in it are validated on write. */
 export const MCP_SERVER_DOCUMENTS_DIR = "mcp-servers/";
@@ -105,29 +105,16 @@ export function parseMcpServerDocument(
   text: string,
   environment: ToolTypeEnvironment,
 ): McpServerDocumentResult {
-  const parsed = parseYaml(text);
-  if (!parsed.ok) return fail(Errors.validationFailed("the document is not valid YAML", parsed.errors));
-  const { yaml } = parsed;
-  if (typeof yaml.data !== "object" || yaml.data === null || Array.isArray(yaml.data)) {
-    return fail(
-      Errors.validationFailed("an MCP server document is a YAML mapping", [
-        { path: "", message: "expected a mapping with url, headers and timeoutMs" },
-      ]),
-    );
-  }
-  const result = v.safeParse(McpServerDocumentSchema, yaml.data);
-  if (!result.success) {
-    return fail(
-      Errors.validationFailed(
-        "the document does not match the MCP server schema",
-        issuesToFieldErrors(result.issues, yaml, [], McpServerDocumentSchema),
-      ),
-    );
-  }
-  const problems = checks(result.output, environment, yaml);
+  const result = parseYamlDocument(text, McpServerDocumentSchema, {
+    document: "an MCP server document",
+    schema: "the MCP server schema",
+    mapping: "expected a mapping with url, headers and timeoutMs",
+  });
+  if (!result.ok) return fail(Errors.validationFailed(result.message, result.errors));
+  const problems = checks(result.value, environment, result.yaml);
   if (problems.length > 0)
     return fail(Errors.validationFailed("the MCP server document is refused", problems));
-  return { ok: true, server: result.output };
+  return { ok: true, server: result.value };
 }
 
 function checks(server: McpServerDocument, environment: ToolTypeEnvironment, yaml: ParsedYaml): FieldError[] {

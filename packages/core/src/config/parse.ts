@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { Errors, type FieldError, type VanceError } from "../errors";
 import type { ToolTypeRegistry } from "../types/registry";
 import { type ServerToolConfig, ServerToolConfigSchema } from "./schema";
-import { issuesToFieldErrors, type ParsedYaml, parseYaml } from "./yaml";
+import { issuesToFieldErrors, type ParsedYaml, parseYamlDocument } from "./yaml";
 
 export type ToolDocumentResult =
   | { readonly ok: true; readonly config: ServerToolConfig }
@@ -18,36 +18,24 @@ export function parseToolDocument(
   name: string,
   registry: ToolTypeRegistry,
 ): ToolDocumentResult {
-  const parsed = parseYaml(text);
-  if (!parsed.ok) return fail(Errors.validationFailed("the document is not valid YAML", parsed.errors));
-  const { yaml } = parsed;
-  if (typeof yaml.data !== "object" || yaml.data === null || Array.isArray(yaml.data)) {
-    return fail(
-      Errors.validationFailed("a tool document is a YAML mapping", [
-        { path: "", message: "expected a mapping" },
-      ]),
-    );
-  }
-  const base = v.safeParse(ServerToolConfigSchema, yaml.data);
-  if (!base.success) {
-    return fail(
-      Errors.validationFailed(
-        "the document does not match the tool schema",
-        issuesToFieldErrors(base.issues, yaml, [], ServerToolConfigSchema),
-      ),
-    );
-  }
-  if (base.output.name !== undefined && base.output.name !== name)
-    return fail(Errors.nameMismatch(name, base.output.name, yaml.lineOf(["name"])));
-  const type = registry.find(base.output.type);
-  if (!type) return fail(Errors.unknownType(base.output.type, registry.ids(), yaml.lineOf(["type"])));
-  const packOnly = packOnlyFields(base.output, type.sourcing?.kind === "pack", yaml);
+  const base = parseYamlDocument(text, ServerToolConfigSchema, {
+    document: "a tool document",
+    schema: "the tool schema",
+    mapping: "expected a mapping",
+  });
+  if (!base.ok) return fail(Errors.validationFailed(base.message, base.errors));
+  const { yaml } = base;
+  if (base.value.name !== undefined && base.value.name !== name)
+    return fail(Errors.nameMismatch(name, base.value.name, yaml.lineOf(["name"])));
+  const type = registry.find(base.value.type);
+  if (!type) return fail(Errors.unknownType(base.value.type, registry.ids(), yaml.lineOf(["type"])));
+  const packOnly = packOnlyFields(base.value, type.sourcing?.kind === "pack", yaml);
   if (packOnly.length > 0) {
     return fail(
       Errors.validationFailed(`'${type.typeId}' is no pack: its tools have no sub-tools`, packOnly),
     );
   }
-  const parameters = v.safeParse(type.parametersSchema, base.output.parameters ?? {});
+  const parameters = v.safeParse(type.parametersSchema, base.value.parameters ?? {});
   if (!parameters.success) {
     return fail(
       Errors.validationFailed(
@@ -68,7 +56,7 @@ export function parseToolDocument(
       Errors.validationFailed(`the parameters do not pass the '${type.typeId}' type's checks`, errors),
     );
   }
-  const { name: _ignored, ...fields } = base.output;
+  const { name: _ignored, ...fields } = base.value;
   return { ok: true, config: { name, ...fields, parameters: parameters.output } };
 }
 

@@ -1,4 +1,4 @@
-import type * as v from "valibot";
+import * as v from "valibot";
 import { isScalar, LineCounter, parseDocument, type YAMLError } from "yaml";
 import type { FieldError } from "../errors";
 import { issueMessage } from "./issue-messages";
@@ -30,6 +30,43 @@ export const MAX_YAML_DOCUMENT_CHARS = 32 * 1024;
 export const MAX_YAML_FLOW_DEPTH = 64;
 /** Syntax errors a parse reports at most (a document may hold one per line). */
 const MAX_YAML_ERRORS = 20;
+
+/** A document parsed as YAML, checked to be a mapping and validated against its schema. */
+export type YamlDocumentResult<T> =
+  | { readonly ok: true; readonly value: T; readonly yaml: ParsedYaml }
+  | { readonly ok: false; readonly message: string; readonly errors: FieldError[] };
+
+/**
+ * The one reading of a YAML configuration document (tool and MCP server documents): syntax,
+ * a mapping at the top, then `schema`, with every issue pointed at its line. `what` names the
+ * document in the messages ("a tool document", "the tool schema"); `mapping` says what the
+ * mapping holds when the top is something else.
+ */
+export function parseYamlDocument<S extends v.GenericSchema>(
+  text: string,
+  schema: S,
+  what: { readonly document: string; readonly schema: string; readonly mapping: string },
+): YamlDocumentResult<v.InferOutput<S>> {
+  const parsed = parseYaml(text);
+  if (!parsed.ok) return { ok: false, message: "the document is not valid YAML", errors: parsed.errors };
+  const { yaml } = parsed;
+  if (typeof yaml.data !== "object" || yaml.data === null || Array.isArray(yaml.data)) {
+    return {
+      ok: false,
+      message: `${what.document} is a YAML mapping`,
+      errors: [{ path: "", message: what.mapping }],
+    };
+  }
+  const result = v.safeParse(schema, yaml.data);
+  if (!result.success) {
+    return {
+      ok: false,
+      message: `the document does not match ${what.schema}`,
+      errors: issuesToFieldErrors(result.issues, yaml, [], schema),
+    };
+  }
+  return { ok: true, value: result.output, yaml };
+}
 
 /**
  * Parses YAML (JSON is YAML) keeping a line index; syntax errors come back with their lines. The
