@@ -10,7 +10,13 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { type DispatchResult, type ProcessKey, type ProcessService, VanceError } from "@vance/core";
+import {
+  type DispatchResult,
+  META_TOOL,
+  type ProcessKey,
+  type ProcessService,
+  VanceError,
+} from "@vance/core";
 
 /** The MCP server's name in `initialize` (its version is the service's). */
 const MCP_SERVER_NAME = "vance-server-tools";
@@ -19,7 +25,7 @@ const MCP_SERVER_NAME = "vance-server-tools";
  * The meta-tools whose success can change the next `tools/list` (they activate deferred tools):
  * their calls are answered as a stream carrying `notifications/tools/list_changed` first.
  */
-const ACTIVATING_TOOLS = new Set(["tool_description", "invoke_tool"]);
+const ACTIVATING_TOOLS = new Set<string>([META_TOOL.describe, META_TOOL.invoke]);
 
 /** Refusals of a name the process cannot call: a JSON-RPC error, as the MCP spec says for unknown tools. */
 const UNKNOWN_TOOL_CODES = new Set(["tool_not_found", "tool_disabled", "tool_not_allowed"]);

@@ -65,6 +65,18 @@ export function assertProjectId(project: string): void {
   if (!v.is(ProjectIdSchema, project)) throw Errors.invalidId("project", project);
 }
 
+/**
+ * The meta-tools' names (spec §13): the capability floor's `tool_list` and `tool_description`,
+ * `invoke_tool`, and the optional `tool_search` and `execute_javascript` — spelled here only.
+ */
+export const META_TOOL = Object.freeze({
+  list: "tool_list",
+  describe: "tool_description",
+  invoke: "invoke_tool",
+  search: "tool_search",
+  executeJavascript: "execute_javascript",
+} as const);
+
 /** Separates a pack from its operation in a sub-tool name: `pack__op`. */
 export const PACK_SEPARATOR = "__";
 

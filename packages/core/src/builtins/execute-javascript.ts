@@ -1,4 +1,5 @@
 import { DEFAULT_CALL_LIMITS } from "../dispatch/call-budget";
+import { META_TOOL } from "../ids";
 import type { ScriptRunOutcome } from "../ports/tool-runtime";
 import { CAPABILITY_FLOOR } from "../surface/capability-floor";
 import { MAX_SCRIPT_TIMEOUT_MS } from "../types/scripted";
@@ -7,7 +8,7 @@ import { invokeTool } from "./meta-tools";
 import { declareTools } from "./tool-declarations";
 
 /** The name of the code-mode built-in. */
-export const EXECUTE_JAVASCRIPT = "execute_javascript";
+export const EXECUTE_JAVASCRIPT = META_TOOL.executeJavascript;
 
 /** A program's deadline when the call names none. */
 export const DEFAULT_PROGRAM_TIMEOUT_MS = 5_000;

@@ -1,3 +1,4 @@
+import { META_TOOL } from "../ids";
 import type { BuiltInTool, CallScope, ProcessToolsApi, ToolOutcome } from "./built-in-tool";
 
 /** Most names `tool_description` describes per call; the rest come back in `skipped`. */
@@ -17,7 +18,7 @@ function withProcess(
 
 /** `tool_list(prefix?)`: names of every tool the process may invoke, with pack hints. */
 export const toolList: BuiltInTool = {
-  name: "tool_list",
+  name: META_TOOL.list,
   description:
     "Lists the names of all tools you can use: `inContext` are in your tools array, `available` can be described with tool_description and then called. Optional `prefix` filters names (case-insensitive).",
   labels: ["discovery"],
@@ -35,7 +36,7 @@ export const toolList: BuiltInTool = {
 
 /** `tool_description(names)`: descriptions and schemas; activates deferred tools for the next turn. */
 export const toolDescription: BuiltInTool = {
-  name: "tool_description",
+  name: META_TOOL.describe,
   description: `Returns the description and parameter schema of up to ${MAX_DESCRIBE} tools by name, and adds them to your tools array so you can call them next.`,
   labels: ["discovery"],
   primary: true,
@@ -57,7 +58,7 @@ export const toolDescription: BuiltInTool = {
  * spawn adds it by itself when the allow set is larger than `TOOL_SEARCH_AUTO_SIZE`.
  */
 export const toolSearch: BuiltInTool = {
-  name: "tool_search",
+  name: META_TOOL.search,
   description:
     "Finds the tools that fit a task described in words (e.g. 'create an issue comment') and returns their descriptions and parameter schemas, best first; they are added to your tools array so you can call them next.",
   labels: ["discovery"],
@@ -84,7 +85,7 @@ export const toolSearch: BuiltInTool = {
 
 /** `invoke_tool(name, params)`: a named call through the same allow-set check; primary like the other two (spec §13). */
 export const invokeTool: BuiltInTool = {
-  name: "invoke_tool",
+  name: META_TOOL.invoke,
   description: "Calls a tool by name with params, under the same rules as calling it directly.",
   labels: ["discovery"],
   primary: true,

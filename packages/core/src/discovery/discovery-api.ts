@@ -1,6 +1,7 @@
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import { toolFailureOf, VanceError } from "../errors";
+import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
 import type { ProcessBookkeeping } from "../processes/process-bookkeeping";
@@ -140,7 +141,7 @@ export class DiscoveryApi {
     let index = this.indexes.get(tools);
     if (!index) {
       index = new ToolSearchIndex(
-        [...tools.values()].filter((tool) => !inCapabilityFloor(tool.name) && tool.name !== "tool_search"),
+        [...tools.values()].filter((tool) => !inCapabilityFloor(tool.name) && tool.name !== META_TOOL.search),
       );
       this.indexes.set(tools, index);
     }

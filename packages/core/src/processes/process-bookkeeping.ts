@@ -1,4 +1,5 @@
 import type { CallResult } from "../builtins/built-in-tool";
+import { META_TOOL } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
 import { inCapabilityFloor } from "../surface/capability-floor";
@@ -63,7 +64,7 @@ export class ProcessBookkeeping {
     const writes = [...calls]
       .filter(([name, count]) => count > 0 && counted(name))
       .map(([name, count]) => this.options.usage.countCall(record, name, at, count));
-    if (writes.length > 0) await this.settle(record, "execute_javascript", writes);
+    if (writes.length > 0) await this.settle(record, META_TOOL.executeJavascript, writes);
   }
 
   /** After `tool_description`: each described tool counts a discovery hit; the deferred ones (`activate`) are activated. */
@@ -73,7 +74,7 @@ export class ProcessBookkeeping {
     activate: readonly string[],
   ): Promise<void> {
     const at = this.now();
-    await this.settle(record, "tool_description", [
+    await this.settle(record, META_TOOL.describe, [
       activate.length > 0 ? this.options.records.touch(record, activate, at) : null,
       ...described.map((name) => this.options.usage.countDiscoveryHit(record, name, at)),
     ]);
@@ -112,5 +113,5 @@ export class ProcessBookkeeping {
 
 /** The floor pair and `invoke_tool` are not counted: a wrapper call counts its target once. */
 function counted(name: string): boolean {
-  return !inCapabilityFloor(name) && name !== "invoke_tool";
+  return !inCapabilityFloor(name) && name !== META_TOOL.invoke;
 }

@@ -1,7 +1,14 @@
 import * as v from "valibot";
 import type { Freshness } from "../cascade/generations";
 import { Errors } from "../errors";
-import { InvocableToolNameSchema, LabelSchema, packOf, TOOL_NAME_PATTERN, toolDocumentPath } from "../ids";
+import {
+  InvocableToolNameSchema,
+  LabelSchema,
+  META_TOOL,
+  packOf,
+  TOOL_NAME_PATTERN,
+  toolDocumentPath,
+} from "../ids";
 import type { PackSource, ServerToolService, ToolListing } from "../tools/server-tool-service";
 
 /** A recipe entry: a tool name (pack sub-tools `pack__op` included) or a `@label` selector. */
@@ -157,7 +164,7 @@ export class RecipeResolver {
 }
 
 /** The search meta-tool a large allow set gets without asking (`allowedToolsRemove` keeps it out). */
-const TOOL_SEARCH = "tool_search";
+const TOOL_SEARCH = META_TOOL.search;
 
 /**
  * Above this many allowed tools (packs counted by their sub-tools now) a spawn adds `tool_search`
