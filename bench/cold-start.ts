@@ -65,6 +65,8 @@ function apiEnv(stores?: { s3: string; dynamo: string; suffix: string }): Record
       JwtSecret: { value: JWT_SECRET },
       SecretsKey: { value: randomBytes(32).toString("base64") },
     }),
+    // The bench signs its manifest request with the service's own token (no identity provider here).
+    VANCE_LOCAL_TOKENS: "true",
     AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
     ...(stores

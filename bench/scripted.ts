@@ -8,12 +8,15 @@
  * - pool + 1 sibling call: `vance.tools.call` answered by the main thread (Atomics.wait hop),
  * - node:vm: baseline (not a sandbox: shares the host's thread and has no limits),
  * - HTTP: `POST …/tools/add_numbers/invoke` and `GET /v1/health` on a local server, keep-alive.
+ * - HTTP, c=10: requests per second of the invoke and of health with 10 in flight (keep-alive
+ *   `node:http`), alternating rounds.
  * Goals: `a + b` ≤ 0.3 ms median; a sibling call adds ≤ 0.2 ms; over HTTP the invocation adds
- * ≤ 1 ms median over health.
+ * ≤ 1 ms median over health; at c=10 the invoke serves ≥ 0.3× health's requests per second.
  *
  * Run: `npm run bench -- scripted`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +36,8 @@ const ROUNDS = 6;
 const PER_ROUND = 500;
 const HTTP_PER_ROUND = 200;
 const SECRET = "bench-secret-0123456789";
+const CONCURRENCY = 10;
+const THROUGHPUT_REQUESTS = 1_000;
 
 /** Runs the bench and prints a table: median, p95 and their ratio to the case's baseline. */
 export async function main(): Promise<void> {
@@ -160,11 +165,82 @@ export async function main(): Promise<void> {
         `one sibling call adds ≤ 0.2 ms: ${verdict(sibling <= 0.2)} (${sibling.toFixed(3)} ms); ` +
         `HTTP invoke adds ≤ 1 ms over health: ${verdict(http <= 1)} (${http.toFixed(3)} ms)`,
     );
+
+    // Throughput with 10 requests in flight (keep-alive `node:http`, which adds less per request
+    // than fetch): the invoke against health, alternating rounds.
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const invokeOnce = async () =>
+      expectThree(
+        JSON.parse(await httpPost(agent, `${tools}/add_numbers/invoke`, auth, '{"params":{"a":1,"b":2}}')),
+      );
+    const healthOnce = () => httpGet(agent, `${base}/v1/health`);
+    const perSecond = { invoke: [] as number[], health: [] as number[] };
+    await throughput(invokeOnce, THROUGHPUT_REQUESTS);
+    for (let round = 0; round < ROUNDS; round++) {
+      perSecond.invoke.push(await throughput(invokeOnce, THROUGHPUT_REQUESTS));
+      perSecond.health.push(await throughput(healthOnce, THROUGHPUT_REQUESTS));
+    }
+    agent.destroy();
+    const invokeRate = median(perSecond.invoke);
+    const healthRate = median(perSecond.health);
+    console.log(
+      `
+c=${CONCURRENCY}, ${THROUGHPUT_REQUESTS} requests a round, medians of ${ROUNDS} rounds; load average ${loadavg()[0]?.toFixed(2)}: ` +
+        `invoke add_numbers ${invokeRate.toFixed(0)} req/s, GET /v1/health ${healthRate.toFixed(0)} req/s ` +
+        `(${(invokeRate / healthRate).toFixed(2)}× health; goal ≥ 0.3×: ${verdict(invokeRate / healthRate >= 0.3)})`,
+    );
   } finally {
     server.close();
     await pool.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Requests per second of `once`, `total` times with {@link CONCURRENCY} in flight. */
+async function throughput(once: () => Promise<unknown>, total: number): Promise<number> {
+  let started = 0;
+  const begin = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (started < total) {
+        started++;
+        await once();
+      }
+    }),
+  );
+  return total / ((performance.now() - begin) / 1000);
+}
+
+function httpGet(agent: Agent, url: string): Promise<string> {
+  return httpCall(agent, url, "GET", {}, undefined);
+}
+
+function httpPost(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<string> {
+  return httpCall(agent, url, "POST", { ...headers, "content-type": "application/json" }, body);
+}
+
+function httpCall(
+  agent: Agent,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method, agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        if ((response.statusCode ?? 0) >= 300)
+          reject(new Error(`${method} ${url}: ${response.statusCode} ${text}`));
+        else resolve(text);
+      });
+      response.on("error", reject);
+    });
+    sent.on("error", reject);
+    sent.end(body);
+  });
 }
 
 function summarize(times: readonly number[]): { median: number; p95: number } {

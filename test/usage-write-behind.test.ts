@@ -54,10 +54,15 @@ describe("ToolUsage written behind the answer", () => {
   });
 
   it("a read of demand or of the insights table sees every use counted before it, flushed or not", async () => {
-    const { state } = countedState();
+    const { state, writes } = countedState();
     const usage = new ToolUsage(state, { schedule: () => {} });
     await usage.countCall(scope, "alpha", 1_000);
     await usage.countCall(scope, "alpha", 1_001, 2);
+    // Demand counts the queued uses without writing them (a manifest waits for no write).
+    expect((await usage.demand(scope)).get("alpha")).toBe(3);
+    expect(writes.count).toBe(0);
+    await usage.flush();
+    // Written: read again from the store, counted once.
     expect((await usage.demand(scope)).get("alpha")).toBe(3);
     await usage.countDiscoveryHit(scope, "beta", 1_002);
     expect(

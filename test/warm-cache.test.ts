@@ -113,6 +113,8 @@ describe("warm manifest and lookup: request counts", () => {
       params: {},
     });
     expect(invoked.status).toBe(200);
+    // The count is written behind the answer; wait for it as the end of a Lambda invocation does.
+    await a.services.usage.flush();
     a.reset();
     await a.client.manifest(processId);
     // The call counted on this instance: the usage counters are read again (one Query more).

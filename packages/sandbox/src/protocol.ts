@@ -11,11 +11,24 @@ export interface WorkerInit {
   readonly memoryBytes: number;
   /** Where answers to `vance.tools.call` arrive; read synchronously with `receiveMessageOnPort`. */
   readonly answers: MessagePort;
-  /** One Int32: the main thread sets it to {@link ANSWERED} and notifies once an answer was posted. */
+  /** Where runs arrive; read synchronously with `receiveMessageOnPort`. */
+  readonly jobs: MessagePort;
+  /**
+   * Two Int32s. At {@link ANSWER_SLOT} the main thread sets {@link ANSWERED} and notifies once an
+   * answer was posted; at {@link JOBS_SLOT} it counts the runs posted and notifies, so an idle
+   * thread sleeps in `Atomics.wait` for its next run rather than in its event loop.
+   */
   readonly signal: SharedArrayBuffer;
 }
 
-/** Main thread → worker: run one script. */
+/** Where in {@link WorkerInit.signal} the answer flag is. */
+export const ANSWER_SLOT = 0;
+/** Where in {@link WorkerInit.signal} the count of runs posted is. */
+export const JOBS_SLOT = 1;
+/** Bytes of {@link WorkerInit.signal}. */
+export const SIGNAL_BYTES = 8;
+
+/** Main thread → worker, on the jobs port: run one script. */
 export interface RunMessage {
   readonly kind: "run";
   readonly source: string;

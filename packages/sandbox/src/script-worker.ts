@@ -2,9 +2,12 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
 import { LogTail } from "./log-tail";
 import {
+  ANSWER_SLOT,
   ANSWERED,
   type AnswerMessage,
+  JOBS_SLOT,
   type RunMessage,
+  SIGNAL_BYTES,
   type WorkerInit,
   type WorkerMessage,
 } from "./protocol";
@@ -37,6 +40,7 @@ export interface WorkerSpawn {
  */
 export class ScriptWorker extends WorkerThread<WorkerMessage> {
   private readonly answers: MessagePort;
+  private readonly jobs: MessagePort;
   private readonly flag: Int32Array;
   /**
    * Aborts the host calls of the current run. Kept across runs until used: making an
@@ -44,17 +48,23 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
    */
   private calls = new AbortController();
 
-  private constructor(spawn: WorkerSpawn, channel: MessageChannel, signal: SharedArrayBuffer) {
+  private constructor(
+    spawn: WorkerSpawn,
+    channel: MessageChannel,
+    jobs: MessageChannel,
+    signal: SharedArrayBuffer,
+  ) {
     const init: WorkerInit = {
       wasmModule: spawn.wasmModule,
       memoryBytes: spawn.memoryBytes,
       answers: channel.port2,
+      jobs: jobs.port2,
       signal,
     };
     super(
       new Worker(spawn.url, {
         workerData: init,
-        transferList: [channel.port2],
+        transferList: [channel.port2, jobs.port2],
         resourceLimits: spawn.resourceLimits,
         // The host's flags (a test runner's loaders, --inspect) have no business in a sandbox thread.
         execArgv: [],
@@ -64,11 +74,17 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
     );
     this.flag = new Int32Array(signal);
     this.answers = channel.port1;
+    this.jobs = jobs.port1;
   }
 
   /** Starts a thread and resolves once its QuickJS module is loaded. */
   static async start(spawn: WorkerSpawn): Promise<ScriptWorker> {
-    const worker = new ScriptWorker(spawn, new MessageChannel(), new SharedArrayBuffer(4));
+    const worker = new ScriptWorker(
+      spawn,
+      new MessageChannel(),
+      new MessageChannel(),
+      new SharedArrayBuffer(SIGNAL_BYTES),
+    );
     await worker.ready();
     return worker;
   }
@@ -103,8 +119,8 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         if (call !== pendingCall) return;
         pendingCall = 0;
         this.answers.postMessage(reply);
-        Atomics.store(this.flag, 0, ANSWERED);
-        Atomics.notify(this.flag, 0);
+        Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
+        Atomics.notify(this.flag, ANSWER_SLOT);
       };
       const onCancel = () => {
         this.terminate();
@@ -160,8 +176,11 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       };
       this.onExit = (reason) => finish({ ok: false, error: "SandboxError", message: reason }, false);
       run.signal?.addEventListener("abort", onCancel, { once: true });
-      // The deadline timer keeps the process alive while the (unreferenced) thread runs.
-      this.thread.postMessage(message);
+      // The deadline timer keeps the process alive while the (unreferenced) thread runs. The
+      // thread sleeps on the count of runs, not in its event loop: waking it is one notify.
+      this.jobs.postMessage(message);
+      Atomics.add(this.flag, JOBS_SLOT, 1);
+      Atomics.notify(this.flag, JOBS_SLOT);
     });
   }
 

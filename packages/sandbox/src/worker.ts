@@ -15,7 +15,9 @@ import {
 import { LOG_LIMITS, LogTail } from "./log-tail";
 import { type LoadedModule, loadModule } from "./module";
 import {
+  ANSWER_SLOT,
   type AnswerMessage,
+  JOBS_SLOT,
   type RunMessage,
   WAITING,
   type WorkerInit,
@@ -44,7 +46,7 @@ function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
     while (receiveMessageOnPort(init.answers) !== undefined) {
       // An answer to an earlier call that arrived after its run gave up on it.
     }
-    Atomics.store(flag, 0, WAITING);
+    Atomics.store(flag, ANSWER_SLOT, WAITING);
     post({ kind: "call", name, params });
     for (;;) {
       const remaining = deadline - performance.now();
@@ -52,7 +54,7 @@ function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
         const { message } = timeoutOutcome(timeoutMs);
         return { error: "TimeoutError", message, timedOut: true };
       }
-      Atomics.wait(flag, 0, WAITING, remaining);
+      Atomics.wait(flag, ANSWER_SLOT, WAITING, remaining);
       const received = receiveMessageOnPort(init.answers);
       if (!received) continue;
       const answer = received.message as AnswerMessage;
@@ -73,7 +75,8 @@ function logSink(tail: LogTail): (line: string) => void {
   };
 }
 
-port.on("message", async (message: RunMessage) => {
+/** Runs one script; resolves once the thread may take the next. */
+async function serve(message: RunMessage): Promise<void> {
   const deadline = performance.now() + message.timeoutMs;
   const current = next;
   const tail = message.report ? new LogTail() : undefined;
@@ -90,8 +93,8 @@ port.on("message", async (message: RunMessage) => {
   const done: WorkerMessage = { kind: "done", outcome, ...(tail ? { logs: tail.snapshot() } : {}) };
   if (reusable) {
     // The answer goes out first; freeing this run and making the next run's context (together
-    // three times the run of `a + b`) follow, off the critical path. This handler is synchronous
-    // from here on, so no run can start before its context is ready.
+    // three times the run of `a + b`) follow, off the critical path. Nothing runs here until
+    // they are done, so no run can start before its context is ready.
     post(done);
     finishRun(current, true);
     next = prepareRun(loaded);
@@ -104,6 +107,21 @@ port.on("message", async (message: RunMessage) => {
   loaded = await loadModule(init.wasmModule, init.memoryBytes);
   next = prepareRun(loaded);
   post(done);
-});
+}
 
 post({ kind: "ready" });
+
+// Between runs the thread sleeps on the count of runs posted, not in its event loop: the main
+// thread's notify wakes it straight into the next run (terminating the thread ends the wait).
+let taken = 0;
+for (;;) {
+  Atomics.wait(flag, JOBS_SLOT, taken);
+  const received = receiveMessageOnPort(init.jobs);
+  if (received === undefined) {
+    // Counted before it could be read: look again shortly, never spin.
+    Atomics.wait(flag, JOBS_SLOT, Atomics.load(flag, JOBS_SLOT), 1);
+    continue;
+  }
+  taken++;
+  await serve(received.message as RunMessage);
+}

@@ -153,30 +153,36 @@ export class ToolUsage {
       })
       .finally(() => {
         this.writing.delete(written);
+        // A demand read meanwhile counted this use as queued: the next one reads what is stored.
+        this.demands.delete(roleKey(use.key));
       });
     this.writing.add(written);
     return written;
   }
 
-  /** Whether uses are queued or being written: a read then flushes first, to see them. */
+  /** Whether uses are queued or being written: the insights table flushes first, to show them. */
   private get unwritten(): boolean {
     return this.pending.size > 0 || this.writing.size > 0;
   }
 
   /**
-   * The role's demand per tool: calls plus discovery hits. Read at most once per `demandTtlMs`
-   * per role and instance (a use counted here reads it again at once; one counted by another
-   * instance shows within the time-to-live), so a demoting manifest costs one state-store round,
-   * not two. The map is shared: read-only.
+   * The role's demand per tool: calls plus discovery hits, uses still queued here included. Read
+   * at most once per `demandTtlMs` per role and instance (a use counted here reads it again once
+   * written; one counted by another instance shows within the time-to-live), so a demoting
+   * manifest costs one state-store round, not two. The map is shared: read-only.
    */
   async demand(scope: ToolUsageScope): Promise<ReadonlyMap<string, number>> {
     const key = roleKey(scope);
     const cached = this.demands.get(key);
     if (cached && this.now() - cached.at < this.demandTtlMs) return cached.demand;
-    if (this.unwritten) await this.flush();
     const at = this.now();
     const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
     const demand = new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
+    // Uses still queued count too, without waiting for their write (which then reads it again).
+    for (const use of this.pending.values()) {
+      if (roleKey(use.key) !== key) continue;
+      demand.set(use.key.tool, (demand.get(use.key.tool) ?? 0) + use.calls + use.discoveryHits);
+    }
     if (this.demandTtlMs > 0) this.demands.set(key, { at, demand });
     return demand;
   }
