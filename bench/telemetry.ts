@@ -113,11 +113,11 @@ export async function main(): Promise<void> {
       await res.arrayBuffer();
     };
     const cases: BenchCase[] = MODES.flatMap((mode) => [
-      { name: `invoke, tracing ${mode}`, perRound: PER_ROUND, once: async () => (await use(mode), invoke()) },
+      { name: `invoke, tracing ${mode}`, perRound: PER_ROUND, once: () => use(mode).then(invoke) },
       {
         name: `manifest, tracing ${mode}`,
         perRound: PER_ROUND,
-        once: async () => (await use(mode), manifest()),
+        once: () => use(mode).then(manifest),
       },
     ]);
     const { samples, elapsedSeconds } = await interleavedRounds(cases, {
