@@ -57,7 +57,7 @@ export async function main(): Promise<void> {
     telemetry = undefined;
     current = mode;
     if (mode === "off") return;
-    telemetry = startTelemetry(
+    telemetry = await startTelemetry(
       mode === "noop"
         ? { OTEL_TRACES_EXPORTER: "noop", OTEL_METRICS_EXPORTER: "none" }
         : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: "none" },

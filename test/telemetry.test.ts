@@ -100,7 +100,7 @@ async function tracedInvoke(name: string, params: unknown) {
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  telemetry = startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, "test");
+  telemetry = await startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, "test");
   upstream = createServer((req, res) => {
     upstreamSeen.push(req.headers);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ summary: "fine" }));
