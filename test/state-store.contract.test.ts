@@ -538,6 +538,39 @@ describe("usage counters exact under retries", () => {
     }
   });
 
+  it("DynamoDB: a count cancelled by a concurrent transaction is sent again, and counted once", async () => {
+    const endpoint = inject("dynamoEndpoint");
+    const client = createDynamoClient({ endpoint });
+    try {
+      const tableName = `state-${randomUUID()}`;
+      await ensureStateTable(client, tableName);
+      let cancelled = 0;
+      // The first three TransactWriteItems are cancelled as DynamoDB cancels one that met another on its item.
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName === "TransactWriteItemsCommand" && cancelled < 3) {
+            cancelled++;
+            throw Object.assign(new Error("Transaction cancelled"), {
+              name: "TransactionCanceledException",
+              CancellationReasons: [{ Code: "TransactionConflict" }],
+            });
+          }
+          return next(args);
+        },
+        { step: "initialize", name: "conflictFirst" },
+      );
+      const store = new DynamoStateStore({ client, tableName });
+      const key = { tenant: "t", project: "p", role: "r", tool: "x" };
+      await store.addToolUsage(key, { calls: 1, at: START });
+      expect(cancelled).toBe(3);
+      expect(await store.listToolUsage("t", "p")).toEqual([
+        { role: "r", tool: "x", calls: 1, discoveryHits: 0, lastUsedAt: START },
+      ]);
+    } finally {
+      client.destroy();
+    }
+  });
+
   it("SQLite: 50 concurrent calls count 50 (one local statement, nothing retried)", async () => {
     const store = new SqliteStateStore(":memory:");
     try {

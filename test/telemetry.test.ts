@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createJsonLogger } from "@vance/adapters";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startTelemetry, type Telemetry } from "../functions/api/telemetry";
 import { bearer, testApp } from "./support/app";
 import { type McpTestServer, startMcpTestServer } from "./support/mcp-test-server";
@@ -100,7 +101,7 @@ async function tracedInvoke(name: string, params: unknown) {
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  telemetry = startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, "test");
+  telemetry = await startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, "test");
   upstream = createServer((req, res) => {
     upstreamSeen.push(req.headers);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ summary: "fine" }));
@@ -109,7 +110,7 @@ beforeAll(async () => {
   const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   mcp = await startMcpTestServer();
 
-  ({ app } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } }));
+  ({ app } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" }, logger: createJsonLogger() }));
   headers = await bearer({ tenant: "acme", roles: ["read", "write"] });
   const admin = await bearer({ tenant: "acme", roles: ["admin"] });
   for (const [name, value] of [
@@ -202,6 +203,25 @@ describe("traces over OTLP/HTTP", () => {
     expect(posts.map((span) => span.spanId)).toContain(match?.[2]);
   });
 
+  it("the request's log line carries its trace id", async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      written.push(String(line));
+    });
+    try {
+      const { traceId } = await tracedInvoke("ticket_summary", { ticket: "B-2" });
+      const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.find((line) => line.event === "http.request")).toMatchObject({
+        level: "INFO",
+        traceId,
+        status: 200,
+        route: "/v1/tenants/:tenant/projects/:project/tools/:name/invoke",
+      });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("no secret and no param value in any exported attribute", async () => {
     expect(receiver.bodies.length).toBeGreaterThan(0);
     const everything = receiver.bodies.join("\n");
@@ -254,10 +274,10 @@ describe("metrics over OTLP/HTTP", () => {
       "vance.tool": "ticket_summary",
       "vance.outcome": "ok",
     });
-    // Cumulative: every ticket_summary call of this file so far (two traced ones).
-    expect(summary?.value).toBe(2);
+    // Cumulative: every ticket_summary call of this file so far (three).
+    expect(summary?.value).toBe(3);
     const durations = pointsOf("vance.tool.duration");
-    expect(durations.find((p) => p.attributes["vance.tool.type"] === "rest")?.value).toBe(2);
+    expect(durations.find((p) => p.attributes["vance.tool.type"] === "rest")?.value).toBe(3);
     const upstream = pointsOf("vance.upstream.duration");
     expect(upstream.map((p) => p.attributes["vance.upstream"]).sort()).toEqual(["http", "mcp"]);
     expect(JSON.stringify(receiver.metricBodies)).not.toContain("A-1");

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     trace: config.VANCE_LOG_LEVEL === "trace",
     pretty: process.stdout.isTTY,
   });
-  startTelemetry(process.env, VERSION);
+  await startTelemetry(process.env, VERSION);
   const services = await buildServices(config, secret, { logger });
   const app = createApp(services);
   // Compile catalog.json once, so each manifest reads the catalog with one GET instead of listing it.

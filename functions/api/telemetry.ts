@@ -9,24 +9,12 @@
  * - `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`: `otlp` (the default once an endpoint is
  *   set), `none` to keep one of them off, `noop` to record spans and drop them (the bench's
  *   baseline of the instrumentation's own cost); metrics `emf`: CloudWatch embedded-metric
- *   lines on stdout (the Lambda's default, see `emf.ts`).
+ *   lines on stdout (for Lambda, see `emf.ts`).
  * - `OTEL_SERVICE_NAME` (default `vance-server-tools`); `OTEL_METRIC_EXPORT_INTERVAL` (ms).
  */
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { MeterProvider, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics";
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type ReadableSpan,
-  type SpanExporter,
-} from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import * as v from "valibot";
-import { EmfMetricExporter } from "./emf";
 
 const ExporterSchema = v.optional(v.picklist(["otlp", "none", "noop", "emf"]));
 
@@ -70,12 +58,13 @@ export function parseTelemetryEnv(env: Readonly<Record<string, string | undefine
 
 /**
  * Registers the tracer and meter providers the environment asks for (nothing when it asks for
- * none) with the W3C trace-context propagator and an AsyncLocalStorage context manager.
+ * none) with the W3C trace-context propagator and an AsyncLocalStorage context manager. The SDK
+ * is imported only then: a function without telemetry does not load it at a cold start.
  */
-export function startTelemetry(
+export async function startTelemetry(
   env: Readonly<Record<string, string | undefined>>,
   version: string,
-): Telemetry {
+): Promise<Telemetry> {
   const settings = parseTelemetryEnv(env);
   const tracesEndpoint = settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? settings.OTEL_EXPORTER_OTLP_ENDPOINT;
   const metricsEndpoint =
@@ -92,45 +81,61 @@ export function startTelemetry(
       : settings.OTEL_METRICS_EXPORTER !== "none" && metricsEndpoint !== undefined
         ? "otlp"
         : "off";
+  if (traces === "off" && metricsMode === "off") {
+    return { traces, metrics: metricsMode, flush: async () => {}, shutdown: async () => {} };
+  }
+  const { resourceFromAttributes } = await import("@opentelemetry/resources");
   const resource = resourceFromAttributes({
     "service.name": settings.OTEL_SERVICE_NAME,
     "service.version": version,
   });
 
-  let tracerProvider: BasicTracerProvider | undefined;
+  let tracerProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
   if (traces !== "off") {
+    const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, sdk] = await Promise.all([
+      import("@opentelemetry/context-async-hooks"),
+      import("@opentelemetry/core"),
+      import("@opentelemetry/sdk-trace-base"),
+    ]);
     const exporter: SpanExporter =
       traces === "noop"
         ? new DroppingExporter()
-        : new OTLPTraceExporter({ url: tracesUrl(tracesEndpoint!, env) });
-    tracerProvider = new BasicTracerProvider({
+        : new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({
+            url: tracesUrl(tracesEndpoint!, env),
+          });
+    const provider = new sdk.BasicTracerProvider({
       resource,
-      spanProcessors: [new BatchSpanProcessor(exporter)],
+      spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
     });
+    tracerProvider = provider;
     // Registration is global by the API's design; a second start in one process (tests) replaces the first.
     trace.disable();
     context.disable();
     propagation.disable();
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    trace.setGlobalTracerProvider(tracerProvider);
+    trace.setGlobalTracerProvider(provider);
   }
-  let meterProvider: MeterProvider | undefined;
+  let meterProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
   if (metricsMode !== "off") {
-    meterProvider = new MeterProvider({
+    const { MeterProvider, PeriodicExportingMetricReader } = await import("@opentelemetry/sdk-metrics");
+    const provider = new MeterProvider({
       resource,
       readers: [
         new PeriodicExportingMetricReader({
           exporter:
             metricsMode === "emf"
-              ? new EmfMetricExporter()
-              : new OTLPMetricExporter({ url: metricsUrl(metricsEndpoint!, env) }),
+              ? new (await import("./emf")).EmfMetricExporter()
+              : new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter({
+                  url: metricsUrl(metricsEndpoint!, env),
+                }),
           exportIntervalMillis: settings.OTEL_METRIC_EXPORT_INTERVAL,
         }),
       ],
     });
+    meterProvider = provider;
     metrics.disable();
-    metrics.setGlobalMeterProvider(meterProvider);
+    metrics.setGlobalMeterProvider(provider);
   }
   return {
     traces,
