@@ -292,7 +292,17 @@ describe("GET /v1/metrics", () => {
     expect(after.caches.documents.misses).toBe(before.caches.documents.misses);
     expect(after.caches.parsed.hits).toBe(before.caches.parsed.hits + 1);
     expect(after.generations.reads).toBe(before.generations.reads + 1);
-    expect(after.scripts).toMatchObject({ runs: expect.any(Number), busy: 0, queued: 0 });
+    // The script pool starts at the first script run: none yet, so no pool to report.
+    expect(after.scripts).toBeNull();
+    await a.client.putTool(
+      "adder",
+      "type: scripted\ndescription: Add.\nparameters:\n  inputs:\n    - { name: a, type: number }\n  source: a + 1\n",
+    );
+    expect(await a.client.call("POST", "/tools/adder/invoke", { params: { a: 1 } })).toMatchObject({
+      status: 200,
+      body: { value: 2 },
+    });
+    expect((await read()).scripts).toMatchObject({ runs: 1, busy: 0, queued: 0 });
   });
 });
 
