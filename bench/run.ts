@@ -22,6 +22,7 @@ const BENCHES: readonly Bench[] = [
   { name: "cold-start", load: () => import("./cold-start") },
   { name: "cli", load: () => import("./cli") },
   { name: "code-mode", load: () => import("./code-mode") },
+  { name: "discovery", load: () => import("./discovery") },
 ];
 
 async function run(): Promise<number> {
