@@ -152,7 +152,7 @@ function collapsedLines(tools: readonly SurfaceTool[], detail: Exclude<Detail, "
 }
 
 /** What a block's heading, instruction and collapse note take of its budget (estimated). */
-const BLOCK_FRAME_TOKENS = 200;
+const BLOCK_FRAME_TOKENS = 300;
 
 const COLLAPSED_NOTE =
   "Lines ending in `_*` stand for several tools: call `tool_list` with that prefix (for example `github__issues_`) to see their names.";
