@@ -23,6 +23,7 @@ const BENCHES: readonly Bench[] = [
   { name: "cli", load: () => import("./cli") },
   { name: "code-mode", load: () => import("./code-mode") },
   { name: "telemetry", load: () => import("./telemetry") },
+  { name: "discovery", load: () => import("./discovery") },
 ];
 
 async function run(): Promise<number> {

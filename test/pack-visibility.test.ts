@@ -1,9 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "@vance/cli";
-import type { Logger } from "@vance/core";
+import type { Logger, OpenApiCompiler } from "@vance/core";
 import { MAX_OPENAPI_SPEC_BYTES } from "@vance/core";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../functions/api/config";
+import { workerOpenApiCompiler } from "../functions/api/services";
 import { SESSION_COOKIE } from "../functions/api/ui/routes";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -46,9 +49,9 @@ function recorder(): Logger & { lines: Line[] } {
   };
 }
 
-async function setUp() {
+async function setUp(options: { now?: () => number; openApi?: OpenApiCompiler } = {}) {
   const logger = recorder();
-  const setup = await testApp({ logger });
+  const setup = await testApp({ logger, ...options });
   const client = await projectClient(setup.app);
   const stateLines = () => logger.lines.filter((line) => line.event === "pack.source_state");
   return { ...setup, client, logger, stateLines };
@@ -165,8 +168,17 @@ describe("a pack whose source fails stays visible", () => {
     ]);
   });
 
-  it("unparsable spec: unavailable, the parser's reason shown", async () => {
-    const { client, stateLines } = await setUp();
+  it("unparsable spec: unavailable, the parser's reason shown; not parsed again until its version changes or the TTL passes", async () => {
+    const now = { t: 1_000_000 };
+    let compiles = 0;
+    const worker = workerOpenApiCompiler(loadConfig({ VANCE_DATA_DIR: tmpdir() }));
+    const { client, stateLines } = await setUp({
+      now: () => now.t,
+      openApi: (request) => {
+        compiles++;
+        return worker(request);
+      },
+    });
     await client.call("PUT", "/documents/specs/tiny.yaml", "openapi: 2.0\npaths: [", "application/yaml");
     await client.putTool("tiny", PACK);
     const { state } = await packState(client, "tiny");
@@ -176,6 +188,15 @@ describe("a pack whose source fails stays visible", () => {
       subTools: 0,
     });
     expect(stateLines()).toHaveLength(1);
+    // Past two retry pauses (5 s each) but within the TTL: the same version is not parsed again.
+    for (let pause = 0; pause < 2; pause++) {
+      now.t += 6_000;
+      expect((await packState(client, "tiny")).state).toMatchObject({ status: "unavailable" });
+    }
+    expect(compiles).toBe(1);
+    now.t += 60_000;
+    await packState(client, "tiny");
+    expect(compiles).toBe(2);
   });
 
   it("too-large spec (written behind the API's back): unavailable, naming the cap", async () => {

@@ -340,6 +340,7 @@ export async function buildServices(
       runtime,
       networkPolicy,
       readHit: (path) => cascade.lookup(tenant, project, path),
+      readVersion: (path) => cascade.lookupVersion(tenant, project, path),
       secretsFor: (layer) => secrets.lookupFor(tenant, layer),
     }),
   });

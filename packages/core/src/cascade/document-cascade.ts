@@ -25,6 +25,13 @@ export type BundledDocuments = ReadonlyMap<
 >;
 
 /** A document found by the cascade. `etag`, `key` and `audit` are null for the bundled layer. */
+/** A document's version in the cascade: the layer that answers and its ETag (null for bundled ones). */
+export interface DocumentVersion {
+  readonly layer: DocumentLayer;
+  readonly path: string;
+  readonly etag: string | null;
+}
+
 export interface CascadeHit {
   readonly layer: DocumentLayer;
   readonly path: string;
@@ -150,6 +157,29 @@ export class DocumentCascade {
     if (projectHit) return toHit("project", path, projectHit);
     if (tenantHit) return toHit("tenant", path, tenantHit);
     return this.bundledHit(path);
+  }
+
+  /**
+   * Which version of `path` the cascade resolves to — its layer and ETag — without its body when
+   * the layers' indexes know it: a large document (a 13 MB spec, larger than the body cache takes)
+   * is not read again only to learn that it did not change.
+   */
+  async lookupVersion(tenant: string, project: string, path: string): Promise<DocumentVersion | null> {
+    const tenantKey = DocumentCascade.key(tenant, TENANT_PROJECT, path);
+    const projectKey = project === TENANT_PROJECT ? null : DocumentCascade.key(tenant, project, path);
+    const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
+    const etagOf = async (index: LayerIndex, key: string): Promise<string | null> => {
+      const known = this.#known(index, path);
+      if (known !== undefined) return known;
+      return (await this.#read(index, key, path))?.etag ?? null;
+    };
+    const [projectEtag, tenantEtag] = await Promise.all([
+      projectKey && projectIndex ? etagOf(projectIndex, projectKey) : Promise.resolve(null),
+      etagOf(tenantIndex, tenantKey),
+    ]);
+    if (projectEtag !== null) return { layer: "project", path, etag: projectEtag };
+    if (tenantEtag !== null) return { layer: "tenant", path, etag: tenantEtag };
+    return this.bundled.get(path) ? { layer: "bundled", path, etag: null } : null;
   }
 
   /** The document of exactly one layer (`_tenant` addresses the tenant layer), or null. */

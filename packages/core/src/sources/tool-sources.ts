@@ -103,7 +103,10 @@ export class ToolSources {
     const now = this.now();
     const expired = !source.versioned && now - entry.loadedAt >= this.ttlMs;
     const due = entry.list === null || expired || entry.list.current?.() === false;
-    if (due && !entry.loading && now - entry.failedAt >= this.retryMs) {
+    // A versioned source fails the same way until its version changes (a spec too large or not
+    // OpenAPI): it is tried again only after the TTL, not every retry pause.
+    const retryMs = source.versioned ? Math.max(this.retryMs, this.ttlMs) : this.retryMs;
+    if (due && !entry.loading && now - entry.failedAt >= retryMs) {
       entry.loading = this.load(entry, () => source.load(AbortSignal.timeout(LOAD_LIMIT_MS)), config.name);
     }
     if (due && entry.loading) await waitAtMost(entry.loading, this.waitMs);

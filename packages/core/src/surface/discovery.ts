@@ -15,12 +15,12 @@ export const DISCOVERY_BLOCK_TOKENS = 2_000;
 export const DEMOTED_BLOCK_TOKENS = 1_000;
 
 /**
- * A token count for discovery text without a tokenizer on the serving path: o200k averages ~3.4
- * characters per token over tool names and hints (measured in `bench/discovery` with
- * gpt-tokenizer), so three characters per token errs on the high side.
+ * A token count for discovery text without a tokenizer on the serving path: o200k takes ~3
+ * characters per token over generated tool names with digits, more over prose (measured in
+ * `bench/discovery` with gpt-tokenizer), so 2.5 characters per token errs on the high side.
  */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 3);
+  return Math.ceil(text.length / 2.5);
 }
 
 /** How collapsed a block's lines are: every tool, one line per family, one line per pack. */
@@ -71,7 +71,36 @@ function fittedLines(tools: readonly SurfaceTool[], budget: number): { lines: st
   if (estimateTokens(full.join("\n")) <= budget) return { lines: full, collapsed: false };
   const families = collapsedLines(tools, "families");
   if (estimateTokens(families.join("\n")) <= budget) return { lines: families, collapsed: true };
-  return { lines: collapsedLines(tools, "packs"), collapsed: true };
+  const packs = collapsedLines(tools, "packs");
+  if (estimateTokens(packs.join("\n")) <= budget) return { lines: packs, collapsed: true };
+  return { lines: prefixLines(tools, budget), collapsed: true };
+}
+
+/**
+ * The last resort for surfaces too large to list even by family (10,000 tools): the family
+ * prefixes alone, as many as the budget holds, then how many more there are — `tool_search`
+ * and `tool_list` find the rest.
+ */
+function prefixLines(tools: readonly SurfaceTool[], budget: number): string[] {
+  const counts = new Map<string, number>();
+  for (const tool of [...tools].sort(byString((tool) => tool.name))) {
+    const key = isPackTool(tool.name) ? `${toolFamily(tool.name)}__` : `${toolFamily(tool.name)}_`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const head = `- ${tools.length} tools in ${counts.size} families; call \`tool_search\` with what you need (when you have it) or \`tool_list\` with a prefix:`;
+  const out = [head];
+  let used = estimateTokens(head) + 40;
+  let shown = 0;
+  for (const [prefix, count] of counts) {
+    const line = `  - ${prefix}* (${count})`;
+    const cost = estimateTokens(line) + 1;
+    if (used + cost > budget) break;
+    out.push(line);
+    used += cost;
+    shown++;
+  }
+  if (shown < counts.size) out.push(`  - … and ${counts.size - shown} more families`);
+  return out;
 }
 
 /**
@@ -123,6 +152,9 @@ function collapsedLines(tools: readonly SurfaceTool[], detail: Exclude<Detail, "
   return out;
 }
 
+/** What a block's heading, instruction and collapse note take of its budget (estimated). */
+const BLOCK_FRAME_TOKENS = 300;
+
 const COLLAPSED_NOTE =
   "Lines ending in `_*` stand for several tools: call `tool_list` with that prefix (for example `github__issues_`) to see their names.";
 
@@ -168,7 +200,7 @@ export function discoveryBlock(
   budgetTokens: number = DISCOVERY_BLOCK_TOKENS,
 ): string {
   if (deferred.length === 0 && unavailablePacks.length === 0) return "";
-  const fitted = fittedLines(deferred, budgetTokens);
+  const fitted = fittedLines(deferred, budgetTokens - BLOCK_FRAME_TOKENS);
   return [
     "## More tools, available on request",
     "",
@@ -195,7 +227,7 @@ export function demotedDiscoveryBlock(
   budgetTokens: number = DEMOTED_BLOCK_TOKENS,
 ): string {
   if (demoted.length === 0) return "";
-  const fitted = fittedLines(demoted, budgetTokens);
+  const fitted = fittedLines(demoted, budgetTokens - BLOCK_FRAME_TOKENS);
   return [
     "## Tools moved out of your tools array this turn",
     "",

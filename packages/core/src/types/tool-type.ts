@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
-import type { CascadeHit, Layer } from "../cascade/document-cascade";
+import type { CascadeHit, DocumentVersion, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import type { JsonSchema } from "../json-schema";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
@@ -109,6 +109,11 @@ export interface SourceContext {
   readonly networkPolicy: NetworkPolicy;
   /** A document through the cascade (project → tenant → bundled) with its layer and ETag, or null. */
   readHit(path: string): Promise<CascadeHit | null>;
+  /**
+   * The layer and ETag `readHit` would answer, without the body where the cascade knows them;
+   * absent: `readHit` serves.
+   */
+  readVersion?(path: string): Promise<DocumentVersion | null>;
   /** `${secret:NAME}` as a document of `layer` may read it (tenant secrets; platform secrets for bundled). */
   secretsFor(layer: Layer): (name: string) => Promise<string | undefined>;
 }

@@ -31,19 +31,28 @@ export async function openSpec(
         ),
     };
   }
-  const hit = await context.readHit(parameters.spec);
-  if (!hit) {
-    throw new VanceError(
+  const missing = () =>
+    new VanceError(
       "document_not_found",
       404,
       `the OpenAPI spec '${parameters.spec}' of pack '${pack}' is not in this project's cascade`,
     );
-  }
+  // Only the version is needed to know the list is current: the body (13 MB for GitHub's
+  // document) is read when it is parsed, once per ETag.
+  const found = context.readVersion
+    ? { version: await context.readVersion(parameters.spec), hit: null }
+    : { version: null, hit: await context.readHit(parameters.spec) };
+  const version = found.hit ?? found.version;
+  if (!version) throw missing();
   return {
-    key: `document ${hit.layer} ${hit.path} ${hit.etag ?? "unversioned"}`,
+    key: `document ${version.layer} ${version.path} ${version.etag ?? "unversioned"}`,
     // Parsed once per ETag: a new version of the document is a new key.
-    versioned: hit.etag !== null,
-    load: async () => list(hit.body, `'${hit.path}'`, pack, parameters, context),
+    versioned: version.etag !== null,
+    load: async () => {
+      const hit = found.hit ?? (await context.readHit(parameters.spec));
+      if (!hit) throw missing();
+      return list(hit.body, `'${hit.path}'`, pack, parameters, context);
+    },
   };
 }
 
