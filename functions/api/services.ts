@@ -21,6 +21,7 @@ import {
   CATALOG_MARKER,
   CatalogEditor,
   type CompiledOperations,
+  CompiledToolLayers,
   createNetworkPolicy,
   DemotionLog,
   DiagnosticWebhook,
@@ -347,6 +348,8 @@ export async function buildServices(
   const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {
     maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
     sources,
+    // A release may parse differently: an index compiled by another version is rebuilt once.
+    compiled: new CompiledToolLayers(documentStore, `${VERSION}\n${types.ids().join(",")}`),
   });
   const documents = new DocumentService(cascade, tools);
   const recipes = new RecipeResolver(tools);

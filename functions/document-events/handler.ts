@@ -1,4 +1,10 @@
-import { CATALOG_MARKER, type Logger, markerOfDocumentKey, type StateStore } from "@vance/core";
+import {
+  CATALOG_MARKER,
+  isCompiledLayerKey,
+  type Logger,
+  markerOfDocumentKey,
+  type StateStore,
+} from "@vance/core";
 import * as v from "valibot";
 
 /** The part of an S3 event notification this function reads; the payload carries more. */
@@ -45,6 +51,8 @@ export function documentEventsHandler(options: DocumentEventsOptions) {
         continue;
       }
       if (s3.bucket.name !== options.documentsBucket) continue;
+      // The service's own compiled layer indexes: a cache of documents, no document.
+      if (isCompiledLayerKey(s3.object.key)) continue;
       const marker = markerOf(s3.object.key);
       if (marker) markers.add(marker);
       else options.logger.warn("document_events.foreign_key", { key: s3.object.key });

@@ -45,6 +45,7 @@ export * from "./surface/tool-triage";
 export * from "./surface/wire";
 export * from "./telemetry";
 export * from "./text";
+export * from "./tools/compiled-tool-layers";
 export * from "./tools/server-tool-service";
 export * from "./types/builtin-types";
 export * from "./types/common";

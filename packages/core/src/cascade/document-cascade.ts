@@ -65,6 +65,8 @@ export interface DocumentCascadeOptions {
 export interface LayerListing {
   readonly items: readonly ObjectMeta[];
   readonly version: number;
+  /** The layer's generation the listing was read under, and when (`generation` -1 without markers). */
+  readonly stamp: GenerationStamp;
 }
 
 interface CachedBody {
@@ -227,7 +229,49 @@ export class DocumentCascade {
       listing = this.#list(index, `${tenant}/${project}/`, dirPrefix);
       index.listings.set(dirPrefix, listing);
     }
-    return { items: await listing, version: index.version };
+    return { items: await listing, version: index.version, stamp: index.stamp };
+  }
+
+  /**
+   * The stamp of the layer's current index and whether it has listed `dirPrefix` already; null
+   * without generation markers (nothing is trusted, so nothing can be seeded).
+   */
+  async layerState(
+    tenant: string,
+    project: string,
+    dirPrefix: string,
+  ): Promise<{ readonly stamp: GenerationStamp; readonly listed: boolean } | null> {
+    if (!this.#generations) return null;
+    const index = await this.#layerIndex(tenant, project);
+    return { stamp: index.stamp, listed: index.listings.has(dirPrefix) };
+  }
+
+  /**
+   * Takes a listing of `dirPrefix` that was read under `stamp` (a compiled layer index) as the
+   * layer's, instead of listing it: only while `stamp` is still current by the generations this
+   * request trusts (and the safety net's age), and the layer's index has not listed it yet.
+   */
+  seedListing(
+    tenant: string,
+    project: string,
+    dirPrefix: string,
+    stamp: GenerationStamp,
+    items: readonly ObjectMeta[],
+  ): boolean {
+    const generations = this.#generations;
+    const marker = layerMarker(tenant, project);
+    if (!generations?.isCurrent(marker, stamp)) return false;
+    const index = this.#index(marker);
+    if (index.stamp.generation !== stamp.generation || index.listings.has(dirPrefix)) return false;
+    const layerPrefix = `${tenant}/${project}/`;
+    for (const item of items) {
+      index.documents.set(item.key.slice(layerPrefix.length), item.etag);
+      index.bytes += 2 * (stringBytes(item.key) + stringBytes(item.etag)) + 2 * ENTRY_OVERHEAD_BYTES;
+    }
+    index.listings.set(dirPrefix, Promise.resolve(items));
+    index.listed.add(dirPrefix);
+    this.#store(index);
+    return true;
   }
 
   /**

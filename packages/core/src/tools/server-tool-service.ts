@@ -8,7 +8,7 @@ import {
   type DocumentLayer,
   type Layer,
 } from "../cascade/document-cascade";
-import type { Freshness } from "../cascade/generations";
+import type { Freshness, GenerationStamp } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import { parseToolDocument, type ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
@@ -32,6 +32,7 @@ import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources
 import { inCapabilityFloor } from "../surface/capability-floor";
 import type { ToolTypeRegistry } from "../types/registry";
 import type { SourceTool } from "../types/tool-type";
+import type { CompiledEntry, CompiledToolLayers } from "./compiled-tool-layers";
 
 /** A tool as the cascade resolved it: its winning layer, normalised configuration and LLM input schema. */
 export interface ResolvedTool {
@@ -119,6 +120,11 @@ export interface ServerToolServiceOptions {
    * packs offer no sub-tools and `mcp` tools keep the schema their document gives.
    */
   readonly sources?: ToolSources;
+  /**
+   * Compiled layer indexes: a layer this instance has not listed yet is read from its index (one
+   * GET) rather than document by document, and an index found missing or stale is rebuilt.
+   */
+  readonly compiled?: CompiledToolLayers;
 }
 
 /** A tool document as parsed under one ETag; `bytes` estimates the parsed objects' heap. */
@@ -126,6 +132,8 @@ interface ParsedDocument {
   readonly kind: "document";
   readonly etag: string;
   readonly lookup: ToolLookup;
+  /** What parsing gave and who wrote this version: what a compiled layer index keeps of it. */
+  readonly compiled: NonNullable<CompiledEntry["compiled"]>;
   readonly bytes: number;
 }
 
@@ -182,6 +190,9 @@ export class ServerToolService {
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
   private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
   private readonly sources: ToolSources | undefined;
+  private readonly compiled: CompiledToolLayers | undefined;
+  /** Compiled-index reads in flight by layer: concurrent cold listings share one GET. */
+  private readonly compiledReads = new Map<string, Promise<CompiledState | null>>();
   /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
   private readonly expansions = new WeakMap<ResolvedTool, Expansion>();
   /** The last expansion of each merged listing, with the parts it was built from. */
@@ -208,6 +219,7 @@ export class ServerToolService {
       maxEntryBytes: maxBytes / 2,
     });
     this.sources = options.sources;
+    this.compiled = options.compiled;
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
     this.bundledTools = new Map(
       cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
@@ -360,6 +372,10 @@ export class ServerToolService {
    */
   async listing(tenant: string, project: string, freshness: Freshness = "fresh"): Promise<ToolListing> {
     if (freshness === "fresh") await this.cascade.refresh(tenant, project);
+    const layerProjects = project === TENANT_PROJECT ? [TENANT_PROJECT] : [project, TENANT_PROJECT];
+    const compiled = this.compiled
+      ? await Promise.all(layerProjects.map((layerProject) => this.fromCompiled(tenant, layerProject)))
+      : [];
     const [projectListing, tenantListing] = await Promise.all([
       project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
       this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
@@ -401,7 +417,111 @@ export class ServerToolService {
       bytes,
     };
     this.#parsed.set(key, listing);
+    await Promise.all(
+      compiled.map((state, i) =>
+        state?.rebuild
+          ? this.rebuildCompiled(
+              tenant,
+              layerProjects[i]!,
+              layerProjects[i] === TENANT_PROJECT ? tenantListing : projectListing!,
+              state.etag,
+            )
+          : undefined,
+      ),
+    );
     return sourced ? this.expandAll(tenant, project, listing) : listing.view;
+  }
+
+  /**
+   * A layer this instance has not listed under its current generation: its compiled index read
+   * (one GET, shared by concurrent callers), its parsed documents taken into the cache by ETag,
+   * and its listing given to the cascade while its generation is current. Answers whether the
+   * index must be rebuilt (missing, unusable or stale), and the version to replace; null when the
+   * layer is listed already or nothing is trusted.
+   */
+  private async fromCompiled(tenant: string, layerProject: string): Promise<CompiledState | null> {
+    const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
+    if (state === null || state.listed) return null;
+    const flightKey = `${tenant}/${layerProject}`;
+    let flight = this.compiledReads.get(flightKey);
+    if (!flight) {
+      flight = this.readCompiled(tenant, layerProject).finally(() => this.compiledReads.delete(flightKey));
+      this.compiledReads.set(flightKey, flight);
+    }
+    return flight;
+  }
+
+  private async readCompiled(tenant: string, layerProject: string): Promise<CompiledState> {
+    let read: Awaited<ReturnType<CompiledToolLayers["read"]>>;
+    try {
+      read = await this.compiled!.read(tenant, layerProject);
+    } catch (error) {
+      this.logger.warn("tool.compiled_layer_unreadable", {
+        tenant,
+        project: layerProject,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      return { rebuild: false, etag: null };
+    }
+    if (read.status === "missing") return { rebuild: true, etag: null };
+    if (read.status === "unusable") {
+      this.logger.warn("tool.compiled_layer_unusable", {
+        tenant,
+        project: layerProject,
+        reason: read.reason,
+      });
+      return { rebuild: true, etag: read.etag };
+    }
+    const layer = addressedLayer(layerProject);
+    for (const { meta, compiled } of read.layer.entries) {
+      if (!compiled) continue;
+      const cacheKey = documentKey(meta.key);
+      const cached = this.#parsed.get(cacheKey);
+      if (cached?.kind === "document" && cached.etag === meta.etag) continue;
+      const name = toolNameFromPath(meta.key.slice(tenant.length + layerProject.length + 2));
+      if (name === null) continue;
+      this.#parsed.set(
+        cacheKey,
+        this.parsedDocument(compiled.result, name, layer, meta.etag, compiled.audit),
+      );
+    }
+    const seeded = this.cascade.seedListing(
+      tenant,
+      layerProject,
+      TOOL_DOCUMENTS_DIR,
+      read.layer.stamp,
+      read.layer.entries.map((entry) => entry.meta),
+    );
+    return { rebuild: !seeded, etag: read.etag };
+  }
+
+  /**
+   * Writes the layer's compiled index from its listing and the parsed documents of its versions;
+   * not when a listed document was left unread by every merge but not shadowed (evicted meanwhile).
+   * A failed write costs only the next cold instance's speed: it is logged, never the listing's error.
+   */
+  private async rebuildCompiled(
+    tenant: string,
+    layerProject: string,
+    listing: { readonly items: readonly ObjectMeta[]; readonly stamp: GenerationStamp },
+    previousEtag: string | null,
+  ): Promise<void> {
+    if (listing.stamp.generation < 0) return;
+    const entries = listing.items.map((meta): CompiledEntry => {
+      const cached = this.#parsed.get(documentKey(meta.key));
+      return cached?.kind === "document" && cached.etag === meta.etag
+        ? { meta, compiled: cached.compiled }
+        : { meta };
+    });
+    try {
+      await this.compiled!.write(tenant, layerProject, { stamp: listing.stamp, entries }, previousEtag);
+    } catch (error) {
+      this.logger.warn("tool.compiled_layer_write_failed", {
+        tenant,
+        project: layerProject,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   /**
@@ -684,13 +804,10 @@ export class ServerToolService {
       contentType,
     });
     const tool = this.resolved(parsed.config, addressedLayer(project), written.etag, written.audit);
-    const lookup = this.fromParsed(parsed, name, tool.layer, written.etag, written.audit);
-    this.#parsed.set(documentKey(written.key), {
-      kind: "document",
-      etag: written.etag,
-      lookup,
-      bytes: parsedBytes(tool.config, tool.inputSchema),
-    });
+    this.#parsed.set(
+      documentKey(written.key),
+      this.parsedDocument(parsed, name, tool.layer, written.etag, written.audit),
+    );
     return { created: written.created, tool };
   }
 
@@ -721,19 +838,33 @@ export class ServerToolService {
       return cached.lookup;
     }
     this.#parsed.miss();
-    const lookup = this.fromParsed(
+    const document = this.parsedDocument(
       parseToolDocument(hit.body, name, this.types),
       name,
       hit.layer,
       hit.etag,
       hit.audit,
     );
+    this.#parsed.set(documentKey(hit.key), document);
+    return document.lookup;
+  }
+
+  /** A parsed document version as the cache keeps it. */
+  private parsedDocument(
+    result: ToolDocumentResult,
+    name: string,
+    layer: Layer,
+    etag: string,
+    audit: ObjectAudit | null,
+  ): ParsedDocument {
+    const lookup = this.fromParsed(result, name, layer, etag, audit);
     const bytes =
       lookup.status === "found"
         ? parsedBytes(lookup.tool.config, lookup.tool.inputSchema)
-        : stringBytes(hit.body) + PARSED_OVERHEAD_BYTES;
-    this.#parsed.set(documentKey(hit.key), { kind: "document", etag: hit.etag, lookup, bytes });
-    return lookup;
+        : result.ok
+          ? stringBytes(JSON.stringify(result.config)) + PARSED_OVERHEAD_BYTES
+          : stringBytes(result.error.message) + PARSED_OVERHEAD_BYTES;
+    return { kind: "document", etag, lookup, compiled: { result, audit }, bytes };
   }
 
   private fromParsed(
@@ -770,6 +901,12 @@ export class ServerToolService {
       inputSchema: type.inputSchema(config.parameters),
     };
   }
+}
+
+/** A layer's compiled index as a listing found it: whether to rebuild it, replacing which version. */
+interface CompiledState {
+  readonly rebuild: boolean;
+  readonly etag: string | null;
 }
 
 /** Object headers, hidden classes and map slots beyond the strings of a parsed document. */
