@@ -167,6 +167,9 @@ const NO_NOTES: readonly string[] = Object.freeze([]);
 /** Invalid documents already named in a WARN line, by object key, ETag and cause (each once per instance). */
 const WARNED_DOCUMENTS = 4096;
 
+/** Layers an instance remembers having listed; a forgotten one is only read through its index again. */
+const LISTED_LAYERS = 10_000;
+
 /** A built-in or bundled tool in a merged listing: small, and never evicted on its own. */
 const SHARED_TOOL_BYTES = 64;
 
@@ -193,6 +196,11 @@ export class ServerToolService {
   private readonly compiled: CompiledToolLayers | undefined;
   /** Compiled-index reads in flight by layer: concurrent cold listings share one GET. */
   private readonly compiledReads = new Map<string, Promise<CompiledState | null>>();
+  /**
+   * Layers this instance has listed (by tenant and layer): once warm, a moved generation costs a
+   * LIST and the changed documents' GETs, less than the index would, so the index is for cold layers.
+   */
+  private readonly listedLayers = new LRUCache<string, true>({ max: LISTED_LAYERS });
   /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
   private readonly expansions = new WeakMap<ResolvedTool, Expansion>();
   /** The last expansion of each merged listing, with the parts it was built from. */
@@ -380,6 +388,7 @@ export class ServerToolService {
       project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
       this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
     ]);
+    for (const layerProject of layerProjects) this.listedLayers.set(`${tenant}/${layerProject}`, true);
     const key = listingKey(tenant, project);
     const projectVersion = projectListing?.version ?? 0;
     const cached = this.#parsed.get(key);
@@ -441,8 +450,8 @@ export class ServerToolService {
    */
   private async fromCompiled(tenant: string, layerProject: string): Promise<CompiledState | null> {
     const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
-    if (state === null || state.listed) return null;
     const flightKey = `${tenant}/${layerProject}`;
+    if (state === null || state.listed || this.listedLayers.has(flightKey)) return null;
     let flight = this.compiledReads.get(flightKey);
     if (!flight) {
       flight = this.readCompiled(tenant, layerProject).finally(() => this.compiledReads.delete(flightKey));
