@@ -18,6 +18,7 @@ const BENCHES: readonly Bench[] = [
   { name: "scripted", load: () => import("./scripted") },
   { name: "triage", load: () => import("./triage") },
   { name: "manifest", load: () => import("./manifest") },
+  { name: "cold-manifest", load: () => import("./cold-manifest") },
   { name: "mcp", load: () => import("./mcp") },
   { name: "cold-start", load: () => import("./cold-start") },
   { name: "cli", load: () => import("./cli") },

@@ -35,6 +35,13 @@ export interface ProcessRecord {
   /** Sub-tools of `allowedPacks` that `allowedToolsRemove` named, sorted. */
   readonly excludedTools: readonly string[];
   readonly allowedToolsAdd: readonly string[];
+  /**
+   * Stored records only (`ProcessRecords` writes and reads them so): the names of
+   * `allowedToolsAdd` that are in `allowedTools`, as their positions there (`0-4999,5012`), and
+   * `allowedToolsAdd` holds only the others — so a list of names added one by one is not stored
+   * twice. Absent on records stored before issue 24: their `allowedToolsAdd` is whole.
+   */
+  readonly allowedToolsAddAt?: string;
   readonly allowedToolsKeep: readonly string[];
   readonly allowedToolsDefer: readonly string[];
   readonly allowedToolsDropFirst: readonly string[];

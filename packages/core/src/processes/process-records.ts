@@ -144,7 +144,7 @@ export class ProcessRecords {
       allowedTools: [...new Set([...resolved.allowedTools, ...clientNames])].sort(),
       allowedPacks: resolved.allowedPacks,
       excludedTools: resolved.excludedTools,
-      allowedToolsAdd: request.allowedToolsAdd.filter((entry) => !entry.startsWith("@")),
+      allowedToolsAdd: [...new Set(request.allowedToolsAdd.filter((entry) => !entry.startsWith("@")))].sort(),
       allowedToolsKeep: request.allowedToolsKeep,
       allowedToolsDefer: request.allowedToolsDefer,
       allowedToolsDropFirst: request.allowedToolsDropFirst,
@@ -162,7 +162,7 @@ export class ProcessRecords {
 
   /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
   async create(record: ProcessRecord): Promise<void> {
-    if (!(await this.options.state.createProcess(record))) {
+    if (!(await this.options.state.createProcess(storedProcessRecord(record)))) {
       throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
     }
   }
@@ -209,7 +209,7 @@ export class ProcessRecords {
       return { value: read.process, generations: read.generations };
     });
     if (!record) throw new VanceError("process_not_found", 404, `no process '${processId}' in this project`);
-    return record;
+    return readProcessRecord(record);
   }
 
   /** Marks `names` as used at `at` (epoch milliseconds): activated, or kept alive, from the next turn. */
@@ -326,6 +326,81 @@ function hintWarnings(record: ProcessRecord): RecipeWarning[] {
   }
   return warnings;
 }
+
+/**
+ * The record as stored: the names added by name that the allow set holds (typically all of
+ * them, often thousands) as positions in `allowedTools`, not as their text a second time.
+ */
+export function storedProcessRecord(record: ProcessRecord): ProcessRecord {
+  const { allowedToolsAddAt: _ignored, ...rest } = record;
+  if (record.allowedToolsAdd.length === 0) return rest;
+  const positions = new Map(record.allowedTools.map((name, i) => [name, i]));
+  const at: number[] = [];
+  const others: string[] = [];
+  for (const name of record.allowedToolsAdd) {
+    const position = positions.get(name);
+    if (position === undefined) others.push(name);
+    else at.push(position);
+  }
+  if (at.length === 0) return rest;
+  return { ...rest, allowedToolsAdd: others, allowedToolsAddAt: encodeRanges(at) };
+}
+
+/** Whole `allowedToolsAdd` lists by the frozen `allowedTools` array of a store that shares parsed records. */
+const expandedAdds = new WeakMap<
+  readonly string[],
+  { readonly at: string; readonly others: readonly string[]; readonly add: readonly string[] }
+>();
+
+/**
+ * A stored record as the service uses it: `allowedToolsAdd` whole again (sorted). A record of the
+ * shape before (no `allowedToolsAddAt`) is read as it is.
+ */
+export function readProcessRecord(stored: ProcessRecord): ProcessRecord {
+  const { allowedToolsAddAt: at, ...rest } = stored;
+  if (at === undefined) return stored;
+  const shared = Object.isFrozen(stored.allowedTools);
+  let expanded = shared ? expandedAdds.get(stored.allowedTools) : undefined;
+  if (expanded?.at !== at || expanded.others !== stored.allowedToolsAdd) {
+    const added = decodeRanges(at).flatMap((i) => {
+      const name = stored.allowedTools[i];
+      return name === undefined ? [] : [name];
+    });
+    const add = Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
+    expanded = { at, others: stored.allowedToolsAdd, add };
+    if (shared) expandedAdds.set(stored.allowedTools, expanded);
+  }
+  return { ...rest, allowedToolsAdd: expanded.add };
+}
+
+/** Sorted positions as runs: `0-4999,5012`. */
+function encodeRanges(positions: number[]): string {
+  const sorted = [...new Set(positions)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    runs.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.join(",");
+}
+
+/** The positions of `encodeRanges`' text; a part that is no run is skipped. */
+function decodeRanges(text: string): number[] {
+  const positions: number[] = [];
+  for (const run of text.split(",")) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(run);
+    if (!match) continue;
+    const from = Number(match[1]);
+    const to = match[2] === undefined ? from : Number(match[2]);
+    for (let i = from; i <= to && i - from < MAX_ALLOWED_POSITIONS; i++) positions.push(i);
+  }
+  return positions;
+}
+
+/** A run longer than any allow set is a corrupt record's; it is cut rather than expanded. */
+const MAX_ALLOWED_POSITIONS = 1_000_000;
 
 /** The key of a stored process. */
 function processKey(record: ProcessRecord): ProcessKey {

@@ -1,0 +1,264 @@
+/**
+ * Bench: the first manifest on a fresh instance (issue 24) — a project of 1,000 or 5,000 tool
+ * documents, asked for by a process allowing all of them, on an instance that has read nothing.
+ *
+ * Three cases per size, interleaved over rounds, each on a new instance (new caches) over the
+ * same stores:
+ * - per document: the compiled layer index hidden from the instance (its GET answers nothing, its
+ *   write is refused) — the path before issue 24: LIST pages, one GET and one parse per document;
+ * - rebuild: no index stored (deleted first) — per document, then each layer's index written;
+ * - compiled: the index present — one GET per layer.
+ * Two store set-ups: embedded (FsObjectStore, SQLite) and s3rver + DynamoDB Local.
+ * Goal (printed, not asserted): 5,000 tools ≤ 0.5 s from the compiled index.
+ *
+ * Run: `npm run bench -- cold-manifest` (or `npx tsx bench/cold-manifest.ts`).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import {
+  DynamoStateStore,
+  ensureStateTable,
+  FsObjectStore,
+  loadBundledCatalog,
+  S3ObjectStore,
+  syncCatalog,
+} from "@vance/adapters";
+import { SqliteStateStore } from "@vance/adapters/sqlite";
+import { CountingObjectStore } from "@vance/adapters/testing";
+import {
+  compiledLayerKey,
+  isCompiledLayerKey,
+  mapWithConcurrency,
+  type ObjectStore,
+  type StateStore,
+  silentLogger,
+  TENANT_PROJECT,
+} from "@vance/core";
+import { DEFAULTS_DIR } from "@vance/defaults";
+import { ScriptPool } from "@vance/sandbox";
+import { createApp } from "../functions/api/app";
+import { mintToken } from "../functions/api/auth";
+import { loadConfig } from "../functions/api/config";
+import { buildServices } from "../functions/api/services";
+import { startAwsLocal } from "./support/aws-local";
+import { type Column, formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
+
+const SECRET = "bench-secret-0123456789abcdef";
+const TENANT = "bench";
+const SIZES = [1000, 5000] as const;
+const ROUNDS = 3;
+const CASES = ["per document", "rebuild", "compiled"] as const;
+type Case = (typeof CASES)[number];
+
+interface Stores {
+  readonly label: string;
+  readonly dataDir: string;
+  readonly documents: ObjectStore;
+  readonly catalog: ObjectStore;
+  readonly state: StateStore;
+  close(): Promise<void>;
+}
+
+const COLUMNS: readonly (Column & { readonly key: string })[] = [
+  { key: "setup", title: "set-up" },
+  { key: "size", title: "tools", right: true },
+  { key: "case", title: "case" },
+  { key: "median", title: "first manifest (median)", right: true },
+  { key: "range", title: "min – max", right: true },
+  { key: "requests", title: "document store: GET / LIST / PUT", right: true },
+  { key: "ratio", title: "÷ per document", right: true },
+];
+
+export async function main(): Promise<void> {
+  const scripts = await ScriptPool.create();
+  const rows: Record<string, string>[] = [];
+  const notes: string[] = [];
+  try {
+    for (const open of [embeddedStores, awsLocalStores]) {
+      const stores = await open();
+      try {
+        await benchStores(stores, scripts, rows, notes);
+      } finally {
+        await stores.close();
+      }
+    }
+  } finally {
+    await scripts.close();
+  }
+  console.log(
+    renderTable(
+      COLUMNS,
+      rows.map((row) => COLUMNS.map((column) => row[column.key] ?? "")),
+    ),
+  );
+  console.log("");
+  for (const note of notes) console.log(`  ${note}`);
+  console.log(
+    `  load average: ${loadavg()
+      .map((value) => formatNumber(value, 2))
+      .join(" / ")}`,
+  );
+  console.log("  goal: 5,000 tools ≤ 0.5 s from the compiled index");
+}
+
+async function benchStores(
+  stores: Stores,
+  scripts: ScriptPool,
+  rows: Record<string, string>[],
+  notes: string[],
+): Promise<void> {
+  await syncCatalog({
+    store: stores.catalog,
+    bundled: loadBundledCatalog(DEFAULTS_DIR),
+    logger: silentLogger,
+  });
+  const token = await mintToken(SECRET, { tenant: TENANT, roles: ["read", "write"] }, 3600);
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+
+  /** A fresh instance over the stores; `hideIndex` makes it see and write no compiled index. */
+  const freshInstance = async (hideIndex: boolean) => {
+    const documents = new CountingObjectStore(hideIndex ? withoutIndex(stores.documents) : stores.documents);
+    const services = await buildServices(loadConfig({ VANCE_DATA_DIR: stores.dataDir }), SECRET, {
+      documents,
+      catalog: stores.catalog,
+      state: stores.state,
+      logger: silentLogger,
+      scripts,
+      env: {},
+    });
+    return { app: createApp(services), documents };
+  };
+
+  for (const size of SIZES) {
+    const project = `p${size}`;
+    const seeded = performance.now();
+    await mapWithConcurrency(
+      Array.from({ length: size }, (_, i) => i),
+      16,
+      async (i) => {
+        const name = `fam${String(Math.floor(i / 20)).padStart(3, "0")}_op${i % 20}`;
+        const result = await stores.documents.put(
+          `${TENANT}/${project}/server-tools/${name}.yaml`,
+          toolDocument(name, i % 4 < 3),
+          { contentType: "application/yaml" },
+        );
+        if (!result.ok) throw new Error(`seeding ${name}: ${result.reason}`);
+      },
+    );
+    notes.push(
+      `${stores.label}: ${size} documents written straight into the store in ${formatMs(performance.now() - seeded)}`,
+    );
+    const seeder = await freshInstance(true);
+    const spawned = await seeder.app.request(`/v1/tenants/${TENANT}/projects/${project}/processes`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ models: ["openai/gpt-4.1"], allowedToolsAdd: ["@bench"] }),
+    });
+    if (spawned.status !== 201) throw new Error(`spawn: ${spawned.status} ${await spawned.text()}`);
+    const { processId } = (await spawned.json()) as { processId: string };
+    const path = `/v1/tenants/${TENANT}/projects/${project}/processes/${processId}/manifest`;
+
+    const samples = new Map<Case, { ms: number[]; requests: string }>(
+      CASES.map((name) => [name, { ms: [], requests: "" }]),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of CASES) {
+        if (name === "rebuild") {
+          for (const layer of [project, TENANT_PROJECT])
+            await stores.documents.delete(compiledLayerKey(TENANT, layer));
+        }
+        const instance = await freshInstance(name === "per document");
+        const started = performance.now();
+        const answer = await instance.app.request(path, { headers });
+        const ms = performance.now() - started;
+        if (answer.status !== 200) throw new Error(`manifest: ${answer.status} ${await answer.text()}`);
+        await answer.arrayBuffer();
+        const { get, list, put } = instance.documents.counts;
+        const sample = samples.get(name)!;
+        sample.ms.push(ms);
+        sample.requests = `${get} / ${list} / ${put}`;
+      }
+    }
+    const baseline = median(samples.get("per document")!.ms);
+    for (const name of CASES) {
+      const { ms, requests } = samples.get(name)!;
+      rows.push({
+        setup: stores.label,
+        size: String(size),
+        case: name,
+        median: formatMs(median(ms)),
+        range: `${formatMs(Math.min(...ms))} – ${formatMs(Math.max(...ms))}`,
+        requests,
+        ratio: `${formatNumber(median(ms) / baseline, 2)}×`,
+      });
+    }
+  }
+}
+
+/** The store as an instance before issue 24 saw it: no compiled index to read, none written. */
+function withoutIndex(store: ObjectStore): ObjectStore {
+  return {
+    get: (key, options) => (isCompiledLayerKey(key) ? Promise.resolve(null) : store.get(key, options)),
+    put: (key, body, options) =>
+      isCompiledLayerKey(key)
+        ? Promise.resolve({ ok: false, reason: "precondition_failed" })
+        : store.put(key, body, options),
+    delete: (key, options) => store.delete(key, options),
+    list: (prefix, options) => store.list(prefix, options),
+  };
+}
+
+function toolDocument(name: string, primary: boolean): string {
+  return [
+    "type: doc_lookup",
+    `description: Bench tool ${name}; looks up a document of the cascade.`,
+    "labels: [bench]",
+    `primary: ${primary}`,
+    "parameters:",
+    "  path: documents/getting_started.md",
+    "",
+  ].join("\n");
+}
+
+async function embeddedStores(): Promise<Stores> {
+  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-cold-manifest-"));
+  const sqlite = new SqliteStateStore(join(dataDir, "state.sqlite"));
+  return {
+    label: "embedded",
+    dataDir,
+    documents: new FsObjectStore(join(dataDir, "documents")),
+    catalog: new FsObjectStore(join(dataDir, "catalog")),
+    state: sqlite,
+    async close() {
+      sqlite.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function awsLocalStores(): Promise<Stores> {
+  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-cold-manifest-"));
+  const aws = await startAwsLocal();
+  const close = async () => {
+    await aws.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await ensureStateTable(aws.dynamo, "bench");
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    label: "s3rver + dynamodb",
+    dataDir,
+    documents: new S3ObjectStore({ client: aws.s3, bucket: aws.s3Bucket, prefix: "documents" }),
+    catalog: new S3ObjectStore({ client: aws.s3, bucket: aws.s3Bucket, prefix: "catalog" }),
+    state: new DynamoStateStore({ client: aws.dynamo, tableName: "bench" }),
+    close,
+  };
+}
+
+runIfMain(import.meta.url, main);
