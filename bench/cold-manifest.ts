@@ -119,9 +119,10 @@ async function benchStores(
 
   /** A fresh instance over the stores; `hideIndex` makes it see and write no compiled index. */
   const freshInstance = async (hideIndex: boolean) => {
-    const documents = new CountingObjectStore(hideIndex ? withoutIndex(stores.documents) : stores.documents);
+    // Counted inside the hiding: the hidden index's GET and refused write are no store requests.
+    const documents = new CountingObjectStore(stores.documents);
     const services = await buildServices(loadConfig({ VANCE_DATA_DIR: stores.dataDir }), SECRET, {
-      documents,
+      documents: hideIndex ? withoutIndex(documents) : documents,
       catalog: stores.catalog,
       state: stores.state,
       logger: silentLogger,
