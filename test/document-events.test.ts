@@ -13,7 +13,7 @@ import {
   S3ObjectStore,
 } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import { silentLogger } from "@vance/core";
+import { compiledLayerKey, silentLogger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { decodeEventKey, documentEventsHandler } from "../functions/document-events/handler";
 import { testApp } from "./support/app";
@@ -147,5 +147,26 @@ describe("document events (S3 notifications → generation bumps)", () => {
     expect(result.bumped).toEqual([]);
     expect(bumps).toEqual([]);
     await expect(handler({ detail: {} })).rejects.toThrow(/not an S3 event/);
+  });
+
+  it("a compiled layer index written by the service bumps nothing and is no foreign key", async () => {
+    const bumps: string[] = [];
+    const warnings: string[] = [];
+    const handler = documentEventsHandler({
+      state: { bumpGeneration: async (marker) => bumps.push(marker) },
+      documentsBucket: bucket,
+      catalogBucket: CATALOG_BUCKET,
+      logger: { info() {}, warn: (event) => warnings.push(event) },
+    });
+    const result = await handler({
+      Records: [
+        record("ObjectCreated:Put", bucket, compiledLayerKey("acme", "shop")),
+        record("ObjectCreated:Put", bucket, "README.md"),
+      ],
+    });
+    expect(result.bumped).toEqual([]);
+    expect(bumps).toEqual([]);
+    // Only the README: a key of no layer, so worth a WARN.
+    expect(warnings).toEqual(["document_events.foreign_key"]);
   });
 });

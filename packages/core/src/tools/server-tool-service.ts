@@ -449,9 +449,10 @@ export class ServerToolService {
    * layer is listed already or nothing is trusted.
    */
   private async fromCompiled(tenant: string, layerProject: string): Promise<CompiledState | null> {
-    const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
     const flightKey = `${tenant}/${layerProject}`;
-    if (state === null || state.listed || this.listedLayers.has(flightKey)) return null;
+    if (this.listedLayers.has(flightKey)) return null;
+    const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
+    if (state === null || state.listed) return null;
     let flight = this.compiledReads.get(flightKey);
     if (!flight) {
       flight = this.readCompiled(tenant, layerProject).finally(() => this.compiledReads.delete(flightKey));
