@@ -328,6 +328,7 @@ export async function buildServices(
   const secrets = new SecretService({
     store: overrides.secrets ?? (await secretStore(config)),
     platform: (name) => env[`${SECRET_ENV_PREFIX}${name}`],
+    generations,
   });
   const sources = new ToolSources({
     types,

@@ -7,6 +7,11 @@ export function layerMarker(tenant: string, project: string): string {
   return `documents/${tenant}/${project}`;
 }
 
+/** The generation marker of a tenant's secrets: bumped by every secret write and delete through the service. */
+export function secretsMarker(tenant: string): string {
+  return `secrets/${tenant}`;
+}
+
 /** Bumped by every learned tool limit. */
 export const OBSERVED_LIMITS_MARKER = "observed-tool-limits";
 
@@ -14,14 +19,15 @@ export const OBSERVED_LIMITS_MARKER = "observed-tool-limits";
 export const CATALOG_MARKER = "catalog";
 
 /**
- * Everything a request about one project may read from a cache: its two document layers, the
- * observed tool limits and the catalog. One state-store read of these makes the request see every
+ * Everything a request about one project may read from a cache: its two document layers, its
+ * tenant's secrets, the observed tool limits and the catalog. One state-store read of these makes the request see every
  * write that finished before it started.
  */
 export function requestMarkers(tenant: string, project: string): string[] {
   return [
     ...(project === TENANT_PROJECT ? [] : [layerMarker(tenant, project)]),
     layerMarker(tenant, TENANT_PROJECT),
+    secretsMarker(tenant),
     OBSERVED_LIMITS_MARKER,
     CATALOG_MARKER,
   ];

@@ -1,4 +1,6 @@
+import { LRUCache } from "lru-cache";
 import type { Layer } from "../cascade/document-cascade";
+import { type GenerationStamp, type Generations, secretsMarker } from "../cascade/generations";
 import { Errors } from "../errors";
 import { assertSecretName, assertTenantId, SECRET_NAME_PATTERN } from "../ids";
 import type { SecretEntry, SecretStore } from "../ports/secret-store";
@@ -15,7 +17,16 @@ export type PlatformSecrets = (name: string) => string | undefined;
 export interface SecretServiceOptions {
   readonly store: SecretStore;
   readonly platform: PlatformSecrets;
+  /**
+   * Generation markers: a value read under the tenant's current secrets generation is used again
+   * without a store read (an MCP call resolves its server's header secrets on every call). Every
+   * write and delete through the service bumps it. Without them every lookup reads the store.
+   */
+  readonly generations?: Pick<Generations, "bump" | "stamp" | "isCurrent">;
 }
+
+/** Secret values (and absences) an instance remembers; a forgotten one is read again. */
+const CACHED_SECRETS = 10_000;
 
 /**
  * Tenant secrets (API.md "Secrets", DESIGN.md §7): write-only over HTTP, and the one place that
@@ -24,7 +35,18 @@ export interface SecretServiceOptions {
  * documents and the model catalog.
  */
 export class SecretService {
+  /** Values by tenant and name, stamped with the tenant's secrets generation when read. */
+  readonly #cached = new LRUCache<string, { readonly value: string | null; readonly stamp: GenerationStamp }>(
+    { max: CACHED_SECRETS },
+  );
+  #reads = 0;
+
   constructor(private readonly options: SecretServiceOptions) {}
+
+  /** Secret-store reads made for lookups (cache misses). */
+  get stats(): { readonly reads: number; readonly cached: number } {
+    return { reads: this.#reads, cached: this.#cached.size };
+  }
 
   /** Creates or replaces a secret; `validation_failed` for an empty or oversized value. */
   async put(tenant: string, name: string, value: string): Promise<void> {
@@ -35,6 +57,7 @@ export class SecretService {
     if (problem)
       throw Errors.validationFailed(`the secret value ${problem}`, [{ path: "value", message: problem }]);
     await this.options.store.put(tenant, name, value);
+    await this.#changed(tenant, name);
   }
 
   /** Names and write times, sorted by name; values are never listed. */
@@ -48,6 +71,28 @@ export class SecretService {
     assertTenantId(tenant);
     assertSecretName(name);
     if (!(await this.options.store.delete(tenant, name))) throw Errors.secretNotFound(name);
+    await this.#changed(tenant, name);
+  }
+
+  /** After a write or delete the store took: forgotten here, and every instance reads it again. */
+  async #changed(tenant: string, name: string): Promise<void> {
+    this.#cached.delete(`${tenant}\n${name}`);
+    await this.options.generations?.bump(secretsMarker(tenant));
+  }
+
+  /** A tenant secret: from the cache while the tenant's secrets generation is the one it was read under. */
+  async #tenantSecret(tenant: string, name: string): Promise<string | undefined> {
+    const generations = this.options.generations;
+    const key = `${tenant}\n${name}`;
+    const marker = secretsMarker(tenant);
+    const cached = this.#cached.get(key);
+    if (cached && generations?.isCurrent(marker, cached.stamp)) return cached.value ?? undefined;
+    // Stamped before the read: a write finishing meanwhile moves the generation past the stamp.
+    const stamp = generations?.stamp(marker);
+    this.#reads++;
+    const value = await this.options.store.get(tenant, name);
+    if (stamp && stamp.generation >= 0) this.#cached.set(key, { value: value ?? null, stamp });
+    return value;
   }
 
   /**
@@ -60,7 +105,7 @@ export class SecretService {
       case "project":
       case "tenant":
         return async (name) =>
-          SECRET_NAME_PATTERN.test(name) ? this.options.store.get(tenant, name) : undefined;
+          SECRET_NAME_PATTERN.test(name) ? this.#tenantSecret(tenant, name) : undefined;
       case "bundled":
         return async (name) => this.platform(name);
       case "builtin":
