@@ -130,6 +130,24 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     }
   });
 
+  it("concurrent cold listings of one instance share the index GET and write the rebuilt index once", async () => {
+    const dir = dataDir();
+    const a = await instance(dir);
+    await seedStore(a.fs, 10);
+    await a.services.tools.listAll("acme", "shop");
+    await a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n"));
+
+    const b = await instance(dir);
+    b.documents.reset();
+    const listings = await Promise.all(
+      Array.from({ length: 5 }, () => b.services.tools.listAll("acme", "shop")),
+    );
+    for (const listing of listings) expect(listing).toEqual(listings[0]);
+    // Each layer's index read once; only the project's (stale) index written again, once.
+    expect(b.documents.counts.put).toBe(1);
+    expect(b.documents.counts.list).toBeLessThanOrEqual(1);
+  });
+
   it("an index write replaces only the version it read: a builder that lost the race leaves the other's index", async () => {
     const store = new FsObjectStore(join(dataDir(), "documents"));
     const layers = new CompiledToolLayers(store, "fp");

@@ -196,6 +196,8 @@ export class ServerToolService {
   private readonly compiled: CompiledToolLayers | undefined;
   /** Compiled-index reads in flight by layer: concurrent cold listings share one GET. */
   private readonly compiledReads = new Map<string, Promise<CompiledState | null>>();
+  /** Layers whose index this instance is writing: concurrent cold listings write it once. */
+  private readonly compiledWrites = new Set<string>();
   /**
    * Layers this instance has listed (by tenant and layer): once warm, a moved generation costs a
    * LIST and the changed documents' GETs, less than the index would, so the index is for cold layers.
@@ -442,7 +444,7 @@ export class ServerToolService {
   }
 
   /**
-   * A layer this instance has not listed under its current generation: its compiled index read
+   * A layer this instance has not listed yet: its compiled index read
    * (one GET, shared by concurrent callers), its parsed documents taken into the cache by ETag,
    * and its listing given to the cascade while its generation is current. Answers whether the
    * index must be rebuilt (missing, unusable or stale), and the version to replace; null when the
@@ -516,7 +518,9 @@ export class ServerToolService {
     listing: { readonly items: readonly ObjectMeta[]; readonly stamp: GenerationStamp },
     previousEtag: string | null,
   ): Promise<void> {
-    if (listing.stamp.generation < 0) return;
+    const writeKey = `${tenant}/${layerProject}`;
+    if (listing.stamp.generation < 0 || this.compiledWrites.has(writeKey)) return;
+    this.compiledWrites.add(writeKey);
     const entries = listing.items.map((meta): CompiledEntry => {
       const cached = this.#parsed.get(documentKey(meta.key));
       return cached?.kind === "document" && cached.etag === meta.etag
@@ -531,6 +535,8 @@ export class ServerToolService {
         project: layerProject,
         message: error instanceof Error ? error.message : String(error),
       });
+    } finally {
+      this.compiledWrites.delete(writeKey);
     }
   }
 
