@@ -28,10 +28,10 @@ function dataDir(): string {
 }
 
 /** One function instance over the shared data directory, counting its document-store requests. */
-async function instance(dir: string) {
+async function instance(dir: string, now?: () => number) {
   const fs = new FsObjectStore(join(dir, "documents"));
   const documents = new CountingObjectStore(fs);
-  const { app, services } = await testApp({ dataDir: dir, documents });
+  const { app, services } = await testApp({ dataDir: dir, documents, ...(now ? { now } : {}) });
   const client = await projectClient(app);
   return { app, services, client, documents, fs };
 }
@@ -128,6 +128,26 @@ describe("compiled layer index: a cold project in one read per layer", () => {
       await c.services.tools.listAll("acme", "shop");
       expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     }
+  });
+
+  it("an index older than the safety net is checked by a LIST: its results still spare every document's GET, and it is written anew", async () => {
+    const dir = dataDir();
+    const start = Date.now();
+    const a = await instance(dir, () => start);
+    await seedStore(a.fs, 10);
+    const expected = (await a.services.tools.listAll("acme", "shop")).map((tool) => tool.config);
+
+    // Six minutes on: past the default 300 s safety net, no generation moved.
+    const later = start + 6 * 60 * 1000;
+    const b = await instance(dir, () => later);
+    b.documents.reset();
+    expect((await b.services.tools.listAll("acme", "shop")).map((tool) => tool.config)).toEqual(expected);
+    expect(b.documents.counts).toMatchObject({ get: 2, list: 2, put: 2 });
+
+    const c = await instance(dir, () => later);
+    c.documents.reset();
+    await c.services.tools.listAll("acme", "shop");
+    expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
   });
 
   it("concurrent cold listings of one instance share the index GET and write the rebuilt index once", async () => {
