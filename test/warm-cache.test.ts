@@ -130,6 +130,8 @@ describe("warm manifest and lookup: request counts", () => {
     const { processId } = await seed(a.client);
     expect((await a.client.call("GET", "/tools/alpha")).status).toBe(200);
     expect((await a.client.invoke(processId, "beta")).status).toBe(200);
+    // The invoke's use is written behind its answer: land it before counting, as an invocation's end does.
+    await a.services.usage.flush();
 
     a.reset();
     const found = await a.client.call("GET", "/tools/alpha");
