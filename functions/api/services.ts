@@ -16,9 +16,11 @@ import {
   syncCatalog,
 } from "@vance/adapters";
 import {
+  allowSetCacheReport,
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
   CATALOG_MARKER,
+  CacheRegistry,
   CatalogEditor,
   type CompiledOperations,
   createNetworkPolicy,
@@ -29,11 +31,13 @@ import {
   DocumentService,
   EmptyResponseDiagnosis,
   Generations,
+  jsonSchemaCacheReport,
   type Logger,
   MIB,
   ModelCatalogService,
   ModelPicker,
   markerOfDocumentKey,
+  mcpCacheReports,
   type ObjectStore,
   ObservedToolLimits,
   type OpenApiCompiler,
@@ -55,7 +59,9 @@ import {
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
+  toolHintCacheReport,
   tracedFetch,
+  WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
@@ -369,6 +375,7 @@ export async function buildServices(
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
+  const wire = new WireCache();
   // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
     tools: { listing: (tenant, project) => tools.listing(tenant, project, "known") },
@@ -380,6 +387,7 @@ export async function buildServices(
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
     metrics: serviceMetrics,
+    wire,
   });
   const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -417,8 +425,10 @@ export async function buildServices(
     },
     { logger, now },
   );
+  const caches = registerCaches({ cascade, tools, sources, surface, wire, usage, discovery, verifier });
   return {
     version: VERSION,
+    wire,
     verifier,
     logger,
     types,
@@ -447,7 +457,7 @@ export async function buildServices(
       sessions: new McpSessions(state),
     },
     metrics: () => ({
-      caches: { documents: cascade.stats, parsed: tools.stats },
+      caches: caches.list(),
       generations: generations.stats,
       identity: verifier.stats,
       scripts: scriptStats(),
@@ -462,6 +472,37 @@ export async function buildServices(
       new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
     ]),
   };
+}
+
+/**
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
+ * memos of pure functions their modules keep (compiled schemas, hints, allow sets, the
+ * `mcp_server` type's), which are one per process whatever the composition root builds.
+ */
+function registerCaches(services: {
+  readonly cascade: DocumentCascade;
+  readonly tools: ServerToolService;
+  readonly sources: ToolSources;
+  readonly surface: ToolSurface;
+  readonly wire: WireCache;
+  readonly usage: ToolUsage;
+  readonly discovery: DiscoveryApi;
+  readonly verifier: TokenVerifier;
+}): CacheRegistry {
+  const caches = new CacheRegistry();
+  caches.register("documents", () => services.cascade.stats);
+  caches.registerAll("tools", services.tools);
+  caches.registerAll("sources", services.sources);
+  caches.registerAll("surface", services.surface);
+  caches.registerAll("wire", services.wire);
+  caches.registerAll("usage", services.usage);
+  caches.registerAll("discovery", services.discovery);
+  caches.registerAll("identity", services.verifier);
+  caches.register("jsonSchemas", jsonSchemaCacheReport);
+  caches.register("toolHints", toolHintCacheReport);
+  caches.register("allowSets", allowSetCacheReport);
+  caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
+  return caches;
 }
 
 /** One scan of each store, in turn; answers the markers bumped. */

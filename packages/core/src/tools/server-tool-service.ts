@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import {
   addressedLayer,
   type CascadeHit,
@@ -192,6 +193,8 @@ export class ServerToolService {
   private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
   /** Each pack's last logged source state by tenant, project and name: one log line per change. */
   private readonly packStates = new LRUCache<string, string>({ max: WARNED_DOCUMENTS });
+  readonly #expansionReads = new CacheCounters();
+  readonly #listingReads = new CacheCounters();
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -449,8 +452,11 @@ export class ServerToolService {
       last?.key === key &&
       last.parts.length === sourcedParts.length &&
       last.parts.every((part, i) => part === sourcedParts[i])
-    )
+    ) {
+      this.#listingReads.hits++;
       return last.view;
+    }
+    this.#listingReads.misses++;
     const tools =
       last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i])
         ? last.view.tools
@@ -463,6 +469,15 @@ export class ServerToolService {
     });
     this.expandedListings.set(listing, { parts: sourcedParts, key, view });
     return view;
+  }
+
+  /** The parsed-document cache and the expansion caches (weak: entries not counted). */
+  cacheReports(): Record<string, CacheReport> {
+    return {
+      parsed: this.#parsed.stats,
+      expansions: this.#expansionReads.report(),
+      expandedListings: this.#listingReads.report(),
+    };
   }
 
   /**
@@ -482,8 +497,11 @@ export class ServerToolService {
       cached.list === sourced.list &&
       cached.stale === sourced.stale &&
       cached.problem === sourced.problem
-    )
+    ) {
+      this.#expansionReads.hits++;
       return cached;
+    }
+    this.#expansionReads.misses++;
     const outcome =
       sourcing.kind === "pack"
         ? this.packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
