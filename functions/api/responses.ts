@@ -342,6 +342,8 @@ const ListedCacheSchema = v.object({
 export const MetricsSchema = v.object({
   caches: v.array(ListedCacheSchema),
   generations: v.object({ reads: v.number(), bumps: v.number() }),
+  /** Packs by their source's state when this instance last listed them (`vance.packs.sources`). */
+  packs: v.object({ current: v.number(), stale: v.number(), unavailable: v.number(), invalid: v.number() }),
   /** Tokens remembered as verified, and each trusted issuer's keys: how many, reads, failed reads. */
   identity: v.object({
     verifiedTokens: v.number(),

@@ -415,6 +415,7 @@ export async function buildServices(
   });
   const scriptStats = poolStatsOf(runtime.scripts);
   observeScriptPool(serviceMetrics, scriptStats);
+  serviceMetrics.observePackSources(() => tools.packHealth());
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
   const verifier = new TokenVerifier(
     {
@@ -459,6 +460,7 @@ export async function buildServices(
     metrics: () => ({
       caches: caches.list(),
       generations: generations.stats,
+      packs: tools.packHealth(),
       identity: verifier.stats,
       scripts: scriptStats(),
     }),

@@ -906,6 +906,12 @@ export interface operations {
                             }[];
                             verifiedTokens: number;
                         };
+                        packs: {
+                            current: number;
+                            invalid: number;
+                            stale: number;
+                            unavailable: number;
+                        };
                         scripts: {
                             busy: number;
                             queued: number;

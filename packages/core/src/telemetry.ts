@@ -160,6 +160,21 @@ export class ServiceMetrics {
     });
   }
 
+  /**
+   * `vance.packs.sources`: packs by source state (`vance.pack.state`: current, stale, unavailable,
+   * invalid), read when a metric reader collects.
+   */
+  observePackSources(counts: () => Readonly<Record<string, number>>): void {
+    this.meter
+      .createObservableGauge("vance.packs.sources", {
+        description: "Packs by the state of their source, as this instance last saw them",
+      })
+      .addCallback((result) => {
+        for (const [state, count] of Object.entries(counts()))
+          result.observe(count, { "vance.pack.state": state });
+      });
+  }
+
   /** One finished call. */
   toolCall(
     attributes: { tenant: string; project: string; tool: string; type: string; outcome: string },
