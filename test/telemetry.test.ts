@@ -162,10 +162,11 @@ describe("traces over OTLP/HTTP", () => {
       "    cascade.resolve",
       "    schema.validate",
       "    script.run",
-      "    tool ticket_get",
-      "      cascade.resolve",
-      "      http GET",
-      "      schema.validate",
+      // The sibling call runs while the script does: a child of its run, not beside it.
+      "      tool ticket_get",
+      "        cascade.resolve",
+      "        http GET",
+      "        schema.validate",
     ]);
     const tool = spans.find((span) => span.name === "tool ticket_summary")!;
     expect(attribute(tool, "vance.tenant")).toBe("acme");

@@ -61,6 +61,7 @@ import {
   ToolUsage,
   toolHintCacheReport,
   tracedFetch,
+  tracedScripts,
   WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
@@ -313,6 +314,7 @@ export async function buildServices(
   const guardedFetch = createGuardedFetch(networkPolicy, {
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
+  const scripts = overrides.scripts ?? (await scriptPool(config));
   const runtime: ToolRuntime = {
     fetch: tracedFetch(guardedFetch, "http", serviceMetrics),
     mcp: createMcpClient({
@@ -320,7 +322,7 @@ export async function buildServices(
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
     resolveHost: dnsHostResolver,
-    scripts: overrides.scripts ?? (await scriptPool(config)),
+    scripts: tracedScripts(scripts),
     now,
     openApi: overrides.openApi ?? workerOpenApiCompiler(config),
     // The provider keys are platform secrets: read through the secret service's platform lookup.
@@ -413,7 +415,7 @@ export async function buildServices(
     discovery,
     metrics: serviceMetrics,
   });
-  const scriptStats = poolStatsOf(runtime.scripts);
+  const scriptStats = poolStatsOf(scripts);
   observeScriptPool(serviceMetrics, scriptStats);
   serviceMetrics.observePackSources(() => tools.packHealth());
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });

@@ -16,7 +16,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import type { HttpFetch } from "./ports/tool-runtime";
+import type { HttpFetch, ScriptRunner } from "./ports/tool-runtime";
 
 /** The instrumentation scope of every span this service starts. */
 export const TRACER_NAME = "vance-server-tools";
@@ -106,6 +106,18 @@ export function tracedFetch(fetch: HttpFetch, upstream: string, measured?: Servi
       },
       SpanKind.CLIENT,
     );
+  };
+}
+
+/**
+ * A script runner whose sibling calls start their spans under the span active when the run was
+ * asked for (`script.run` for a scripted tool): a sandbox asks for them from worker messages,
+ * whose callbacks would otherwise run in whatever context the worker was started in.
+ */
+export function tracedScripts(runner: ScriptRunner): ScriptRunner {
+  return {
+    run: (request) =>
+      runner.run(request.callTool ? { ...request, callTool: bindActiveContext(request.callTool) } : request),
   };
 }
 
