@@ -33,5 +33,6 @@ describe("CacheRegistry", () => {
     const bySize = new LRUCache<string, string>({ maxSize: 100, sizeCalculation: (value) => value.length });
     bySize.set("a", "12345");
     expect(lruExtent(bySize)).toEqual({ entries: 1, bytes: 5, maxBytes: 100 });
+    expect(lruExtent(bySize, false)).toEqual({ entries: 1 });
   });
 });

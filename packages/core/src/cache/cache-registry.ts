@@ -35,17 +35,23 @@ export class CacheCounters {
   }
 }
 
-/** What an `lru-cache` holds: entries and their bound, bytes and theirs when it is bounded by size. */
-export function lruExtent(cache: {
-  readonly size: number;
-  readonly max: number;
-  readonly maxSize: number;
-  readonly calculatedSize: number;
-}): Omit<CacheReport, "hits" | "misses"> {
+/**
+ * What an `lru-cache` holds: entries and their bound, and bytes and theirs when it is bounded by
+ * a size in bytes (`sizeInBytes: false` for one whose size counts something else).
+ */
+export function lruExtent(
+  cache: {
+    readonly size: number;
+    readonly max: number;
+    readonly maxSize: number;
+    readonly calculatedSize: number;
+  },
+  sizeInBytes = true,
+): Omit<CacheReport, "hits" | "misses"> {
   return {
     entries: cache.size,
     ...(cache.max > 0 ? { maxEntries: cache.max } : {}),
-    ...(cache.maxSize > 0 ? { bytes: cache.calculatedSize, maxBytes: cache.maxSize } : {}),
+    ...(sizeInBytes && cache.maxSize > 0 ? { bytes: cache.calculatedSize, maxBytes: cache.maxSize } : {}),
   };
 }
 

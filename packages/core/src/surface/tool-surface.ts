@@ -138,7 +138,8 @@ export class ToolSurface {
     return {
       surfaceTools: this.surfaceToolReads.report(),
       blocks: this.blockReads.report(lruExtent(this.blocks)),
-      memos: this.memoReads.report(lruExtent(this.memos)),
+      // Bounded by the tools the memos hold, not by bytes.
+      memos: this.memoReads.report(lruExtent(this.memos, false)),
     };
   }
 
