@@ -1,12 +1,12 @@
 import {
   commaList,
   InvocableToolNameSchema,
-  manifestBody,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
   SpawnRequestSchema,
   VanceError,
+  type WireCache,
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
@@ -139,7 +139,11 @@ export function recipeRoutes(recipes: RecipeResolver, verifier: TokenVerifier) {
 }
 
 /** Processes under `T/processes`: spawn, record, manifest, invoke. */
-export function processRoutes(processes: ProcessService, verifier: TokenVerifier) {
+export function processRoutes(
+  processes: ProcessService,
+  verifier: TokenVerifier,
+  wire: Pick<WireCache, "body">,
+) {
   const app = new Hono<AuthEnv>();
 
   app.post("/", describe(DOCS.spawn), authenticate(verifier, "read", ENGINE), async (c) => {
@@ -176,7 +180,7 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
     const additional = commaList(c.req.query("with"));
     const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);
     // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
-    return c.body(manifestBody(manifest), 200, { "content-type": "application/json" });
+    return c.body(wire.body(manifest), 200, { "content-type": "application/json" });
   });
 
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(verifier, "read", ENGINE), async (c) => {
