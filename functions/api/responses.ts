@@ -341,7 +341,12 @@ const ListedCacheSchema = v.object({
 /** `GET /v1/metrics`: this instance's caches (every one, by name, sorted) and pool since it started. */
 export const MetricsSchema = v.object({
   caches: v.array(ListedCacheSchema),
-  generations: v.object({ reads: v.number(), bumps: v.number() }),
+  generations: v.object({
+    reads: v.number(),
+    bumps: v.number(),
+    /** Calls of `read` answered by a read another request of this instance had asked for. */
+    sharedReads: v.number(),
+  }),
   /** Packs by their source's state when this instance last listed them (`vance.packs.sources`). */
   packs: v.object({ current: v.number(), stale: v.number(), unavailable: v.number(), invalid: v.number() }),
   /** Tokens remembered as verified, and each trusted issuer's keys: how many, reads, failed reads. */

@@ -896,6 +896,7 @@ export interface operations {
                         generations: {
                             bumps: number;
                             reads: number;
+                            sharedReads: number;
                         };
                         identity: {
                             issuers: {
