@@ -10,6 +10,24 @@ import { catalog, documents, state } from "./storage";
 const IDENTITY_SETTINGS = ["VANCE_TOKEN_ISSUERS", "VANCE_LOCAL_TOKENS", "VANCE_PUBLIC_URL"] as const;
 
 /**
+ * Telemetry the deploying shell may set (README "Operating"): an OTLP collector's endpoint (an
+ * ADOT collector on the function, which holds any credentials) and which exporters run. Not
+ * `OTEL_EXPORTER_OTLP_HEADERS`: it carries API keys, which a function's settings would show.
+ */
+const TELEMETRY_SETTINGS = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_SERVICE_NAME",
+] as const;
+
+/**
+ * Metrics are on in every deploy, as CloudWatch EMF lines (no collector needed): the metrics SDK
+ * is a chunk of its own, loaded by the first invocation's start, never part of the start bundle.
+ * `OTEL_METRICS_EXPORTER=otlp` (with an endpoint) or `none` from the deploying shell replaces it.
+ */
+const METRICS_EXPORTER = process.env.OTEL_METRICS_EXPORTER ?? "emf";
+
+/**
  * The HTTP API: one Hono app behind a function URL. Its settings come from the links (buckets,
  * table, secrets, the diagnostics webhook: functions/settings.ts reads them through `Resource`).
  */
@@ -19,10 +37,13 @@ export const api = new sst.aws.Function("Api", {
   timeout: "30 seconds",
   url: true,
   link: [documents, catalog, state, jwtSecret, secretsKey, diagnosticWebhook],
-  environment: Object.fromEntries(
-    IDENTITY_SETTINGS.flatMap((name) => {
-      const value = process.env[name];
-      return value ? [[name, value] as const] : [];
-    }),
-  ),
+  environment: {
+    ...Object.fromEntries(
+      [...IDENTITY_SETTINGS, ...TELEMETRY_SETTINGS].flatMap((name) => {
+        const value = process.env[name];
+        return value ? [[name, value] as const] : [];
+      }),
+    ),
+    OTEL_METRICS_EXPORTER: METRICS_EXPORTER,
+  },
 });

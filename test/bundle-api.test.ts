@@ -128,6 +128,8 @@ describe.each(RUNTIMES)(
           ...localAws,
           // Production refuses the service's own tokens unless a deploy turns them on, as this one does.
           VANCE_LOCAL_TOKENS: "true",
+          // As infra/api.ts sets it in every deploy.
+          OTEL_METRICS_EXPORTER: "emf",
         },
         { execPath },
       );
@@ -163,6 +165,20 @@ describe.each(RUNTIMES)(
       });
       expect(invoked.statusCode).toBe(200);
       expect(invoked.json).toMatchObject({ value: 5 });
+    });
+
+    it("writes the call's metrics as CloudWatch EMF lines before the invocation answers (the deployed default)", () => {
+      const emf = lambda
+        .logs()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.includes('"_aws"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const call = emf.find((line) => line["vance.tool"] === "add_numbers" && "vance.tool.calls" in line);
+      expect(call, lambda.logs()).toMatchObject({
+        "vance.tool.calls": 1,
+        "vance.outcome": "ok",
+        _aws: { CloudWatchMetrics: [{ Namespace: "VanceServerTools" }] },
+      });
     });
 
     it("lists the bundled default documents shipped in the bundle", async () => {

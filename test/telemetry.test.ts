@@ -162,10 +162,11 @@ describe("traces over OTLP/HTTP", () => {
       "    cascade.resolve",
       "    schema.validate",
       "    script.run",
-      "    tool ticket_get",
-      "      cascade.resolve",
-      "      http GET",
-      "      schema.validate",
+      // The sibling call runs while the script does: a child of its run, not beside it.
+      "      tool ticket_get",
+      "        cascade.resolve",
+      "        http GET",
+      "        schema.validate",
     ]);
     const tool = spans.find((span) => span.name === "tool ticket_summary")!;
     expect(attribute(tool, "vance.tenant")).toBe("acme");
@@ -249,13 +250,14 @@ function pointsOf(name: string): { attributes: Record<string, unknown>; value: n
           name: string;
           sum?: { dataPoints: OtlpPoint[] };
           histogram?: { dataPoints: OtlpPoint[] };
+          gauge?: { dataPoints: OtlpPoint[] };
         }[];
       }[];
     }[];
   };
   const metrics = (last.resourceMetrics ?? []).flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics));
   const metric = metrics.find((m) => m.name === name);
-  const points = metric?.sum?.dataPoints ?? metric?.histogram?.dataPoints ?? [];
+  const points = metric?.sum?.dataPoints ?? metric?.histogram?.dataPoints ?? metric?.gauge?.dataPoints ?? [];
   return points.map((point) => ({
     attributes: Object.fromEntries(point.attributes.map((a) => [a.key, Object.values(a.value)[0]])),
     value: Number(point.asInt ?? point.asDouble ?? point.count ?? 0),
@@ -281,6 +283,38 @@ describe("metrics over OTLP/HTTP", () => {
     const upstream = pointsOf("vance.upstream.duration");
     expect(upstream.map((p) => p.attributes["vance.upstream"]).sort()).toEqual(["http", "mcp"]);
     expect(JSON.stringify(receiver.metricBodies)).not.toContain("A-1");
+  });
+});
+
+describe("pack source health", () => {
+  it("counts packs by source state, in /v1/metrics and as the vance.packs.sources gauge", async () => {
+    // A port nothing listens on: the pack's source is unavailable.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await put("documents/mcp-servers/gone.yaml", `url: http://127.0.0.1:${port}/mcp\ntimeoutMs: 2000\n`);
+    await put(
+      "tools/gone",
+      "type: mcp_server\ndescription: A server that is down\nparameters:\n  server: gone\n",
+    );
+    const listed = await app.request(`${T}/tools`, { headers });
+    expect(listed.status).toBe(200);
+    const { stalePacks } = (await listed.json()) as { stalePacks: { pack: string; status: string }[] };
+    expect(stalePacks).toMatchObject([{ pack: "gone", status: "unavailable" }]);
+    const platform = await bearer({ tenant: "*", roles: [] });
+    const metrics = (await (await app.request("/v1/metrics", { headers: platform })).json()) as {
+      packs: Record<string, number>;
+    };
+    expect(metrics.packs).toEqual({ current: 1, stale: 0, unavailable: 1, invalid: 0 });
+    await telemetry.flush();
+    const points = pointsOf("vance.packs.sources");
+    expect(Object.fromEntries(points.map((p) => [p.attributes["vance.pack.state"], p.value]))).toEqual({
+      current: 1,
+      stale: 0,
+      unavailable: 1,
+      invalid: 0,
+    });
   });
 });
 

@@ -130,6 +130,8 @@ describe("warm manifest and lookup: request counts", () => {
     const { processId } = await seed(a.client);
     expect((await a.client.call("GET", "/tools/alpha")).status).toBe(200);
     expect((await a.client.invoke(processId, "beta")).status).toBe(200);
+    // The invoke's use is written behind its answer: land it before counting, as an invocation's end does.
+    await a.services.usage.flush();
 
     a.reset();
     const found = await a.client.call("GET", "/tools/alpha");
@@ -275,22 +277,67 @@ describe("GET /v1/metrics", () => {
         headers: await bearer({ tenant: "*", roles: [] }),
       });
       expect(res.status).toBe(200);
-      type Stats = { hits: number; misses: number; entries: number; bytes: number; maxBytes: number };
-      return (await res.json()) as {
-        caches: { documents: Stats; parsed: Stats };
+      type Stats = {
+        name: string;
+        hits: number;
+        misses: number;
+        entries?: number;
+        bytes?: number;
+        maxBytes?: number;
+      };
+      const body = (await res.json()) as {
+        caches: Stats[];
         generations: { reads: number; bumps: number };
         scripts: { runs: number; busy: number; queued: number } | null;
       };
+      const byName = new Map(body.caches.map((cache) => [cache.name, cache]));
+      const cache = (name: string): Stats => {
+        const found = byName.get(name);
+        if (!found) throw new Error(`/v1/metrics lists no cache '${name}'`);
+        return found;
+      };
+      return { ...body, cache };
     };
     const before = await read();
-    expect(before.caches.documents).toMatchObject({ maxBytes: 8 * 1024 * 1024 });
-    expect(before.caches.parsed).toMatchObject({ maxBytes: 4 * 1024 * 1024 });
-    expect(before.caches.documents.bytes).toBeGreaterThan(0);
+    expect(before.caches.map((cache) => cache.name)).toEqual(
+      expect.arrayContaining([
+        "documents",
+        "tools.parsed",
+        "tools.expansions",
+        "tools.expandedListings",
+        "sources.lists",
+        "surface.surfaceTools",
+        "surface.blocks",
+        "surface.memos",
+        "wire.tools",
+        "wire.toolJson",
+        "wire.manifestBodies",
+        "usage.demand",
+        "discovery.searchIndexes",
+        "identity.verifiedTokens",
+        "jsonSchemas",
+        "toolHints",
+        "allowSets",
+        "mcpServer.serverOfSubTool",
+        "mcpServer.parsedServers",
+      ]),
+    );
+    expect(before.caches.map((cache) => cache.name)).toEqual(before.caches.map((cache) => cache.name).sort());
+    expect(before.cache("documents")).toMatchObject({ maxBytes: 8 * 1024 * 1024 });
+    expect(before.cache("tools.parsed")).toMatchObject({ maxBytes: 4 * 1024 * 1024 });
+    expect(before.cache("documents").bytes).toBeGreaterThan(0);
+    expect(before.cache("jsonSchemas")).toMatchObject({ maxEntries: 1024, maxBytes: 32 * 1024 * 1024 });
     await a.client.manifest(processId);
     const after = await read();
-    expect(after.caches.documents.hits).toBeGreaterThan(before.caches.documents.hits);
-    expect(after.caches.documents.misses).toBe(before.caches.documents.misses);
-    expect(after.caches.parsed.hits).toBe(before.caches.parsed.hits + 1);
+    expect(after.cache("documents").hits).toBeGreaterThan(before.cache("documents").hits);
+    expect(after.cache("documents").misses).toBe(before.cache("documents").misses);
+    expect(after.cache("tools.parsed").hits).toBe(before.cache("tools.parsed").hits + 1);
+    // The second manifest of an unchanged turn: the process's memo and the encoded body are reused.
+    expect(after.cache("surface.memos").hits).toBe(before.cache("surface.memos").hits + 1);
+    expect(after.cache("wire.manifestBodies").hits).toBe(before.cache("wire.manifestBodies").hits + 1);
+    expect(after.cache("identity.verifiedTokens").hits).toBeGreaterThan(
+      before.cache("identity.verifiedTokens").hits,
+    );
     expect(after.generations.reads).toBe(before.generations.reads + 1);
     // The script pool starts at the first script run: none yet, so no pool to report.
     expect(after.scripts).toBeNull();

@@ -13,6 +13,7 @@ import type {
   ToolDispatcher,
   ToolTypeRegistry,
   ToolUsage,
+  WireCache,
 } from "@vance/core";
 import type { TokenVerifier } from "./auth";
 import type { Metrics } from "./responses";
@@ -41,6 +42,8 @@ export interface AppServices {
   readonly diagnostics: EmptyResponseDiagnosis;
   /** The MCP endpoints' browser rules and `T/mcp` session ends. */
   readonly mcp: McpSettings;
-  /** This instance's cache counters. */
+  /** Wire tools and encoded manifests, shared by the tool surface and the manifest route. */
+  readonly wire: WireCache;
+  /** This instance's caches, pool and counters (`/v1/metrics`). */
   readonly metrics: () => Metrics;
 }

@@ -149,7 +149,7 @@ export function createApp(services: AppServices) {
   app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, verifier));
   app.route(`${project}/documents`, documentRoutes(services.documents, verifier));
   app.route(`${project}/recipes`, recipeRoutes(services.recipes, verifier));
-  app.route(`${project}/processes`, processRoutes(services.processes, verifier));
+  app.route(`${project}/processes`, processRoutes(services.processes, verifier, services.wire));
   app.route(`${project}/insights`, insightRoutes(services.usage, verifier));
   app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, verifier));
   app.route(

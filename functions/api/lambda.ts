@@ -34,8 +34,8 @@ export const handler = await startFunction(
       require: ["VANCE_JWT_SECRET", "VANCE_SECRETS_KEY"],
     });
     // Before the services: their instruments bind to the meter provider registered now.
-    // Off unless configured (OTEL_METRICS_EXPORTER=emf for CloudWatch EMF lines): the SDK is
-    // imported only then, so a function without telemetry loads none of it at a cold start.
+    // Off unless configured; infra/api.ts sets OTEL_METRICS_EXPORTER=emf (CloudWatch EMF lines)
+    // in every deploy. The SDK is imported only then, a chunk outside the start bundle.
     const telemetry = await startTelemetry(process.env, VERSION);
     const services = await buildServices(config, config.VANCE_JWT_SECRET!, {
       // Most first events run no script: QuickJS and the workers start at the first that does.

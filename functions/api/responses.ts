@@ -327,18 +327,28 @@ export const EmptyResponseDiagnosisSchema = v.object({
   firstReport: v.boolean(),
 });
 
-const CacheStatsSchema = v.object({
+/** One cache: reads answered from it and not; entries, bytes and bounds where the cache counts them. */
+const ListedCacheSchema = v.object({
+  name: v.string(),
   hits: v.number(),
   misses: v.number(),
-  entries: v.number(),
-  bytes: v.number(),
-  maxBytes: v.number(),
+  entries: v.optional(v.number()),
+  maxEntries: v.optional(v.number()),
+  bytes: v.optional(v.number()),
+  maxBytes: v.optional(v.number()),
 });
 
-/** `GET /v1/metrics`: this instance's caches since it started. */
+/** `GET /v1/metrics`: this instance's caches (every one, by name, sorted) and pool since it started. */
 export const MetricsSchema = v.object({
-  caches: v.object({ documents: CacheStatsSchema, parsed: CacheStatsSchema }),
-  generations: v.object({ reads: v.number(), bumps: v.number() }),
+  caches: v.array(ListedCacheSchema),
+  generations: v.object({
+    reads: v.number(),
+    bumps: v.number(),
+    /** Calls of `read` answered by a read another request of this instance had asked for. */
+    sharedReads: v.number(),
+  }),
+  /** Packs by their source's state when this instance last listed them (`vance.packs.sources`). */
+  packs: v.object({ current: v.number(), stale: v.number(), unavailable: v.number(), invalid: v.number() }),
   /** Tokens remembered as verified, and each trusted issuer's keys: how many, reads, failed reads. */
   identity: v.object({
     verifiedTokens: v.number(),

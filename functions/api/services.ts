@@ -16,9 +16,11 @@ import {
   syncCatalog,
 } from "@vance/adapters";
 import {
+  allowSetCacheReport,
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
   CATALOG_MARKER,
+  CacheRegistry,
   CatalogEditor,
   type CompiledOperations,
   CompiledToolLayers,
@@ -30,11 +32,13 @@ import {
   DocumentService,
   EmptyResponseDiagnosis,
   Generations,
+  jsonSchemaCacheReport,
   type Logger,
   MIB,
   ModelCatalogService,
   ModelPicker,
   markerOfDocumentKey,
+  mcpCacheReports,
   type ObjectStore,
   ObservedToolLimits,
   type OpenApiCompiler,
@@ -56,7 +60,10 @@ import {
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
+  toolHintCacheReport,
   tracedFetch,
+  tracedScripts,
+  WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
@@ -308,6 +315,7 @@ export async function buildServices(
   const guardedFetch = createGuardedFetch(networkPolicy, {
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
+  const scripts = overrides.scripts ?? (await scriptPool(config));
   const runtime: ToolRuntime = {
     fetch: tracedFetch(guardedFetch, "http", serviceMetrics),
     mcp: createMcpClient({
@@ -315,7 +323,7 @@ export async function buildServices(
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
     resolveHost: dnsHostResolver,
-    scripts: overrides.scripts ?? (await scriptPool(config)),
+    scripts: tracedScripts(scripts),
     now,
     openApi: overrides.openApi ?? workerOpenApiCompiler(config),
     // The provider keys are platform secrets: read through the secret service's platform lookup.
@@ -373,6 +381,7 @@ export async function buildServices(
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
+  const wire = new WireCache();
   // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
     tools: { listing: (tenant, project) => tools.listing(tenant, project, "known") },
@@ -384,6 +393,7 @@ export async function buildServices(
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
     metrics: serviceMetrics,
+    wire,
   });
   const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -409,8 +419,9 @@ export async function buildServices(
     discovery,
     metrics: serviceMetrics,
   });
-  const scriptStats = poolStatsOf(runtime.scripts);
+  const scriptStats = poolStatsOf(scripts);
   observeScriptPool(serviceMetrics, scriptStats);
+  serviceMetrics.observePackSources(() => tools.packHealth());
   const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
   const verifier = new TokenVerifier(
     {
@@ -421,8 +432,10 @@ export async function buildServices(
     },
     { logger, now },
   );
+  const caches = registerCaches({ cascade, tools, sources, surface, wire, usage, discovery, verifier });
   return {
     version: VERSION,
+    wire,
     verifier,
     logger,
     types,
@@ -451,8 +464,9 @@ export async function buildServices(
       sessions: new McpSessions(state),
     },
     metrics: () => ({
-      caches: { documents: cascade.stats, parsed: tools.stats },
+      caches: caches.list(),
       generations: generations.stats,
+      packs: tools.packHealth(),
       identity: verifier.stats,
       scripts: scriptStats(),
     }),
@@ -466,6 +480,37 @@ export async function buildServices(
       new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
     ]),
   };
+}
+
+/**
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
+ * memos of pure functions their modules keep (compiled schemas, hints, allow sets, the
+ * `mcp_server` type's), which are one per process whatever the composition root builds.
+ */
+function registerCaches(services: {
+  readonly cascade: DocumentCascade;
+  readonly tools: ServerToolService;
+  readonly sources: ToolSources;
+  readonly surface: ToolSurface;
+  readonly wire: WireCache;
+  readonly usage: ToolUsage;
+  readonly discovery: DiscoveryApi;
+  readonly verifier: TokenVerifier;
+}): CacheRegistry {
+  const caches = new CacheRegistry();
+  caches.register("documents", () => services.cascade.stats);
+  caches.registerAll("tools", services.tools);
+  caches.registerAll("sources", services.sources);
+  caches.registerAll("surface", services.surface);
+  caches.registerAll("wire", services.wire);
+  caches.registerAll("usage", services.usage);
+  caches.registerAll("discovery", services.discovery);
+  caches.registerAll("identity", services.verifier);
+  caches.register("jsonSchemas", jsonSchemaCacheReport);
+  caches.register("toolHints", toolHintCacheReport);
+  caches.register("allowSets", allowSetCacheReport);
+  caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
+  return caches;
 }
 
 /** One scan of each store, in turn; answers the markers bumped. */

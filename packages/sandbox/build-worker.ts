@@ -1,5 +1,5 @@
 /**
- * Bundles the script worker (src/worker.ts and what it imports, quickjs-emscripten included)
+ * Bundles the script worker (src/script-thread.ts and what it imports, quickjs-emscripten included)
  * into one ES module, dist/script-worker.mjs: a worker thread runs plain JavaScript, whatever
  * loader the main thread has. `npm start`, `npm run bench` and the test setup build it first.
  */
@@ -13,7 +13,7 @@ export const WORKER_BUNDLE = fileURLToPath(new URL("./dist/script-worker.mjs", i
 
 /** Writes the bundle (to `outfile`: a function bundle carries its own copy, see scripts/build.ts). */
 export async function buildScriptWorker(outfile: string = WORKER_BUNDLE): Promise<void> {
-  await buildWorkerBundle(fileURLToPath(new URL("./src/worker.ts", import.meta.url)), outfile);
+  await buildWorkerBundle(fileURLToPath(new URL("./src/script-thread.ts", import.meta.url)), outfile);
 }
 
 /**

@@ -91,10 +91,17 @@ export interface Target {
 
 /**
  * PUTs a large body over a plain socket and answers the status line the server sent. The server
- * refuses an oversized body from its headers and closes mid-body; an HTTP client then often fails
- * its next write (EPIPE, ECONNRESET) before it reads the answer already sent, so this one keeps
- * reading whatever arrives, ignores write errors, and reads the status when the socket closes.
+ * refuses an oversized body from its headers (or once a chunked one passes the limit) and closes;
+ * whatever the client sends after that close makes the server's kernel answer with a reset, and a
+ * reset discards an answer not yet read — a plain HTTP client then sees EPIPE or ECONNRESET, not
+ * the 413. So this one behaves as `Expect: 100-continue` clients do: it pauses after the headers,
+ * and after the first chunk past the limit, for an answer, and writes on only when none came.
  */
+/** How long a large PUT waits for an early answer before it writes (on). */
+const ANSWER_PAUSE_MS = 2_000;
+/** A chunked body's first chunk: past every route's 256 KiB limit, so the refusal comes after it. */
+const FIRST_CHUNK_BYTES = 320 * 1024;
+
 function putOverSocket(
   url: URL,
   token: string,
@@ -104,9 +111,14 @@ function putOverSocket(
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);
     let received = "";
+    let answered: () => void = () => {};
+    const answer = new Promise<void>((done) => {
+      answered = done;
+    });
     socket.setEncoding("latin1");
     socket.on("data", (data: string) => {
       if (received.length < 4096) received += data;
+      answered();
     });
     socket.on("error", () => {});
     socket.on("close", () => {
@@ -127,11 +139,17 @@ function putOverSocket(
           if (socket.destroyed || received.length > 0) return done(false);
           socket.write(text, (error) => done(!error));
         });
+      const pause = () => Promise.race([answer, new Promise((done) => setTimeout(done, ANSWER_PAUSE_MS))]);
       if (!(await write(head))) return;
-      for (let at = 0; at < body.length; at += 64 * 1024) {
-        const chunk = body.slice(at, at + 64 * 1024);
+      await pause();
+      const first = options.chunked ? FIRST_CHUNK_BYTES : 64 * 1024;
+      for (let at = 0; at < body.length; ) {
+        const size = at === 0 ? first : 64 * 1024;
+        const chunk = body.slice(at, at + size);
+        at += size;
         const framed = options.chunked ? `${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n` : chunk;
         if (!(await write(framed))) return;
+        if (size === first && options.chunked) await pause();
       }
       await write(options.chunked ? "0\r\n\r\n" : "");
     });

@@ -1,4 +1,4 @@
-import type { Logger } from "@vance/core";
+import { CacheCounters, type CacheReport, type Logger, lruExtent } from "@vance/core";
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
 import { LRUCache } from "lru-cache";
 import {
@@ -68,6 +68,7 @@ export class TokenVerifier {
   readonly #now: () => number;
   readonly #issuers = new Map<string, { readonly issuer: IssuerSettings; readonly keys: IssuerKeys }>();
   readonly #verified = new LRUCache<string, Verified>({ max: 10_000 });
+  readonly #verifiedReads = new CacheCounters();
   readonly #secret: Uint8Array<ArrayBuffer>;
   /** The secret imported once for HMAC: importing it per token costs more than the HMAC itself. */
   #hmacKey: Promise<CryptoKey> | undefined;
@@ -93,6 +94,11 @@ export class TokenVerifier {
       verifiedTokens: this.#verified.size,
       issuers: [...this.#issuers.values()].map(({ keys }) => keys.stats),
     };
+  }
+
+  /** Tokens remembered as verified. */
+  cacheReports(): Record<string, CacheReport> {
+    return { verifiedTokens: this.#verifiedReads.report(lruExtent(this.#verified)) };
   }
 
   /** `VANCE_PUBLIC_URL`, when set. */
@@ -141,9 +147,10 @@ export class TokenVerifier {
   ): Promise<Caller> {
     let verified = this.#verified.get(token);
     if (!verified || (verified.keys && verified.keys.generation !== verified.generation)) {
+      this.#verifiedReads.misses++;
       verified = await this.#verifySignature(token);
       this.#verified.set(token, verified);
-    }
+    } else this.#verifiedReads.hits++;
     this.#judgeTime(verified);
     this.#judgeAudience(verified, at);
     return verified.caller;

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
+import { pathParams } from "../params";
 import { EmptyResponseDiagnosisSchema } from "../responses";
 
 /** The route below as `/openapi.json` describes it. */
@@ -28,7 +29,7 @@ export function diagnosticRoutes(
     describe(DOCS.emptyResponse),
     authenticate(verifier, "read", ENGINE),
     async (c) => {
-      const { tenant, project } = c.req.param() as { tenant: string; project: string };
+      const { tenant, project } = pathParams(c, "tenant", "project");
       const report = await jsonBody(c, EmptyResponseReportSchema);
       return c.json(await diagnosis.diagnose(tenant, project, report));
     },

@@ -22,6 +22,7 @@ import {
   pathParam,
   queryParam,
 } from "../openapi";
+import { pathParams } from "../params";
 import { DocumentWrittenSchema, LayerDocumentsSchema, ToolViewSchema } from "../responses";
 import { auditView, toolView } from "./tools";
 
@@ -113,7 +114,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
   const app = new Hono<AuthEnv>();
 
   app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const prefix = c.req.query("prefix") ?? "";
     // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
     if (prefix !== "" && documentPathProblem(`${prefix}x`) !== null) {
@@ -124,7 +125,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
   });
 
   app.get("/*", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const hit = await documents.get(tenant, project, documentPath(c));
     if (hit.etag) c.header("ETag", hit.etag);
     c.header("X-Vance-Layer", hit.layer);
@@ -138,7 +139,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
   });
 
   app.put("/*", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
     const options = { ...preconditions(c, contentType), ...authorOf(c.get("claims")) };
@@ -155,7 +156,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
   });
 
   app.delete("/*", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     await documents.remove(tenant, project, documentPath(c), c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });

@@ -2,6 +2,7 @@ import type { ToolUsage } from "@vance/core";
 import { Hono } from "hono";
 import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { describe, jsonResponse, type Operation, PROJECT_PARAMS } from "../openapi";
+import { pathParams } from "../params";
 import { ToolUsageSchema } from "../responses";
 
 /** The route below as `/openapi.json` describes it. */
@@ -18,7 +19,7 @@ const DOCS = {
 export function insightRoutes(usage: ToolUsage, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
   app.get("/tool-usage", describe(DOCS.toolUsage), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     return c.json(await usage.byRole(tenant, project));
   });
   return app;

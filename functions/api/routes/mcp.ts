@@ -17,6 +17,7 @@ import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
 import { describe, jsonRequest, type Operation, PROJECT_PARAMS, pathParam, queryParam } from "../openapi";
+import { pathParams } from "../params";
 import { problemResponse } from "../problem";
 
 /** What the MCP endpoints need besides the processes: browser rules and the `T/mcp` session ends. */
@@ -104,8 +105,6 @@ const DOCS = {
   },
 } satisfies Record<string, Operation>;
 
-type Params = { tenant: string; project: string };
-
 /**
  * The MCP endpoints under `T` (API.md "MCP"): `processes/{id}/mcp` for a spawned process, and
  * `mcp`, whose `initialize` spawns one. Both are stateless: a request carries all it needs, the
@@ -153,13 +152,13 @@ export function mcpRoutes(
   app.use("/mcp", crossOrigin);
 
   app.post("/processes/:id/mcp", describe(DOCS.process), guard, reader, async (c) => {
-    const { tenant, project, id } = c.req.param() as Params & { id: string };
+    const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
     const message = await jsonRpcBody(c);
     return (await mcpServer()).answer(c.req.raw, message, { tenant, project, processId: id });
   });
 
   app.post("/mcp", describe(DOCS.session), guard, reader, async (c) => {
-    const { tenant, project } = c.req.param() as Params;
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const message = await jsonRpcBody(c);
     if (!isInitialize(message)) {
       const key = await session(c, settings.sessions, processes);
@@ -246,7 +245,7 @@ function isInitialize(message: unknown): boolean {
  * session) when no such process lives in this project or its session was ended.
  */
 async function session(c: Context, sessions: McpSessions, processes: ProcessService): Promise<ProcessKey> {
-  const { tenant, project } = c.req.param() as Params;
+  const { tenant, project } = pathParams(c, "tenant", "project");
   const id = c.req.header("mcp-session-id");
   if (id === undefined) {
     throw new VanceError(

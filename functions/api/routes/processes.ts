@@ -1,12 +1,12 @@
 import {
   commaList,
   InvocableToolNameSchema,
-  manifestBody,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
   SpawnRequestSchema,
   VanceError,
+  type WireCache,
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
@@ -21,6 +21,7 @@ import {
   pathParam,
   queryParam,
 } from "../openapi";
+import { pathParams } from "../params";
 import {
   InvocationSchema,
   ManifestSchema,
@@ -125,14 +126,11 @@ const DOCS = {
   },
 } satisfies Record<string, Operation>;
 
-type Params = { tenant: string; project: string };
-type ProcessParams = Params & { id: string };
-
 /** Recipe resolution under `T/recipes`. */
 export function recipeRoutes(recipes: RecipeResolver, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
   app.post("/resolve", describe(DOCS.resolve), authenticate(verifier, "read", ENGINE), async (c) => {
-    const { tenant, project } = c.req.param() as Params;
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const body = await jsonBody(c, ResolveBodySchema);
     const resolved = await recipes.resolve(tenant, project, body);
     return c.json(resolved);
@@ -141,11 +139,15 @@ export function recipeRoutes(recipes: RecipeResolver, verifier: TokenVerifier) {
 }
 
 /** Processes under `T/processes`: spawn, record, manifest, invoke. */
-export function processRoutes(processes: ProcessService, verifier: TokenVerifier) {
+export function processRoutes(
+  processes: ProcessService,
+  verifier: TokenVerifier,
+  wire: Pick<WireCache, "body">,
+) {
   const app = new Hono<AuthEnv>();
 
   app.post("/", describe(DOCS.spawn), authenticate(verifier, "read", ENGINE), async (c) => {
-    const { tenant, project } = c.req.param() as Params;
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const { record, stalePacks, warnings } = await processes.spawn(
       tenant,
       project,
@@ -165,12 +167,12 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
   });
 
   app.get("/:id", describe(DOCS.get), authenticate(verifier, "read", ENGINE), async (c) => {
-    const { tenant, project, id } = c.req.param() as ProcessParams;
+    const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
     return c.json(await processes.get(tenant, project, id));
   });
 
   app.get("/:id/manifest", describe(DOCS.manifest), authenticate(verifier, "read", ENGINE), async (c) => {
-    const { tenant, project, id } = c.req.param() as ProcessParams;
+    const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
     const format = c.req.query("format") ?? "openai";
     if (format !== "openai" && format !== "anthropic") {
       throw new VanceError("invalid_format", 400, "format is openai or anthropic");
@@ -178,11 +180,11 @@ export function processRoutes(processes: ProcessService, verifier: TokenVerifier
     const additional = commaList(c.req.query("with"));
     const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);
     // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
-    return c.body(manifestBody(manifest), 200, { "content-type": "application/json" });
+    return c.body(wire.body(manifest), 200, { "content-type": "application/json" });
   });
 
   app.post("/:id/invoke", describe(DOCS.invoke), authenticate(verifier, "read", ENGINE), async (c) => {
-    const { tenant, project, id } = c.req.param() as ProcessParams;
+    const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
     const body = await jsonBody(c, ProcessInvokeBodySchema);
     const skillTools = commaList(c.req.query("with"));
     return c.json(

@@ -2,6 +2,7 @@ import { type DocumentService, TenantIdSchema } from "@vance/core";
 import { Hono } from "hono";
 import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { describe, jsonResponse, type Operation, pathParam } from "../openapi";
+import { pathParams } from "../params";
 import { ProjectListSchema } from "../responses";
 
 /** The route below as `/openapi.json` describes it. */
@@ -20,7 +21,7 @@ const DOCS = {
 export function projectRoutes(documents: DocumentService, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
   app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
-    const { tenant } = c.req.param() as { tenant: string };
+    const { tenant } = pathParams(c, "tenant");
     return c.json(await documents.projects(tenant));
   });
   return app;

@@ -10,6 +10,7 @@ import * as v from "valibot";
 import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
 import { jsonBody } from "../json-body";
 import { describe, jsonRequest, jsonResponse, type Operation, pathParam } from "../openapi";
+import { pathParams } from "../params";
 import { SecretListSchema } from "../responses";
 
 // Messages name the problem, never the received value: a wrong-shaped body may still hold a secret.
@@ -57,12 +58,12 @@ export function secretRoutes(secrets: SecretService, verifier: TokenVerifier) {
   const app = new Hono<AuthEnv>();
 
   app.get("/", describe(DOCS.list), authenticate(verifier, "admin"), async (c) => {
-    const { tenant } = c.req.param() as { tenant: string };
+    const { tenant } = pathParams(c, "tenant");
     return c.json({ secrets: await secrets.list(tenant) });
   });
 
   app.put("/:name", describe(DOCS.put), authenticate(verifier, "admin"), async (c) => {
-    const { tenant, name } = c.req.param() as { tenant: string; name: string };
+    const { tenant, name } = pathParams(c, "tenant", "name");
     // Ids first, so a bad path is 400 before the body is read.
     assertTenantId(tenant);
     assertSecretName(name);
@@ -72,7 +73,7 @@ export function secretRoutes(secrets: SecretService, verifier: TokenVerifier) {
   });
 
   app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "admin"), async (c) => {
-    const { tenant, name } = c.req.param() as { tenant: string; name: string };
+    const { tenant, name } = pathParams(c, "tenant", "name");
     await secrets.delete(tenant, name);
     return c.body(null, 204);
   });

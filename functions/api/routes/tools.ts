@@ -26,6 +26,7 @@ import {
   pathParam,
   queryParam,
 } from "../openapi";
+import { pathParams } from "../params";
 import { InvocationSchema, ToolListSchema, ToolViewSchema } from "../responses";
 
 const InvokeBodySchema = v.strictObject({
@@ -145,7 +146,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   const app = new Hono<AuthEnv>();
 
   app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = c.req.param() as { tenant: string; project: string };
+    const { tenant, project } = pathParams(c, "tenant", "project");
     const label = c.req.query("label");
     const listing = await tools.listing(tenant, project);
     const listed =
@@ -170,7 +171,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   });
 
   app.get("/:name", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
     const tool = await tools.require(tenant, project, name);
     if (tool.etag) c.header("ETag", tool.etag);
     const source = tool.pack ? null : await tools.packSource(tenant, project, name, "known");
@@ -178,7 +179,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   });
 
   app.put("/:name", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
     const contentType = requireToolContentType(c);
     const options = {
       ...preconditions(c, contentType === "application/json" ? "application/json" : "application/yaml"),
@@ -190,13 +191,13 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   });
 
   app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
     await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });
 
   app.post("/:name/invoke", describe(DOCS.invoke), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project, name } = c.req.param() as { tenant: string; project: string; name: string };
+    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
     const body = await jsonBody(c, InvokeBodySchema);
     const result = await dispatcher.invoke({
       caller: { tenant, project },

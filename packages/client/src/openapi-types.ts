@@ -885,24 +885,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         caches: {
-                            documents: {
-                                bytes: number;
-                                entries: number;
-                                hits: number;
-                                maxBytes: number;
-                                misses: number;
-                            };
-                            parsed: {
-                                bytes: number;
-                                entries: number;
-                                hits: number;
-                                maxBytes: number;
-                                misses: number;
-                            };
-                        };
+                            bytes?: number;
+                            entries?: number;
+                            hits: number;
+                            maxBytes?: number;
+                            maxEntries?: number;
+                            misses: number;
+                            name: string;
+                        }[];
                         generations: {
                             bumps: number;
                             reads: number;
+                            sharedReads: number;
                         };
                         identity: {
                             issuers: {
@@ -912,6 +906,12 @@ export interface operations {
                                 reads: number;
                             }[];
                             verifiedTokens: number;
+                        };
+                        packs: {
+                            current: number;
+                            invalid: number;
+                            stale: number;
+                            unavailable: number;
                         };
                         scripts: {
                             busy: number;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importCycles } from "../../../test/support/cycles";
 
 const ROOT = new URL(".", import.meta.url).pathname;
 const SPECIFIER = /(?:\bfrom|\bimport)\s*\(?\s*["']([^"']+)["']/g;
@@ -89,19 +90,6 @@ describe("packages/core import rules", () => {
   });
 
   it("has no import cycles: a service never imports its caller back", () => {
-    const cycles: string[] = [];
-    const state = new Map<string, "open" | "done">();
-    const visit = (module: string, path: string[]) => {
-      if (state.get(module) === "done") return;
-      if (state.get(module) === "open") {
-        cycles.push([...path.slice(path.indexOf(module)), module].join(" → "));
-        return;
-      }
-      state.set(module, "open");
-      for (const target of graph.get(module) ?? []) visit(target, [...path, module]);
-      state.set(module, "done");
-    };
-    for (const module of graph.keys()) visit(module, []);
-    expect(cycles).toEqual([]);
+    expect(importCycles(graph)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 export * from "./builtins/index";
 export * from "./cache/byte-cache";
+export * from "./cache/cache-registry";
 export * from "./cascade/document-cascade";
 export * from "./cascade/generations";
 export * from "./cascade/store-scan";

@@ -1,6 +1,7 @@
 import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
+import { CacheCounters, type CacheReport, lruExtent } from "./cache/cache-registry";
 import type { FieldError } from "./errors";
 import type { JsonSchema } from "./json-schema";
 import { jsonSchemaSizeProblem } from "./json-schema-size";
@@ -39,6 +40,16 @@ const compiled = new LRUCache<string, CompiledJsonSchema>({
   max: JSON_SCHEMA_CACHE_LIMITS.maxEntries,
   maxSize: JSON_SCHEMA_CACHE_LIMITS.maxBytes,
 });
+const compiledReads = new CacheCounters();
+
+/**
+ * The compiled-schema cache's counters. It stays a module's cache, not an instance: every caller
+ * of `compileJsonSchema` (parsers, tool types, records) would otherwise carry it, for a memo of a
+ * pure function whose entries hold no tenant state beyond the schema text they are keyed by.
+ */
+export function jsonSchemaCacheReport(): CacheReport {
+  return compiledReads.report(lruExtent(compiled));
+}
 
 /**
  * Checks schemas against the draft-07 meta-schema. It only validates schemas as data and never
@@ -75,7 +86,7 @@ export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `not a usable JSON Schema: ${reason}` };
   }
-  const cached = compiled.get(key);
+  const cached = compiledReads.read(compiled.get(key));
   if (cached) return cached;
   const tooLarge = jsonSchemaSizeProblem(schema, key.length);
   const { result, patternBytes } = tooLarge

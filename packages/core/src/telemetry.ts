@@ -16,7 +16,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import type { HttpFetch } from "./ports/tool-runtime";
+import type { HttpFetch, ScriptRunner } from "./ports/tool-runtime";
 
 /** The instrumentation scope of every span this service starts. */
 export const TRACER_NAME = "vance-server-tools";
@@ -109,6 +109,18 @@ export function tracedFetch(fetch: HttpFetch, upstream: string, measured?: Servi
   };
 }
 
+/**
+ * A script runner whose sibling calls start their spans under the span active when the run was
+ * asked for (`script.run` for a scripted tool): a sandbox asks for them from worker messages,
+ * whose callbacks would otherwise run in whatever context the worker was started in.
+ */
+export function tracedScripts(runner: ScriptRunner): ScriptRunner {
+  return {
+    run: (request) =>
+      runner.run(request.callTool ? { ...request, callTool: bindActiveContext(request.callTool) } : request),
+  };
+}
+
 const HEADER_SETTER = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
 
 function hostOf(input: string): string {
@@ -158,6 +170,21 @@ export class ServiceMetrics {
     this.demotedTools = meter.createCounter("vance.manifest.demoted_tools", {
       description: "Tools the budget demoted, over all manifests",
     });
+  }
+
+  /**
+   * `vance.packs.sources`: packs by source state (`vance.pack.state`: current, stale, unavailable,
+   * invalid), read when a metric reader collects.
+   */
+  observePackSources(counts: () => Readonly<Record<string, number>>): void {
+    this.meter
+      .createObservableGauge("vance.packs.sources", {
+        description: "Packs by the state of their source, as this instance last saw them",
+      })
+      .addCallback((result) => {
+        for (const [state, count] of Object.entries(counts()))
+          result.observe(count, { "vance.pack.state": state });
+      });
   }
 
   /** One finished call. */

@@ -10,7 +10,7 @@ export {
   type ScriptPoolStats,
   type ScriptRequest,
 } from "./script-pool";
-export type { CallTool } from "./script-worker";
+export type { CallTool } from "./script-thread-handle";
 export { serveTasks, type TaskHandler } from "./serve-tasks";
 export {
   type TaskOutcome,

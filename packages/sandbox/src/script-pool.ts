@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
-import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-worker";
+import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-thread-handle";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
 
 /** One script invocation. */

@@ -1,5 +1,6 @@
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { toolFailureOf, VanceError } from "../errors";
 import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
@@ -30,6 +31,12 @@ export interface ProcessToolsOptions {
 export class DiscoveryApi {
   /** Search indexes by the surface's tool map: the same map comes back while the listing holds. */
   private readonly indexes = new WeakMap<ReadonlyMap<string, SurfaceTool>, ToolSearchIndex>();
+  private readonly indexReads = new CacheCounters();
+
+  /** Search indexes by classified surface (weak: entries not counted). */
+  cacheReports(): Record<string, CacheReport> {
+    return { searchIndexes: this.indexReads.report() };
+  }
 
   constructor(private readonly options: DiscoveryApiOptions) {}
 
@@ -138,7 +145,7 @@ export class DiscoveryApi {
     activates = true,
   ): Promise<ToolOutcome> {
     const { tools } = await this.options.surface.classify(record, skillTools);
-    let index = this.indexes.get(tools);
+    let index = this.indexReads.read(this.indexes.get(tools));
     if (!index) {
       index = new ToolSearchIndex(
         [...tools.values()].filter((tool) => !inCapabilityFloor(tool.name) && tool.name !== META_TOOL.search),

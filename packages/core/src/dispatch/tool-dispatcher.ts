@@ -10,7 +10,7 @@ import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store"
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
-import { bindActiveContext, endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
+import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
@@ -251,27 +251,24 @@ export class ToolDispatcher {
    * only grows), so the sandbox answers those without another round trip.
    */
   private nestedCall(request: DispatchRequest, budget: CallBudget) {
-    // Bound here, inside the calling tool's span: a sandbox asks for sibling calls from worker
-    // messages, whose callbacks would otherwise start their spans in no trace at all.
-    return bindActiveContext(
-      async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
-        try {
-          const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
-          const result = await this.dispatch(nested);
-          if (result instanceof CallRefusal)
-            return { error: result.error, message: result.message, final: true };
-          return "route" in result
-            ? {
-                error: "ClientToolNotCallable",
-                message: `'${name}' runs on the client and cannot be called from a script`,
-              }
-            : result;
-        } catch (error) {
-          if (error instanceof VanceError) return toolFailureOf(error);
-          throw error;
-        }
-      },
-    );
+    // The runtime's script runner (`tracedScripts`) binds these to the span the run began in.
+    return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
+      try {
+        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+        const result = await this.dispatch(nested);
+        if (result instanceof CallRefusal)
+          return { error: result.error, message: result.message, final: true };
+        return "route" in result
+          ? {
+              error: "ClientToolNotCallable",
+              message: `'${name}' runs on the client and cannot be called from a script`,
+            }
+          : result;
+      } catch (error) {
+        if (error instanceof VanceError) return toolFailureOf(error);
+        throw error;
+      }
+    };
   }
 
   private context(

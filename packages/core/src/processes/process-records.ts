@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
@@ -271,13 +272,19 @@ class ProcessAllowSet implements AllowSet {
 
 /** Allow sets by frozen `allowedTools` array: a store that shares parsed records reuses them. */
 const allowSets = new WeakMap<readonly string[], AllowSet>();
+const allowSetReads = new CacheCounters();
+
+/** The allow-set cache's counters (weak: entries are not counted). */
+export function allowSetCacheReport(): CacheReport {
+  return allowSetReads.report();
+}
 
 /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */
 export function processAllowSet(record: ProcessRecord): AllowSet {
   const names = record.allowedTools;
   // Only a frozen array (with its record) cannot change under the cached set.
   const frozen = Object.isFrozen(names) && Object.isFrozen(record);
-  let allowed = frozen ? allowSets.get(names) : undefined;
+  let allowed = frozen ? allowSetReads.read(allowSets.get(names)) : undefined;
   if (!allowed) {
     allowed = new ProcessAllowSet(record);
     if (frozen) allowSets.set(names, allowed);

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import type { ServerToolConfig } from "../config/schema";
 import { VanceError } from "../errors";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -61,6 +62,7 @@ export class ToolSources {
   private readonly ttlMs: number;
   private readonly waitMs: number;
   private readonly retryMs: number;
+  private readonly reads = new CacheCounters();
 
   constructor(private readonly options: ToolSourcesOptions) {
     this.entries = new LRUCache({ max: options.maxEntries ?? 1024 });
@@ -69,6 +71,11 @@ export class ToolSources {
     this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;
     this.waitMs = options.waitMs ?? DEFAULT_SOURCE_WAIT_MS;
     this.retryMs = options.retryMs ?? DEFAULT_SOURCE_RETRY_MS;
+  }
+
+  /** Source lists by tenant, document and source: a hit is an entry with a list and no load under way. */
+  cacheReports(): Record<string, CacheReport> {
+    return { lists: this.reads.report(lruExtent(this.entries)) };
   }
 
   /** The type's sourcing, or undefined for a type whose tools are all in their documents. */
@@ -96,6 +103,9 @@ export class ToolSources {
     }
     const key = `${tenant}\n${documentKey}\n${source.key}`;
     let entry = this.entries.get(key);
+    const fresh = entry !== undefined && entry.list !== null && !entry.loading;
+    if (fresh) this.reads.hits++;
+    else this.reads.misses++;
     if (!entry) {
       entry = { list: null, loadedAt: 0, failedAt: Number.NEGATIVE_INFINITY, problem: null, loading: null };
       this.entries.set(key, entry);

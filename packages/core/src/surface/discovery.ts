@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { operationOf } from "../ids";
 import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
@@ -35,9 +36,16 @@ const hints = new LRUCache<string, string>({
   sizeCalculation: (hint, description) => 2 * (hint.length + description.length),
 });
 
+const hintReads = new CacheCounters();
+
+/** The hint cache's counters: a memo of a pure function, kept by the module (see `jsonSchemaCacheReport`). */
+export function toolHintCacheReport(): CacheReport {
+  return hintReads.report(lruExtent(hints));
+}
+
 /** A one-line hint from a description: its first sentence, at most 120 characters, cut between words. */
 export function toolHint(description: string): string {
-  let hint = hints.get(description);
+  let hint = hintReads.read(hints.get(description));
   if (hint === undefined) {
     hint = firstSentence(description);
     hints.set(description, hint);

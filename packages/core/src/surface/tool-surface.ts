@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../builtins/built-in-tool";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
@@ -17,7 +18,7 @@ import {
 } from "./classify";
 import type { DemotionLog } from "./demotion-log";
 import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
-import { toWireTool, type WireFormat } from "./wire";
+import type { WireCache, WireFormat } from "./wire";
 
 /**
  * The budget a model chain allows for a tenant's process (min over the chain; null for no known
@@ -89,6 +90,8 @@ export interface ToolSurfaceOptions {
   readonly externalReserve?: number;
   /** Manifests counted with their demotions; none without it. */
   readonly metrics?: Pick<ServiceMetrics, "manifestBuilt">;
+  /** Wire tools built once per tool and format (shared with the route that encodes the manifest). */
+  readonly wire: Pick<WireCache, "tool">;
 }
 
 /**
@@ -101,7 +104,7 @@ export class ToolSurface {
   /**
    * The surface view of each listed tool, built once per parsed tool: a listed tool is immutable
    * (a changed document is parsed into a new one), so the same object comes back while the
-   * listing is warm, and the wire tools and their JSON cached by it (`toWireTool`) with it.
+   * listing is warm, and the wire tools and their JSON cached by it (`WireCache`) with it.
    */
   private readonly surfaceTools = new WeakMap<ResolvedTool, SurfaceTool>();
   /**
@@ -122,8 +125,22 @@ export class ToolSurface {
     sizeCalculation: (memo) => 1 + memo.tools.size,
   });
 
+  private readonly surfaceToolReads = new CacheCounters();
+  private readonly blockReads = new CacheCounters();
+  private readonly memoReads = new CacheCounters();
+
   constructor(private readonly options: ToolSurfaceOptions) {
     this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
+  }
+
+  /** Surface tools (weak), discovery blocks and per-process memos. */
+  cacheReports(): Record<string, CacheReport> {
+    return {
+      surfaceTools: this.surfaceToolReads.report(),
+      blocks: this.blockReads.report(lruExtent(this.blocks)),
+      // Bounded by the tools the memos hold, not by bytes.
+      memos: this.memoReads.report(lruExtent(this.memos, false)),
+    };
   }
 
   /**
@@ -189,7 +206,7 @@ export class ToolSurface {
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     const unavailable = stalePacks.filter((pack) => pack.status === "unavailable").map((pack) => pack.pack);
     return Object.freeze({
-      tools: Object.freeze(pick(classification.primary).map((tool) => toWireTool(tool, format))),
+      tools: Object.freeze(pick(classification.primary).map((tool) => this.options.wire.tool(tool, format))),
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
@@ -213,7 +230,11 @@ export class ToolSurface {
     if (tools.length === 0) return write(tools);
     const key = `${kind}\n${tools.map((tool) => tool.name).join("\n")}`;
     const cached = this.blocks.get(key);
-    if (cached?.tools.every((tool, index) => tool === tools[index])) return cached.block;
+    if (cached?.tools.every((tool, index) => tool === tools[index])) {
+      this.blockReads.hits++;
+      return cached.block;
+    }
+    this.blockReads.misses++;
     const block = write(tools);
     this.blocks.set(key, { tools, block });
     return block;
@@ -255,7 +276,9 @@ export class ToolSurface {
     const memoKey = `${record.tenant}/${record.project}/${record.processId}`;
     let memo = keep ? this.memos.get(memoKey) : undefined;
     // The allow set and client tools are frozen at spawn: the listing alone can change the tools.
-    if (memo?.listed !== listed) {
+    if (memo?.listed === listed) this.memoReads.hits++;
+    else {
+      this.memoReads.misses++;
       memo = {
         listed,
         tools: this.surfaceOf(record, listed.tools),
@@ -304,7 +327,7 @@ export class ToolSurface {
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
       if (tool.builtIn?.describeFor) describedPerProcess.push(tool.builtIn);
-      let surfaceTool = this.surfaceTools.get(tool);
+      let surfaceTool = this.surfaceToolReads.read(this.surfaceTools.get(tool));
       if (!surfaceTool) {
         surfaceTool = {
           name: tool.name,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { manifestJson, toWireTool } from "./wire";
+import { WireCache } from "./wire";
 
 const tool = {
   name: "doc_lookup",
@@ -8,6 +8,10 @@ const tool = {
 };
 
 describe("wire tools", () => {
+  const wire = new WireCache();
+  const toWireTool = wire.tool.bind(wire);
+  const manifestJson = wire.json.bind(wire);
+
   it("builds each tool once per format, frozen", () => {
     expect(toWireTool(tool, "openai")).toBe(toWireTool(tool, "openai"));
     expect(toWireTool(tool, "anthropic")).toEqual({
@@ -33,5 +37,18 @@ describe("wire tools", () => {
       expect(manifestJson(manifest)).toBe(JSON.stringify(manifest));
     }
     expect(manifestJson({ tools: [] })).toBe(JSON.stringify({ tools: [] }));
+  });
+
+  it("counts its reads: a second manifest of the same frozen object is a hit of each cache", () => {
+    const counted = new WireCache();
+    const manifest = Object.freeze({ tools: [counted.tool(tool, "openai")] });
+    counted.body(manifest);
+    counted.tool(tool, "openai");
+    counted.body(manifest);
+    expect(counted.cacheReports()).toEqual({
+      tools: { hits: 1, misses: 1 },
+      toolJson: { hits: 0, misses: 1 },
+      manifestBodies: { hits: 1, misses: 1 },
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import {
   addressedLayer,
   type CascadeHit,
@@ -92,6 +93,12 @@ export interface PackSource {
   /** What its source offered that the pack leaves out, and why (operations without a usable body …). */
   readonly notes: readonly string[];
 }
+
+/** A pack source's health as `vance.packs.sources` counts it: its status, or `invalid` when its list cannot be offered. */
+export type PackHealth = PackSource["status"] | "invalid";
+
+/** The pack source states, each counted (zero included). */
+export const PACK_HEALTH_STATES: readonly PackHealth[] = ["current", "stale", "unavailable", "invalid"];
 
 /** The merged cascade of a project: its tools, the tool documents it cannot offer, and its packs' sources. */
 export interface ToolListing {
@@ -213,6 +220,10 @@ export class ServerToolService {
   private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
   /** Each pack's last logged source state by tenant, project and name: one log line per change. */
   private readonly packStates = new LRUCache<string, string>({ max: WARNED_DOCUMENTS });
+  /** Each pack's last seen health, by the same key: what `packHealth()` counts. */
+  private readonly packHealthSeen = new LRUCache<string, PackHealth>({ max: WARNED_DOCUMENTS });
+  readonly #expansionReads = new CacheCounters();
+  readonly #listingReads = new CacheCounters();
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -339,7 +350,7 @@ export class ServerToolService {
     if (sourcing?.kind !== "pack") return null;
     const expansion = await this.expand(tenant, project, found.tool);
     const pack = packSource(found.tool, expansion, sourcing.promptHint?.(found.tool.config.parameters));
-    this.logPackState(tenant, project, pack);
+    this.logPackState(tenant, project, pack, expansion.outcome instanceof VanceError);
     return pack;
   }
 
@@ -575,7 +586,7 @@ export class ServerToolService {
       if (sourcing?.kind === "pack") {
         const pack = packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters));
         packs.push(pack);
-        this.logPackState(tenant, project, pack);
+        this.logPackState(tenant, project, pack, outcome instanceof VanceError);
       }
     }
     const key = packs.map((pack) => `${pack.name}\n${pack.status}\n${pack.reason ?? ""}`).join("\n");
@@ -585,8 +596,11 @@ export class ServerToolService {
       last?.key === key &&
       last.parts.length === sourcedParts.length &&
       last.parts.every((part, i) => part === sourcedParts[i])
-    )
+    ) {
+      this.#listingReads.hits++;
       return last.view;
+    }
+    this.#listingReads.misses++;
     const tools =
       last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i])
         ? last.view.tools
@@ -599,6 +613,25 @@ export class ServerToolService {
     });
     this.expandedListings.set(listing, { parts: sourcedParts, key, view });
     return view;
+  }
+
+  /**
+   * Packs by the health their source had when this instance last listed or looked them up (the
+   * last `WARNED_DOCUMENTS` packs seen): every state counted, zero included.
+   */
+  packHealth(): Record<PackHealth, number> {
+    const counts: Record<PackHealth, number> = { current: 0, stale: 0, unavailable: 0, invalid: 0 };
+    for (const health of this.packHealthSeen.values()) counts[health]++;
+    return counts;
+  }
+
+  /** The parsed-document cache and the expansion caches (weak: entries not counted). */
+  cacheReports(): Record<string, CacheReport> {
+    return {
+      parsed: this.#parsed.stats,
+      expansions: this.#expansionReads.report(),
+      expandedListings: this.#listingReads.report(),
+    };
   }
 
   /**
@@ -618,8 +651,11 @@ export class ServerToolService {
       cached.list === sourced.list &&
       cached.stale === sourced.stale &&
       cached.problem === sourced.problem
-    )
+    ) {
+      this.#expansionReads.hits++;
       return cached;
+    }
+    this.#expansionReads.misses++;
     const outcome =
       sourcing.kind === "pack"
         ? this.packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
@@ -750,8 +786,9 @@ export class ServerToolService {
    * stale or unavailable (or its reason changes), and an INFO line when it is current again:
    * once per change on this instance, never per listing.
    */
-  private logPackState(tenant: string, project: string, pack: PackSource): void {
+  private logPackState(tenant: string, project: string, pack: PackSource, invalid: boolean): void {
     const key = `${tenant}\n${project}\n${pack.name}`;
+    this.packHealthSeen.set(key, invalid ? "invalid" : pack.status);
     const state = `${pack.status}\n${pack.reason ?? ""}`;
     const last = this.packStates.get(key);
     if (last === state) return;

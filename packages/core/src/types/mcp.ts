@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import * as v from "valibot";
 import type { ToolOutcome } from "../builtins/built-in-tool";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import {
@@ -105,7 +106,13 @@ export const McpServerType = defineToolType({
     promptHint: (parameters) => parameters.promptHint,
     open: (_config, parameters, context) => openSource(parameters.server, context),
     invokeSubTool: (_config, parameters, tool, input, context) =>
-      callMcpTool(parameters.server, tool.sourceName, input, context, serverOfSubTool.get(tool)),
+      callMcpTool(
+        parameters.server,
+        tool.sourceName,
+        input,
+        context,
+        serverReads.read(serverOfSubTool.get(tool)),
+      ),
   },
 });
 
@@ -159,6 +166,16 @@ async function openSource(
  * needs no second look-up.
  */
 const serverOfSubTool = new WeakMap<SourceTool, LocatedServer>();
+const serverReads = new CacheCounters();
+const parsedReads = new CacheCounters();
+
+/**
+ * The counters of the `mcp_server` type's two caches (weak, by sub-tool and by network policy:
+ * their entries go with the listing and the policy they hang on, and are not counted).
+ */
+export function mcpCacheReports(): Record<string, CacheReport> {
+  return { serverOfSubTool: serverReads.report(), parsedServers: parsedReads.report() };
+}
 
 /**
  * One `tools/call`: the server resolved (unless the pack's listing in this request already
@@ -326,7 +343,7 @@ function parsedDocument(body: string, networkPolicy: NetworkPolicy): McpServerDo
     cache = new LRUCache({ max: 512 });
     parsedDocuments.set(networkPolicy, cache);
   }
-  let parsed = cache.get(body);
+  let parsed = parsedReads.read(cache.get(body));
   if (!parsed) {
     parsed = parseMcpServerDocument(body, { networkPolicy });
     cache.set(body, parsed);

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { assertProjectId, assertTenantId } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
 import type { StateStore, ToolUsageKey } from "../ports/state-store";
@@ -71,6 +72,7 @@ export class ToolUsage {
   private readonly logger: Logger;
   /** Queued uses by tool key (write-behind only). */
   private pending = new Map<string, PendingUse>();
+  private readonly demandReads = new CacheCounters();
   private flushScheduled = false;
   /** Writes started and not yet settled: a flush waits for them too. */
   private readonly writing = new Set<Promise<void>>();
@@ -174,7 +176,11 @@ export class ToolUsage {
   async demand(scope: ToolUsageScope): Promise<ReadonlyMap<string, number>> {
     const key = roleKey(scope);
     const cached = this.demands.get(key);
-    if (cached && this.now() - cached.at < this.demandTtlMs) return cached.demand;
+    if (cached && this.now() - cached.at < this.demandTtlMs) {
+      this.demandReads.hits++;
+      return cached.demand;
+    }
+    this.demandReads.misses++;
     const at = this.now();
     const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
     const demand = new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
@@ -185,6 +191,11 @@ export class ToolUsage {
     }
     if (this.demandTtlMs > 0) this.demands.set(key, { at, demand });
     return demand;
+  }
+
+  /** The demand cache: each role's counters, read once per time-to-live. */
+  cacheReports(): Record<string, CacheReport> {
+    return { demand: this.demandReads.report(lruExtent(this.demands)) };
   }
 
   /** Every role's counters in the project, as the insights table shows them. */

@@ -1,3 +1,7 @@
+/**
+ * The serving thread's handle on one script thread (`script-thread.ts` is the code that runs on it):
+ * starts it, hands it runs, answers its sibling calls, and terminates it past a deadline.
+ */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
 import { LogTail } from "./log-tail";
