@@ -16,6 +16,7 @@ import {
   syncCatalog,
 } from "@vance/adapters";
 import {
+  allowedToolsAddCacheReport,
   allowSetCacheReport,
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
@@ -432,7 +433,17 @@ export async function buildServices(
     },
     { logger, now },
   );
-  const caches = registerCaches({ cascade, tools, sources, surface, wire, usage, discovery, verifier });
+  const caches = registerCaches({
+    cascade,
+    tools,
+    sources,
+    surface,
+    wire,
+    usage,
+    discovery,
+    verifier,
+    secrets,
+  });
   return {
     version: VERSION,
     wire,
@@ -496,6 +507,7 @@ function registerCaches(services: {
   readonly usage: ToolUsage;
   readonly discovery: DiscoveryApi;
   readonly verifier: TokenVerifier;
+  readonly secrets: SecretService;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -506,9 +518,11 @@ function registerCaches(services: {
   caches.registerAll("usage", services.usage);
   caches.registerAll("discovery", services.discovery);
   caches.registerAll("identity", services.verifier);
+  caches.registerAll("secrets", services.secrets);
   caches.register("jsonSchemas", jsonSchemaCacheReport);
   caches.register("toolHints", toolHintCacheReport);
   caches.register("allowSets", allowSetCacheReport);
+  caches.register("allowedToolsAdd", allowedToolsAddCacheReport);
   caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
   return caches;
 }

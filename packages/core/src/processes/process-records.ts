@@ -358,6 +358,12 @@ const expandedAdds = new WeakMap<
   readonly string[],
   { readonly at: string; readonly others: readonly string[]; readonly add: readonly string[] }
 >();
+const expandedAddReads = new CacheCounters();
+
+/** The cache of whole `allowedToolsAdd` lists' counters (weak: entries are not counted). */
+export function allowedToolsAddCacheReport(): CacheReport {
+  return expandedAddReads.report();
+}
 
 /**
  * A stored record as the service uses it: `allowedToolsAdd` whole again (sorted). A record of the
@@ -367,7 +373,7 @@ export function readProcessRecord(stored: ProcessRecord): ProcessRecord {
   const { allowedToolsAddAt: at, ...rest } = stored;
   if (at === undefined) return stored;
   const shared = Object.isFrozen(stored.allowedTools);
-  let expanded = shared ? expandedAdds.get(stored.allowedTools) : undefined;
+  let expanded = shared ? expandedAddReads.read(expandedAdds.get(stored.allowedTools)) : undefined;
   if (expanded?.at !== at || expanded.others !== stored.allowedToolsAdd) {
     const added = decodeRanges(at).flatMap((i) => {
       const name = stored.allowedTools[i];

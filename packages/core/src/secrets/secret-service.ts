@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import type { Layer } from "../cascade/document-cascade";
 import { type GenerationStamp, type Generations, secretsMarker } from "../cascade/generations";
 import { Errors } from "../errors";
@@ -39,13 +40,13 @@ export class SecretService {
   readonly #cached = new LRUCache<string, { readonly value: string | null; readonly stamp: GenerationStamp }>(
     { max: CACHED_SECRETS },
   );
-  #reads = 0;
+  readonly #reads = new CacheCounters();
 
   constructor(private readonly options: SecretServiceOptions) {}
 
-  /** Secret-store reads made for lookups (cache misses). */
-  get stats(): { readonly reads: number; readonly cached: number } {
-    return { reads: this.#reads, cached: this.#cached.size };
+  /** The secret values' cache, for `/v1/metrics` (values are never reported, only counts). */
+  cacheReports(): Record<string, CacheReport> {
+    return { values: this.#reads.report(lruExtent(this.#cached)) };
   }
 
   /** Creates or replaces a secret; `validation_failed` for an empty or oversized value. */
@@ -86,10 +87,13 @@ export class SecretService {
     const key = `${tenant}\n${name}`;
     const marker = secretsMarker(tenant);
     const cached = this.#cached.get(key);
-    if (cached && generations?.isCurrent(marker, cached.stamp)) return cached.value ?? undefined;
+    if (cached && generations?.isCurrent(marker, cached.stamp)) {
+      this.#reads.hits++;
+      return cached.value ?? undefined;
+    }
     // Stamped before the read: a write finishing meanwhile moves the generation past the stamp.
     const stamp = generations?.stamp(marker);
-    this.#reads++;
+    this.#reads.misses++;
     const value = await this.options.store.get(tenant, name);
     if (stamp && stamp.generation >= 0) this.#cached.set(key, { value: value ?? null, stamp });
     return value;

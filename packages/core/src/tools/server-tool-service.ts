@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
-import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import {
   addressedLayer,
   type CascadeHit,
@@ -210,6 +210,7 @@ export class ServerToolService {
    * LIST and the changed documents' GETs, less than the index would, so the index is for cold layers.
    */
   private readonly listedLayers = new LRUCache<string, true>({ max: LISTED_LAYERS });
+  readonly #listedLayerReads = new CacheCounters();
   /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
   private readonly expansions = new WeakMap<ResolvedTool, Expansion>();
   /** The last expansion of each merged listing, with the parts it was built from. */
@@ -463,7 +464,7 @@ export class ServerToolService {
    */
   private async fromCompiled(tenant: string, layerProject: string): Promise<CompiledState | null> {
     const flightKey = `${tenant}/${layerProject}`;
-    if (this.listedLayers.has(flightKey)) return null;
+    if (this.#listedLayerReads.read(this.listedLayers.get(flightKey))) return null;
     const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
     if (state === null || state.listed) return null;
     let flight = this.compiledReads.get(flightKey);
@@ -631,6 +632,8 @@ export class ServerToolService {
       parsed: this.#parsed.stats,
       expansions: this.#expansionReads.report(),
       expandedListings: this.#listingReads.report(),
+      listedLayers: this.#listedLayerReads.report(lruExtent(this.listedLayers)),
+      ...(this.compiled ? { compiledLayers: compiledLayerReport(this.compiled) } : {}),
     };
   }
 
@@ -954,6 +957,12 @@ export class ServerToolService {
       inputSchema: type.inputSchema(config.parameters),
     };
   }
+}
+
+/** The compiled indexes read so far: a usable one is a hit, a missing or unusable one a miss. */
+function compiledLayerReport(compiled: CompiledToolLayers): CacheReport {
+  const { found, missing, unusable } = compiled.stats;
+  return { hits: found, misses: missing + unusable };
 }
 
 /** A layer's compiled index as a listing found it: whether to rebuild it, replacing which version. */
