@@ -44,6 +44,7 @@ import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
 import { startAwsLocal } from "./support/aws-local";
 import { type Column, formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
+import { toolDocument } from "./support/tool-documents";
 
 const SECRET = "bench-secret-0123456789abcdef";
 const TENANT = "bench";
@@ -209,18 +210,6 @@ function withoutIndex(store: ObjectStore): ObjectStore {
     delete: (key, options) => store.delete(key, options),
     list: (prefix, options) => store.list(prefix, options),
   };
-}
-
-function toolDocument(name: string, primary: boolean): string {
-  return [
-    "type: doc_lookup",
-    `description: Bench tool ${name}; looks up a document of the cascade.`,
-    "labels: [bench]",
-    `primary: ${primary}`,
-    "parameters:",
-    "  path: documents/getting_started.md",
-    "",
-  ].join("\n");
 }
 
 async function embeddedStores(): Promise<Stores> {

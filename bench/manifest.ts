@@ -63,6 +63,7 @@ import {
   renderTable,
   runIfMain,
 } from "./support/report";
+import { toolDocument } from "./support/tool-documents";
 
 const SIZES = [50, 200, 1_000, 5_000] as const;
 /** Requests in flight during a measurement. */
@@ -388,18 +389,6 @@ function verifyManifest(body: Manifest, size: number): void {
 
 function toolName(index: number): string {
   return `fam${String(Math.floor(index / FAMILY_SIZE)).padStart(3, "0")}_op${index % FAMILY_SIZE}`;
-}
-
-function toolDocument(name: string, primary: boolean): string {
-  return [
-    "type: doc_lookup",
-    `description: Bench tool ${name}; looks up a document of the cascade.`,
-    "labels: [bench]",
-    `primary: ${primary}`,
-    "parameters:",
-    "  path: documents/getting_started.md",
-    "",
-  ].join("\n");
 }
 
 // ---- load ----------------------------------------------------------------------------------------

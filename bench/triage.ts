@@ -46,6 +46,7 @@ import {
   renderTable,
   runIfMain,
 } from "./support/report";
+import { toolDocument } from "./support/tool-documents";
 
 const TOTAL_TOOLS = 340;
 
@@ -563,18 +564,6 @@ function configuredToolNames(): { name: string; primary: boolean }[] {
       primary: i < Math.ceil(size * 0.6),
     })),
   );
-}
-
-function toolDocument(name: string, primary: boolean): string {
-  return [
-    "type: doc_lookup",
-    `description: Bench tool ${name}; looks up a document of the cascade.`,
-    "labels: [bench]",
-    `primary: ${primary}`,
-    "parameters:",
-    "  path: documents/getting_started.md",
-    "",
-  ].join("\n");
 }
 
 /** 298 client tools: the 260 pack sub-tools of the twelve packs and 38 in four non-pack families. */
