@@ -148,4 +148,22 @@ describe("document events (S3 notifications → generation bumps)", () => {
     expect(bumps).toEqual([]);
     await expect(handler({ detail: {} })).rejects.toThrow(/not an S3 event/);
   });
+
+  it("passes over the service's own compiled operation lists (_compiled/) without a warning", async () => {
+    const warnings: string[] = [];
+    const handler = documentEventsHandler({
+      state: { bumpGeneration: async () => 1 },
+      documentsBucket: bucket,
+      catalogBucket: CATALOG_BUCKET,
+      logger: { info: () => undefined, warn: (event) => warnings.push(event) },
+    });
+    const result = await handler({
+      Records: [
+        record("ObjectCreated:Put", bucket, "_compiled/openapi/acme/shop/0123abcd.json"),
+        record("ObjectCreated:Put", bucket, "README.md"),
+      ],
+    });
+    expect(result.bumped).toEqual([]);
+    expect(warnings).toEqual(["document_events.foreign_key"]);
+  });
 });

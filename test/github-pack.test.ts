@@ -158,6 +158,26 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     expect(compiles).toBe(1);
   });
 
+  it("a second instance over the same store, caches empty (a cold Lambda), lists all 1,223 sub-tools from the kept compiled list, parsing nothing", async () => {
+    let coldCompiles = 0;
+    const cold = await testApp({
+      env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" },
+      dataDir: setup.dataDir,
+      now: () => now.t,
+      openApi: () => {
+        coldCompiles++;
+        return Promise.reject(new Error("a cold instance must not compile the kept spec"));
+      },
+    });
+    const coldClient = await projectClient(cold.app);
+    const listed = await coldClient.call("GET", "/tools");
+    const pack = (listed.body.packs as { pack: string; status: string }[]).find((p) => p.pack === "github");
+    expect(pack?.status).toBe("current");
+    const names = (listed.body.tools as typeof subTools).filter((tool) => tool.pack === "github");
+    expect(names.map((tool) => tool.name)).toEqual(subTools.map((tool) => tool.name));
+    expect(coldCompiles).toBe(0);
+  });
+
   it("under openai/gpt-4.1 (limit 127) a process allowed every sub-tool gets at least 100 on the wire, no family half visible", async () => {
     const spawned = await client.spawn({
       models: ["openai/gpt-4.1"],

@@ -35,6 +35,7 @@ import {
   ModelPicker,
   markerOfDocumentKey,
   type ObjectStore,
+  ObjectStoreCompiledOperations,
   ObservedToolLimits,
   type OpenApiCompiler,
   ProcessBookkeeping,
@@ -317,6 +318,8 @@ export async function buildServices(
     scripts: overrides.scripts ?? (await scriptPool(config)),
     now,
     openApi: overrides.openApi ?? workerOpenApiCompiler(config),
+    // Beside the spec documents: a cold instance reads a spec's compiled list instead of parsing it.
+    compiledOperations: new ObjectStoreCompiledOperations(documentStore, logger),
     // The provider keys are platform secrets: read through the secret service's platform lookup.
     models: new ModelPicker({
       catalog,

@@ -1,4 +1,10 @@
-import { CATALOG_MARKER, type Logger, markerOfDocumentKey, type StateStore } from "@vance/core";
+import {
+  CATALOG_MARKER,
+  COMPILED_PREFIX,
+  type Logger,
+  markerOfDocumentKey,
+  type StateStore,
+} from "@vance/core";
 import * as v from "valibot";
 
 /** The part of an S3 event notification this function reads; the payload carries more. */
@@ -45,6 +51,8 @@ export function documentEventsHandler(options: DocumentEventsOptions) {
         continue;
       }
       if (s3.bucket.name !== options.documentsBucket) continue;
+      // The service's own compiled operation lists: no layer's document, no cache to move.
+      if (s3.object.key.startsWith(COMPILED_PREFIX)) continue;
       const marker = markerOf(s3.object.key);
       if (marker) markers.add(marker);
       else options.logger.warn("document_events.foreign_key", { key: s3.object.key });

@@ -10,6 +10,13 @@ import { buildOperationRequest } from "./request";
 import { openSpec } from "./spec";
 
 export {
+  COMPILED_PREFIX,
+  compiledKey,
+  MAX_COMPILED_BYTES,
+  ObjectStoreCompiledOperations,
+} from "./compiled-store";
+export {
+  OPERATION_LIST_FORMAT,
   type OperationList,
   type OperationListOptions,
   type OperationTarget,

@@ -11,6 +11,12 @@ export type OperationMethod = (typeof OPERATION_METHODS)[number];
 
 /** Operations one pack offers at most; a larger document is cut (with a note), never loaded whole. */
 export const MAX_OPERATIONS = 10_000;
+/**
+ * The shape and rules of what `readOperations` answers. Lists compiled under another format are
+ * not read back (`ObjectStoreCompiledOperations`): raise it with every change of the answer for
+ * the same document (names, schemas, targets, notes). A test pins it to a fingerprint.
+ */
+export const OPERATION_LIST_FORMAT = 1;
 /** Characters of an operation's description a sub-tool keeps. */
 export const MAX_DESCRIPTION_CHARS = 1_024;
 /** Sub-tool names have at most this many characters in all (`pack__op`). */
