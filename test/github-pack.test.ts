@@ -131,6 +131,19 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     subTools = (listed.tools as typeof subTools).filter((tool) => tool.pack === "github");
     expect(subTools).toHaveLength(OPERATIONS);
     expect(subTools.map((tool) => tool.name)).toContain("github__issues_create_comment");
+    // Long operationIds shortened by rule, not cut: none numbered (no two are truly the same), all
+    // within 64 characters.
+    const names = subTools.map((tool) => tool.name);
+    expect(names.filter((name) => /_\d+$/.test(name))).toEqual([]);
+    expect(names.filter((name) => name.length > 64)).toEqual([]);
+    expect(new Set(names).size).toBe(OPERATIONS);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "github__actions_get_default_workflow_permissions_organization",
+        "github__actions_get_default_workflow_permissions_repository",
+        "github__packages_list_docker_migration_conflicting_auth_user",
+      ]),
+    );
     const pack = (listed.packs as Record<string, unknown>[]).find((entry) => entry.pack === "github");
     // Two operations' bodies (markdown text, a release asset's bytes) cannot be sent: said, not dropped.
     expect(pack).toEqual({
