@@ -24,7 +24,10 @@ import { toWireTool, type WireFormat } from "./wire";
  * limit): the catalog's, and the limits learned for every tenant or for this one.
  */
 export interface ToolBudget {
-  budgetForChain(models: readonly string[], tenant: string): Promise<{ readonly maxTools: number | null }>;
+  budgetForChain(
+    models: readonly string[],
+    tenant: string,
+  ): Promise<{ readonly maxTools: number | null; readonly maxToolTokens?: number }>;
 }
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
@@ -58,6 +61,8 @@ export interface Manifest {
     readonly maxTools: number | null;
     readonly reserve: number;
     readonly limit: number | null;
+    /** The chain's `maxToolTokens` (tokens of the tools array's schemas, estimated); absent for none. */
+    readonly maxToolTokens?: number;
   };
   readonly discoveryBlock: string;
   readonly demotedDiscoveryBlock: string;
@@ -76,6 +81,7 @@ export interface ProcessSurface {
   readonly stalePacks: readonly StalePack[];
   readonly maxTools: number | null;
   readonly limit: number | null;
+  readonly maxToolTokens: number | null;
 }
 
 export interface ToolSurfaceOptions {
@@ -193,7 +199,12 @@ export class ToolSurface {
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
-      budget: Object.freeze({ maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit }),
+      budget: Object.freeze({
+        maxTools: surface.maxTools,
+        reserve: this.reserve,
+        limit: surface.limit,
+        ...(surface.maxToolTokens === null ? {} : { maxToolTokens: surface.maxToolTokens }),
+      }),
       discoveryBlock: this.block(
         `static\n${unavailable.join(",")}`,
         pick(classification.staticDeferred),
@@ -266,7 +277,8 @@ export class ToolSurface {
     const { tools, stalePacks } = memo;
     const activated = await this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
-    const preparedKey = `${limit}\n${additional.join(",")}\n${[...activated].join(",")}`;
+    const tokenLimit = "maxToolTokens" in budget ? (budget.maxToolTokens ?? null) : null;
+    const preparedKey = `${limit}\n${tokenLimit}\n${additional.join(",")}\n${[...activated].join(",")}`;
     if (memo.prepared?.key !== preparedKey) {
       memo.prepared = {
         key: preparedKey,
@@ -276,6 +288,7 @@ export class ToolSurface {
           activated,
           additional,
           limit,
+          tokenLimit,
         }),
       };
       memo.finished = undefined;
@@ -288,7 +301,17 @@ export class ToolSurface {
       memo.finished = { key: demandKey, value: prepared.finish(demand), manifests: {} };
     }
     const { value: classification, manifests } = memo.finished;
-    return { surface: { tools, classification, stalePacks, maxTools: budget.maxTools, limit }, manifests };
+    return {
+      surface: {
+        tools,
+        classification,
+        stalePacks,
+        maxTools: budget.maxTools,
+        maxToolTokens: tokenLimit,
+        limit,
+      },
+      manifests,
+    };
   }
 
   /**
