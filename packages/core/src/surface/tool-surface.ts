@@ -248,8 +248,10 @@ export class ToolSurface {
     keep = true,
   ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
-    const allowed = processAllowSet(record);
-    const outside = additional.filter((name) => !allowed.has(name));
+    // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
+    // skill tools, and for the surface when the listing changed — not for every turn's manifest.
+    const allowed = additional.length === 0 ? null : processAllowSet(record);
+    const outside = allowed ? additional.filter((name) => !allowed.has(name)) : [];
     if (outside.length > 0) {
       throw new VanceError(
         "tool_not_allowed",
