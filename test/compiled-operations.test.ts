@@ -63,7 +63,7 @@ async function instance(dataDir: string) {
 }
 
 function keptFiles(dataDir: string): string[] {
-  const folder = join(dataDir, "documents", COMPILED_PREFIX, "openapi", "acme", "shop");
+  const folder = join(dataDir, "documents", COMPILED_PREFIX, "acme", "shop", "openapi");
   return readdirSync(folder).filter((name) => name.endsWith(".json"));
 }
 
@@ -109,7 +109,7 @@ describe("compiled operation lists kept beside the spec", () => {
     await first.client.putTool("tiny", PACK);
     const listed = await first.pack();
     const [file] = keptFiles(dataDir);
-    const path = join(dataDir, "documents", COMPILED_PREFIX, "openapi", "acme", "shop", file!);
+    const path = join(dataDir, "documents", COMPILED_PREFIX, "acme", "shop", "openapi", file!);
     const kept = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 
     const tampered: [string, string][] = [

@@ -159,7 +159,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
     });
     const result = await handler({
       Records: [
-        record("ObjectCreated:Put", bucket, "_compiled/openapi/acme/shop/0123abcd.json"),
+        record("ObjectCreated:Put", bucket, "_compiled/acme/shop/openapi/0123abcd.json"),
         record("ObjectCreated:Put", bucket, "README.md"),
       ],
     });

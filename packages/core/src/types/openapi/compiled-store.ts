@@ -62,7 +62,7 @@ const StoredSchema = v.object({
 
 /**
  * `CompiledOperationStore` over the documents store: one object per spec document and pack
- * selection (`_compiled/openapi/{tenant}/{project}/{digest}.json`), holding the spec's ETag it
+ * selection (`_compiled/{tenant}/{project}/openapi/{digest}.json`, beside whatever else is compiled of the layer), holding the spec's ETag it
  * was compiled from, so a new version of the document simply no longer matches and its
  * compile replaces it — one object per spec and pack, never one per version. A cold instance
  * reads it instead of parsing the spec again. What it reads is checked before it is used: an
@@ -162,5 +162,5 @@ export async function compiledKey(version: CompiledOperationsVersion): Promise<s
   const what = JSON.stringify([version.path, version.pack, version.allow ?? null, version.tags ?? null]);
   const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(what));
   const hex = [...new Uint8Array(digest).slice(0, 16)].map((byte) => byte.toString(16).padStart(2, "0"));
-  return `${COMPILED_PREFIX}openapi/${version.tenant}/${version.project}/${hex.join("")}.json`;
+  return `${COMPILED_PREFIX}${version.tenant}/${version.project}/openapi/${hex.join("")}.json`;
 }
