@@ -62,9 +62,10 @@ const StoredSchema = v.object({
 
 /**
  * `CompiledOperationStore` over the documents store: one object per spec document and pack
- * selection (`_compiled/{tenant}/{project}/openapi/{digest}.json`, beside whatever else is compiled of the layer), holding the spec's ETag it
- * was compiled from, so a new version of the document simply no longer matches and its
- * compile replaces it — one object per spec and pack, never one per version. A cold instance
+ * selection (`_compiled/{tenant}/{project}/openapi/{digest}.json`, beside whatever else is
+ * compiled of the layer), holding the spec's ETag it was compiled from, so a new version of the
+ * document simply no longer matches and its compile replaces it — one object per spec and
+ * pack, never one per version. A cold instance
  * reads it instead of parsing the spec again. What it reads is checked before it is used: an
  * object of another format, of another version or selection, too large, or of the wrong shape
  * counts as absent (the spec is compiled again and the object replaced).

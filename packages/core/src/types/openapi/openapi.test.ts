@@ -355,6 +355,21 @@ describe("readOperations", () => {
     });
   });
 
+  it("an absurdly long operationId (100,000 one-letter words) still gets a name within 64 characters", () => {
+    const operationId = Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(
+      "-",
+    );
+    const document = {
+      openapi: "3.1.0",
+      paths: { "/x": { get: { operationId } }, "/y": { get: { operationId } } },
+    };
+    const names = readOperations(document, { pack: "p" }).tools.map((tool) => tool.sourceName);
+    expect(names).toHaveLength(2);
+    expect(new Set(names).size).toBe(2);
+    for (const name of names) expect(`p__${name}`.length).toBeLessThanOrEqual(64);
+    expect(names[1]).toMatch(/_2$/);
+  });
+
   it("names do not depend on the order of operations, nor on operations: or tags: picking some", () => {
     const paths: Record<string, unknown> = {
       "/a/{id}": { get: { operationId: "getAVeryLongOperationNameAboutThingsForTheOrganization" } },

@@ -382,12 +382,21 @@ function namesOf(
     labels.sort();
     const pick = (max: number) =>
       shortenings(full, pack, max, head).find((candidate) => !taken.has(candidate)) ?? null;
+    // The numbered names' base, by the suffix's length.
+    const bases = new Map<number, string>();
+    const baseFor = (suffix: string) => {
+      let base = bases.get(suffix.length);
+      if (base === undefined) {
+        base = shortenings(full, pack, maxName - suffix.length, head)[0] ?? "";
+        bases.set(suffix.length, base);
+      }
+      return base;
+    };
     labels.forEach((label, index) => {
       let name = index === 0 ? pick(maxName) : null;
       for (let n = Math.max(2, index + 1); name === null; n++) {
         const suffix = `_${n}`;
-        const base = shortenings(full, pack, maxName - suffix.length, head)[0] ?? "";
-        const candidate = `${base}${suffix}`;
+        const candidate = `${baseFor(suffix)}${suffix}`;
         if (!taken.has(candidate)) name = candidate;
       }
       taken.add(name);
@@ -442,13 +451,24 @@ const SHORT_WORDS: Readonly<Record<string, string>> = {
 function shortenings(full: string, pack: string, max: number, head: number): string[] {
   if (max <= 0) return [];
   if (full.length <= max) return [full];
-  let words = full.split("_").filter((word) => word !== "");
+  // A name past this is no one's readable name: only its start is shortened, so the cost of the
+  // rules below stays bounded whatever a document's operationIds hold.
+  let words = full
+    .slice(0, MAX_NAME_SOURCE)
+    .split("_")
+    .filter((word) => word !== "");
   const packWords = new Set(snake(pack).split("_"));
   const rules: ((list: string[]) => string[])[] = [
+    (list) => {
+      const seen = new Set<string>();
+      return list.filter((word, index) => {
+        const keep = index < head || (!packWords.has(word) && !seen.has(word));
+        seen.add(word);
+        return keep;
+      });
+    },
     (list) =>
-      list.filter((word, index) => index === 0 || (!packWords.has(word) && list.indexOf(word) === index)),
-    (list) =>
-      list.filter((word, index) => index === 0 || index === list.length - 1 || !FILLER_WORDS.has(word)),
+      list.filter((word, index) => index < head || index === list.length - 1 || !FILLER_WORDS.has(word)),
     (list) => list.map((word) => SHORT_WORDS[word] ?? word),
   ];
   for (const rule of rules) {
@@ -457,11 +477,15 @@ function shortenings(full: string, pack: string, max: number, head: number): str
     if (words.join("_").length <= max) return [words.join("_")];
   }
   const found: string[] = [];
-  for (let start = Math.max(1, Math.min(head, words.length - 2)); start < words.length - 1; start++) {
+  const length = words.join("_").length;
+  const first = Math.max(1, Math.min(head, words.length - 2));
+  for (let start = first; start < words.length - 1 && start < first + MAX_WINDOWS; start++) {
+    // Leaving out words[start..end) saves their characters and one `_` each.
+    let saved = 0;
     for (let end = start + 1; end < words.length; end++) {
-      const candidate = [...words.slice(0, start), ...words.slice(end)].join("_");
-      if (candidate.length <= max) {
-        found.push(candidate);
+      saved += words[end - 1]!.length + 1;
+      if (length - saved <= max) {
+        found.push([...words.slice(0, start), ...words.slice(end)].join("_"));
         break;
       }
     }
@@ -470,6 +494,11 @@ function shortenings(full: string, pack: string, max: number, head: number): str
   if (cut !== "") found.push(cut);
   return [...new Set(found)];
 }
+
+/** Characters of a whole name the shortening rules read. */
+const MAX_NAME_SOURCE = 256;
+/** Positions the left-out window of words is tried at. */
+const MAX_WINDOWS = 16;
 
 function snake(text: string): string {
   const words = splitAcronyms(text.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
