@@ -29,7 +29,7 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore } from "@vance/adapters/testing";
 import {
   compiledLayerKey,
-  isCompiledLayerKey,
+  isCompiledKey,
   mapWithConcurrency,
   type ObjectStore,
   type StateStore,
@@ -202,9 +202,9 @@ async function benchStores(
 /** The store as an instance before issue 24 saw it: no compiled index to read, none written. */
 function withoutIndex(store: ObjectStore): ObjectStore {
   return {
-    get: (key, options) => (isCompiledLayerKey(key) ? Promise.resolve(null) : store.get(key, options)),
+    get: (key, options) => (isCompiledKey(key) ? Promise.resolve(null) : store.get(key, options)),
     put: (key, body, options) =>
-      isCompiledLayerKey(key)
+      isCompiledKey(key)
         ? Promise.resolve({ ok: false, reason: "precondition_failed" })
         : store.put(key, body, options),
     delete: (key, options) => store.delete(key, options),

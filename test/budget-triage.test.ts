@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolFamily } from "@vance/core";
+import { toolFamily, toolTokens } from "@vance/core";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { type ApiError, type OpenAiManifest, projectClient } from "./support/client";
@@ -30,6 +31,37 @@ function clientTools() {
   }));
 }
 
+/** A tool's estimate as the surface counts it (`toolTokens`), from a client tool or a wire tool. */
+function estimated(tool: {
+  name?: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  function?: { name: string; description?: string; parameters?: unknown };
+}): number {
+  const wire = tool.function;
+  const { name, description, inputSchema } = wire
+    ? {
+        name: wire.name,
+        description: wire.description ?? "",
+        inputSchema: (wire.parameters ?? {}) as Record<string, unknown>,
+      }
+    : { name: tool.name!, description: tool.description!, inputSchema: tool.inputSchema! };
+  return toolTokens({
+    name,
+    description,
+    inputSchema,
+    origin: "client",
+    primary: true,
+    defaultDeferred: false,
+  });
+}
+
+function clientTool(name: string) {
+  const found = clientTools().find((tool) => tool.name === name);
+  if (!found) throw new Error(`no client tool ${name}`);
+  return found;
+}
+
 function writeCatalog(dataDir: string, path: string, yaml: string) {
   const full = join(dataDir, "catalog", path);
   mkdirSync(join(full, ".."), { recursive: true });
@@ -50,6 +82,7 @@ async function setup(
   writeCatalog(made.dataDir, "model/openai/gpt-unlimited.yaml", "maxTools: 0\n");
   writeCatalog(made.dataDir, "model/openai/gpt-small.yaml", "maxTools: 64\n");
   writeCatalog(made.dataDir, "model/tiny/_provider.yaml", "maxTools: 2\n");
+  writeCatalog(made.dataDir, "model/openai/gpt-tokens.yaml", "maxToolTokens: 1500\n");
   const client = await projectClient(made.app);
   return { ...made, client };
 }
@@ -113,6 +146,30 @@ describe("the tool surface budget (spec §14)", () => {
     expect(manifest.budget).toEqual({ maxTools: 64, reserve: 1, limit: 63 });
     expect(manifest.tools.length).toBeLessThanOrEqual(63);
     packsAllOrNothing(manifest);
+  });
+
+  it("maxToolTokens (a model's in the catalog) triages by the schema tokens of the tools array like maxTools: within 1,500 (o200k too), whole families, the rest demoted", async () => {
+    const { client } = await setup();
+    const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-tokens"] });
+    const manifest = await client.manifest(processId);
+    expect(manifest.budget).toEqual({ maxTools: 128, reserve: 1, limit: 127, maxToolTokens: 1_500 });
+    // 163 tools would take ~5,000 tokens: families go until what is left fits.
+    expect(manifest.tools.length).toBeGreaterThan(2);
+    expect(manifest.tools.length).toBeLessThan(80);
+    expect(manifest.demoted.length + manifest.tools.length).toBe(163);
+    expect(encode(JSON.stringify(manifest.tools)).length).toBeLessThanOrEqual(1_500);
+    packsAllOrNothing(manifest);
+    expect(manifest.primary).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
+    // No room left that the smallest demoted family could fill.
+    const spare = 1_500 - manifest.tools.reduce((sum, tool) => sum + estimated(tool), 0);
+    const smallest = Math.min(
+      ...[...new Set(manifest.demoted.map((name) => toolFamily(name)))].map((family) =>
+        manifest.demoted
+          .filter((name) => toolFamily(name) === family)
+          .reduce((sum, name) => sum + estimated(clientTool(name)), 0),
+      ),
+    );
+    expect(smallest).toBeGreaterThan(spare);
   });
 
   it("doc_note_add in allowedToolsDropFirst is demoted alone; doc_* as a pattern ranks the whole family", async () => {

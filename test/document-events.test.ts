@@ -149,7 +149,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
     await expect(handler({ detail: {} })).rejects.toThrow(/not an S3 event/);
   });
 
-  it("a compiled layer index written by the service bumps nothing and is no foreign key", async () => {
+  it("the service's compiled objects (a layer index, an operation list) bump nothing and are no foreign keys", async () => {
     const bumps: string[] = [];
     const warnings: string[] = [];
     const handler = documentEventsHandler({
@@ -161,6 +161,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
     const result = await handler({
       Records: [
         record("ObjectCreated:Put", bucket, compiledLayerKey("acme", "shop")),
+        record("ObjectCreated:Put", bucket, "_compiled/acme/shop/openapi/0123abcd.json"),
         record("ObjectCreated:Put", bucket, "README.md"),
       ],
     });

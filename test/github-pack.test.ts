@@ -131,6 +131,19 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     subTools = (listed.tools as typeof subTools).filter((tool) => tool.pack === "github");
     expect(subTools).toHaveLength(OPERATIONS);
     expect(subTools.map((tool) => tool.name)).toContain("github__issues_create_comment");
+    // Long operationIds shortened by rule, not cut: none numbered (no two are truly the same), all
+    // within 64 characters.
+    const names = subTools.map((tool) => tool.name);
+    expect(names.filter((name) => /_\d+$/.test(name))).toEqual([]);
+    expect(names.filter((name) => name.length > 64)).toEqual([]);
+    expect(new Set(names).size).toBe(OPERATIONS);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "github__actions_get_default_workflow_permissions_organization",
+        "github__actions_get_default_workflow_permissions_repository",
+        "github__packages_list_docker_migration_conflicting_auth_user",
+      ]),
+    );
     const pack = (listed.packs as Record<string, unknown>[]).find((entry) => entry.pack === "github");
     // Two operations' bodies (markdown text, a release asset's bytes) cannot be sent: said, not dropped.
     expect(pack).toEqual({
@@ -156,6 +169,26 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
       expect(pack?.status).toBe("current");
     }
     expect(compiles).toBe(1);
+  });
+
+  it("a second instance over the same store, caches empty (a cold Lambda), lists all 1,223 sub-tools from the kept compiled list, parsing nothing", async () => {
+    let coldCompiles = 0;
+    const cold = await testApp({
+      env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" },
+      dataDir: setup.dataDir,
+      now: () => now.t,
+      openApi: () => {
+        coldCompiles++;
+        return Promise.reject(new Error("a cold instance must not compile the kept spec"));
+      },
+    });
+    const coldClient = await projectClient(cold.app);
+    const listed = await coldClient.call("GET", "/tools");
+    const pack = (listed.body.packs as { pack: string; status: string }[]).find((p) => p.pack === "github");
+    expect(pack?.status).toBe("current");
+    const names = (listed.body.tools as typeof subTools).filter((tool) => tool.pack === "github");
+    expect(names.map((tool) => tool.name)).toEqual(subTools.map((tool) => tool.name));
+    expect(coldCompiles).toBe(0);
   });
 
   it("under openai/gpt-4.1 (limit 127) a process allowed every sub-tool gets at least 100 on the wire, no family half visible", async () => {

@@ -7,6 +7,7 @@ import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing"
 import {
   CATALOG_KEY,
   CatalogEditor,
+  compileCatalog,
   type GetResult,
   type Logger,
   ModelCatalogService,
@@ -107,6 +108,26 @@ describe("tool budget: the spec's numbers", () => {
         { model: "anthropic/claude-sonnet-4", maxTools: null, source: "none" },
       ],
     });
+  });
+
+  it("maxToolTokens: a model's wins over its provider's (0: no limit), the chain takes the minimum", async () => {
+    const { budget } = setup({
+      "model/cortecs/_provider.yaml": "maxToolTokens: 8000\n",
+      "model/cortecs/lean.yaml": "maxToolTokens: 3000\n",
+      "model/cortecs/roomy.yaml": "maxToolTokens: 0\n",
+    });
+    expect(await budget.budgetForChain(["cortecs/lean", "cortecs/other", "cortecs/roomy"])).toEqual({
+      maxTools: null,
+      maxToolTokens: 3000,
+      models: [
+        { model: "cortecs/lean", maxTools: null, source: "none", maxToolTokens: 3000 },
+        { model: "cortecs/other", maxTools: null, source: "none", maxToolTokens: 8000 },
+        { model: "cortecs/roomy", maxTools: null, source: "none" },
+      ],
+    });
+    expect(
+      compileCatalog([{ path: "model/cortecs/bad.yaml", body: "maxToolTokens: -1\n" }]).errors[0]?.message,
+    ).toContain("maxToolTokens must be 0 (no limit) or more");
   });
 
   it("a bad model id in the chain answers invalid_model and reads nothing", async () => {

@@ -259,6 +259,8 @@ export const ManifestSchema = v.object({
     maxTools: v.nullable(v.number()),
     reserve: v.number(),
     limit: v.nullable(v.number()),
+    /** The chain's maxToolTokens: tokens the tools array's schemas may take (estimated); absent for none. */
+    maxToolTokens: v.optional(v.number()),
   }),
   /** Deferred minus demoted (spec §14.3): stable across turns that only change the demotions. */
   discoveryBlock: v.string(),
@@ -284,11 +286,13 @@ export const SecretListSchema = v.object({
 
 export const ChainBudgetSchema = v.object({
   maxTools: v.nullable(v.number()),
+  maxToolTokens: v.optional(v.number()),
   models: v.array(
     v.object({
       model: v.string(),
       maxTools: v.nullable(v.number()),
       source: v.picklist(["model", "provider", "observed", "none"]),
+      maxToolTokens: v.optional(v.number()),
     }),
   ),
 });
@@ -301,11 +305,13 @@ const ProviderViewSchema = v.object({
   wireType: v.nullable(v.string()),
   /** As the provider document says (`0`: no limit); null when it names none. */
   maxTools: v.nullable(v.number()),
+  maxToolTokens: v.optional(v.number()),
   baseUrl: v.optional(v.string()),
   models: v.array(
     v.object({
       slug: v.string(),
       maxTools: v.optional(v.number()),
+      maxToolTokens: v.optional(v.number()),
       size: v.optional(v.picklist(MODEL_SIZES)),
     }),
   ),

@@ -41,6 +41,7 @@ import {
   markerOfDocumentKey,
   mcpCacheReports,
   type ObjectStore,
+  ObjectStoreCompiledOperations,
   ObservedToolLimits,
   type OpenApiCompiler,
   ProcessBookkeeping,
@@ -327,6 +328,8 @@ export async function buildServices(
     scripts: tracedScripts(scripts),
     now,
     openApi: overrides.openApi ?? workerOpenApiCompiler(config),
+    // Beside the spec documents: a cold instance reads a spec's compiled list instead of parsing it.
+    compiledOperations: new ObjectStoreCompiledOperations(documentStore, logger),
     // The provider keys are platform secrets: read through the secret service's platform lookup.
     models: new ModelPicker({
       catalog,

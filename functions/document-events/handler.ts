@@ -1,6 +1,6 @@
 import {
   CATALOG_MARKER,
-  isCompiledLayerKey,
+  isCompiledKey,
   type Logger,
   markerOfDocumentKey,
   type StateStore,
@@ -51,8 +51,8 @@ export function documentEventsHandler(options: DocumentEventsOptions) {
         continue;
       }
       if (s3.bucket.name !== options.documentsBucket) continue;
-      // The service's own compiled layer indexes: a cache of documents, no document.
-      if (isCompiledLayerKey(s3.object.key)) continue;
+      // The service's own compiled objects (layer indexes, operation lists): no layer's document.
+      if (isCompiledKey(s3.object.key)) continue;
       const marker = markerOf(s3.object.key);
       if (marker) markers.add(marker);
       else options.logger.warn("document_events.foreign_key", { key: s3.object.key });

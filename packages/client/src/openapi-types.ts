@@ -998,8 +998,10 @@ export interface operations {
                             baseUrl?: string;
                             instance: string;
                             maxTools: number | null;
+                            maxToolTokens?: number;
                             models: {
                                 maxTools?: number;
+                                maxToolTokens?: number;
                                 /** @enum {string} */
                                 size?: "small" | "medium" | "large";
                                 slug: string;
@@ -1075,9 +1077,11 @@ export interface operations {
                     apiKey?: string;
                     baseUrl?: string;
                     maxTools?: number;
+                    maxToolTokens?: number;
                     wireType?: string;
                 } | {
                     maxTools?: number;
+                    maxToolTokens?: number;
                     /** @enum {string} */
                     size?: "small" | "medium" | "large";
                 };
@@ -1085,9 +1089,11 @@ export interface operations {
                     apiKey?: string;
                     baseUrl?: string;
                     maxTools?: number;
+                    maxToolTokens?: number;
                     wireType?: string;
                 } | {
                     maxTools?: number;
+                    maxToolTokens?: number;
                     /** @enum {string} */
                     size?: "small" | "medium" | "large";
                 };
@@ -1106,8 +1112,10 @@ export interface operations {
                             baseUrl?: string;
                             instance: string;
                             maxTools: number | null;
+                            maxToolTokens?: number;
                             models: {
                                 maxTools?: number;
+                                maxToolTokens?: number;
                                 /** @enum {string} */
                                 size?: "small" | "medium" | "large";
                                 slug: string;
@@ -1129,8 +1137,10 @@ export interface operations {
                             baseUrl?: string;
                             instance: string;
                             maxTools: number | null;
+                            maxToolTokens?: number;
                             models: {
                                 maxTools?: number;
+                                maxToolTokens?: number;
                                 /** @enum {string} */
                                 size?: "small" | "medium" | "large";
                                 slug: string;
@@ -1351,8 +1361,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         maxTools: number | null;
+                        maxToolTokens?: number;
                         models: {
                             maxTools: number | null;
+                            maxToolTokens?: number;
                             model: string;
                             /** @enum {string} */
                             source: "model" | "provider" | "observed" | "none";
@@ -3185,6 +3197,7 @@ export interface operations {
                         budget: {
                             limit: number | null;
                             maxTools: number | null;
+                            maxToolTokens?: number;
                             reserve: number;
                         };
                         deferred: string[];

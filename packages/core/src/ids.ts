@@ -77,6 +77,18 @@ export const META_TOOL = Object.freeze({
   executeJavascript: "execute_javascript",
 } as const);
 
+/**
+ * Where the service keeps what it compiles from documents (a layer's tool index, an OpenAPI
+ * document's operation list): `_compiled/{tenant}/{layer}/…` in the documents store. `_compiled`
+ * is no tenant id, so no document's key starts with it; listings and bucket events pass over it.
+ */
+export const COMPILED_PREFIX = "_compiled/";
+
+/** Whether an object key is one of the service's compiled objects (not a document). */
+export function isCompiledKey(key: string): boolean {
+  return key.startsWith(COMPILED_PREFIX);
+}
+
 /** Separates a pack from its operation in a sub-tool name: `pack__op`. */
 export const PACK_SEPARATOR = "__";
 

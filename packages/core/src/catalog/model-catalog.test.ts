@@ -44,7 +44,7 @@ describe("compileCatalog", () => {
       {
         path: "model/openai/gpt-4.1.yaml",
         message:
-          "maxtools, line 1: unknown field; did you mean 'maxTools'?; size, line 2: size must be one of small, medium, large; pricing, line 3: unknown field; the fields here are maxTools, size",
+          "maxtools, line 1: unknown field; did you mean 'maxTools'?; size, line 2: size must be one of small, medium, large; pricing, line 3: unknown field; the fields here are maxTools, maxToolTokens, size",
       },
     ]);
     expect(catalog.providers.openai?.models).toEqual({});

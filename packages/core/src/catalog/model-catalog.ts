@@ -18,6 +18,16 @@ const MaxToolsSchema = v.pipe(
   v.minValue(0, "maxTools must be 0 (no limit) or more"),
 );
 
+/**
+ * Tokens the tools array's schemas may take (names, descriptions, input schemas), estimated as
+ * the discovery blocks are; triaged like `maxTools`. `0` means no limit.
+ */
+const MaxToolTokensSchema = v.pipe(
+  v.number("maxToolTokens must be a number"),
+  v.integer("maxToolTokens must be an integer"),
+  v.minValue(0, "maxToolTokens must be 0 (no limit) or more"),
+);
+
 /** The sizes a model document may declare; `prompt_template`'s `modelSize` picks by them. */
 export const MODEL_SIZES = ["small", "medium", "large"] as const;
 export type ModelSize = (typeof MODEL_SIZES)[number];
@@ -33,6 +43,7 @@ export function secretReferenceName(text: string): string | null {
 /** `_provider.yaml`: the default of every model of this instance. Other fields are refused. */
 export const ProviderSpecSchema = v.strictObject({
   maxTools: v.optional(MaxToolsSchema),
+  maxToolTokens: v.optional(MaxToolTokensSchema),
   wireType: v.optional(v.pipe(v.string("wireType must be a string"), v.minLength(1))),
   /** Where `prompt_template` calls go: the API root (`…/v1`), `chat/completions` or `messages` appended. */
   baseUrl: v.optional(
@@ -64,6 +75,7 @@ export const ProviderSpecSchema = v.strictObject({
 /** `{slug}.yaml`: the override of one model; `maxTools: 0` means "explicitly no limit". Other fields are refused. */
 export const ModelSpecSchema = v.strictObject({
   maxTools: v.optional(MaxToolsSchema),
+  maxToolTokens: v.optional(MaxToolTokensSchema),
   size: v.optional(v.picklist(MODEL_SIZES, `size must be one of ${MODEL_SIZES.join(", ")}`)),
 });
 
@@ -72,10 +84,12 @@ export type ModelSpec = v.InferOutput<typeof ModelSpecSchema>;
 
 const CompiledModelSchema = v.object({
   maxTools: v.optional(MaxToolsSchema),
+  maxToolTokens: v.optional(MaxToolTokensSchema),
   size: v.optional(v.picklist(MODEL_SIZES)),
 });
 const CompiledProviderSchema = v.object({
   maxTools: v.optional(MaxToolsSchema),
+  maxToolTokens: v.optional(MaxToolTokensSchema),
   wireType: v.optional(v.string()),
   baseUrl: v.optional(v.string()),
   /** The platform secret holding the key (`apiKey: ${secret:NAME}` → `NAME`). */
@@ -224,6 +238,7 @@ export function compileCatalog(
     if (parsed.provider) {
       const spec = parsed.provider;
       if (spec.maxTools !== undefined) provider.maxTools = spec.maxTools;
+      if (spec.maxToolTokens !== undefined) provider.maxToolTokens = spec.maxToolTokens;
       if (spec.wireType !== undefined) provider.wireType = spec.wireType;
       if (spec.baseUrl !== undefined) provider.baseUrl = spec.baseUrl;
       const secret = spec.apiKey === undefined ? null : secretReferenceName(spec.apiKey);
@@ -232,6 +247,7 @@ export function compileCatalog(
       const spec = parsed.model;
       provider.models[parsed.file] = {
         ...(spec.maxTools === undefined ? {} : { maxTools: spec.maxTools }),
+        ...(spec.maxToolTokens === undefined ? {} : { maxToolTokens: spec.maxToolTokens }),
         ...(spec.size === undefined ? {} : { size: spec.size }),
       };
     }
@@ -261,16 +277,31 @@ export function maxToolsFor(
   return { maxTools: null, source: "none" };
 }
 
+/**
+ * The catalog's `maxToolTokens` for one model, by the rule of {@link maxToolsFor}: the model
+ * document wins (`0`: explicitly no limit), else the provider's, else none.
+ */
+export function maxToolTokensFor(catalog: CompiledCatalog, model: string): number | null {
+  const { instance, slug } = parseModelId(model);
+  const provider = Object.hasOwn(catalog.providers, instance) ? catalog.providers[instance] : undefined;
+  const spec = provider && Object.hasOwn(provider.models, slug) ? provider.models[slug] : undefined;
+  if (spec?.maxToolTokens !== undefined) return spec.maxToolTokens > 0 ? spec.maxToolTokens : null;
+  if (provider?.maxToolTokens !== undefined && provider.maxToolTokens > 0) return provider.maxToolTokens;
+  return null;
+}
+
 /** One provider as `GET /v1/models` shows it. */
 export interface ProviderView {
   readonly instance: string;
   readonly wireType: string | null;
   /** As the provider document says (`0`: no limit); null when it names none. */
   readonly maxTools: number | null;
+  readonly maxToolTokens?: number;
   readonly baseUrl?: string;
   readonly models: readonly {
     readonly slug: string;
     readonly maxTools?: number;
+    readonly maxToolTokens?: number;
     readonly size?: ModelSize;
   }[];
 }
@@ -292,6 +323,7 @@ export function providerView(instance: string, provider: CompiledProvider): Prov
     instance,
     wireType: provider.wireType ?? null,
     maxTools: provider.maxTools ?? null,
+    ...(provider.maxToolTokens === undefined ? {} : { maxToolTokens: provider.maxToolTokens }),
     ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
     models: Object.entries(provider.models)
       .sort(byString(([slug]) => slug))

@@ -5,7 +5,7 @@ import {
   OBSERVED_LIMITS_MARKER,
 } from "../cascade/generations";
 import { VanceError } from "../errors";
-import { type LimitSource, maxToolsFor, parseModelId } from "./model-catalog";
+import { type LimitSource, maxToolsFor, maxToolTokensFor, parseModelId } from "./model-catalog";
 import type { ModelCatalogService } from "./model-catalog-service";
 import type { ObservedToolLimits } from "./observed-tool-limits";
 
@@ -14,11 +14,15 @@ export interface ModelBudget {
   readonly model: string;
   readonly maxTools: number | null;
   readonly source: LimitSource;
+  /** The catalog's `maxToolTokens` for the model; absent when it names none. */
+  readonly maxToolTokens?: number;
 }
 
 /** The budget of a model chain: `maxTools` is the smallest known limit, `null` when none is known. */
 export interface ChainBudget {
   readonly maxTools: number | null;
+  /** The smallest `maxToolTokens` of the chain; absent when none is known. */
+  readonly maxToolTokens?: number;
   readonly models: readonly ModelBudget[];
 }
 
@@ -70,14 +74,24 @@ export class ToolBudgetService {
 
     const budgets = models.map((model): ModelBudget => {
       const known = maxToolsFor(catalog, model);
+      const tokens = maxToolTokensFor(catalog, model);
+      const maxToolTokens = tokens === null ? {} : { maxToolTokens: tokens };
       const seen = observed.get(model);
       // A rejection is hard evidence: it binds even where the catalog says "no limit".
       if (seen !== undefined && (known.maxTools === null || seen < known.maxTools)) {
-        return { model, maxTools: seen, source: "observed" };
+        return { model, maxTools: seen, source: "observed", ...maxToolTokens };
       }
-      return { model, ...known };
+      return { model, ...known, ...maxToolTokens };
     });
-    const limits = budgets.flatMap((budget) => (budget.maxTools === null ? [] : [budget.maxTools]));
-    return { maxTools: limits.length > 0 ? Math.min(...limits) : null, models: budgets };
+    const smallest = (values: (number | null | undefined)[]) => {
+      const known = values.filter((value): value is number => typeof value === "number");
+      return known.length > 0 ? Math.min(...known) : null;
+    };
+    const maxToolTokens = smallest(budgets.map((budget) => budget.maxToolTokens));
+    return {
+      maxTools: smallest(budgets.map((budget) => budget.maxTools)),
+      ...(maxToolTokens === null ? {} : { maxToolTokens }),
+      models: budgets,
+    };
   }
 }

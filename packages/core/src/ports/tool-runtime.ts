@@ -185,6 +185,29 @@ export interface CompiledOperations {
  */
 export type OpenApiCompiler = (request: OpenApiCompileRequest) => Promise<CompiledOperations>;
 
+/** Which compile of which spec document version a kept operation list stands for. */
+export interface CompiledOperationsVersion {
+  readonly tenant: string;
+  /** The layer holding the spec: a project id, or `_tenant`. */
+  readonly project: string;
+  readonly path: string;
+  readonly etag: string;
+  readonly pack: string;
+  readonly allow?: readonly string[];
+  readonly tags?: readonly string[];
+}
+
+/**
+ * Compiled operation lists kept beside their spec documents, so that an instance with empty
+ * caches (a cold Lambda) reads one small object instead of parsing the spec again. Neither
+ * throws: `read` answers null for anything absent, unreadable, of another version or not a
+ * valid list (the spec is compiled then), `write` logs a list it could not keep.
+ */
+export interface CompiledOperationStore {
+  read(version: CompiledOperationsVersion): Promise<CompiledOperations | null>;
+  write(version: CompiledOperationsVersion, compiled: CompiledOperations): Promise<void>;
+}
+
 /** The model a `prompt_template` call goes to, with its endpoint from the model catalog. */
 export interface LlmEndpoint {
   /** `instance/slug`. */
@@ -223,6 +246,8 @@ export interface ToolRuntime {
   readonly mcp?: McpClient;
   /** OpenAPI documents (`openapi` packs); without one those packs list nothing. */
   readonly openApi?: OpenApiCompiler;
+  /** Where compiled operation lists of spec documents are kept; without one every cold instance compiles. */
+  readonly compiledOperations?: CompiledOperationStore;
   /** The model catalog's endpoints (`prompt_template`); without it those tools answer `ModelUnavailable`. */
   readonly models?: LlmModels;
 }

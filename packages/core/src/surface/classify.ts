@@ -1,5 +1,6 @@
 import type { JsonSchema } from "../json-schema";
 import { inCapabilityFloor } from "./capability-floor";
+import { estimateTokens } from "./discovery";
 import { sortByName } from "./name-order";
 import { isPackTool, ToolHints } from "./tool-family";
 import { type TriageCandidate, type TriageClass, type TriageResult, triageTools } from "./tool-triage";
@@ -40,6 +41,8 @@ export interface ClassificationInput {
   readonly additional?: readonly string[];
   /** `maxTools − reserve`, or null for no known limit. */
   readonly limit: number | null;
+  /** The chain's `maxToolTokens`: tokens the tools array's schemas may take; null or absent for none. */
+  readonly tokenLimit?: number | null;
 }
 
 export interface Classification {
@@ -73,7 +76,7 @@ export interface PreparedClassification {
  */
 export function classifyTools(input: ClassificationInput): Classification {
   const prepared = prepare(input, input.demand);
-  return complete(prepared, prepared.candidates, input.limit);
+  return complete(prepared, prepared.candidates, input.limit, input.tokenLimit ?? null);
 }
 
 /**
@@ -87,8 +90,13 @@ export function classifyTools(input: ClassificationInput): Classification {
 export function prepareClassification(input: Omit<ClassificationInput, "demand">): PreparedClassification {
   const prepared = prepare(input, new Map());
   const { candidates, measured } = prepared;
+  const tokenLimit = input.tokenLimit ?? null;
+  let tokens = 0;
+  if (tokenLimit !== null) for (const candidate of candidates) tokens += candidate.tokens ?? 0;
   return {
-    needsDemand: input.limit !== null && candidates.length > input.limit,
+    needsDemand:
+      (input.limit !== null && candidates.length > input.limit) ||
+      (tokenLimit !== null && tokens > tokenLimit),
     finish(demand) {
       const ranked =
         demand.size === 0
@@ -96,7 +104,7 @@ export function prepareClassification(input: Omit<ClassificationInput, "demand">
           : candidates.map((candidate, index) =>
               measured[index] ? { ...candidate, demand: demand.get(candidate.name) ?? 0 } : candidate,
             );
-      return complete(prepared, ranked, input.limit);
+      return complete(prepared, ranked, input.limit, tokenLimit);
     },
   };
 }
@@ -162,6 +170,8 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
   const hints = new CompiledHints(input.hints);
   const { add, keep, dropFirst } = hints;
   const additional = new Set(input.additional ?? []);
+  // Schema tokens are estimated only where a token limit reads them.
+  const counted = (input.tokenLimit ?? null) !== null;
 
   // One sort: every list below is built in name order, so none is sorted again.
   const tools = sortByName(input.tools);
@@ -171,7 +181,13 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
     const tool = tools[index]!;
     const { name } = tool;
     if (inCapabilityFloor(name)) {
-      candidates.push({ name, triageClass: "mandatory", demand: 0, namedInHint: false });
+      candidates.push({
+        name,
+        triageClass: "mandatory",
+        demand: 0,
+        namedInHint: false,
+        ...(counted ? { tokens: toolTokens(tool) } : {}),
+      });
       measured.push(false);
       continue;
     }
@@ -207,6 +223,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
       demand: activatedAt ?? demand.get(name) ?? 0,
       namedInHint,
       ...(tool.family ? { family: tool.family } : {}),
+      ...(counted ? { tokens: toolTokens(tool) } : {}),
     });
     measured.push(activatedAt === undefined);
   }
@@ -218,8 +235,9 @@ function complete(
   prepared: Prepared,
   candidates: readonly TriageCandidate[],
   limit: number | null,
+  tokenLimit: number | null,
 ): Classification {
-  const triage = triageTools(candidates, limit);
+  const triage = triageTools(candidates, limit, tokenLimit);
   const deferred = complement(prepared.tools, triage.kept);
   const demoted = new Set(triage.demoted);
   return {
@@ -230,6 +248,29 @@ function complete(
     staticDeferred: demoted.size === 0 ? [...deferred] : deferred.filter((name) => !demoted.has(name)),
   };
 }
+
+/** Tokens per tool, by surface tool (immutable, made once per listed tool): estimated once. */
+const tokensOf = new WeakMap<SurfaceTool, number>();
+
+/**
+ * What a tool takes of the tools array, estimated like the discovery blocks (`estimateTokens`):
+ * its name, description and input schema as JSON, and a few tokens of the wire's frame.
+ */
+export function toolTokens(tool: SurfaceTool): number {
+  let tokens = tokensOf.get(tool);
+  if (tokens === undefined) {
+    tokens =
+      TOOL_FRAME_TOKENS +
+      estimateTokens(tool.name) +
+      estimateTokens(tool.description) +
+      estimateTokens(JSON.stringify(tool.inputSchema));
+    tokensOf.set(tool, tokens);
+  }
+  return tokens;
+}
+
+/** Tokens of a tool's frame on the wire (`type`, `function`, `name`, `parameters` keys). */
+const TOOL_FRAME_TOKENS = 8;
 
 /** The names of `tools` not in `kept`, in name order; both lists are in name order, `kept` a subset. */
 function complement(tools: readonly SurfaceTool[], kept: readonly string[]): string[] {

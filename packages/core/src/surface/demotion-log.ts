@@ -44,6 +44,11 @@ export interface DemotionLogOptions {
 export class DemotionLog {
   private readonly seen: LRUCache<string, true>;
   private readonly ttlSeconds: number;
+  /**
+   * Each demotion's families as text, by the classification's own list: the same list comes back
+   * every turn that changed nothing (hundreds of families at 10,000 tools), so it is written once.
+   */
+  private readonly familyLines = new WeakMap<DemotionOutcome["families"], string>();
 
   constructor(private readonly options: DemotionLogOptions) {
     this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
@@ -52,7 +57,12 @@ export class DemotionLog {
 
   /** Logs `outcome` for the process unless this process's same outcome was logged already. */
   async record(process: ProcessKey, outcome: DemotionOutcome): Promise<void> {
-    const described = outcomeLine(outcome);
+    let families = this.familyLines.get(outcome.families);
+    if (families === undefined) {
+      families = familiesLine(outcome.families);
+      this.familyLines.set(outcome.families, families);
+    }
+    const described = `${outcome.maxTools}/${outcome.limit}: ${families}`;
     const key = `${process.tenant}/${process.project}/${process.processId}\n${described}`;
     if (this.seen.has(key)) return;
     // Remembered before the request: a concurrent manifest of the same outcome asks no second time.
@@ -82,10 +92,9 @@ export class DemotionLog {
   }
 }
 
-/** The outcome as one line, e.g. `128/127: pack gmail 20, pack jira 15`. */
-function outcomeLine(outcome: DemotionOutcome): string {
-  const families = outcome.families.map((unit) => `${unit.triageClass} ${unit.family} ${unit.tools}`);
-  return `${outcome.maxTools}/${outcome.limit}: ${families.join(", ")}`;
+/** The demoted families as one line, e.g. `pack gmail 20, pack jira 15` (after `128/127: `). */
+function familiesLine(families: DemotionOutcome["families"]): string {
+  return families.map((unit) => `${unit.triageClass} ${unit.family} ${unit.tools}`).join(", ");
 }
 
 /** cyrb53 (a 53-bit string hash, public domain), base 36: a short marker for a long outcome. */

@@ -25,7 +25,10 @@ import type { WireCache, WireFormat } from "./wire";
  * limit): the catalog's, and the limits learned for every tenant or for this one.
  */
 export interface ToolBudget {
-  budgetForChain(models: readonly string[], tenant: string): Promise<{ readonly maxTools: number | null }>;
+  budgetForChain(
+    models: readonly string[],
+    tenant: string,
+  ): Promise<{ readonly maxTools: number | null; readonly maxToolTokens?: number }>;
 }
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
@@ -59,6 +62,8 @@ export interface Manifest {
     readonly maxTools: number | null;
     readonly reserve: number;
     readonly limit: number | null;
+    /** The chain's `maxToolTokens` (tokens of the tools array's schemas, estimated); absent for none. */
+    readonly maxToolTokens?: number;
   };
   readonly discoveryBlock: string;
   readonly demotedDiscoveryBlock: string;
@@ -77,6 +82,7 @@ export interface ProcessSurface {
   readonly stalePacks: readonly StalePack[];
   readonly maxTools: number | null;
   readonly limit: number | null;
+  readonly maxToolTokens: number | null;
 }
 
 export interface ToolSurfaceOptions {
@@ -210,7 +216,12 @@ export class ToolSurface {
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
-      budget: Object.freeze({ maxTools: surface.maxTools, reserve: this.reserve, limit: surface.limit }),
+      budget: Object.freeze({
+        maxTools: surface.maxTools,
+        reserve: this.reserve,
+        limit: surface.limit,
+        ...(surface.maxToolTokens === null ? {} : { maxToolTokens: surface.maxToolTokens }),
+      }),
       discoveryBlock: this.block(
         `static\n${unavailable.join(",")}`,
         pick(classification.staticDeferred),
@@ -258,8 +269,10 @@ export class ToolSurface {
     keep = true,
   ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
-    const allowed = processAllowSet(record);
-    const outside = additional.filter((name) => !allowed.has(name));
+    // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
+    // skill tools, and for the surface when the listing changed — not for every turn's manifest.
+    const allowed = additional.length === 0 ? null : processAllowSet(record);
+    const outside = allowed ? additional.filter((name) => !allowed.has(name)) : [];
     if (outside.length > 0) {
       throw new VanceError(
         "tool_not_allowed",
@@ -289,7 +302,8 @@ export class ToolSurface {
     const { tools, stalePacks } = memo;
     const activated = await this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
-    const preparedKey = `${limit}\n${additional.join(",")}\n${[...activated].join(",")}`;
+    const tokenLimit = "maxToolTokens" in budget ? (budget.maxToolTokens ?? null) : null;
+    const preparedKey = `${limit}\n${tokenLimit}\n${additional.join(",")}\n${[...activated].join(",")}`;
     if (memo.prepared?.key !== preparedKey) {
       memo.prepared = {
         key: preparedKey,
@@ -299,6 +313,7 @@ export class ToolSurface {
           activated,
           additional,
           limit,
+          tokenLimit,
         }),
       };
       memo.finished = undefined;
@@ -311,7 +326,17 @@ export class ToolSurface {
       memo.finished = { key: demandKey, value: prepared.finish(demand), manifests: {} };
     }
     const { value: classification, manifests } = memo.finished;
-    return { surface: { tools, classification, stalePacks, maxTools: budget.maxTools, limit }, manifests };
+    return {
+      surface: {
+        tools,
+        classification,
+        stalePacks,
+        maxTools: budget.maxTools,
+        maxToolTokens: tokenLimit,
+        limit,
+      },
+      manifests,
+    };
   }
 
   /**

@@ -82,3 +82,35 @@ describe("triage of a pack larger than the budget (issue 23)", () => {
     expect(result.kept).toContain("small_0");
   });
 });
+
+describe("triage by the tools array's tokens (maxToolTokens)", () => {
+  it("demotes whole families until the schemas fit the token limit, with no count limit, and refills what fits", () => {
+    const candidates = [
+      ...floor.map((candidate) => ({ ...candidate, tokens: 100 })),
+      ...pack(40, (family) => 5 + (family % 16)).map((candidate) => ({ ...candidate, tokens: 50 })),
+    ];
+    const all = families(candidates.map((candidate) => candidate.name));
+    const result = triageTools(candidates, null, 3_000);
+    const tokensOf = (names: readonly string[]) =>
+      names.reduce((sum, name) => sum + candidates.find((candidate) => candidate.name === name)!.tokens, 0);
+    expect(tokensOf(result.kept)).toBeLessThanOrEqual(3_000);
+    // The pack could never be whole (it takes ~25,000 tokens): its families come back while they fit.
+    const kept = families(result.kept);
+    expect(kept.size).toBeGreaterThan(1);
+    for (const [family, count] of kept) expect(count, family).toBe(all.get(family));
+    const spare = 3_000 - tokensOf(result.kept);
+    const demoted = families(result.demoted);
+    for (const [family, count] of demoted) expect(count * 50, family).toBeGreaterThan(spare);
+    expect(result.kept).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
+  });
+
+  it("a floor larger than the token limit is a configuration error", () => {
+    const candidates = floor.map((candidate) => ({ ...candidate, tokens: 100 }));
+    expect(() => triageTools(candidates, null, 150)).toThrow(/raise maxToolTokens/);
+  });
+
+  it("without a token limit the tokens change nothing", () => {
+    const candidates = pack(3, () => 4).map((candidate) => ({ ...candidate, tokens: 10_000 }));
+    expect(triageTools(candidates, null).demoted).toEqual([]);
+  });
+});

@@ -28,6 +28,8 @@ export interface TriageCandidate {
   readonly namedInHint: boolean;
   /** A pack sub-tool's family inside its pack, from its source (an OpenAPI tag); see `packSubFamily`. */
   readonly family?: string;
+  /** What the tool takes of the tools array, estimated (`toolTokens`); counted against a token limit only. */
+  readonly tokens?: number;
 }
 
 export interface TriageResult {
@@ -47,23 +49,48 @@ interface Unit {
   /** Indexes into the sorted candidates, in step with `members`. */
   readonly indexes: number[];
   demand: number;
+  tokens: number;
   demoted: boolean;
 }
 
 const CLASS_RANK = new Map(TRIAGE_CLASSES.map((triageClass, index) => [triageClass, index]));
 
 /**
- * `ToolTriage` (spec §14.2): while the candidates exceed `limit`, demote whole families, in
+ * `ToolTriage` (spec §14.2): while the candidates exceed `limit` — in number, or in the tokens
+ * of their schemas past `tokenLimit` (the catalog's `maxToolTokens`) — demote whole families, in
  * class order and, within a class, lowest demand first (ties by family name, for determinism).
- * A floor (mandatory tools) larger than the limit is a configuration error: 409.
+ * A floor (mandatory tools) larger than either limit is a configuration error: 409.
  * Candidate names are unique; candidates already in name order are not sorted again.
  */
-export function triageTools(candidates: readonly TriageCandidate[], limit: number | null): TriageResult {
+export function triageTools(
+  candidates: readonly TriageCandidate[],
+  countLimit: number | null,
+  tokenLimit: number | null = null,
+): TriageResult {
   const sorted = sortByName(candidates);
-  if (limit === null || sorted.length <= limit)
+  let totalTokens = 0;
+  if (tokenLimit !== null) for (const candidate of sorted) totalTokens += candidate.tokens ?? 0;
+  const overTokens = tokenLimit !== null && totalTokens > tokenLimit;
+  if ((countLimit === null || sorted.length <= countLimit) && !overTokens)
     return { kept: sorted.map((candidate) => candidate.name), demoted: [], demotedUnits: [] };
+  const limit = countLimit ?? sorted.length;
+  const tokenBudget = tokenLimit ?? Number.POSITIVE_INFINITY;
   let mandatory = 0;
-  for (const candidate of sorted) if (candidate.triageClass === "mandatory") mandatory++;
+  let mandatoryTokens = 0;
+  for (const candidate of sorted) {
+    if (candidate.triageClass !== "mandatory") continue;
+    mandatory++;
+    mandatoryTokens += candidate.tokens ?? 0;
+  }
+  if (tokenLimit !== null && mandatoryTokens > tokenLimit) {
+    throw new VanceError(
+      "budget_floor_exceeded",
+      409,
+      `the model chain allows ${tokenLimit} tokens of tool schemas, but the mandatory floor alone takes ${mandatoryTokens} (tool_list, tool_description); raise maxToolTokens in the catalog`,
+      [],
+      { tokenLimit, floorTokens: mandatoryTokens },
+    );
+  }
   if (mandatory > limit) {
     throw new VanceError(
       "budget_floor_exceeded",
@@ -97,6 +124,7 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
       unit.members.push(candidate.name);
       unit.indexes.push(index);
       unit.demand = Math.max(unit.demand, candidate.demand);
+      unit.tokens += candidate.tokens ?? 0;
     } else {
       unit = {
         family,
@@ -104,6 +132,7 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
         members: [candidate.name],
         indexes: [index],
         demand: candidate.demand,
+        tokens: candidate.tokens ?? 0,
         demoted: false,
       };
       group.set(family, unit);
@@ -113,10 +142,12 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
   }
   order.sort(byDemotionOrder);
   let size = sorted.length;
+  let tokens = totalTokens;
   const demotedOrder: Unit[] = [];
   for (const unit of order) {
-    if (size <= limit) break;
+    if (size <= limit && tokens <= tokenBudget) break;
     size -= unit.members.length;
+    tokens -= unit.tokens;
     unit.demoted = true;
     demotedOrder.push(unit);
   }
@@ -124,17 +155,20 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
   // more than needed. Demoted units come back, most valued first, while they fit whole; a pack
   // larger than the whole budget comes back by its families inside (`packSubFamily`), each whole.
   let room = limit - size;
+  let tokenRoom = tokenBudget - tokens;
+  const fits = (part: Unit) => part.members.length <= room && part.tokens <= tokenRoom;
   const finalDemoted: Unit[] = [];
   for (let at = demotedOrder.length - 1; at >= 0; at--) {
     const unit = demotedOrder[at]!;
-    if (room > 0 && unit.members.length <= room) {
+    if (room > 0 && fits(unit)) {
       unit.demoted = false;
       room -= unit.members.length;
+      tokenRoom -= unit.tokens;
       continue;
     }
     // Only a pack that could never be on the wire whole is cut: one that fits the budget stays
     // one family (spec §14.2: a half-visible pack is the worst state).
-    const neverWhole = unit.members.length > limit - mandatory;
+    const neverWhole = unit.members.length > limit - mandatory || unit.tokens > tokenBudget - mandatoryTokens;
     if (
       room > 0 &&
       neverWhole &&
@@ -143,8 +177,9 @@ export function triageTools(candidates: readonly TriageCandidate[], limit: numbe
     ) {
       const parts = splitPack(unit, sorted);
       for (const part of parts) {
-        if (part.members.length <= room) {
+        if (fits(part)) {
           room -= part.members.length;
+          tokenRoom -= part.tokens;
           for (const index of part.indexes) unitOf[index] = part;
         } else {
           part.demoted = true;
@@ -190,12 +225,21 @@ function splitPack(unit: Unit, sorted: readonly TriageCandidate[]): Unit[] {
     const family = packSubFamily(candidate.name, candidate.family);
     let part = parts.get(family);
     if (!part) {
-      part = { family, triageClass: unit.triageClass, members: [], indexes: [], demand: 0, demoted: false };
+      part = {
+        family,
+        triageClass: unit.triageClass,
+        members: [],
+        indexes: [],
+        demand: 0,
+        tokens: 0,
+        demoted: false,
+      };
       parts.set(family, part);
     }
     part.members.push(candidate.name);
     part.indexes.push(index);
     part.demand = Math.max(part.demand, candidate.demand);
+    part.tokens += candidate.tokens ?? 0;
   }
   return [...parts.values()].sort(
     (a, b) =>

@@ -3,22 +3,17 @@ import type { ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
 import { VanceError } from "../errors";
+import { COMPILED_PREFIX } from "../ids";
 import type { ObjectAudit, ObjectMeta, ObjectStore } from "../ports/object-store";
 
 /**
  * Where compiled layer indexes live in the documents store: outside every layer's keys (a tenant
  * id never starts with `_`), so no listing, cascade read or bucket event takes one for a document.
  */
-export const COMPILED_LAYER_PREFIX = "_compiled/";
 
 /** The object key of one layer's compiled tool index. */
 export function compiledLayerKey(tenant: string, project: string): string {
-  return `${COMPILED_LAYER_PREFIX}${tenant}/${project}/server-tools.json`;
-}
-
-/** Whether a documents-store key is a compiled layer index (no document: bucket events skip it). */
-export function isCompiledLayerKey(key: string): boolean {
-  return key.startsWith(COMPILED_LAYER_PREFIX);
+  return `${COMPILED_PREFIX}${tenant}/${project}/server-tools.json`;
 }
 
 /** Bumped whenever the stored shape or the meaning of a compiled result changes. */

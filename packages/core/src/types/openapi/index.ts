@@ -10,6 +10,12 @@ import { buildOperationRequest } from "./request";
 import { openSpec } from "./spec";
 
 export {
+  compiledKey,
+  MAX_COMPILED_BYTES,
+  ObjectStoreCompiledOperations,
+} from "./compiled-store";
+export {
+  OPERATION_LIST_FORMAT,
   type OperationList,
   type OperationListOptions,
   type OperationTarget,
@@ -23,7 +29,7 @@ export { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, OpenApiParametersSchema
 export const OpenApiType = defineToolType({
   typeId: "openapi",
   description:
-    "A pack: every operation (GET, PUT, POST, DELETE, PATCH) of an OpenAPI 3.x document becomes a sub-tool {name}__{op}, op the operationId in snake_case (else method and path). spec is a document path of the cascade or an https URL; only refs within the document are followed. The input schema holds the path, query and header parameters and the JSON request body as 'body'. baseUrl replaces the document's servers; headers (values may hold ${secret:NAME}) go with every call; operations (operationIds or 'METHOD /path') and tags (OpenAPI tags) limit the pack; a spec document is parsed once per ETag. Calls are sent like rest calls: internal addresses refused, redirects not followed, secrets scrubbed.",
+    "A pack: every operation (GET, PUT, POST, DELETE, PATCH) of an OpenAPI 3.x document becomes a sub-tool {name}__{op}, op the operationId in snake_case (else method and path), shortened by rule to fit 64 characters. spec is a document path of the cascade or an https URL; only refs within the document are followed. The input schema holds the path, query and header parameters and the JSON request body as 'body'. baseUrl replaces the document's servers; headers (values may hold ${secret:NAME}) go with every call; operations (operationIds or 'METHOD /path') and tags (OpenAPI tags) limit the pack; a spec document is parsed once per ETag and its compiled list kept beside it. Calls are sent like rest calls: internal addresses refused, redirects not followed, secrets scrubbed.",
   parametersSchema: OpenApiParametersSchema,
   inputSchema: () => ({ type: "object" }),
   check: (parameters, environment) => [

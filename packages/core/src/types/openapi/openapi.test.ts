@@ -4,7 +4,7 @@ import { createNetworkPolicy } from "../../net/network-policy";
 import type { OpenApiCompileRequest } from "../../ports/tool-runtime";
 import type { SourceContext, SourceTool } from "../tool-type";
 import { OpenApiType } from "./index";
-import { type OperationTarget, operationTarget, readOperations } from "./operations";
+import { OPERATION_LIST_FORMAT, type OperationTarget, operationTarget, readOperations } from "./operations";
 import { OpenApiParametersSchema } from "./parameters";
 import { buildOperationRequest } from "./request";
 
@@ -297,8 +297,100 @@ describe("readOperations", () => {
       },
     };
     const names = readOperations(document, { pack }).tools.map((tool) => tool.sourceName);
-    expect(names).toEqual(["get_a_very_long_operat", "get_a_very_long_oper_2", "get_a", "get_a_2"]);
+    // Shortened by leaving out words after the verb, keeping the tail that tells them apart;
+    // only the two whose whole names are the same are numbered.
+    expect(names).toEqual(["get_name_indeed_yes", "get_name_indeed_no", "get_a", "get_a_2"]);
     for (const name of names) expect(`${pack}__${name}`.length).toBeLessThanOrEqual(64);
+  });
+
+  it("shortens long names by rule: repeats and the pack's words, fillers, short forms, then the middle; a name that fits is kept whole", () => {
+    const operation = (operationId: string, tag: string) => ({ get: { operationId, tags: [tag] } });
+    const document = {
+      openapi: "3.1.0",
+      paths: {
+        "/1": operation("actions/get-github-actions-default-workflow-permissions-repository", "actions"),
+        "/2": operation("codespaces/remove-repository-for-secret-for-authenticated-user", "codespaces"),
+        "/3": operation(
+          "packages/get-all-package-versions-for-package-owned-by-authenticated-user",
+          "packages",
+        ),
+        "/4": operation("actions/get-fork-pr-contributor-approval-permissions-repository", "actions"),
+        "/5": operation("actions/set-fork-pr-contributor-approval-permissions-repository", "actions"),
+        "/6": operation("issues/create-comment", "issues"),
+      },
+    };
+    const names = readOperations(document, { pack: "github" }).tools.map((tool) => tool.sourceName);
+    expect(names).toEqual([
+      "actions_get_default_workflow_permissions_repository",
+      "codespaces_remove_repository_secret_authenticated_user",
+      "packages_get_all_package_versions_owned_auth_user",
+      // The tag and its verb stay; the window of left-out words follows them.
+      "actions_get_pr_contributor_approval_permissions_repo",
+      "actions_set_pr_contributor_approval_permissions_repo",
+      "issues_create_comment",
+    ]);
+    for (const name of names) expect(`github__${name}`.length).toBeLessThanOrEqual(64);
+  });
+
+  it("what readOperations answers is pinned to OPERATION_LIST_FORMAT: a change of it must raise the format (kept lists of the old one are then compiled again)", async () => {
+    const answer = JSON.stringify([
+      readOperations(petstore(), { pack: "pets" }),
+      readOperations(
+        {
+          openapi: "3.1.0",
+          paths: {
+            "/x": {
+              get: { operationId: "actions/get-github-actions-default-workflow-permissions-repository" },
+            },
+          },
+        },
+        { pack: "github" },
+      ),
+    ]);
+    const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(answer));
+    const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    expect({ format: OPERATION_LIST_FORMAT, answer: hex.slice(0, 16) }).toEqual({
+      format: 1,
+      answer: "e4faecd46a4f787f",
+    });
+  });
+
+  it("an absurdly long operationId (100,000 one-letter words) still gets a name within 64 characters", () => {
+    const operationId = Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(
+      "-",
+    );
+    const document = {
+      openapi: "3.1.0",
+      paths: { "/x": { get: { operationId } }, "/y": { get: { operationId } } },
+    };
+    const names = readOperations(document, { pack: "p" }).tools.map((tool) => tool.sourceName);
+    expect(names).toHaveLength(2);
+    expect(new Set(names).size).toBe(2);
+    for (const name of names) expect(`p__${name}`.length).toBeLessThanOrEqual(64);
+    expect(names[1]).toMatch(/_2$/);
+  });
+
+  it("names do not depend on the order of operations, nor on operations: or tags: picking some", () => {
+    const paths: Record<string, unknown> = {
+      "/a/{id}": { get: { operationId: "getAVeryLongOperationNameAboutThingsForTheOrganization" } },
+      "/b/{id}": { get: { operationId: "getAVeryLongOperationNameAboutThingsForTheRepository" } },
+      "/c": { get: { operationId: "getAVeryLongOperationNameAboutOtherThingsForTheOrganization" } },
+      "/d": { get: { operationId: "get-a" }, put: { operationId: "getA" } },
+    };
+    const named = (document: Record<string, unknown>, allow?: string[]) =>
+      Object.fromEntries(
+        readOperations(document, { pack: "p".repeat(30), ...(allow ? { allow } : {}) }).tools.map((tool) => [
+          tool.aliases?.at(-1),
+          tool.sourceName,
+        ]),
+      );
+    const forward = named({ openapi: "3.1.0", paths });
+    const backward = named({ openapi: "3.1.0", paths: Object.fromEntries(Object.entries(paths).reverse()) });
+    expect(backward).toEqual(forward);
+    expect(new Set(Object.values(forward)).size).toBe(5);
+    expect(forward["PUT /d"]).toBe("get_a_2");
+    const picked = named({ openapi: "3.1.0", paths }, ["GET /c", "PUT /d"]);
+    expect(picked).toEqual({ "GET /c": forward["GET /c"], "PUT /d": "get_a_2" });
   });
 
   it("resolves servers: relative ones against the spec's URL, none without one, operation-level first", () => {

@@ -11,6 +11,12 @@ export type OperationMethod = (typeof OPERATION_METHODS)[number];
 
 /** Operations one pack offers at most; a larger document is cut (with a note), never loaded whole. */
 export const MAX_OPERATIONS = 10_000;
+/**
+ * The shape and rules of what `readOperations` answers. Lists compiled under another format are
+ * not read back (`ObjectStoreCompiledOperations`): raise it with every change of the answer for
+ * the same document (names, schemas, targets, notes). A test pins it to a fingerprint.
+ */
+export const OPERATION_LIST_FORMAT = 1;
 /** Characters of an operation's description a sub-tool keeps. */
 export const MAX_DESCRIPTION_CHARS = 1_024;
 /** Sub-tool names have at most this many characters in all (`pack__op`). */
@@ -97,13 +103,13 @@ export function readOperations(
 ): OperationList {
   const notes: string[] = [];
   const tools: SourceTool[] = [];
-  const names = new Set<string>();
   const maxName = Math.max(1, MAX_TOOL_NAME - options.pack.length - PACK_SEPARATOR.length);
   const allow = options.allow ? new Set(options.allow) : null;
   const matched = new Set<string>();
   const tagFilter = options.tags ? new Set(options.tags) : null;
   const matchedTags = new Set<string>();
   const documentServers = serverUrlOf(document.servers, options.specUrl);
+  const operationNames = namesOf(document, options.pack, maxName);
 
   for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
     const item = record(pathItem);
@@ -115,7 +121,7 @@ export function readOperations(
       if (!operation) continue;
       const label = `${method.toUpperCase()} ${path}`;
       const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
-      const sourceName = uniqueName(nameOf(operationId, method, path, maxName), names, maxName);
+      const sourceName = operationNames.get(label) ?? nameOf(operationId, method, path, maxName);
       const tags = tagsOf(operation);
       if (tagFilter && !tags.some((tag) => tagFilter.has(tag))) continue;
       if (tagFilter) for (const tag of tags) if (tagFilter.has(tag)) matchedTags.add(tag);
@@ -137,7 +143,6 @@ export function readOperations(
         continue;
       }
       if (built.remark) notes.push(`${label}: ${built.remark}`);
-      names.add(sourceName);
       const aliases = [operationId, label].filter(
         (alias): alias is string => alias !== undefined && alias !== sourceName,
       );
@@ -327,10 +332,173 @@ export function nameOf(
   path: string,
   maxLength = 64,
 ): string {
-  const fromId = operationId === undefined ? "" : snake(operationId);
-  const name = fromId || snake(`${method} ${path.replace(/[{}]/g, "")}`) || method;
+  const name = fullName(operationId, method, path);
   return trimChar(name.slice(0, maxLength), "_", "end") || method;
 }
+
+/** The operation's whole name in snake_case, before any shortening. */
+function fullName(operationId: string | undefined, method: string, path: string): string {
+  const fromId = operationId === undefined ? "" : snake(operationId);
+  return fromId || snake(`${method} ${path.replace(/[{}]/g, "")}`) || method;
+}
+
+/**
+ * Every operation's sub-tool name, by `METHOD /path`, decided for the whole document at once —
+ * so a name does not depend on the order of operations, nor on `operations:` / `tags:` picking
+ * some. A name that fits is the operation's whole name. A longer one is shortened by rule
+ * (`shortenings`); when two shortened names meet, the later (by whole name) takes its next
+ * shortening. Only operations whose whole names are the same are numbered (`_2`, `_3`, in order
+ * of method and path).
+ */
+function namesOf(
+  document: Readonly<Record<string, unknown>>,
+  pack: string,
+  maxName: number,
+): Map<string, string> {
+  const byFull = new Map<string, { labels: string[]; head: number }>();
+  for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
+    const item = record(pathItem);
+    if (!item) continue;
+    for (const method of OPERATION_METHODS) {
+      const operation = record(item[method]);
+      if (!operation) continue;
+      const operationId = typeof operation.operationId === "string" ? operation.operationId : undefined;
+      const full = fullName(operationId, method, path);
+      const entry = byFull.get(full) ?? { labels: [], head: headWords(full, tagsOf(operation)[0]) };
+      entry.labels.push(`${method.toUpperCase()} ${path}`);
+      byFull.set(full, entry);
+    }
+  }
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  const fulls = [...byFull.keys()].sort();
+  // Whole names first: a name that fits is never moved by a shortened one.
+  const ordered = [
+    ...fulls.filter((full) => full.length <= maxName),
+    ...fulls.filter((full) => full.length > maxName),
+  ];
+  for (const full of ordered) {
+    const { labels, head } = byFull.get(full)!;
+    labels.sort();
+    const pick = (max: number) =>
+      shortenings(full, pack, max, head).find((candidate) => !taken.has(candidate)) ?? null;
+    // The numbered names' base, by the suffix's length.
+    const bases = new Map<number, string>();
+    const baseFor = (suffix: string) => {
+      let base = bases.get(suffix.length);
+      if (base === undefined) {
+        base = shortenings(full, pack, maxName - suffix.length, head)[0] ?? "";
+        bases.set(suffix.length, base);
+      }
+      return base;
+    };
+    labels.forEach((label, index) => {
+      let name = index === 0 ? pick(maxName) : null;
+      for (let n = Math.max(2, index + 1); name === null; n++) {
+        const suffix = `_${n}`;
+        const candidate = `${baseFor(suffix)}${suffix}`;
+        if (!taken.has(candidate)) name = candidate;
+      }
+      taken.add(name);
+      names.set(label, name);
+    });
+  }
+  return names;
+}
+
+/**
+ * How many leading words of a name no shortening leaves out: the operation's tag and the verb
+ * after it when the name starts with its tag (GitHub's `issues/create-comment`), else the first
+ * word (`getPetById`).
+ */
+function headWords(full: string, tag: string | undefined): number {
+  const tagName = tag === undefined ? "" : snake(tag);
+  return tagName !== "" && full.startsWith(`${tagName}_`) ? tagName.split("_").length + 1 : 1;
+}
+
+/** Words that carry no meaning a name needs once it must be shortened. */
+const FILLER_WORDS = new Set(["a", "an", "the", "for", "of", "by", "to", "from", "with", "in", "on", "at"]);
+/** Long words and the short forms API names use for them. */
+const SHORT_WORDS: Readonly<Record<string, string>> = {
+  organization: "org",
+  organizations: "orgs",
+  repository: "repo",
+  repositories: "repos",
+  authenticated: "auth",
+  configuration: "config",
+  configurations: "configs",
+  application: "app",
+  applications: "apps",
+  environment: "env",
+  environments: "envs",
+  information: "info",
+  administrator: "admin",
+  identifier: "id",
+  parameters: "params",
+  statistics: "stats",
+  directory: "dir",
+};
+
+/**
+ * The ways a name may be shortened to `max` characters, best first. A name that fits is itself.
+ * Else, rule by rule until it fits: later repeats of a word and the pack's own words left out
+ * (`actions_get_github_actions_…` in pack `github` → `actions_get_…`), then filler words (`for`,
+ * `the`, `by` …), then long words in their usual short form (`organization` → `org`). Still too
+ * long: words after the head (`headWords`: tag and verb) are left out from the front of the
+ * middle, keeping the distinguishing tail, the window moving on for each further way. Last, the
+ * name cut to `max`.
+ */
+function shortenings(full: string, pack: string, max: number, head: number): string[] {
+  if (max <= 0) return [];
+  if (full.length <= max) return [full];
+  // A name past this is no one's readable name: only its start is shortened, so the cost of the
+  // rules below stays bounded whatever a document's operationIds hold.
+  let words = full
+    .slice(0, MAX_NAME_SOURCE)
+    .split("_")
+    .filter((word) => word !== "");
+  const packWords = new Set(snake(pack).split("_"));
+  const rules: ((list: string[]) => string[])[] = [
+    (list) => {
+      const seen = new Set<string>();
+      return list.filter((word, index) => {
+        const keep = index < head || (!packWords.has(word) && !seen.has(word));
+        seen.add(word);
+        return keep;
+      });
+    },
+    (list) =>
+      list.filter((word, index) => index < head || index === list.length - 1 || !FILLER_WORDS.has(word)),
+    (list) => list.map((word) => SHORT_WORDS[word] ?? word),
+  ];
+  for (const rule of rules) {
+    const next = rule(words);
+    if (next.length > 0) words = next;
+    if (words.join("_").length <= max) return [words.join("_")];
+  }
+  const found: string[] = [];
+  const length = words.join("_").length;
+  const first = Math.max(1, Math.min(head, words.length - 2));
+  for (let start = first; start < words.length - 1 && start < first + MAX_WINDOWS; start++) {
+    // Leaving out words[start..end) saves their characters and one `_` each.
+    let saved = 0;
+    for (let end = start + 1; end < words.length; end++) {
+      saved += words[end - 1]!.length + 1;
+      if (length - saved <= max) {
+        found.push([...words.slice(0, start), ...words.slice(end)].join("_"));
+        break;
+      }
+    }
+  }
+  const cut = trimChar(words.join("_").slice(0, max), "_", "end");
+  if (cut !== "") found.push(cut);
+  return [...new Set(found)];
+}
+
+/** Characters of a whole name the shortening rules read. */
+const MAX_NAME_SOURCE = 256;
+/** Positions the left-out window of words is tried at. */
+const MAX_WINDOWS = 16;
 
 function snake(text: string): string {
   const words = splitAcronyms(text.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
@@ -355,16 +523,6 @@ function isUpper(text: string, at: number): boolean {
 function isLower(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
   return code >= 97 && code <= 122;
-}
-
-/** `name`, or `name_2`, `name_3`, … — the first one not yet taken, within `maxLength`. */
-function uniqueName(name: string, taken: ReadonlySet<string>, maxLength: number): string {
-  if (!taken.has(name)) return name;
-  for (let n = 2; ; n++) {
-    const suffix = `_${n}`;
-    const candidate = `${name.slice(0, maxLength - suffix.length)}${suffix}`;
-    if (!taken.has(candidate)) return candidate;
-  }
 }
 
 function describe(operation: Record<string, unknown>, label: string): string {

@@ -1,4 +1,7 @@
+import type { DocumentVersion } from "../../cascade/document-cascade";
 import { VanceError } from "../../errors";
+import { TENANT_PROJECT } from "../../ids";
+import type { CompiledOperationsVersion } from "../../ports/tool-runtime";
 import { describeError, exchangeRest, httpError, isHttpSuccess } from "../rest/index";
 import type { SourceContext, SourceList, ToolSource } from "../tool-type";
 import { MAX_OPENAPI_SPEC_BYTES, type OpenApiParameters, specUrl } from "./parameters";
@@ -49,10 +52,42 @@ export async function openSpec(
     // Parsed once per ETag: a new version of the document is a new key.
     versioned: version.etag !== null,
     load: async () => {
+      const kept = context.runtime.compiledOperations;
+      const keptAs = (etag: string | null, layer: DocumentVersion["layer"]) =>
+        kept && etag !== null && layer !== "bundled"
+          ? compiledVersion(etag, layer, parameters.spec, pack, parameters, context)
+          : null;
+      // A list compiled by another instance (or before a cold start) of this very version.
+      const wanted = keptAs(version.etag, version.layer);
+      const stored = kept && wanted ? await kept.read(wanted) : null;
+      if (stored) return stored;
       const hit = found.hit ?? (await context.readHit(parameters.spec));
       if (!hit) throw missing();
-      return list(hit.body, `'${hit.path}'`, pack, parameters, context);
+      const compiled = await list(hit.body, `'${hit.path}'`, pack, parameters, context);
+      const compiledAs = keptAs(hit.etag, hit.layer);
+      if (kept && compiledAs)
+        await kept.write(compiledAs, { tools: compiled.tools, notes: compiled.notes ?? [] });
+      return compiled;
     },
+  };
+}
+
+function compiledVersion(
+  etag: string,
+  layer: "project" | "tenant",
+  path: string,
+  pack: string,
+  parameters: OpenApiParameters,
+  context: SourceContext,
+): CompiledOperationsVersion {
+  return {
+    tenant: context.tenant,
+    project: layer === "tenant" ? TENANT_PROJECT : context.project,
+    path,
+    etag,
+    pack,
+    ...(parameters.operations ? { allow: parameters.operations } : {}),
+    ...(parameters.tags ? { tags: parameters.tags } : {}),
   };
 }
 
