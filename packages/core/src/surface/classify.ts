@@ -1,7 +1,7 @@
 import type { JsonSchema } from "../json-schema";
 import { inCapabilityFloor } from "./capability-floor";
-import { estimateTokens } from "./discovery";
 import { sortByName } from "./name-order";
+import { estimateTokens } from "./tokens";
 import { isPackTool, ToolHints } from "./tool-family";
 import { type TriageCandidate, type TriageClass, type TriageResult, triageTools } from "./tool-triage";
 

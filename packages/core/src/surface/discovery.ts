@@ -3,7 +3,10 @@ import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-regis
 import { operationOf } from "../ids";
 import { byString } from "../order";
 import type { SurfaceTool } from "./classify";
+import { estimateTokens } from "./tokens";
 import { isPackTool, packSubFamily, toolFamily } from "./tool-family";
+
+export { estimateTokens } from "./tokens";
 
 const HINT_LENGTH = 120;
 
@@ -14,15 +17,6 @@ const HINT_LENGTH = 120;
 export const DISCOVERY_BLOCK_TOKENS = 2_000;
 /** Tokens the demoted block may take before it collapses the same way. */
 export const DEMOTED_BLOCK_TOKENS = 1_000;
-
-/**
- * A token count for discovery text without a tokenizer on the serving path: o200k takes ~3
- * characters per token over generated tool names with digits, more over prose (measured in
- * `bench/discovery` with gpt-tokenizer), so 2.5 characters per token errs on the high side.
- */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 2.5);
-}
 
 /** How collapsed a block's lines are: every tool, one line per family, one line per pack. */
 type Detail = "tools" | "families" | "packs";
