@@ -1,6 +1,8 @@
+import { createInterface } from "node:readline";
 import type { Logger } from "@vance/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
+import { startLocalServer } from "./support/local-server";
 
 type App = Awaited<ReturnType<typeof testApp>>["app"];
 const lines: { event: string; fields: Record<string, unknown> }[] = [];
@@ -73,4 +75,32 @@ describe("request log", () => {
       expect(requests).toEqual([expect.objectContaining({ status, requestId: problem.requestId })]);
     }
   });
+});
+
+describe("request log on the Node server (npm start)", () => {
+  it("counts the bytes the server wrote, for JSON answers and problems alike", async () => {
+    const server = await startLocalServer({ env: { VANCE_STORE_SCAN_SECONDS: "0" } });
+    try {
+      const seen: Record<string, unknown>[] = [];
+      createInterface({ input: server.child.stdout! }).on("line", (line) => {
+        if (line.includes('"http.request"')) seen.push(JSON.parse(line) as Record<string, unknown>);
+      });
+      const auth = { authorization: `Bearer ${server.token}` };
+      const bodies = [
+        await (await fetch(`${server.base}/v1/health`)).text(),
+        await (await fetch(`${server.base}/v1/tenants/demo/projects/hello/tools`, { headers: auth })).text(),
+        await (
+          await fetch(`${server.base}/v1/tenants/demo/projects/hello/tools/nope`, { headers: auth })
+        ).text(),
+      ];
+      await expect.poll(() => seen.length).toBeGreaterThanOrEqual(3);
+      expect(seen.slice(-3).map((line) => [line.status, line.bytes])).toEqual([
+        [200, Buffer.byteLength(bodies[0]!)],
+        [200, Buffer.byteLength(bodies[1]!)],
+        [404, Buffer.byteLength(bodies[2]!)],
+      ]);
+    } finally {
+      server.stop();
+    }
+  }, 40_000);
 });

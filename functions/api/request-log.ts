@@ -1,3 +1,4 @@
+import { ServerResponse } from "node:http";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Logger, TRACER_NAME, TraceAttributes } from "@vance/core";
 import type { Context } from "hono";
@@ -64,12 +65,54 @@ export function requestTelemetry(logger: Logger) {
         });
       });
     const length = c.res.headers.get("content-length");
-    if (c.res.body === null || length !== null) {
-      done(length === null ? 0 : Number(length));
+    if (length !== null) {
+      done(Number(length));
+      return;
+    }
+    // On Node the server writes the answer and knows its size: read it there when it is sent.
+    // Re-streaming the body to count it would cost more than the request (@hono/node-server
+    // writes a string body in one call, a stream chunk by chunk: 0.8 → 2.1 ms for an MCP call).
+    const outgoing = nodeResponseOf(c);
+    if (outgoing) {
+      const written = countWritten(outgoing);
+      outgoing.once("finish", () => done(written()));
+      outgoing.once("close", () => {
+        if (!outgoing.writableFinished) done(written());
+      });
+      return;
+    }
+    if (c.res.body === null) {
+      done(0);
       return;
     }
     c.res = new Response(c.res.body.pipeThrough(countBytes(done)), c.res);
   });
+}
+
+/** The Node response behind the request (`@hono/node-server` bindings), when there is one. */
+function nodeResponseOf(c: Context<RequestEnv>): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
+}
+
+/** Counts the body bytes written to `outgoing` from now on (its `write` and `end` calls). */
+function countWritten(outgoing: ServerResponse): () => number {
+  let bytes = 0;
+  const add = (chunk: unknown) => {
+    if (typeof chunk === "string") bytes += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+  };
+  const write = outgoing.write.bind(outgoing) as (...args: unknown[]) => boolean;
+  const end = outgoing.end.bind(outgoing) as (...args: unknown[]) => ServerResponse;
+  outgoing.write = ((...args: unknown[]) => {
+    add(args[0]);
+    return write(...args);
+  }) as ServerResponse["write"];
+  outgoing.end = ((...args: unknown[]) => {
+    add(args[0]);
+    return end(...args);
+  }) as ServerResponse["end"];
+  return () => bytes;
 }
 
 const HEADER_GETTER = {
