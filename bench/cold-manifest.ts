@@ -1,38 +1,12 @@
-/**
- * Bench: the first manifest on a fresh instance (issue 24) — a project of 1,000 or 5,000 tool
- * documents, asked for by a process allowing all of them, on an instance that has read nothing.
- *
- * Three cases per size, interleaved over rounds, each on a new instance (new caches) over the
- * same stores:
- * - per document: the compiled layer index hidden from the instance (its GET answers nothing, its
- *   write is refused) — the path before issue 24: LIST pages, one GET and one parse per document;
- * - rebuild: no index stored (deleted first) — per document, then each layer's index written;
- * - compiled: the index present — one GET per layer.
- * Two store set-ups: embedded (FsObjectStore, SQLite) and s3rver + DynamoDB Local.
- * Goal (printed, not asserted): 5,000 tools ≤ 0.5 s from the compiled index.
- *
- * Run: `npm run bench -- cold-manifest` (or `npx tsx bench/cold-manifest.ts`).
- */
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import {
-  DynamoStateStore,
-  ensureStateTable,
-  FsObjectStore,
-  loadBundledCatalog,
-  S3ObjectStore,
-  syncCatalog,
-} from "@vance/adapters";
-import { SqliteStateStore } from "@vance/adapters/sqlite";
+import { loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
 import {
   compiledLayerKey,
   isCompiledKey,
   mapWithConcurrency,
   type ObjectStore,
-  type StateStore,
   silentLogger,
   TENANT_PROJECT,
 } from "@vance/core";
@@ -42,7 +16,7 @@ import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
-import { startAwsLocal } from "./support/aws-local";
+import { awsLocalStores, type BenchStores, embeddedStores } from "./support/bench-stores";
 import { type Column, formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
 import { toolDocument } from "./support/tool-documents";
 
@@ -52,15 +26,6 @@ const SIZES = [1000, 5000] as const;
 const ROUNDS = 3;
 const CASES = ["per document", "rebuild", "compiled"] as const;
 type Case = (typeof CASES)[number];
-
-interface Stores {
-  readonly label: string;
-  readonly dataDir: string;
-  readonly documents: ObjectStore;
-  readonly catalog: ObjectStore;
-  readonly state: StateStore;
-  close(): Promise<void>;
-}
 
 const COLUMNS: readonly (Column & { readonly key: string })[] = [
   { key: "setup", title: "set-up" },
@@ -78,7 +43,7 @@ export async function main(): Promise<void> {
   const notes: string[] = [];
   try {
     for (const open of [embeddedStores, awsLocalStores]) {
-      const stores = await open();
+      const stores = await open("cold-manifest");
       try {
         await benchStores(stores, scripts, rows, notes);
       } finally {
@@ -105,7 +70,7 @@ export async function main(): Promise<void> {
 }
 
 async function benchStores(
-  stores: Stores,
+  stores: BenchStores,
   scripts: ScriptPool,
   rows: Record<string, string>[],
   notes: string[],
@@ -209,45 +174,6 @@ function withoutIndex(store: ObjectStore): ObjectStore {
         : store.put(key, body, options),
     delete: (key, options) => store.delete(key, options),
     list: (prefix, options) => store.list(prefix, options),
-  };
-}
-
-async function embeddedStores(): Promise<Stores> {
-  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-cold-manifest-"));
-  const sqlite = new SqliteStateStore(join(dataDir, "state.sqlite"));
-  return {
-    label: "embedded",
-    dataDir,
-    documents: new FsObjectStore(join(dataDir, "documents")),
-    catalog: new FsObjectStore(join(dataDir, "catalog")),
-    state: sqlite,
-    async close() {
-      sqlite.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function awsLocalStores(): Promise<Stores> {
-  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-cold-manifest-"));
-  const aws = await startAwsLocal();
-  const close = async () => {
-    await aws.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  try {
-    await ensureStateTable(aws.dynamo, "bench");
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return {
-    label: "s3rver + dynamodb",
-    dataDir,
-    documents: new S3ObjectStore({ client: aws.s3, bucket: aws.s3Bucket, prefix: "documents" }),
-    catalog: new S3ObjectStore({ client: aws.s3, bucket: aws.s3Bucket, prefix: "catalog" }),
-    state: new DynamoStateStore({ client: aws.dynamo, tableName: "bench" }),
-    close,
   };
 }
 

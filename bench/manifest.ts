@@ -1,58 +1,18 @@
-/**
- * Bench: manifest throughput (issue 11) — `GET …/processes/{id}/manifest` for 50, 200, 1,000 and
- * 5,000 tools in the allow set, against `GET /v1/health` on the same server in the same run.
- *
- * Two store set-ups, one after the other:
- * - embedded: what `npm start` runs — FsObjectStore documents and catalog, SQLite state;
- * - s3 + dynamodb: s3rver (documents and catalog through S3ObjectStore) and DynamoDB Local
- *   (DynamoStateStore), both started here and stopped by PID at the end.
- * Per size, one project holds that many tool documents (written through `ServerToolService.put`,
- * labelled `bench`, 3 in 4 primary, families of 20) and one process under `openai/gpt-4.1`
- * (maxTools 128: triage cuts to 127 from 200 tools up) allows all of them (`@bench`).
- *
- * Load: a real server (@hono/node-server on 127.0.0.1) and, in this process, node:http keep-alive
- * clients with 10 requests in flight, for a fixed time per case after a warm-up; `/v1/health` is
- * measured the same way right before each case, and the case's ratio is to that. Per manifest:
- * object-store calls (CountingObjectStore) with S3's HTTP requests, and state-store calls (a
- * counting proxy) with DynamoDB's HTTP requests.
- * Goals (printed, not asserted): a warm manifest of 200 tools ≥ 0.3× health's requests/s,
- * 5,000 tools ≥ 0.05×.
- *
- * Run: `npm run bench -- manifest` (or `npx tsx bench/manifest.ts`).
- */
-import { mkdtemp, rm } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
-import {
-  DynamoStateStore,
-  ensureStateTable,
-  FsObjectStore,
-  loadBundledCatalog,
-  S3ObjectStore,
-  syncCatalog,
-} from "@vance/adapters";
-import { SqliteStateStore } from "@vance/adapters/sqlite";
+import { loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
-import {
-  byString,
-  CAPABILITY_FLOOR,
-  type Manifest,
-  mapWithConcurrency,
-  type ObjectStore,
-  type StateStore,
-  silentLogger,
-} from "@vance/core";
+import { byString, CAPABILITY_FLOOR, type Manifest, mapWithConcurrency, silentLogger } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptPool } from "@vance/sandbox";
 import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
-import { startAwsLocal } from "./support/aws-local";
+import { awsLocalStores, type BenchStores, embeddedStores } from "./support/bench-stores";
 import { countingStateStore } from "./support/counting";
 import {
   type Column,
@@ -87,18 +47,6 @@ const GOALS = [
 ] as const;
 
 /** The stores of one set-up, unwrapped; `close` stops what the set-up started. */
-interface Stores {
-  readonly label: string;
-  readonly dataDir: string;
-  readonly documents: ObjectStore;
-  readonly catalog: ObjectStore;
-  readonly state: StateStore;
-  /** HTTP requests sent so far, where the stores speak HTTP. */
-  readonly s3Requests?: () => number;
-  readonly dynamoRequests?: () => number;
-  readonly notes: readonly string[];
-  close(): Promise<void>;
-}
 
 interface Usage {
   readonly documents: ObjectStoreCallCounts;
@@ -153,7 +101,7 @@ export async function main(): Promise<void> {
   const scripts = await ScriptPool.create();
   try {
     for (const open of [embeddedStores, awsLocalStores]) {
-      const stores = await open();
+      const stores = await open("manifest");
       try {
         notes.push(...stores.notes);
         await benchStores(stores, scripts, rows, notes, goals);
@@ -181,62 +129,10 @@ export async function main(): Promise<void> {
 
 // ---- the two set-ups -----------------------------------------------------------------------------
 
-async function embeddedStores(): Promise<Stores> {
-  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-manifest-"));
-  const sqlite = new SqliteStateStore(join(dataDir, "state.sqlite"));
-  return {
-    label: "embedded",
-    dataDir,
-    documents: new FsObjectStore(join(dataDir, "documents")),
-    catalog: new FsObjectStore(join(dataDir, "catalog")),
-    state: sqlite,
-    notes: ["embedded: FsObjectStore (documents, catalog) and SqliteStateStore in a temp data dir"],
-    async close() {
-      sqlite.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function awsLocalStores(): Promise<Stores> {
-  const dataDir = await mkdtemp(join(tmpdir(), "vance-bench-manifest-"));
-  const started = performance.now();
-  const aws = await startAwsLocal();
-  const ready = performance.now() - started;
-  const { s3: s3Client, dynamo: dynamoClient } = aws;
-  const close = async () => {
-    await aws.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  try {
-    await ensureStateTable(dynamoClient, "bench");
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  const documents = new S3ObjectStore({ client: s3Client, bucket: aws.s3Bucket, prefix: "documents" });
-  const catalog = new S3ObjectStore({ client: s3Client, bucket: aws.s3Bucket, prefix: "catalog" });
-  const state = new DynamoStateStore({ client: dynamoClient, tableName: "bench" });
-  return {
-    label: "s3 + dynamodb",
-    dataDir,
-    documents,
-    catalog,
-    state,
-    s3Requests: () => documents.requestCount + catalog.requestCount,
-    dynamoRequests: () => state.requestCount,
-    notes: [
-      `s3 + dynamodb: s3rver (pid ${aws.s3rverPid}) and DynamoDB Local (pid ${aws.dynamoPid}) ready in ${formatMs(ready)}; ` +
-        "S3ObjectStore for documents and catalog, DynamoStateStore",
-    ],
-    close,
-  };
-}
-
 // ---- one set-up ----------------------------------------------------------------------------------
 
 async function benchStores(
-  stores: Stores,
+  stores: BenchStores,
   scripts: ScriptPool,
   rows: Row[],
   notes: string[],
