@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { ID_PATTERN, TENANT_PROJECT } from "../ids";
-import type { StateStore } from "../ports/state-store";
+import type { GenerationStore } from "../ports/generation-store";
 
 /** The generation marker of one document layer: `documents/{tenant}/{project}` (`_tenant`: the tenant layer). */
 export function layerMarker(tenant: string, project: string): string {
@@ -68,7 +68,7 @@ export const DEFAULT_REVALIDATE_AFTER_MS = 5 * 60 * 1000;
 const KNOWN_MARKERS = 100_000;
 
 export interface GenerationsOptions {
-  readonly state: Pick<StateStore, "getGenerations" | "bumpGeneration">;
+  readonly state: GenerationStore;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   /** The safety net for writes no event reported: nothing cached is used for longer than this. */
@@ -173,7 +173,7 @@ export class Generations {
 
   /**
    * Runs a read that answers these markers' generations along with its own value in one request
-   * (`StateStore.getProcessAndGenerations`), and remembers the generations.
+   * (`ProcessStore.getProcessAndGenerations`), and remembers the generations.
    */
   async readAlong<T>(
     markers: readonly string[],

@@ -9,7 +9,7 @@ import {
 import { VanceError } from "../errors";
 import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
-import type { StateStore } from "../ports/state-store";
+import type { ObservedLimitStore } from "../ports/observed-limit-store";
 import { parseModelId } from "./model-catalog";
 
 /**
@@ -117,7 +117,7 @@ function indexOfAsciiCaseless(text: string, needle: string, from: number): numbe
 }
 
 export interface ObservedToolLimitsOptions {
-  readonly state: Pick<StateStore, "putObservedToolLimit" | "getObservedToolLimits">;
+  readonly state: ObservedLimitStore;
   readonly logger: Logger;
   /** Epoch milliseconds. */
   readonly now: () => number;

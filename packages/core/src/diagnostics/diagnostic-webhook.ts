@@ -1,6 +1,6 @@
 import { StoreUnavailableError } from "../errors";
+import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
-import type { StateStore } from "../ports/state-store";
 import type { HttpFetch } from "../ports/tool-runtime";
 import type { PhantomCandidate, PhantomReport, PhantomSink } from "./empty-response";
 
@@ -12,7 +12,7 @@ export interface DiagnosticWebhookOptions {
   readonly url: string;
   readonly fetch: HttpFetch;
   /** The dedup gate, shared by every instance. */
-  readonly state: Pick<StateStore, "markOnce">;
+  readonly state: FireOnceStore;
   /** The same tenant and candidate are posted at most once within this window. */
   readonly windowSeconds: number;
   readonly logger: Logger;

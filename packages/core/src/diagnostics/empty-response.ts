@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { byString } from "../order";
+import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
-import type { StateStore } from "../ports/state-store";
 import type { ServerToolService } from "../tools/server-tool-service";
 
 /** Where a phantom name came from (spec §13.2): the system or recipe text, the user, or the history. */
@@ -175,7 +175,7 @@ export interface EmptyResponseDiagnosisOptions {
   /** The built-in tools' names (known to every project). */
   readonly builtInNames: readonly string[];
   /** The fire-once gate, shared by every instance. */
-  readonly state: Pick<StateStore, "markOnce">;
+  readonly state: FireOnceStore;
   readonly logger: Logger;
   /** The optional sink for phantoms (a webhook behind a dedup gate). */
   readonly sink?: PhantomSink;

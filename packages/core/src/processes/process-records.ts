@@ -13,7 +13,7 @@ import {
 } from "../ids";
 import { measureJsonSchema } from "../json-schema-size";
 import { toolInputSchemaProblem } from "../json-schema-validator";
-import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
+import type { ClientToolDeclaration, ProcessKey, ProcessRecord, ProcessStore } from "../ports/process-store";
 import {
   HintEntrySchema,
   RecipeEntrySchema,
@@ -73,7 +73,7 @@ export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
 
 export interface ProcessRecordsOptions {
   readonly state: Pick<
-    StateStore,
+    ProcessStore,
     "createProcess" | "getProcessAndGenerations" | "touchActivatedTools" | "removeActivatedTools"
   >;
   /**

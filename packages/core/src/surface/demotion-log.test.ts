@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../errors";
-import type { StateStore } from "../ports/state-store";
+import type { FireOnceStore } from "../ports/fire-once-store";
 import { DemotionLog, type DemotionOutcome } from "./demotion-log";
 
 const PROCESS = { tenant: "acme", project: "web", processId: "p1" };
@@ -20,7 +20,7 @@ const outcome = (tools: number): DemotionOutcome => ({
 });
 
 /** `markOnce` as the stores answer it (first caller of a marker wins), with the calls counted. */
-function markers(): Pick<StateStore, "markOnce"> & { calls: number } {
+function markers(): FireOnceStore & { calls: number } {
   const held = new Set<string>();
   return {
     calls: 0,

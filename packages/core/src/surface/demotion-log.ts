@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { StoreUnavailableError } from "../errors";
+import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
-import type { ProcessKey, StateStore } from "../ports/state-store";
+import type { ProcessKey } from "../ports/process-store";
 import type { TriageResult } from "./tool-triage";
 
 /**
@@ -26,7 +27,7 @@ export interface DemotionOutcome {
 export interface DemotionLogOptions {
   readonly logger: Logger;
   /** Shares the logged outcomes between instances; without it each instance logs on its own. */
-  readonly state?: Pick<StateStore, "markOnce">;
+  readonly state?: FireOnceStore;
   readonly ttlSeconds?: number;
 }
 

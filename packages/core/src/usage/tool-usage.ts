@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { assertProjectId, assertTenantId } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
-import type { StateStore, ToolUsageKey } from "../ports/state-store";
+import type { ToolUsageKey, UsageStore } from "../ports/usage-store";
 
 /** Where a use is counted: usage is kept per project and role (spec §14.4). */
 export interface ToolUsageScope {
@@ -78,7 +78,7 @@ export class ToolUsage {
   private readonly writing = new Set<Promise<void>>();
 
   constructor(
-    private readonly state: Pick<StateStore, "addToolUsage" | "listToolUsage">,
+    private readonly state: UsageStore,
     options: ToolUsageOptions = {},
   ) {
     this.now = options.now ?? (() => Date.now());
