@@ -1,5 +1,5 @@
 /**
- * Tenant secrets in the state table (see `state-store/dynamodb.ts` for the other items):
+ * Tenant secrets in the state table (see `state-store/dynamodb/` for the other items):
  *
  * | record | pk                 | sk       | attributes |
  * | ------ | ------------------ | -------- | ---------- |
@@ -18,7 +18,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import type { SecretEntry, SecretStore } from "@vance/core";
 import { byString } from "@vance/core";
-import { DynamoRequestCounter, errorName, keyPart } from "../state-store/dynamodb";
+import { DynamoRequestCounter, errorName, keyPart } from "../state-store/dynamodb/shared";
 import { SecretCipher } from "./cipher";
 
 export interface DynamoSecretStoreOptions {

@@ -2,8 +2,14 @@
 export {
   createDynamoClient,
   type DynamoClientOptions,
+  DynamoFireOnceStore,
+  DynamoGenerationStore,
+  DynamoObservedLimitStore,
+  DynamoProcessStore,
   DynamoStateStore,
   type DynamoStateStoreOptions,
+  DynamoStateTable,
+  DynamoUsageStore,
   ensureStateTable,
-} from "./dynamodb";
+} from "./dynamodb/index";
 export { stateTableDefinition, stateTableTtlAttribute } from "./table";

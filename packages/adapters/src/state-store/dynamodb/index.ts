@@ -1,0 +1,135 @@
+/**
+ * The state store on DynamoDB: one table, single-table design, keys `pk` / `sk` (strings), one
+ * class per port over a shared {@link DynamoStateTable} (`shared.ts`).
+ *
+ * | record            | pk                          | sk                 | attributes | port |
+ * | ----------------- | --------------------------- | ------------------ | ---------- | ---- |
+ * | process           | `PROC#{tenant}#{project}`   | `{processId}`      | the record's fields; `activatedTools` a map name → epoch ms (created empty at spawn) | `processes.ts` |
+ * | tool usage        | `USAGE#{tenant}#{project}`  | `{role}#{tool}`    | `role`, `tool`, `calls`, `discoveryHits`, `lastUsedAt` (epoch ms) | `usage.ts` |
+ * | observed limit    | `LIMIT`                     | `ENDPOINT#{key}`   | `limitKey`, `model`, `maxTools`, `observedAt` (epoch ms) | `observed-limits.ts` |
+ * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) | `fire-once.ts` |
+ * | generation        | `GEN#{marker}`              | `GEN`              | `generation` (number, grown with `ADD`) | `generations.ts` |
+ *
+ * Key parts are escaped (`%` → `%25`, `#` → `%23`) so that no tenant, project, role or tool
+ * containing `#` can reach another's items; ordinary ids read unchanged in the console.
+ * Values are read back from attributes, never parsed out of keys.
+ *
+ * Every mutation is one conditional request, except `addToolUsage` with an out-of-order
+ * timestamp (two) and the chunked `touchActivatedTools` / `getObservedToolLimits`. What each
+ * write does when the SDK retries it after a lost answer is in README ("Writes under retries").
+ * Each generation marker has its own partition key: every manifest reads them, so they must not
+ * share one hot partition.
+ */
+import type {
+  ObservedToolLimit,
+  ProcessKey,
+  ProcessRecord,
+  ProcessWithGenerations,
+  StateStore,
+  ToolUsageDelta,
+  ToolUsageKey,
+  ToolUsageRow,
+} from "@vance/core";
+import { DynamoFireOnceStore } from "./fire-once";
+import { DynamoGenerationStore } from "./generations";
+import { DynamoObservedLimitStore } from "./observed-limits";
+import { DynamoProcessStore } from "./processes";
+import { type DynamoStateStoreOptions, DynamoStateTable } from "./shared";
+import { DynamoUsageStore } from "./usage";
+
+export { DynamoFireOnceStore } from "./fire-once";
+export { DynamoGenerationStore } from "./generations";
+export { DynamoObservedLimitStore } from "./observed-limits";
+export { DynamoProcessStore } from "./processes";
+export {
+  createDynamoClient,
+  type DynamoClientOptions,
+  DynamoRequestCounter,
+  type DynamoStateStoreOptions,
+  DynamoStateTable,
+  ensureStateTable,
+  errorName,
+  keyPart,
+} from "./shared";
+export { DynamoUsageStore } from "./usage";
+
+/**
+ * The five ports on one table, for wiring and tests: each port is its own object
+ * (`processes`, `usage`, …), and the {@link StateStore} methods delegate to them. Requests of
+ * all five are counted together ({@link requestCount}).
+ */
+export class DynamoStateStore implements StateStore {
+  readonly table: DynamoStateTable;
+  readonly processes: DynamoProcessStore;
+  readonly usage: DynamoUsageStore;
+  readonly observedLimits: DynamoObservedLimitStore;
+  readonly generations: DynamoGenerationStore;
+  readonly fireOnce: DynamoFireOnceStore;
+
+  constructor(options: DynamoStateStoreOptions) {
+    this.table = new DynamoStateTable(options);
+    this.processes = new DynamoProcessStore(this.table);
+    this.usage = new DynamoUsageStore(this.table);
+    this.observedLimits = new DynamoObservedLimitStore(this.table);
+    this.generations = new DynamoGenerationStore(this.table);
+    this.fireOnce = new DynamoFireOnceStore(this.table);
+  }
+
+  /** HTTP requests sent to DynamoDB by this store (SDK retries included) since the last reset. */
+  get requestCount(): number {
+    return this.table.requestCount;
+  }
+
+  /** Starts counting {@link requestCount} from zero. */
+  resetRequestCount(): void {
+    this.table.resetRequestCount();
+  }
+
+  createProcess(record: ProcessRecord): Promise<boolean> {
+    return this.processes.createProcess(record);
+  }
+
+  getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
+    return this.processes.getProcess(key);
+  }
+
+  getProcessAndGenerations(key: ProcessKey, markers: readonly string[]): Promise<ProcessWithGenerations> {
+    return this.processes.getProcessAndGenerations(key, markers);
+  }
+
+  touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
+    return this.processes.touchActivatedTools(key, names, at);
+  }
+
+  removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
+    return this.processes.removeActivatedTools(key, names);
+  }
+
+  addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
+    return this.usage.addToolUsage(key, delta);
+  }
+
+  listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
+    return this.usage.listToolUsage(tenant, project, role);
+  }
+
+  putObservedToolLimit(limit: ObservedToolLimit): Promise<void> {
+    return this.observedLimits.putObservedToolLimit(limit);
+  }
+
+  getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]> {
+    return this.observedLimits.getObservedToolLimits(keys);
+  }
+
+  bumpGeneration(marker: string): Promise<number> {
+    return this.generations.bumpGeneration(marker);
+  }
+
+  getGenerations(markers: readonly string[]): Promise<number[]> {
+    return this.generations.getGenerations(markers);
+  }
+
+  markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
+    return this.fireOnce.markOnce(marker, ttlSeconds);
+  }
+}

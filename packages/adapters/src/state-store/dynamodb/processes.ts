@@ -1,0 +1,176 @@
+import { isDeepStrictEqual } from "node:util";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { ProcessKey, ProcessRecord, ProcessStore, ProcessWithGenerations } from "@vance/core";
+import { generationKey, generationOf } from "./generations";
+import {
+  chunks,
+  type DynamoStateTable,
+  type ItemKey,
+  itemId,
+  keyPart,
+  MAX_NAMES_PER_UPDATE,
+  placeholders,
+} from "./shared";
+
+/**
+ * Process records, items `PROC#{tenant}#{project}` / `{processId}`: the record's fields, and
+ * `activatedTools` a map name → epoch ms (created empty at spawn).
+ */
+export class DynamoProcessStore implements ProcessStore {
+  constructor(private readonly table: DynamoStateTable) {}
+
+  async createProcess(record: ProcessRecord): Promise<boolean> {
+    const { table } = this;
+    const item = {
+      ...processKey(record),
+      tenant: record.tenant,
+      project: record.project,
+      processId: record.processId,
+      createdAt: record.createdAt,
+      recipe: record.recipe,
+      engine: record.engine,
+      role: record.role,
+      allowedTools: record.allowedTools,
+      allowedPacks: record.allowedPacks,
+      excludedTools: record.excludedTools,
+      allowedToolsAdd: record.allowedToolsAdd,
+      ...(record.allowedToolsAddAt === undefined ? {} : { allowedToolsAddAt: record.allowedToolsAddAt }),
+      allowedToolsKeep: record.allowedToolsKeep,
+      allowedToolsDefer: record.allowedToolsDefer,
+      allowedToolsDropFirst: record.allowedToolsDropFirst,
+      models: record.models,
+      clientTools: record.clientTools,
+      // Always a map, so touch/remove can address `activatedTools.name` without creating it.
+      activatedTools: { ...record.activatedTools },
+    };
+    const outcome = await table.conditionalRetried(() =>
+      table.doc.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      ),
+    );
+    if (outcome !== "retried") return outcome;
+    // A retry found the id taken: by this very write when the SDK lost its first answer (then
+    // the stored record is ours, `createdAt` included), or by another spawn.
+    const stored = await this.getProcess(record);
+    return stored !== null && isDeepStrictEqual(stored, record);
+  }
+
+  async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
+    const { table } = this;
+    const { Item } = await table.request(() =>
+      table.doc.send(new GetCommand({ TableName: table.name, Key: processKey(key), ConsistentRead: true })),
+    );
+    return Item === undefined ? null : toProcessRecord(Item);
+  }
+
+  /**
+   * One BatchGetItem (two and more only past 100 markers, or for keys DynamoDB left unprocessed);
+   * consistent reads, so a write that answered before is seen.
+   */
+  async getProcessAndGenerations(
+    key: ProcessKey,
+    markers: readonly string[],
+  ): Promise<ProcessWithGenerations> {
+    const items = await this.table.batchGet([processKey(key), ...markers.map(generationKey)]);
+    const processItem = items.get(itemId(processKey(key)));
+    return {
+      process: processItem === undefined ? null : toProcessRecord(processItem),
+      generations: markers.map((marker) => generationOf(items.get(itemId(generationKey(marker))))),
+    };
+  }
+
+  /**
+   * One UpdateItem per 100 names (a turn touches a handful), each atomic on its own; with no
+   * names, one GetItem answers whether the process exists.
+   */
+  async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
+    const { table } = this;
+    const unique = [...new Set(names)];
+    if (unique.length === 0) {
+      const { Item } = await table.request(() =>
+        table.doc.send(
+          new GetCommand({
+            TableName: table.name,
+            Key: processKey(key),
+            ProjectionExpression: "pk",
+            ConsistentRead: true,
+          }),
+        ),
+      );
+      return Item !== undefined;
+    }
+    for (const chunk of chunks(unique, MAX_NAMES_PER_UPDATE)) {
+      const names = placeholders("#n", chunk);
+      const applied = await table.conditional(() =>
+        table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: processKey(key),
+            UpdateExpression: `SET ${Object.keys(names)
+              .map((n) => `activatedTools.${n} = :at`)
+              .join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ":at": at },
+          }),
+        ),
+      );
+      if (!applied) return false;
+    }
+    return true;
+  }
+
+  async removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
+    const { table } = this;
+    for (const chunk of chunks([...new Set(names)], MAX_NAMES_PER_UPDATE)) {
+      const placeholderNames = placeholders("#n", chunk);
+      // The condition keeps UpdateItem from creating a bare item for an unknown process.
+      await table.conditional(() =>
+        table.doc.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: processKey(key),
+            UpdateExpression: `REMOVE ${Object.keys(placeholderNames)
+              .map((n) => `activatedTools.${n}`)
+              .join(", ")}`,
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeNames: placeholderNames,
+          }),
+        ),
+      );
+    }
+  }
+}
+
+function processKey(key: ProcessKey): ItemKey {
+  return { pk: `PROC#${keyPart(key.tenant)}#${keyPart(key.project)}`, sk: keyPart(key.processId) };
+}
+
+function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
+  const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  return {
+    tenant: String(item.tenant),
+    project: String(item.project),
+    processId: String(item.processId),
+    createdAt: String(item.createdAt),
+    recipe: typeof item.recipe === "string" ? item.recipe : null,
+    engine: typeof item.engine === "string" ? item.engine : null,
+    role: String(item.role),
+    allowedTools: strings(item.allowedTools),
+    // Absent on records spawned before packs were kept by reference.
+    allowedPacks: strings(item.allowedPacks),
+    excludedTools: strings(item.excludedTools),
+    allowedToolsAdd: strings(item.allowedToolsAdd),
+    ...(typeof item.allowedToolsAddAt === "string" ? { allowedToolsAddAt: item.allowedToolsAddAt } : {}),
+    allowedToolsKeep: strings(item.allowedToolsKeep),
+    allowedToolsDefer: strings(item.allowedToolsDefer),
+    allowedToolsDropFirst: strings(item.allowedToolsDropFirst),
+    models: strings(item.models),
+    clientTools: (item.clientTools ?? []) as ProcessRecord["clientTools"],
+    activatedTools: (item.activatedTools ?? {}) as ProcessRecord["activatedTools"],
+  };
+}

@@ -1,0 +1,43 @@
+import type { GenerationStore } from "@vance/core";
+import type Database from "better-sqlite3";
+import { MAX_IN_PARAMS, StatementsByCount } from "./database";
+
+/** Generation markers in the `generations` table. */
+export class SqliteGenerationStore implements GenerationStore {
+  readonly #bump;
+  readonly #reads: StatementsByCount;
+
+  constructor(db: Database.Database) {
+    this.#bump = db.prepare(
+      `INSERT INTO generations (marker, generation) VALUES (?, 1)
+       ON CONFLICT DO UPDATE SET generation = generation + 1
+       RETURNING generation`,
+    );
+    this.#reads = new StatementsByCount(
+      db,
+      (keys) => `SELECT marker, generation FROM generations WHERE marker IN (${keys})`,
+    );
+  }
+
+  /** One UPSERT statement: atomic on its own, also across processes sharing the file. */
+  async bumpGeneration(marker: string): Promise<number> {
+    const row = this.#bump.get(marker) as { generation: number };
+    return row.generation;
+  }
+
+  async getGenerations(markers: readonly string[]): Promise<number[]> {
+    return this.read(markers);
+  }
+
+  /** The markers' generations, synchronously: inside another port's read transaction too. */
+  read(markers: readonly string[]): number[] {
+    const found = new Map<string, number>();
+    const unique = [...new Set(markers)];
+    for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {
+      const chunk = unique.slice(i, i + MAX_IN_PARAMS);
+      const rows = this.#reads.get(chunk.length).all(...chunk) as { marker: string; generation: number }[];
+      for (const row of rows) found.set(row.marker, row.generation);
+    }
+    return markers.map((marker) => found.get(marker) ?? 0);
+  }
+}
