@@ -16,8 +16,6 @@ import {
   syncCatalog,
 } from "@vance/adapters";
 import {
-  allowedToolsAddCacheReport,
-  allowSetCacheReport,
   BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
   CATALOG_MARKER,
@@ -45,6 +43,7 @@ import {
   ObservedToolLimits,
   type OpenApiCompiler,
   ProcessBookkeeping,
+  ProcessRecordCaches,
   ProcessRecords,
   ProcessService,
   RecipeResolver,
@@ -57,12 +56,12 @@ import {
   StoreScan,
   ToolBudgetService,
   ToolDispatcher,
+  ToolHintCache,
   type ToolRuntime,
   ToolSources,
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
-  toolHintCacheReport,
   tracedFetch,
   tracedScripts,
   WireCache,
@@ -374,11 +373,13 @@ export async function buildServices(
     schedule: (flush) => setImmediate(flush),
     logger,
   });
+  const recordCaches = new ProcessRecordCaches();
   const records = new ProcessRecords({
     state,
     generations,
     recipes,
     catalog,
+    caches: recordCaches,
     now,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
@@ -386,6 +387,7 @@ export async function buildServices(
     },
   });
   const wire = new WireCache();
+  const hints = new ToolHintCache();
   // The surface runs only below ProcessService, which read the generations with the process record.
   const surface = new ToolSurface({
     tools: { listing: (tenant, project) => tools.listing(tenant, project, "known") },
@@ -398,6 +400,7 @@ export async function buildServices(
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
     metrics: serviceMetrics,
     wire,
+    hints,
   });
   const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -446,6 +449,8 @@ export async function buildServices(
     discovery,
     verifier,
     secrets,
+    hints,
+    recordCaches,
   });
   return {
     version: VERSION,
@@ -497,9 +502,9 @@ export async function buildServices(
 }
 
 /**
- * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
- * memos of pure functions their modules keep (compiled schemas, hints, allow sets, the
- * `mcp_server` type's), which are one per process whatever the composition root builds.
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, those built
+ * here for them (hints, allow sets), and the memos of pure functions their modules keep (compiled
+ * schemas, the `mcp_server` type's), which are one per process whatever the composition root builds.
  */
 function registerCaches(services: {
   readonly cascade: DocumentCascade;
@@ -511,6 +516,8 @@ function registerCaches(services: {
   readonly discovery: DiscoveryApi;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
+  readonly hints: ToolHintCache;
+  readonly recordCaches: ProcessRecordCaches;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -523,9 +530,9 @@ function registerCaches(services: {
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
   caches.register("jsonSchemas", jsonSchemaCacheReport);
-  caches.register("toolHints", toolHintCacheReport);
-  caches.register("allowSets", allowSetCacheReport);
-  caches.register("allowedToolsAdd", allowedToolsAddCacheReport);
+  caches.register("toolHints", () => services.hints.report());
+  caches.register("allowSets", () => services.recordCaches.allowSetReport());
+  caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());
   caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
   return caches;
 }

@@ -85,6 +85,11 @@ export interface ProcessRecordsOptions {
   /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
   readonly catalog?: { catalog(freshness: "known"): Promise<CompiledCatalog> };
   readonly settings?: Partial<ActivationSettings>;
+  /**
+   * Allow sets and whole `allowedToolsAdd` lists of the records read (built by the composition
+   * root, which lists them in `/v1/metrics`); a cache of this instance's own without it.
+   */
+  readonly caches?: ProcessRecordCaches;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   readonly newId?: () => string;
@@ -94,16 +99,32 @@ export interface ProcessRecordsOptions {
  * Process records (spec §6, §13): spawning resolves the recipe once and freezes the allow set;
  * the record then carries the process's activations — touched by use, decayed after the TTL and
  * capped to the most recent `maxActivated`.
+ *
+ * Only writes write: decay and the cap are applied when a record is read (`get` answers the live
+ * activations alone), and the stored record loses the decayed and evicted names with the next
+ * write of its activations (`touch`) — so a manifest or a record GET costs reads only.
  */
 export class ProcessRecords {
   private readonly settings: ActivationSettings;
   private readonly now: () => number;
   private readonly newId: () => string;
+  private readonly caches: ProcessRecordCaches;
+  /**
+   * Per record `get` answered: the stored activations it left out (decayed or past the cap),
+   * which the next `touch` of that record removes from the store.
+   */
+  private readonly decayed = new WeakMap<ProcessRecord, readonly string[]>();
 
   constructor(private readonly options: ProcessRecordsOptions) {
     this.settings = { ...DEFAULT_ACTIVATION_SETTINGS, ...options.settings };
     this.now = options.now ?? (() => Date.now());
     this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
+    this.caches = options.caches ?? new ProcessRecordCaches();
+  }
+
+  /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */
+  allowSet(record: ProcessRecord): AllowSet {
+    return this.caches.allowSet(record);
   }
 
   /**
@@ -155,7 +176,7 @@ export class ProcessRecords {
     };
     const warnings = [
       ...resolved.warnings,
-      ...hintWarnings(record),
+      ...hintWarnings(record, this.caches.allowSet(record)),
       ...(await this.modelWarnings(request.models)),
     ];
     return { record, stalePacks: resolved.stalePacks, warnings };
@@ -196,7 +217,8 @@ export class ProcessRecords {
   }
 
   /**
-   * The stored record; 404 `process_not_found`. Read in one state-store request with the
+   * The stored record with its live activations (decayed and evicted ones left out, see
+   * {@link liveActivations}); 404 `process_not_found`. Read in one state-store request with the
    * generations of everything the process's turn may take from a cache (`requestMarkers`), so
    * what follows in this request sees every write that finished before it.
    */
@@ -210,29 +232,73 @@ export class ProcessRecords {
       return { value: read.process, generations: read.generations };
     });
     if (!record) throw new VanceError("process_not_found", 404, `no process '${processId}' in this project`);
-    return readProcessRecord(record);
+    return this.withLiveActivations(this.caches.readRecord(record));
   }
 
-  /** Marks `names` as used at `at` (epoch milliseconds): activated, or kept alive, from the next turn. */
+  /**
+   * Marks `names` as used at `at` (epoch milliseconds): activated, or kept alive, from the next
+   * turn. The same write takes out of the stored record what reads leave out already: the
+   * activations that had decayed when `record` was read, and those the touched names push past
+   * `maxActivated`.
+   */
   async touch(record: ProcessRecord, names: readonly string[], at: number): Promise<void> {
-    await this.options.state.touchActivatedTools(processKey(record), names, at);
+    const key = processKey(record);
+    const gone = this.outdatedBy(record, names);
+    await Promise.all([
+      this.options.state.touchActivatedTools(key, names, at),
+      gone.length === 0 ? undefined : this.options.state.removeActivatedTools(key, gone),
+    ]);
   }
 
-  /** Activations younger than the TTL, the most recent `maxActivated`; the rest are removed from the record. */
-  async liveActivations(record: ProcessRecord): Promise<Map<string, number>> {
+  /**
+   * Activations younger than the TTL, the most recent `maxActivated`: computed on read, never
+   * written (the next `touch` removes the rest from the store).
+   */
+  liveActivations(record: ProcessRecord): Map<string, number> {
+    return new Map(this.live(record.activatedTools));
+  }
+
+  /** `activatedTools`' live entries, most recent first. */
+  private live(activated: ProcessRecord["activatedTools"]): [string, number][] {
     const now = this.now();
-    const entries = Object.entries(record.activatedTools).sort((a, b) => b[1] - a[1]);
-    const live = entries
+    return Object.entries(activated)
+      .sort((a, b) => b[1] - a[1])
       .filter(([, at]) => now - at <= this.settings.activationTtlMs)
       .slice(0, this.settings.maxActivated);
-    if (live.length < entries.length) {
-      const keep = new Set(live.map(([name]) => name));
-      await this.options.state.removeActivatedTools(
-        processKey(record),
-        entries.map(([name]) => name).filter((name) => !keep.has(name)),
-      );
-    }
-    return new Map(live);
+  }
+
+  /** `record` with its live activations alone; the names left out are remembered for its next `touch`. */
+  private withLiveActivations(record: ProcessRecord): ProcessRecord {
+    const entries = Object.entries(record.activatedTools);
+    const live = new Set(this.live(record.activatedTools).map(([name]) => name));
+    if (live.size === entries.length) return record;
+    const read: ProcessRecord = {
+      ...record,
+      activatedTools: Object.fromEntries(entries.filter(([name]) => live.has(name))),
+    };
+    // A frozen record stays frozen: the allow-set cache trusts only frozen records.
+    if (Object.isFrozen(record)) Object.freeze(read);
+    this.decayed.set(
+      read,
+      entries.map(([name]) => name).filter((name) => !live.has(name)),
+    );
+    return read;
+  }
+
+  /**
+   * The stored activations a touch of `names` leaves outdated: those that had decayed when
+   * `record` was read, and the oldest past `maxActivated` once the touched names (the newest) are in.
+   */
+  private outdatedBy(record: ProcessRecord, names: readonly string[]): string[] {
+    const touched = new Set(names);
+    const decayed = (this.decayed.get(record) ?? []).filter((name) => !touched.has(name));
+    const room = Math.max(0, this.settings.maxActivated - touched.size);
+    const evicted = Object.entries(record.activatedTools)
+      .filter(([name]) => !touched.has(name))
+      .sort((a, b) => b[1] - a[1])
+      .slice(room)
+      .map(([name]) => name);
+    return [...decayed, ...evicted];
   }
 }
 
@@ -270,26 +336,53 @@ class ProcessAllowSet implements AllowSet {
   }
 }
 
-/** Allow sets by frozen `allowedTools` array: a store that shares parsed records reuses them. */
-const allowSets = new WeakMap<readonly string[], AllowSet>();
-const allowSetReads = new CacheCounters();
+/**
+ * What `ProcessRecords` derives from the records it reads, kept by frozen `allowedTools` array (a
+ * store that shares parsed records hands out the same array while the record is unchanged):
+ * allow sets, and whole `allowedToolsAdd` lists. One instance per composition root, which lists
+ * both in `/v1/metrics`; weak, so entries are not counted.
+ */
+export class ProcessRecordCaches {
+  readonly #allowSets = new WeakMap<readonly string[], AllowSet>();
+  readonly #allowSetReads = new CacheCounters();
+  readonly #expandedAdds = new WeakMap<readonly string[], ExpandedAdd>();
+  readonly #expandedAddReads = new CacheCounters();
 
-/** The allow-set cache's counters (weak: entries are not counted). */
-export function allowSetCacheReport(): CacheReport {
-  return allowSetReads.report();
+  /** The allow-set cache's counters. */
+  allowSetReport(): CacheReport {
+    return this.#allowSetReads.report();
+  }
+
+  /** The counters of the cache of whole `allowedToolsAdd` lists. */
+  allowedToolsAddReport(): CacheReport {
+    return this.#expandedAddReads.report();
+  }
+
+  /** {@link processAllowSet}, kept for a frozen record. */
+  allowSet(record: ProcessRecord): AllowSet {
+    const names = record.allowedTools;
+    // Only a frozen array (with its record) cannot change under the cached set.
+    const frozen = Object.isFrozen(names) && Object.isFrozen(record);
+    let allowed = frozen ? this.#allowSetReads.read(this.#allowSets.get(names)) : undefined;
+    if (!allowed) {
+      allowed = new ProcessAllowSet(record);
+      if (frozen) this.#allowSets.set(names, allowed);
+    }
+    return allowed;
+  }
+
+  /** {@link readProcessRecord}, its whole `allowedToolsAdd` kept for a frozen `allowedTools`. */
+  readRecord(stored: ProcessRecord): ProcessRecord {
+    return readProcessRecord(stored, {
+      get: (names) => this.#expandedAddReads.read(this.#expandedAdds.get(names)),
+      set: (names, expanded) => this.#expandedAdds.set(names, expanded),
+    });
+  }
 }
 
 /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */
 export function processAllowSet(record: ProcessRecord): AllowSet {
-  const names = record.allowedTools;
-  // Only a frozen array (with its record) cannot change under the cached set.
-  const frozen = Object.isFrozen(names) && Object.isFrozen(record);
-  let allowed = frozen ? allowSetReads.read(allowSets.get(names)) : undefined;
-  if (!allowed) {
-    allowed = new ProcessAllowSet(record);
-    if (frozen) allowSets.set(names, allowed);
-  }
-  return allowed;
+  return new ProcessAllowSet(record);
 }
 
 /**
@@ -297,8 +390,7 @@ export function processAllowSet(record: ProcessRecord): AllowSet {
  * name outside the allow set, or a pattern that matches none of its names. Pack sub-tools by
  * reference are judged by their pack.
  */
-function hintWarnings(record: ProcessRecord): RecipeWarning[] {
-  const allowed = processAllowSet(record);
+function hintWarnings(record: ProcessRecord, allowed: AllowSet): RecipeWarning[] {
   const names = [...record.allowedTools, ...CAPABILITY_FLOOR];
   const warnings: RecipeWarning[] = [];
   const lists: [RecipeList, readonly string[]][] = [
@@ -353,27 +445,29 @@ export function storedProcessRecord(record: ProcessRecord): ProcessRecord {
   return { ...rest, allowedToolsAdd: others, allowedToolsAddAt: encodeRanges(at) };
 }
 
-/** Whole `allowedToolsAdd` lists by the frozen `allowedTools` array of a store that shares parsed records. */
-const expandedAdds = new WeakMap<
-  readonly string[],
-  { readonly at: string; readonly others: readonly string[]; readonly add: readonly string[] }
->();
-const expandedAddReads = new CacheCounters();
+/** A whole `allowedToolsAdd` list, with the stored parts it was expanded from. */
+interface ExpandedAdd {
+  readonly at: string;
+  readonly others: readonly string[];
+  readonly add: readonly string[];
+}
 
-/** The cache of whole `allowedToolsAdd` lists' counters (weak: entries are not counted). */
-export function allowedToolsAddCacheReport(): CacheReport {
-  return expandedAddReads.report();
+/** Where {@link readProcessRecord} keeps whole lists by frozen `allowedTools` array. */
+interface ExpandedAddCache {
+  get(names: readonly string[]): ExpandedAdd | undefined;
+  set(names: readonly string[], expanded: ExpandedAdd): void;
 }
 
 /**
  * A stored record as the service uses it: `allowedToolsAdd` whole again (sorted). A record of the
- * shape before (no `allowedToolsAddAt`) is read as it is.
+ * shape before (no `allowedToolsAddAt`) is read as it is. `cache` keeps the whole lists of records
+ * whose `allowedTools` is frozen (`ProcessRecordCaches`).
  */
-export function readProcessRecord(stored: ProcessRecord): ProcessRecord {
+export function readProcessRecord(stored: ProcessRecord, cache?: ExpandedAddCache): ProcessRecord {
   const { allowedToolsAddAt: at, ...rest } = stored;
   if (at === undefined) return stored;
-  const shared = Object.isFrozen(stored.allowedTools);
-  let expanded = shared ? expandedAddReads.read(expandedAdds.get(stored.allowedTools)) : undefined;
+  const shared = cache !== undefined && Object.isFrozen(stored.allowedTools);
+  let expanded = shared ? cache.get(stored.allowedTools) : undefined;
   if (expanded?.at !== at || expanded.others !== stored.allowedToolsAdd) {
     const added = decodeRanges(at).flatMap((i) => {
       const name = stored.allowedTools[i];
@@ -381,7 +475,7 @@ export function readProcessRecord(stored: ProcessRecord): ProcessRecord {
     });
     const add = Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
     expanded = { at, others: stored.allowedToolsAdd, add };
-    if (shared) expandedAdds.set(stored.allowedTools, expanded);
+    if (shared) cache.set(stored.allowedTools, expanded);
   }
   return { ...rest, allowedToolsAdd: expanded.add };
 }

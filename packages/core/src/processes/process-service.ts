@@ -3,15 +3,10 @@ import type { ProcessKey, ProcessRecord } from "../ports/state-store";
 import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
 import type { ProcessBookkeeping } from "./process-bookkeeping";
-import {
-  type PreparedProcess,
-  type ProcessRecords,
-  processAllowSet,
-  type SpawnRequest,
-} from "./process-records";
+import type { PreparedProcess, ProcessRecords, SpawnRequest } from "./process-records";
 
 export interface ProcessServiceOptions {
-  readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft">;
+  readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;
   readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
@@ -85,7 +80,7 @@ export class ProcessService {
       },
       name,
       params,
-      allowedTools: processAllowSet(record),
+      allowedTools: this.options.records.allowSet(record),
       clientTools: record.clientTools,
       process: record,
       skillTools,

@@ -249,7 +249,12 @@ function complete(
   };
 }
 
-/** Tokens per tool, by surface tool (immutable, made once per listed tool): estimated once. */
+/**
+ * Tokens per tool, by surface tool (immutable, made once per listed tool): estimated once. A memo
+ * of a pure function of its key, kept by the module rather than built by the composition root:
+ * weak (an entry lives as long as its tool, which `ToolSurface`'s caches bound), and nothing a
+ * caller could observe but speed — so it has no counters to list.
+ */
 const tokensOf = new WeakMap<SurfaceTool, number>();
 
 /**

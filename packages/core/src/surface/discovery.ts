@@ -21,30 +21,40 @@ export const DEMOTED_BLOCK_TOKENS = 1_000;
 /** How collapsed a block's lines are: every tool, one line per family, one line per pack. */
 type Detail = "tools" | "families" | "packs";
 
+/** Writes a tool's one-line hint from its description ({@link toolHint}, or a cache of it). */
+export type HintWriter = (description: string) => string;
+
 /**
- * Hints by description. Every manifest lists each deferred tool's hint, and the same descriptions
- * come back turn after turn (a 5,000-tool manifest computes thousands); bounded in bytes.
+ * Hints by description ({@link toolHint}, remembered). Every manifest lists each deferred tool's
+ * hint, and the same descriptions come back turn after turn (a 5,000-tool manifest computes
+ * thousands); bounded in bytes. One per composition root, listed in `/v1/metrics`.
  */
-const hints = new LRUCache<string, string>({
-  maxSize: 4 * 1024 * 1024,
-  sizeCalculation: (hint, description) => 2 * (hint.length + description.length),
-});
+export class ToolHintCache {
+  readonly #hints = new LRUCache<string, string>({
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (hint, description) => 2 * (hint.length + description.length),
+  });
+  readonly #reads = new CacheCounters();
 
-const hintReads = new CacheCounters();
+  /** {@link toolHint} of `description`, computed once while it stays in the cache. */
+  readonly hint: HintWriter = (description) => {
+    let hint = this.#reads.read(this.#hints.get(description));
+    if (hint === undefined) {
+      hint = toolHint(description);
+      this.#hints.set(description, hint);
+    }
+    return hint;
+  };
 
-/** The hint cache's counters: a memo of a pure function, kept by the module (see `jsonSchemaCacheReport`). */
-export function toolHintCacheReport(): CacheReport {
-  return hintReads.report(lruExtent(hints));
+  /** The cache's counters and extent. */
+  report(): CacheReport {
+    return this.#reads.report(lruExtent(this.#hints));
+  }
 }
 
 /** A one-line hint from a description: its first sentence, at most 120 characters, cut between words. */
 export function toolHint(description: string): string {
-  let hint = hintReads.read(hints.get(description));
-  if (hint === undefined) {
-    hint = firstSentence(description);
-    hints.set(description, hint);
-  }
-  return hint;
+  return firstSentence(description);
 }
 
 function firstSentence(description: string): string {
@@ -68,12 +78,16 @@ export function cutAtWord(text: string, max: number): string {
 }
 
 /** The block's lines at the most detail that fits `budget` tokens (the coarsest when none does). */
-function fittedLines(tools: readonly SurfaceTool[], budget: number): { lines: string[]; collapsed: boolean } {
-  const full = lines(tools);
+function fittedLines(
+  tools: readonly SurfaceTool[],
+  budget: number,
+  hint: HintWriter,
+): { lines: string[]; collapsed: boolean } {
+  const full = lines(tools, hint);
   if (estimateTokens(full.join("\n")) <= budget) return { lines: full, collapsed: false };
-  const families = collapsedLines(tools, "families");
+  const families = collapsedLines(tools, "families", hint);
   if (estimateTokens(families.join("\n")) <= budget) return { lines: families, collapsed: true };
-  const packs = collapsedLines(tools, "packs");
+  const packs = collapsedLines(tools, "packs", hint);
   if (estimateTokens(packs.join("\n")) <= budget) return { lines: packs, collapsed: true };
   return { lines: prefixLines(tools, budget), collapsed: true };
 }
@@ -110,7 +124,11 @@ function prefixLines(tools: readonly SurfaceTool[], budget: number): string[] {
  * per pack and name prefix (`- github__* (1,223 tools in 40 families: actions, issues, …)`). A
  * family of one tool keeps its own line. `tool_list` with the prefix names the tools.
  */
-function collapsedLines(tools: readonly SurfaceTool[], detail: Exclude<Detail, "tools">): string[] {
+function collapsedLines(
+  tools: readonly SurfaceTool[],
+  detail: Exclude<Detail, "tools">,
+  toolHint: HintWriter,
+): string[] {
   const sorted = [...tools].sort(byString((tool) => tool.name));
   const groups = new Map<string, SurfaceTool[]>();
   for (const tool of sorted) {
@@ -160,7 +178,7 @@ const BLOCK_FRAME_TOKENS = 300;
 const COLLAPSED_NOTE =
   "Lines ending in `_*` stand for several tools: call `tool_list` with that prefix (for example `github__issues_`) to see their names.";
 
-function lines(tools: readonly SurfaceTool[]): string[] {
+function lines(tools: readonly SurfaceTool[], toolHint: HintWriter): string[] {
   const out: string[] = [];
   const packs = new Map<string, SurfaceTool[]>();
   const sorted = [...tools].sort(byString((tool) => tool.name));
@@ -200,9 +218,10 @@ export function discoveryBlock(
   deferred: readonly SurfaceTool[],
   unavailablePacks: readonly string[] = [],
   budgetTokens: number = DISCOVERY_BLOCK_TOKENS,
+  hint: HintWriter = toolHint,
 ): string {
   if (deferred.length === 0 && unavailablePacks.length === 0) return "";
-  const fitted = fittedLines(deferred, budgetTokens - BLOCK_FRAME_TOKENS);
+  const fitted = fittedLines(deferred, budgetTokens - BLOCK_FRAME_TOKENS, hint);
   return [
     "## More tools, available on request",
     "",
@@ -227,9 +246,10 @@ export function discoveryBlock(
 export function demotedDiscoveryBlock(
   demoted: readonly SurfaceTool[],
   budgetTokens: number = DEMOTED_BLOCK_TOKENS,
+  hint: HintWriter = toolHint,
 ): string {
   if (demoted.length === 0) return "";
-  const fitted = fittedLines(demoted, budgetTokens - BLOCK_FRAME_TOKENS);
+  const fitted = fittedLines(demoted, budgetTokens - BLOCK_FRAME_TOKENS, hint);
   return [
     "## Tools moved out of your tools array this turn",
     "",

@@ -3,7 +3,7 @@ import type { BuiltInTool } from "../builtins/built-in-tool";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
-import { type ProcessRecords, processAllowSet } from "../processes/process-records";
+import type { ProcessRecords } from "../processes/process-records";
 import type { StalePack } from "../recipes/recipe-resolver";
 import type { ServiceMetrics } from "../telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
@@ -17,7 +17,15 @@ import {
   type SurfaceTool,
 } from "./classify";
 import type { DemotionLog } from "./demotion-log";
-import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
+import {
+  DEMOTED_BLOCK_TOKENS,
+  DISCOVERY_BLOCK_TOKENS,
+  demotedDiscoveryBlock,
+  discoveryBlock,
+  type HintWriter,
+  type ToolHintCache,
+  toolHint,
+} from "./discovery";
 import type { WireCache, WireFormat } from "./wire";
 
 /**
@@ -88,7 +96,7 @@ export interface ProcessSurface {
 export interface ToolSurfaceOptions {
   readonly tools: Pick<ServerToolService, "listing">;
   readonly budget: ToolBudget;
-  readonly records: Pick<ProcessRecords, "liveActivations">;
+  readonly records: Pick<ProcessRecords, "liveActivations" | "allowSet">;
   readonly usage: Pick<ToolUsage, "demand">;
   /** Writes the `budget.demoted` line once per process and outcome. */
   readonly demotions: Pick<DemotionLog, "record">;
@@ -98,6 +106,8 @@ export interface ToolSurfaceOptions {
   readonly metrics?: Pick<ServiceMetrics, "manifestBuilt">;
   /** Wire tools built once per tool and format (shared with the route that encodes the manifest). */
   readonly wire: Pick<WireCache, "tool">;
+  /** The discovery blocks' hints (a `ToolHintCache`'s, built by the composition root); computed each time without. */
+  readonly hints?: Pick<ToolHintCache, "hint">;
 }
 
 /**
@@ -135,8 +145,11 @@ export class ToolSurface {
   private readonly blockReads = new CacheCounters();
   private readonly memoReads = new CacheCounters();
 
+  private readonly hint: HintWriter;
+
   constructor(private readonly options: ToolSurfaceOptions) {
     this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
+    this.hint = options.hints?.hint ?? toolHint;
   }
 
   /** Surface tools (weak), discovery blocks and per-process memos. */
@@ -225,9 +238,11 @@ export class ToolSurface {
       discoveryBlock: this.block(
         `static\n${unavailable.join(",")}`,
         pick(classification.staticDeferred),
-        (listed) => discoveryBlock(listed, unavailable),
+        (listed) => discoveryBlock(listed, unavailable, DISCOVERY_BLOCK_TOKENS, this.hint),
       ),
-      demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), demotedDiscoveryBlock),
+      demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), (listed) =>
+        demotedDiscoveryBlock(listed, DEMOTED_BLOCK_TOKENS, this.hint),
+      ),
       stalePacks,
     });
   }
@@ -271,7 +286,7 @@ export class ToolSurface {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
     // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
     // skill tools, and for the surface when the listing changed — not for every turn's manifest.
-    const allowed = additional.length === 0 ? null : processAllowSet(record);
+    const allowed = additional.length === 0 ? null : this.options.records.allowSet(record);
     const outside = allowed ? additional.filter((name) => !allowed.has(name)) : [];
     if (outside.length > 0) {
       throw new VanceError(
@@ -300,7 +315,7 @@ export class ToolSurface {
       if (keep) this.memos.set(memoKey, memo);
     }
     const { tools, stalePacks } = memo;
-    const activated = await this.options.records.liveActivations(record);
+    const activated = this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
     const tokenLimit = "maxToolTokens" in budget ? (budget.maxToolTokens ?? null) : null;
     const preparedKey = `${limit}\n${tokenLimit}\n${additional.join(",")}\n${[...activated].join(",")}`;
@@ -346,7 +361,7 @@ export class ToolSurface {
    * it reads the same in every turn, whatever activations and the budget do.
    */
   private surfaceOf(record: ProcessRecord, listed: readonly ResolvedTool[]): Map<string, SurfaceTool> {
-    const allowed = processAllowSet(record);
+    const allowed = this.options.records.allowSet(record);
     const tools = new Map<string, SurfaceTool>();
     const describedPerProcess: BuiltInTool[] = [];
     for (const tool of listed) {
