@@ -107,8 +107,11 @@ describe("a manifest GET writes nothing to the state store", () => {
   it("with demotions already logged: only a new outcome asks the fire-once gate", async () => {
     const { writes, client } = await setup();
     const { processId } = await client.spawn({ clientTools: clientTools(), models: ["openai/gpt-4.1"] });
+    const spawned = await writes();
     const first = await client.manifest(processId);
     expect(first.demoted.length).toBeGreaterThan(0);
+    // A new outcome: the `budget.demoted` line's fire-once marker, the one write a GET may make.
+    expect((await writes()) - spawned).toBe(1);
     const before = await writes();
     for (let turn = 0; turn < 3; turn++) await client.manifest(processId);
     await client.manifest(processId, { format: "anthropic" });
