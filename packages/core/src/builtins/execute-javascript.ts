@@ -2,7 +2,7 @@ import { DEFAULT_CALL_LIMITS } from "../dispatch/call-budget";
 import { META_TOOL } from "../ids";
 import type { ScriptRunOutcome } from "../ports/tool-runtime";
 import { CAPABILITY_FLOOR } from "../surface/capability-floor";
-import { MAX_SCRIPT_TIMEOUT_MS } from "../types/scripted";
+import { MAX_SCRIPT_TIMEOUT_MS } from "../tool-types/scripted";
 import type { BuiltInTool, CallableTool, ToolOutcome } from "./built-in-tool";
 import { invokeTool } from "./meta-tools";
 import { declareTools } from "./tool-declarations";

@@ -1,4 +1,4 @@
-import { NO_INPUT_SCHEMA } from "../types/inputs";
+import { NO_INPUT_SCHEMA } from "../tool-types/inputs";
 import type { BuiltInTool } from "./built-in-tool";
 
 /** `whoami`: tells the model which tenant, project, process and role it acts for. */

@@ -1,8 +1,8 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
-import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
-import { ToolTypeRegistry } from "../types/registry";
+import { BUILT_IN_TOOL_TYPES } from "../tool-types/builtin-types";
+import { ToolTypeRegistry } from "../tool-types/registry";
 import { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./document-schemas";
 import { parseYaml } from "./yaml";
 

@@ -1,7 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { ID_PATTERN, TOOL_NAME_PATTERN } from "../ids";
 import type { JsonSchema } from "../json-schema";
-import type { ToolTypeRegistry } from "../types/registry";
+import type { ToolTypeRegistry } from "../tool-types/registry";
 import { McpServerDocumentSchema } from "./mcp-server";
 import { ServerToolConfigSchema } from "./schema";
 

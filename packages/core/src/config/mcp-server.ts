@@ -2,9 +2,9 @@ import * as v from "valibot";
 import { Errors, type FieldError, type VanceError } from "../errors";
 import { SECRET_NAME_PATTERN } from "../ids";
 import { bareHost, isIpLiteral } from "../net/network-policy";
-import { ServerNameSchema } from "../types/common";
-import { secretNames } from "../types/rest/templates";
-import type { ToolTypeEnvironment } from "../types/tool-type";
+import { ServerNameSchema } from "../tool-types/common";
+import { secretNames } from "../tool-types/rest/templates";
+import type { ToolTypeEnvironment } from "../tool-types/tool-type";
 import { type ParsedYaml, parseYamlDocument } from "./yaml";
 
 /** The folder of MCP server connections in every layer (API.md); documents in it are validated on write. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
-import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
-import { ToolTypeRegistry } from "../types/registry";
+import { BUILT_IN_TOOL_TYPES } from "../tool-types/builtin-types";
+import { ToolTypeRegistry } from "../tool-types/registry";
 import { parseToolDocument } from "./parse";
 
 const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { Errors, type FieldError, type VanceError } from "../errors";
-import type { ToolTypeRegistry } from "../types/registry";
+import type { ToolTypeRegistry } from "../tool-types/registry";
 import { type ServerToolConfig, ServerToolConfigSchema } from "./schema";
 import { issuesToFieldErrors, type ParsedYaml, parseYamlDocument } from "./yaml";
 

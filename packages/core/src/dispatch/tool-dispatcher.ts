@@ -11,8 +11,8 @@ import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
+import type { InvocationContext, NetworkPolicy } from "../tool-types/tool-type";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
-import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
 
 /** One call to dispatch: who calls, what, and under which allow set. */

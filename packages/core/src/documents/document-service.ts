@@ -5,8 +5,8 @@ import { Errors, VanceError } from "../errors";
 import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
 import { byString, compareStrings } from "../order";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "../tool-types/script-syntax";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
-import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
 
 /** What a document write stored: a tool document (validated as a tool) or any other document. */
 export type DocumentWrite =

@@ -1,4 +1,4 @@
-import type { NetworkPolicy } from "../types/tool-type";
+import type { NetworkPolicy } from "../tool-types/tool-type";
 
 /**
  * The SSRF guard's address rules (DESIGN §7): tenant-controlled URLs must not reach loopback,

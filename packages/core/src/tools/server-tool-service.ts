@@ -31,8 +31,8 @@ import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store"
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
 import { inCapabilityFloor } from "../surface/capability-floor";
-import type { ToolTypeRegistry } from "../types/registry";
-import type { SourceTool } from "../types/tool-type";
+import type { ToolTypeRegistry } from "../tool-types/registry";
+import type { SourceTool } from "../tool-types/tool-type";
 import type { CompiledEntry, CompiledToolLayers } from "./compiled-tool-layers";
 
 /** A tool as the cascade resolved it: its winning layer, normalised configuration and LLM input schema. */
