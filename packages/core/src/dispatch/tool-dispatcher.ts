@@ -1,5 +1,6 @@
 import type { Span } from "@opentelemetry/api";
-import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/built-in-tool";
+import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
+import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
@@ -13,7 +14,6 @@ import type { SecretService } from "../secrets/secret-service";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
 import type { InvocationContext, NetworkPolicy } from "../tool-types/tool-type";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
-import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {

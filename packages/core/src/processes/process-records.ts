@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
@@ -22,7 +23,6 @@ import {
   type RecipeWarning,
   type StalePack,
 } from "../recipes/recipe-resolver";
-import { CAPABILITY_FLOOR } from "../surface/capability-floor";
 import { ToolHints } from "../surface/tool-family";
 import { PlainText } from "../text";
 

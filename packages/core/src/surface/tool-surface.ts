@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
-import type { BuiltInTool } from "../builtins/built-in-tool";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import type { BuiltInTool } from "../calls/built-in-tool";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import { type ProcessRecords, processAllowSet } from "../processes/process-records";
@@ -8,7 +9,6 @@ import type { StalePack } from "../recipes/recipe-resolver";
 import type { ServiceMetrics } from "../telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
-import { CAPABILITY_FLOOR } from "./capability-floor";
 import {
   type Classification,
   configuredDeferred,

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import * as v from "valibot";
-import type { ToolOutcome } from "../builtins/built-in-tool";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import type { ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import {

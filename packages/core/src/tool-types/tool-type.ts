@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { CallerContext, ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, DocumentVersion, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import type { JsonSchema } from "../json-schema";

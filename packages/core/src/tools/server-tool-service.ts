@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
-import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import type { BuiltInTool } from "../calls/built-in-tool";
+import { inCapabilityFloor } from "../calls/capability-floor";
 import {
   addressedLayer,
   type CascadeHit,
@@ -30,7 +31,6 @@ import { type Logger, silentLogger } from "../ports/logger";
 import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store";
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
-import { inCapabilityFloor } from "../surface/capability-floor";
 import type { ToolTypeRegistry } from "../tool-types/registry";
 import type { SourceTool } from "../tool-types/tool-type";
 import type { CompiledEntry, CompiledToolLayers } from "./compiled-tool-layers";

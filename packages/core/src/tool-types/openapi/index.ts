@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
 import { bareHost, isIpLiteral } from "../../net/network-policy";
 import { SecretScrubber } from "../../secrets/scrub";

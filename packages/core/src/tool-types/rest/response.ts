@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
 import type { JsonSchema } from "../../json-schema";
 import { compileJsonSchema } from "../../json-schema-validator";
