@@ -4,12 +4,6 @@ import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import type { ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
-import {
-  type McpServerDocument,
-  type McpServerDocumentResult,
-  mcpServerDocumentPath,
-  parseMcpServerDocument,
-} from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
 import { toolInputSchemaProblem } from "../json-schema-validator";
 import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../net/network-policy";
@@ -25,6 +19,12 @@ import {
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, stripControls } from "../text";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
+import {
+  type McpServerDocument,
+  type McpServerDocumentResult,
+  mcpServerDocumentPath,
+  parseMcpServerDocument,
+} from "./mcp-server";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
 import {

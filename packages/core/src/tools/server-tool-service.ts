@@ -12,7 +12,6 @@ import {
 } from "../cascade/document-cascade";
 import type { Freshness, GenerationStamp } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
-import { parseToolDocument, type ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
 import { Errors, VanceError } from "../errors";
 import {
@@ -31,6 +30,7 @@ import { type Logger, silentLogger } from "../ports/logger";
 import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store";
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
+import { parseToolDocument, type ToolDocumentResult } from "../tool-types/parse";
 import type { ToolTypeRegistry } from "../tool-types/registry";
 import type { SourceTool } from "../tool-types/tool-type";
 import type { CompiledEntry, CompiledToolLayers } from "./compiled-tool-layers";
