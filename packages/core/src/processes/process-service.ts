@@ -1,14 +1,14 @@
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
 import type { ProcessKey, ProcessRecord } from "../ports/state-store";
-import type { Manifest, ToolSurface } from "../surface/tool-surface";
-import type { WireFormat } from "../surface/wire";
-import type { ProcessBookkeeping } from "./process-bookkeeping";
+import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
 import {
   type PreparedProcess,
   type ProcessRecords,
   processAllowSet,
   type SpawnRequest,
-} from "./process-records";
+} from "../surface/process-records";
+import type { Manifest, ToolSurface } from "../surface/tool-surface";
+import type { WireFormat } from "../surface/wire";
 
 export interface ProcessServiceOptions {
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft">;

@@ -4,7 +4,6 @@ import type { BuiltInTool } from "../calls/built-in-tool";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
-import { type ProcessRecords, processAllowSet } from "../processes/process-records";
 import type { StalePack } from "../recipes/recipe-resolver";
 import type { ServiceMetrics } from "../telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
@@ -18,6 +17,7 @@ import {
 } from "./classify";
 import type { DemotionLog } from "./demotion-log";
 import { demotedDiscoveryBlock, discoveryBlock } from "./discovery";
+import { type ProcessRecords, processAllowSet } from "./process-records";
 import type { WireCache, WireFormat } from "./wire";
 
 /**

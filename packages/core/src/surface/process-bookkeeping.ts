@@ -3,9 +3,9 @@ import { inCapabilityFloor } from "../calls/capability-floor";
 import { META_TOOL } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
-import type { ToolSurface } from "../surface/tool-surface";
 import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
+import type { ToolSurface } from "./tool-surface";
 
 export interface ProcessBookkeepingOptions {
   readonly records: Pick<ProcessRecords, "touch">;

@@ -23,8 +23,8 @@ import {
   type RecipeWarning,
   type StalePack,
 } from "../recipes/recipe-resolver";
-import { ToolHints } from "../surface/tool-family";
 import { PlainText } from "../text";
+import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
 const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));
