@@ -7,12 +7,13 @@ import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
 import { compileJsonSchema } from "../json-schema-validator";
+import type { NetworkPolicy } from "../net/network-policy";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
 import type { AllowSet } from "../surface/process-records";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
-import type { InvocationContext, NetworkPolicy } from "../tool-types/tool-type";
+import type { InvocationContext } from "../tool-types/tool-type";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 
 /** One call to dispatch: who calls, what, and under which allow set. */

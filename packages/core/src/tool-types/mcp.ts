@@ -6,7 +6,11 @@ import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import { Errors, VanceError } from "../errors";
 import { toolInputSchemaProblem } from "../json-schema-validator";
-import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../net/network-policy";
+import {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  type NetworkPolicy,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+} from "../net/network-policy";
 import {
   MCP_ERROR_RESPONSE_NAME,
   MCP_PROTOCOL_ERROR_NAME,
@@ -27,13 +31,7 @@ import {
 } from "./mcp-server";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
-import {
-  defineToolType,
-  type InvocationContext,
-  type NetworkPolicy,
-  type SourceTool,
-  type ToolSource,
-} from "./tool-type";
+import { defineToolType, type InvocationContext, type SourceTool, type ToolSource } from "./tool-type";
 
 /** How much of a failing MCP tool's text its `McpToolError` message quotes. */
 export const MCP_ERROR_MESSAGE_CHARS = 2000;
