@@ -6,15 +6,15 @@ import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
-import { compileJsonSchema } from "../json-schema-validator";
 import type { NetworkPolicy } from "../net/network-policy";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
 import type { AllowSet } from "../surface/process-records";
-import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
+import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry/telemetry";
 import type { InvocationContext } from "../tool-types/tool-type";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import { compileJsonSchema } from "../validation/json-schema-validator";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {

@@ -13,7 +13,6 @@ import {
   packOf,
 } from "../ids";
 import { measureJsonSchema } from "../json-schema-size";
-import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, StateStore } from "../ports/state-store";
 import {
   HintEntrySchema,
@@ -24,6 +23,7 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
+import { toolInputSchemaProblem } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */

@@ -5,7 +5,7 @@ import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import type { StalePack } from "../recipes/recipe-resolver";
-import type { ServiceMetrics } from "../telemetry";
+import type { ServiceMetrics } from "../telemetry/telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
 import {

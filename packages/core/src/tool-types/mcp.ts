@@ -5,7 +5,6 @@ import type { ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import { Errors, VanceError } from "../errors";
-import { toolInputSchemaProblem } from "../json-schema-validator";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
   type NetworkPolicy,
@@ -22,6 +21,7 @@ import {
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, stripControls } from "../text";
+import { toolInputSchemaProblem } from "../validation/json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import {
   type McpServerDocument,
