@@ -16,8 +16,8 @@ import {
   TenantIdSchema,
   ToolNameSchema,
 } from "./ids";
-import { SpawnRequestSchema } from "./processes/process-records";
 import { HintEntrySchema, RecipeEntrySchema } from "./recipes/recipe-resolver";
+import { SpawnRequestSchema } from "./surface/process-records";
 
 const name64 = `a${"b".repeat(63)}`;
 const name65 = `a${"b".repeat(64)}`;

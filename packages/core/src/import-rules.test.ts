@@ -56,6 +56,27 @@ function publicModules(): Set<string> {
 
 const folder = (module: string) => dirname(module);
 
+/** The layer a module belongs to: the first folder of its path under `src`; `.` for the root files (`errors.ts`, `ids.ts`, …). */
+const topFolder = (module: string) => module.split("/").slice(0, -1)[0] ?? ".";
+
+/**
+ * Top folder → the top folders its modules import (type-only imports included), without the
+ * root files (a base layer every folder may import) and without `index.ts`, which imports all.
+ */
+function folderGraph(modules: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [module, targets] of modules) {
+    if (module === "index.ts" || topFolder(module) === ".") continue;
+    const from = topFolder(module);
+    const imported = folders.get(from) ?? new Set<string>();
+    for (const target of targets) {
+      if (topFolder(target) !== from && topFolder(target) !== ".") imported.add(topFolder(target));
+    }
+    folders.set(from, imported);
+  }
+  return new Map([...folders].map(([name, imported]) => [name, [...imported].sort()]));
+}
+
 const graph = importGraph();
 
 describe("packages/core import rules", () => {
@@ -91,5 +112,24 @@ describe("packages/core import rules", () => {
 
   it("has no import cycles: a service never imports its caller back", () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it("the root files (errors.ts, ids.ts, json-schema.ts, …) are the base layer: they import no folder", () => {
+    const root = [...graph].filter(([module]) => module !== "index.ts" && topFolder(module) === ".");
+    expect(root.length).toBeGreaterThan(5);
+    const offenders = root.flatMap(([module, targets]) =>
+      targets.filter((target) => topFolder(target) !== ".").map((target) => `${module} → ${target}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  // Folders are layers: calls/ (the call vocabulary) and ports/ at the bottom, tool-types/ above
+  // config/ and net/, surface/ above tools/ and recipes/, processes/ on top of dispatch/.
+  it("has no folder cycles: a folder never imports a folder that imports it back", () => {
+    const folders = folderGraph(graph);
+    expect(folders.get("processes")).toContain("dispatch");
+    expect(folders.get("tool-types")).toContain("calls");
+    expect(folders.get("calls")).toEqual(["ports"]);
+    expect(importCycles(folders)).toEqual([]);
   });
 });

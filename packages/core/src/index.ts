@@ -1,62 +1,218 @@
-export * from "./builtins/index";
-export * from "./cache/byte-cache";
-export * from "./cache/cache-registry";
-export * from "./cascade/document-cascade";
-export * from "./cascade/generations";
-export * from "./cascade/store-scan";
-export * from "./catalog/index";
-export * from "./concurrency";
-export * from "./config/document-schemas";
-export * from "./config/issue-messages";
-export * from "./config/mcp-server";
-export * from "./config/parse";
-export * from "./config/schema";
-export * from "./config/yaml";
-export * from "./diagnostics/diagnostic-webhook";
-export * from "./diagnostics/empty-response";
-export * from "./discovery/discovery-api";
-export * from "./dispatch/call-budget";
-export * from "./dispatch/tool-dispatcher";
-export * from "./documents/content-type";
-export * from "./documents/document-service";
-export * from "./errors";
-export * from "./ids";
+export { BUILT_IN_TOOLS, type BuiltInTool, META_TOOLS, whoami } from "./builtins/index";
+export { MIB } from "./cache/byte-cache";
+export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
+export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
+export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
+export { addressedLayer, type BundledDocuments, DocumentCascade } from "./cascade/document-cascade";
+export {
+  CATALOG_MARKER,
+  Generations,
+  layerMarker,
+  markerOfDocumentKey,
+  requestMarkers,
+} from "./cascade/generations";
+export { StoreScan } from "./cascade/store-scan";
+export {
+  CATALOG_KEY,
+  type CatalogDocument,
+  CatalogEditor,
+  type CatalogError,
+  catalogDocumentsFromBundled,
+  catalogFileCurrent,
+  catalogView,
+  compileCatalog,
+  compileCatalogFile,
+  logCatalogErrors,
+  MODEL_SIZES,
+  ModelCatalogService,
+  ModelPicker,
+  ModelSpecSchema,
+  ObservedToolLimits,
+  PLATFORM_SCOPE,
+  PROVIDER_FILE,
+  ProviderSpecSchema,
+  parseCatalogDocument,
+  parseToolLimitFromError,
+  ToolBudgetService,
+} from "./catalog/index";
+export { mapWithConcurrency } from "./concurrency";
+export { unknownFieldMessage } from "./config/issue-messages";
+export { type ServerToolConfig, ServerToolConfigSchema } from "./config/schema";
+export { issuesToFieldErrors, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./config/yaml";
+export { DiagnosticWebhook } from "./diagnostics/diagnostic-webhook";
+export { EmptyResponseDiagnosis, EmptyResponseReportSchema } from "./diagnostics/empty-response";
+export { DiscoveryApi } from "./discovery/discovery-api";
+export { type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
+export { contentTypeForPath } from "./documents/content-type";
+export { DocumentService } from "./documents/document-service";
+export { Errors, type FieldError, StoreUnavailableError, VanceError } from "./errors";
+export {
+  assertDocumentPath,
+  assertProjectId,
+  assertSecretName,
+  assertTenantId,
+  assertToolName,
+  COMPILED_PREFIX,
+  commaList,
+  DocumentPathSchema,
+  documentPathProblem,
+  ID_PATTERN,
+  INSTANCE_PATTERN,
+  InvocableToolNameSchema,
+  invocableToolNameProblem,
+  isCompiledKey,
+  LabelSchema,
+  MAX_PATH_LENGTH,
+  META_TOOL,
+  ModelIdSchema,
+  ProjectIdSchema,
+  packOf,
+  SECRET_NAME_PATTERN,
+  SLUG_PATTERN,
+  SPEC_DOCUMENTS_DIR,
+  STORE_META_SUFFIX,
+  STORE_TEMP_SUFFIX,
+  SubToolNameSchema,
+  TENANT_PROJECT,
+  TenantIdSchema,
+  TOOL_DOCUMENTS_DIR,
+  TOOL_NAME_PATTERN,
+  ToolNameSchema,
+  toolDocumentPath,
+  toolNameFromPath,
+  toolNameProblem,
+} from "./ids";
 export type { JsonSchema } from "./json-schema";
-export * from "./json-schema-size";
-export * from "./json-schema-validator";
-export * from "./json-shape";
-export * from "./net/network-policy";
-export * from "./order";
-export * from "./ports/index";
-export * from "./processes/process-bookkeeping";
-export * from "./processes/process-records";
-export * from "./processes/process-service";
-export * from "./recipes/recipe-resolver";
-export * from "./secrets/scrub";
-export * from "./secrets/secret-service";
-export * from "./sources/sub-tools";
-export * from "./sources/tool-sources";
-export * from "./surface/capability-floor";
-export * from "./surface/classify";
-export * from "./surface/demotion-log";
-export * from "./surface/discovery";
-export * from "./surface/tool-family";
-export * from "./surface/tool-surface";
-export * from "./surface/tool-triage";
-export * from "./surface/wire";
-export * from "./telemetry";
-export * from "./text";
-export * from "./tools/compiled-tool-layers";
-export * from "./tools/server-tool-service";
-export * from "./types/builtin-types";
-export * from "./types/common";
-export * from "./types/inputs";
-export * from "./types/mcp";
-export * from "./types/openapi/index";
-export * from "./types/prompt-template/index";
-export * from "./types/registry";
-export * from "./types/rest/index";
-export * from "./types/script-syntax";
-export * from "./types/scripted";
-export * from "./types/tool-type";
-export * from "./usage/tool-usage";
+export { jsonSchemaSizeProblem } from "./json-schema-size";
+export { JSON_SHAPE_LIMITS, type JsonShapeLimits, jsonShapeProblem } from "./json-shape";
+export {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  bareHost,
+  createNetworkPolicy,
+  type NetworkPolicy,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+} from "./net/network-policy";
+export { byString, compareStrings } from "./order";
+export {
+  type CompiledOperations,
+  type DeleteOptions,
+  type DeleteResult,
+  type FireOnceStore,
+  type GenerationStore,
+  type GetOptions,
+  type GetResult,
+  type HostResolver,
+  type HttpFetch,
+  isNotModified,
+  type ListOptions,
+  type ListPage,
+  type Logger,
+  MCP_ERROR_RESPONSE_NAME,
+  MCP_PROTOCOL_ERROR_NAME,
+  MCP_TIMEOUT_ERROR_NAME,
+  type McpCallResult,
+  type McpClient,
+  type McpServerTarget,
+  type McpToolInfo,
+  type McpToolList,
+  type ObjectAudit,
+  type ObjectMeta,
+  type ObjectStore,
+  type ObservedLimitStore,
+  type ObservedToolLimit,
+  type OpenApiCompileRequest,
+  type OpenApiCompiler,
+  type ProcessKey,
+  type ProcessRecord,
+  type ProcessStore,
+  type ProcessWithGenerations,
+  type PutOptions,
+  type PutResult,
+  type ScriptRunner,
+  type ScriptRunRequest,
+  type SecretEntry,
+  type SecretStore,
+  type StateStore,
+  type StoredObject,
+  silentLogger,
+  type ToolRuntime,
+  type ToolUsageDelta,
+  type ToolUsageKey,
+  type ToolUsageRow,
+  type UsageStore,
+} from "./ports/index";
+export { ProcessService } from "./processes/process-service";
+export { HintEntrySchema, RecipeEntrySchema, RecipeResolver } from "./recipes/recipe-resolver";
+export { SecretScrubber } from "./secrets/scrub";
+export { SecretService } from "./secrets/secret-service";
+export { subToolOp } from "./sources/sub-tools";
+export { ToolSources } from "./sources/tool-sources";
+export {
+  type Classification,
+  type ClassificationInput,
+  classifyTools,
+  type SurfaceTool,
+  toolTokens,
+} from "./surface/classify";
+export { DemotionLog } from "./surface/demotion-log";
+export { cutAtWord, ToolHintCache, toolHint } from "./surface/discovery";
+export { ProcessBookkeeping } from "./surface/process-bookkeeping";
+export {
+  ProcessRecordCaches,
+  ProcessRecords,
+  readProcessRecord,
+  SpawnRequestSchema,
+  storedProcessRecord,
+} from "./surface/process-records";
+export { packSubFamily, toolFamily } from "./surface/tool-family";
+export { type Manifest, ToolSurface } from "./surface/tool-surface";
+export { WireCache } from "./surface/wire";
+export {
+  ServiceMetrics,
+  TRACER_NAME,
+  TraceAttributes,
+  tracedFetch,
+  tracedScripts,
+} from "./telemetry/telemetry";
+export { controlCharacterProblem, stripControls, trimChar } from "./text";
+export { BUILT_IN_TOOL_TYPES } from "./tool-types/builtin-types";
+export { OpenJsonSchema } from "./tool-types/common";
+export { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./tool-types/document-schemas";
+export { NO_INPUT_SCHEMA } from "./tool-types/inputs";
+export { mcpCacheReports, mcpOutcome } from "./tool-types/mcp";
+export {
+  MCP_SERVER_DOCUMENTS_DIR,
+  mcpServerNameFromPath,
+  parseMcpServerDocument,
+} from "./tool-types/mcp-server";
+export {
+  MAX_OPENAPI_SPEC_BYTES,
+  ObjectStoreCompiledOperations,
+  OpenApiParametersSchema,
+  OpenApiType,
+  operationTarget,
+  readOperations,
+} from "./tool-types/openapi/index";
+export { parseToolDocument } from "./tool-types/parse";
+export { stripJsonFence } from "./tool-types/prompt-template/index";
+export { ToolTypeRegistry } from "./tool-types/registry";
+export { RestType } from "./tool-types/rest/index";
+export { scriptSyntaxMessage, scriptSyntaxProblem } from "./tool-types/script-syntax";
+export { MAX_SCRIPT_TIMEOUT_MS } from "./tool-types/scripted";
+export {
+  defineToolType,
+  type InvocationContext,
+  type SourceContext,
+  type SourceList,
+  type SourceTool,
+} from "./tool-types/tool-type";
+export { CompiledToolLayers, compiledLayerKey } from "./tools/compiled-tool-layers";
+export {
+  type PackSource,
+  type ResolvedTool,
+  reservedName,
+  ServerToolService,
+  type WriteOptions,
+} from "./tools/server-tool-service";
+export { ToolUsage } from "./usage/tool-usage";
+export { compileJsonSchema, jsonSchemaCacheReport } from "./validation/json-schema-validator";

@@ -1,9 +1,9 @@
-import { DEFAULT_CALL_LIMITS } from "../dispatch/call-budget";
+import type { BuiltInTool, CallableTool, ToolOutcome } from "../calls/built-in-tool";
+import { DEFAULT_CALL_LIMITS } from "../calls/call-budget";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { META_TOOL } from "../ids";
 import type { ScriptRunOutcome } from "../ports/tool-runtime";
-import { CAPABILITY_FLOOR } from "../surface/capability-floor";
-import { MAX_SCRIPT_TIMEOUT_MS } from "../types/scripted";
-import type { BuiltInTool, CallableTool, ToolOutcome } from "./built-in-tool";
+import { MAX_SCRIPT_TIMEOUT_MS } from "../tool-types/scripted";
 import { invokeTool } from "./meta-tools";
 import { declareTools } from "./tool-declarations";
 

@@ -1,9 +1,9 @@
-import type { BuiltInTool } from "./built-in-tool";
+import type { BuiltInTool } from "../calls/built-in-tool";
 import { executeJavascript } from "./execute-javascript";
 import { META_TOOLS } from "./meta-tools";
 import { whoami } from "./whoami";
 
-export * from "./built-in-tool";
+export * from "../calls/built-in-tool";
 export * from "./execute-javascript";
 export * from "./meta-tools";
 export * from "./tool-declarations";

@@ -1,5 +1,5 @@
+import type { BuiltInTool, CallScope, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
 import { META_TOOL } from "../ids";
-import type { BuiltInTool, CallScope, ProcessToolsApi, ToolOutcome } from "./built-in-tool";
 
 /** Most names `tool_description` describes per call; the rest come back in `skipped`. */
 export const MAX_DESCRIBE = 25;

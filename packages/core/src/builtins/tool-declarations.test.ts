@@ -1,7 +1,7 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
+import type { CallableTool } from "../calls/built-in-tool";
 import type { JsonSchema } from "../json-schema";
-import type { CallableTool } from "./built-in-tool";
 import { executeJavascript } from "./execute-javascript";
 import { DECLARATION_LIMITS, declareTools } from "./tool-declarations";
 

@@ -1,8 +1,8 @@
+import type { CallableTool } from "../calls/built-in-tool";
 import type { JsonSchema } from "../json-schema";
 import { byString } from "../order";
 import { cutAtWord, toolHint } from "../surface/discovery";
 import { isPackTool, toolFamily } from "../surface/tool-family";
-import type { CallableTool } from "./built-in-tool";
 
 /**
  * Bounds of the TypeScript declarations written from tool input schemas, which tenants and

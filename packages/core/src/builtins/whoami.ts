@@ -1,5 +1,5 @@
-import { NO_INPUT_SCHEMA } from "../types/inputs";
-import type { BuiltInTool } from "./built-in-tool";
+import type { BuiltInTool } from "../calls/built-in-tool";
+import { NO_INPUT_SCHEMA } from "../tool-types/inputs";
 
 /** `whoami`: tells the model which tenant, project, process and role it acts for. */
 export const whoami: BuiltInTool = {

@@ -1,13 +1,13 @@
-import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../builtins/built-in-tool";
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
+import { inCapabilityFloor } from "../calls/capability-floor";
 import { toolFailureOf, VanceError } from "../errors";
 import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
-import type { ProcessBookkeeping } from "../processes/process-bookkeeping";
-import { inCapabilityFloor } from "../surface/capability-floor";
 import type { SurfaceTool } from "../surface/classify";
+import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";

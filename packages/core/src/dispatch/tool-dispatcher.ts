@@ -1,19 +1,20 @@
 import type { Span } from "@opentelemetry/api";
-import type { CallerContext, CallResult, ProcessToolsApi } from "../builtins/built-in-tool";
+import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
+import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
-import { compileJsonSchema } from "../json-schema-validator";
+import type { NetworkPolicy } from "../net/network-policy";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
-import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
-import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
+import type { AllowSet } from "../surface/process-records";
+import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry/telemetry";
+import type { InvocationContext } from "../tool-types/tool-type";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
-import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
-import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
+import { compileJsonSchema } from "../validation/json-schema-validator";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {

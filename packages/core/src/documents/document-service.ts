@@ -1,12 +1,16 @@
 import * as v from "valibot";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
-import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
 import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
 import { byString, compareStrings } from "../order";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
+import {
+  isMcpServerDocumentPath,
+  mcpServerNameFromPath,
+  parseMcpServerDocument,
+} from "../tool-types/mcp-server";
+import { scriptSyntaxMessage, scriptSyntaxProblem } from "../tool-types/script-syntax";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
-import { scriptSyntaxMessage, scriptSyntaxProblem } from "../types/script-syntax";
 
 /** What a document write stored: a tool document (validated as a tool) or any other document. */
 export type DocumentWrite =

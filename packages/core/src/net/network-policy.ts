@@ -1,4 +1,8 @@
-import type { NetworkPolicy } from "../types/tool-type";
+/** Decides which network addresses tenant-controlled URLs (`rest`, `mcp`) may reach. */
+export interface NetworkPolicy {
+  /** Why this IP address (v4 or v6 literal) must not be reached, or null when it may. */
+  addressProblem(address: string): string | null;
+}
 
 /**
  * The SSRF guard's address rules (DESIGN §7): tenant-controlled URLs must not reach loopback,

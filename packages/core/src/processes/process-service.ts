@@ -1,9 +1,9 @@
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
 import type { ProcessKey, ProcessRecord } from "../ports/state-store";
+import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
+import type { PreparedProcess, ProcessRecords, SpawnRequest } from "../surface/process-records";
 import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
-import type { ProcessBookkeeping } from "./process-bookkeeping";
-import type { PreparedProcess, ProcessRecords, SpawnRequest } from "./process-records";
 
 export interface ProcessServiceOptions {
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;

@@ -1,6 +1,6 @@
 import { Errors, type VanceError } from "../errors";
 import { operationOf, PACK_SEPARATOR, toolDocumentPath } from "../ids";
-import type { SourceList, SourceTool } from "../types/tool-type";
+import type { SourceList, SourceTool } from "../tool-types/tool-type";
 
 /** The longest tool name a model API accepts, and so the longest sub-tool name (`pack__op`). */
 const MAX_NAME_LENGTH = 64;

@@ -3,8 +3,8 @@ import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-regis
 import type { ServerToolConfig } from "../config/schema";
 import { VanceError } from "../errors";
 import { type Logger, silentLogger } from "../ports/logger";
-import type { ToolTypeRegistry } from "../types/registry";
-import type { SourceContext, SourceList, SourceTool, ToolSourcing } from "../types/tool-type";
+import type { ToolTypeRegistry } from "../tool-types/registry";
+import type { SourceContext, SourceList, SourceTool, ToolSourcing } from "../tool-types/tool-type";
 
 /** What a remote-backed tool document's source offers right now. */
 export interface SourcedTools {

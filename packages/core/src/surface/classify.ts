@@ -1,5 +1,5 @@
+import { inCapabilityFloor } from "../calls/capability-floor";
 import type { JsonSchema } from "../json-schema";
-import { inCapabilityFloor } from "./capability-floor";
 import { sortByName } from "./name-order";
 import { estimateTokens } from "./tokens";
 import { isPackTool, ToolHints } from "./tool-family";

@@ -1,14 +1,13 @@
 import { LRUCache } from "lru-cache";
-import type { BuiltInTool } from "../builtins/built-in-tool";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import type { BuiltInTool } from "../calls/built-in-tool";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
-import type { ProcessRecords } from "../processes/process-records";
 import type { StalePack } from "../recipes/recipe-resolver";
-import type { ServiceMetrics } from "../telemetry";
+import type { ServiceMetrics } from "../telemetry/telemetry";
 import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
 import type { ToolUsage } from "../usage/tool-usage";
-import { CAPABILITY_FLOOR } from "./capability-floor";
 import {
   type Classification,
   configuredDeferred,
@@ -26,6 +25,7 @@ import {
   type ToolHintCache,
   toolHint,
 } from "./discovery";
+import type { ProcessRecords } from "./process-records";
 import type { WireCache, WireFormat } from "./wire";
 
 /**

@@ -1,10 +1,10 @@
 import type { GenerationStamp } from "../cascade/generations";
-import type { ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
 import { VanceError } from "../errors";
 import { COMPILED_PREFIX } from "../ids";
 import type { ObjectAudit, ObjectMeta, ObjectStore } from "../ports/object-store";
+import type { ToolDocumentResult } from "../tool-types/parse";
 
 /**
  * Where compiled layer indexes live in the documents store: outside every layer's keys (a tenant

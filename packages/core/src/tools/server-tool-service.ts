@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
-import type { BuiltInTool } from "../builtins/built-in-tool";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import type { BuiltInTool } from "../calls/built-in-tool";
+import { inCapabilityFloor } from "../calls/capability-floor";
 import {
   addressedLayer,
   type CascadeHit,
@@ -11,7 +12,6 @@ import {
 } from "../cascade/document-cascade";
 import type { Freshness, GenerationStamp } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
-import { parseToolDocument, type ToolDocumentResult } from "../config/parse";
 import type { ServerToolConfig } from "../config/schema";
 import { Errors, VanceError } from "../errors";
 import {
@@ -30,9 +30,9 @@ import { type Logger, silentLogger } from "../ports/logger";
 import type { ObjectAudit, ObjectMeta, PutOptions } from "../ports/object-store";
 import { packMembers } from "../sources/sub-tools";
 import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
-import { inCapabilityFloor } from "../surface/capability-floor";
-import type { ToolTypeRegistry } from "../types/registry";
-import type { SourceTool } from "../types/tool-type";
+import { parseToolDocument, type ToolDocumentResult } from "../tool-types/parse";
+import type { ToolTypeRegistry } from "../tool-types/registry";
+import type { SourceTool } from "../tool-types/tool-type";
 import type { CompiledEntry, CompiledToolLayers } from "./compiled-tool-layers";
 
 /** A tool as the cascade resolved it: its winning layer, normalised configuration and LLM input schema. */

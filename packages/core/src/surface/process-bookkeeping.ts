@@ -1,11 +1,11 @@
-import type { CallResult } from "../builtins/built-in-tool";
+import type { CallResult } from "../calls/built-in-tool";
+import { inCapabilityFloor } from "../calls/capability-floor";
 import { META_TOOL } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
-import { inCapabilityFloor } from "../surface/capability-floor";
-import type { ToolSurface } from "../surface/tool-surface";
 import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
+import type { ToolSurface } from "./tool-surface";
 
 export interface ProcessBookkeepingOptions {
   readonly records: Pick<ProcessRecords, "touch">;

@@ -1,10 +1,10 @@
 import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
 import { RE2JS } from "re2js";
-import { CacheCounters, type CacheReport, lruExtent } from "./cache/cache-registry";
-import type { FieldError } from "./errors";
-import type { JsonSchema } from "./json-schema";
-import { jsonSchemaSizeProblem } from "./json-schema-size";
+import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import type { FieldError } from "../errors";
+import type { JsonSchema } from "../json-schema";
+import { jsonSchemaSizeProblem } from "../json-schema-size";
 
 /**
  * A JSON Schema made ready to check values: a validator, or why the schema cannot be used.

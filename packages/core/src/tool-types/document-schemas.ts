@@ -1,9 +1,9 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
+import { ServerToolConfigSchema } from "../config/schema";
 import { ID_PATTERN, TOOL_NAME_PATTERN } from "../ids";
 import type { JsonSchema } from "../json-schema";
-import type { ToolTypeRegistry } from "../types/registry";
 import { McpServerDocumentSchema } from "./mcp-server";
-import { ServerToolConfigSchema } from "./schema";
+import type { ToolTypeRegistry } from "./registry";
 
 /** The dialect YAML editors (yaml-language-server) understand best, and the one valibot emits. */
 const DRAFT_07 = "http://json-schema.org/draft-07/schema#";

@@ -1,7 +1,7 @@
 import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
-import { toolInputSchemaProblem } from "../../json-schema-validator";
 import { stripControls, trimChar } from "../../text";
+import { toolInputSchemaProblem } from "../../validation/json-schema-validator";
 import type { SourceTool } from "../tool-type";
 import { SchemaConverter, UnusableSchemaError } from "./schema";
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import { MODEL_SIZES } from "../../catalog/model-catalog";
 import { ModelIdSchema } from "../../ids";
 import { jsonShapeProblem } from "../../json-shape";

@@ -1,8 +1,8 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
 import type { JsonSchema } from "../../json-schema";
-import { compileJsonSchema } from "../../json-schema-validator";
 import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "../../json-shape";
+import { compileJsonSchema } from "../../validation/json-schema-validator";
 
 /**
  * The value of a 2xx answer: JSON when labelled JSON (`ResponseParseError` when it is not),

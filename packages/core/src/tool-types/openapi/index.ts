@@ -1,9 +1,9 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
-import { bareHost, isIpLiteral } from "../../net/network-policy";
+import { bareHost, isIpLiteral, type NetworkPolicy } from "../../net/network-policy";
 import { SecretScrubber } from "../../secrets/scrub";
 import { resolveSecrets, scrubOutcome, secretNames, sendRestRequest, TemplateFiller } from "../rest/index";
-import { defineToolType, type InvocationContext, type NetworkPolicy, type SourceTool } from "../tool-type";
+import { defineToolType, type InvocationContext, type SourceTool } from "../tool-type";
 import { operationTarget } from "./operations";
 import { baseUrlOf, type OpenApiParameters, OpenApiParametersSchema, specUrl } from "./parameters";
 import { buildOperationRequest } from "./request";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
-import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
-import { ToolTypeRegistry } from "../types/registry";
+import { BUILT_IN_TOOL_TYPES } from "./builtin-types";
 import { parseToolDocument } from "./parse";
+import { ToolTypeRegistry } from "./registry";
 
 const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
 

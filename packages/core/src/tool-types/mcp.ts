@@ -1,18 +1,15 @@
 import { LRUCache } from "lru-cache";
 import * as v from "valibot";
-import type { ToolOutcome } from "../builtins/built-in-tool";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import type { ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
-import {
-  type McpServerDocument,
-  type McpServerDocumentResult,
-  mcpServerDocumentPath,
-  parseMcpServerDocument,
-} from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
-import { toolInputSchemaProblem } from "../json-schema-validator";
-import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../net/network-policy";
+import {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  type NetworkPolicy,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+} from "../net/network-policy";
 import {
   MCP_ERROR_RESPONSE_NAME,
   MCP_PROTOCOL_ERROR_NAME,
@@ -24,16 +21,17 @@ import {
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, stripControls } from "../text";
+import { toolInputSchemaProblem } from "../validation/json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
+import {
+  type McpServerDocument,
+  type McpServerDocumentResult,
+  mcpServerDocumentPath,
+  parseMcpServerDocument,
+} from "./mcp-server";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
-import {
-  defineToolType,
-  type InvocationContext,
-  type NetworkPolicy,
-  type SourceTool,
-  type ToolSource,
-} from "./tool-type";
+import { defineToolType, type InvocationContext, type SourceTool, type ToolSource } from "./tool-type";
 
 /** How much of a failing MCP tool's text its `McpToolError` message quotes. */
 export const MCP_ERROR_MESSAGE_CHARS = 2000;

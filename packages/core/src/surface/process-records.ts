@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
@@ -12,7 +13,6 @@ import {
   packOf,
 } from "../ids";
 import { measureJsonSchema } from "../json-schema-size";
-import { toolInputSchemaProblem } from "../json-schema-validator";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, ProcessStore } from "../ports/process-store";
 import {
   HintEntrySchema,
@@ -22,9 +22,9 @@ import {
   type RecipeWarning,
   type StalePack,
 } from "../recipes/recipe-resolver";
-import { CAPABILITY_FLOOR } from "../surface/capability-floor";
-import { ToolHints } from "../surface/tool-family";
 import { PlainText } from "../text";
+import { toolInputSchemaProblem } from "../validation/json-schema-validator";
+import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
 const NameSchema = v.pipe(v.string(), v.regex(ID_PATTERN, "a lowercase name"));

@@ -1,10 +1,10 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
-import { BUILT_IN_TOOL_TYPES } from "../types/builtin-types";
-import { ToolTypeRegistry } from "../types/registry";
+import { parseYaml } from "../config/yaml";
+import { BUILT_IN_TOOL_TYPES } from "./builtin-types";
 import { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./document-schemas";
-import { parseYaml } from "./yaml";
+import { ToolTypeRegistry } from "./registry";
 
 const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
 const ajv = new Ajv({ strict: false, logger: false });

@@ -1,11 +1,11 @@
 import * as v from "valibot";
+import { type ParsedYaml, parseYamlDocument } from "../config/yaml";
 import { Errors, type FieldError, type VanceError } from "../errors";
 import { SECRET_NAME_PATTERN } from "../ids";
 import { bareHost, isIpLiteral } from "../net/network-policy";
-import { ServerNameSchema } from "../types/common";
-import { secretNames } from "../types/rest/templates";
-import type { ToolTypeEnvironment } from "../types/tool-type";
-import { type ParsedYaml, parseYamlDocument } from "./yaml";
+import { ServerNameSchema } from "./common";
+import { secretNames } from "./rest/templates";
+import type { ToolTypeEnvironment } from "./tool-type";
 
 /** The folder of MCP server connections in every layer (API.md); documents in it are validated on write. */
 export const MCP_SERVER_DOCUMENTS_DIR = "mcp-servers/";

@@ -1,6 +1,6 @@
-import type { CallBudget } from "../dispatch/call-budget";
 import type { JsonSchema } from "../json-schema";
 import type { ScriptRunner, ScriptToolAnswer } from "../ports/tool-runtime";
+import type { CallBudget } from "./call-budget";
 
 /** What a tool call returns: a value, or the tool's own failure as data (spec §3.1 return convention). */
 export type ToolOutcome =

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../../net/network-policy";
 
 /** A `rest` call's failure, as the tool answers it. */

@@ -1,8 +1,8 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
-import { compileJsonSchema } from "../../json-schema-validator";
 import { bareHost, isIpLiteral } from "../../net/network-policy";
 import { SecretScrubber } from "../../secrets/scrub";
+import { compileJsonSchema } from "../../validation/json-schema-validator";
 import { inputsToJsonSchema } from "../inputs";
 import { defineToolType, type InvocationContext } from "../tool-type";
 import { type RestParameters, RestParametersSchema } from "./parameters";

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from "../../builtins/built-in-tool";
+import type { ToolOutcome } from "../../calls/built-in-tool";
 import { boundByCaller, type CallerBoundSignal, untilAborted } from "../../concurrency";
 import type { JsonSchema } from "../../json-schema";
 import { bareHost, isIpLiteral } from "../../net/network-policy";

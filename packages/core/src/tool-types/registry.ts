@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { JsonSchema } from "../json-schema";
-import type { AnyToolType, NetworkPolicy, ToolTypeEnvironment } from "./tool-type";
+import type { NetworkPolicy } from "../net/network-policy";
+import type { AnyToolType, ToolTypeEnvironment } from "./tool-type";
 
 /** A policy that refuses nothing: for validation where no network settings apply. */
 export const OPEN_NETWORK_POLICY: NetworkPolicy = { addressProblem: () => null };

@@ -1,15 +1,10 @@
 import type * as v from "valibot";
-import type { CallerContext, ToolOutcome } from "../builtins/built-in-tool";
+import type { CallerContext, ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, DocumentVersion, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import type { JsonSchema } from "../json-schema";
+import type { NetworkPolicy } from "../net/network-policy";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
-
-/** Decides which network addresses tenant-controlled URLs (`rest`, `mcp`) may reach. */
-export interface NetworkPolicy {
-  /** Why this IP address (v4 or v6 literal) must not be reached, or null when it may. */
-  addressProblem(address: string): string | null;
-}
 
 /** Settings that validation depends on (a literal private IP in a `rest` URL is refused on write). */
 export interface ToolTypeEnvironment {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
-import { endedWith, inSpan } from "../telemetry";
+import { endedWith, inSpan } from "../telemetry/telemetry";
 import { inputsToJsonSchema, ToolInputsSchema } from "./inputs";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "./script-syntax";
 import { defineToolType } from "./tool-type";

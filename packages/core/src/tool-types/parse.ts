@@ -1,8 +1,8 @@
 import * as v from "valibot";
+import { type ServerToolConfig, ServerToolConfigSchema } from "../config/schema";
+import { issuesToFieldErrors, type ParsedYaml, parseYamlDocument } from "../config/yaml";
 import { Errors, type FieldError, type VanceError } from "../errors";
-import type { ToolTypeRegistry } from "../types/registry";
-import { type ServerToolConfig, ServerToolConfigSchema } from "./schema";
-import { issuesToFieldErrors, type ParsedYaml, parseYamlDocument } from "./yaml";
+import type { ToolTypeRegistry } from "./registry";
 
 export type ToolDocumentResult =
   | { readonly ok: true; readonly config: ServerToolConfig }

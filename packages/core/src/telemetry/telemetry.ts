@@ -16,7 +16,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import type { HttpFetch, ScriptRunner } from "./ports/tool-runtime";
+import type { HttpFetch, ScriptRunner } from "../ports/tool-runtime";
 
 /** The instrumentation scope of every span this service starts. */
 export const TRACER_NAME = "vance-server-tools";
