@@ -2,7 +2,13 @@ import * as v from "valibot";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { isMcpServerDocumentPath, mcpServerNameFromPath, parseMcpServerDocument } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
-import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
+import {
+  isToolDocumentPath,
+  layerKeyPrefix,
+  ProjectIdSchema,
+  TENANT_PROJECT,
+  toolNameFromPath,
+} from "../ids";
 import { byString, compareStrings } from "../order";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
@@ -75,7 +81,7 @@ export class DocumentService {
   async list(tenant: string, project: string, prefix: string): Promise<LayerDocument[]> {
     await this.cascade.refresh(tenant, project);
     const { items } = await this.cascade.listLayer(tenant, project, prefix);
-    const layerPrefix = `${tenant}/${project}/`;
+    const layerPrefix = layerKeyPrefix(tenant, project);
     return items
       .filter((item) => item.key.startsWith(layerPrefix))
       .map((item) => ({ path: item.key.slice(layerPrefix.length), etag: item.etag, size: item.size }))
