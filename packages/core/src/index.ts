@@ -35,6 +35,7 @@ export * from "./recipes/recipe-resolver";
 export * from "./secrets/scrub";
 export * from "./secrets/secret-service";
 export * from "./sources/sub-tools";
+export * from "./sources/tool-expansion";
 export * from "./sources/tool-sources";
 export * from "./surface/capability-floor";
 export * from "./surface/classify";

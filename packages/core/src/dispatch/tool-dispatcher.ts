@@ -11,7 +11,7 @@ import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { AllowSet } from "../processes/process-records";
 import type { SecretService } from "../secrets/secret-service";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry";
-import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import type { ResolvedTool, ToolReader } from "../tools/server-tool-service";
 import type { InvocationContext, NetworkPolicy } from "../types/tool-type";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./call-budget";
 
@@ -56,7 +56,8 @@ export interface DispatchRequest {
 export type DispatchResult = CallResult & { readonly durationMs: number };
 
 export interface ToolDispatcherOptions {
-  readonly tools: ServerToolService;
+  /** Where a call's name resolves: the tool comes back with its type, so nothing is looked up twice. */
+  readonly tools: Pick<ToolReader, "require">;
   readonly cascade: DocumentCascade;
   readonly runtime: ToolRuntime;
   /** Which secrets a tool may read, by the layer its document came from. */
@@ -193,43 +194,46 @@ export class ToolDispatcher {
         problems,
       );
     }
-    if (!("layer" in target)) return { route: "client", name: target.name, params: input };
+    if (!("kind" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
-    if (target.builtIn) {
-      // A built-in resolves without reading a layer; the meta-tools read them through the surface.
-      if (request.process && freshnessOf(request) === "fresh") {
-        await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
+    switch (target.kind) {
+      case "builtin": {
+        // A built-in resolves without reading a layer; the meta-tools read them through the surface.
+        if (request.process && freshnessOf(request) === "fresh") {
+          await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
+        }
+        const discovery = this.processTools(request, budget);
+        return target.builtIn.invoke(params, request.caller, {
+          budget,
+          signal: request.signal ?? NEVER_ABORTED,
+          ...(discovery ? { process: discovery } : {}),
+          scripts: this.options.runtime.scripts,
+          callTool: this.nestedCall({ ...request, activates: false }, budget),
+        });
       }
-      const discovery = this.processTools(request, budget);
-      return target.builtIn.invoke(params, request.caller, {
-        budget,
-        signal: request.signal ?? NEVER_ABORTED,
-        ...(discovery ? { process: discovery } : {}),
-        scripts: this.options.runtime.scripts,
-        callTool: this.nestedCall({ ...request, activates: false }, budget),
-      });
+      case "pack-sub-tool": {
+        const invokeSubTool = target.type.sourcing?.invokeSubTool;
+        if (!invokeSubTool) return unsupported(target.config.type);
+        const context = this.context(request, budget, target.layer);
+        return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
+      }
+      case "document": {
+        if (target.type.sourcing?.kind === "pack") {
+          throw new VanceError(
+            "tool_not_found",
+            404,
+            `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
+          );
+        }
+        if (!target.type.invoke) return unsupported(target.config.type);
+        return target.type.invoke(
+          target.config,
+          target.config.parameters,
+          params,
+          this.context(request, budget, target.layer),
+        );
+      }
     }
-    const type = this.options.tools.registry.find(target.config.type);
-    if (target.pack) {
-      const invokeSubTool = type?.sourcing?.invokeSubTool;
-      if (!invokeSubTool) return unsupported(target.config.type);
-      const context = this.context(request, budget, target.layer);
-      return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
-    }
-    if (type?.sourcing?.kind === "pack") {
-      throw new VanceError(
-        "tool_not_found",
-        404,
-        `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
-      );
-    }
-    if (!type?.invoke) return unsupported(target.config.type);
-    return type.invoke(
-      target.config,
-      target.config.parameters,
-      params,
-      this.context(request, budget, target.layer),
-    );
   }
 
   /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
@@ -301,8 +305,8 @@ function outcomeOf(result: CallResult): string {
 
 /** The tool type a trace names: the document's type, `builtin`, or `client`. */
 function typeOf(target: ResolvedTool | ClientToolDeclaration): string {
-  if (!("layer" in target)) return "client";
-  return target.builtIn ? "builtin" : target.config.type;
+  if (!("kind" in target)) return "client";
+  return target.kind === "builtin" ? "builtin" : target.config.type;
 }
 
 /** A type this service can configure but not run. */
@@ -324,7 +328,7 @@ function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
  */
 function unusableSchema(target: ResolvedTool | ClientToolDeclaration, message: string): VanceError {
   const errors = [{ path: "inputSchema", message: `inputSchema is ${message}` }];
-  if ("layer" in target) {
+  if ("kind" in target) {
     const cause = Errors.validationFailed(`its inputSchema is ${message}`, errors);
     return Errors.invalidDocument(toolDocumentPath(target.name), target.layer, cause);
   }
