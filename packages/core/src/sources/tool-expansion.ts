@@ -1,7 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import type { Layer } from "../cascade/document-cascade";
-import type { ServerToolConfig } from "../config/schema";
 import { Errors, VanceError } from "../errors";
 import { layerProjectOf, toolDocumentPath } from "../ids";
 import { byString } from "../order";
@@ -82,9 +81,17 @@ export class ToolExpansion {
     private readonly warnInvalid: InvalidWarning,
   ) {}
 
-  /** How a document gets its tools or schema from a remote source, or undefined when it does not. */
-  sourcing(config: ServerToolConfig): ToolSourcing | undefined {
-    return this.sources?.sourcing(config);
+  /** Whether remote sources are configured: without them no document expands. */
+  get active(): boolean {
+    return this.sources !== undefined;
+  }
+
+  /**
+   * How a tool document gets its tools or schema from a remote source — its resolved type's
+   * sourcing — or undefined when it does not (or no sources are configured).
+   */
+  sourcing(tool: ResolvedTool): ToolSourcing | undefined {
+    return this.sources !== undefined && tool.kind === "document" ? tool.type.sourcing : undefined;
   }
 
   /** The expansion caches (weak: entries not counted). */
@@ -107,7 +114,7 @@ export class ToolExpansion {
 
   /** How the source of the pack document `tool` answers now, or null when `tool` is no pack. */
   async packSource(tenant: string, project: string, tool: ResolvedDocument): Promise<PackSource | null> {
-    const sourcing = this.sourcing(tool.config);
+    const sourcing = this.sourcing(tool);
     if (sourcing?.kind !== "pack") return null;
     const expansion = await this.expand(tenant, project, tool);
     const pack = packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters));
@@ -124,7 +131,7 @@ export class ToolExpansion {
   async expandAll(tenant: string, project: string, listing: UnexpandedListing): Promise<ToolListing> {
     const expansions = await Promise.all(
       listing.tools.map(async (tool) =>
-        tool.kind === "document" && this.sourcing(tool.config)
+        tool.kind === "document" && this.sourcing(tool)
           ? { tool, ...(await this.expand(tenant, project, tool)) }
           : null,
       ),
@@ -143,7 +150,7 @@ export class ToolExpansion {
       const part = outcome instanceof VanceError ? NO_TOOLS : outcome;
       parts.push(part);
       sourcedParts.push(part);
-      const sourcing = this.sourcing(tool.config);
+      const sourcing = this.sourcing(tool);
       if (outcome instanceof VanceError) {
         const path = toolDocumentPath(tool.name);
         const layer = tool.layer;
@@ -193,7 +200,7 @@ export class ToolExpansion {
    */
   async expand(tenant: string, project: string, tool: ResolvedDocument): Promise<Expansion> {
     const sources = this.sources!;
-    const sourcing = sources.sourcing(tool.config)!;
+    const sourcing = tool.type.sourcing!;
     const layerProject = layerProjectOf(tool.layer, project) ?? "";
     const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
     const sourced = await sources.tools(tenant, project, documentKey, tool.config);

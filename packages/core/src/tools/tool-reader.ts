@@ -110,8 +110,9 @@ export class ToolReader {
     const pack = packOf(name);
     if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, freshness);
     const found = await this.lookupDocument(tenant, project, name, freshness);
+    // The resolved type says whether the document takes its schema from a source: no look-up.
     if (found.status !== "found" || found.tool.kind !== "document") return found;
-    if (this.expansion.sourcing(found.tool.config)?.kind !== "schema") return found;
+    if (!this.expansion.active || found.tool.type.sourcing?.kind !== "schema") return found;
     const expanded = (await this.expansion.expand(tenant, project, found.tool)).outcome;
     if (expanded instanceof VanceError)
       return { status: "invalid", layer: found.tool.layer, error: expanded };
@@ -203,7 +204,7 @@ export class ToolReader {
       projectListing?.items ?? [],
       tenantListing.items,
     );
-    const sourced = tools.some((tool) => this.expansion.sourcing(tool.config) !== undefined);
+    const sourced = tools.some((tool) => this.expansion.sourcing(tool) !== undefined);
     const frozenTools = Object.freeze(tools);
     const frozenInvalid = invalid.length === 0 ? NO_INVALID : Object.freeze(invalid);
     const frozenHidden = hidden.length === 0 ? NO_HIDDEN : Object.freeze(hidden);
@@ -251,7 +252,7 @@ export class ToolReader {
     if (problem) throw Errors.invalidId("tool name", name);
     const found = await this.lookupDocument(tenant, project, pack, freshness);
     if (found.status !== "found") return found;
-    if (found.tool.kind !== "document" || this.expansion.sourcing(found.tool.config)?.kind !== "pack")
+    if (this.expansion.sourcing(found.tool)?.kind !== "pack" || found.tool.kind !== "document")
       return { status: "not_found" };
     const expansion = await this.expansion.expand(tenant, project, found.tool);
     const expanded = expansion.outcome;
