@@ -74,16 +74,15 @@ export class ToolExpansion {
   private readonly packHealthSeen = new LRUCache<string, PackHealth>({ max: REMEMBERED_PACKS });
   readonly #expansionReads = new CacheCounters();
   readonly #listingReads = new CacheCounters();
+  /** Whether remote sources are configured: without them no document expands. */
+  readonly active: boolean;
 
   constructor(
     private readonly sources: ToolSources | undefined,
     private readonly logger: Logger,
     private readonly warnInvalid: InvalidWarning,
-  ) {}
-
-  /** Whether remote sources are configured: without them no document expands. */
-  get active(): boolean {
-    return this.sources !== undefined;
+  ) {
+    this.active = sources !== undefined;
   }
 
   /**
