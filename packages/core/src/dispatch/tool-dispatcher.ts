@@ -71,6 +71,14 @@ export interface ToolDispatcherOptions {
   readonly metrics?: Pick<ServiceMetrics, "toolCall">;
 }
 
+/** What a name resolves to: a configured or built-in tool, or one of the process's client tools. */
+type CallTarget = ResolvedTool | ClientTarget;
+
+/** A client tool the process declared at spawn: the engine's client side runs it. */
+interface ClientTarget extends ClientToolDeclaration {
+  readonly kind: "client";
+}
+
 /** The signal of a call nobody can cancel. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -102,9 +110,7 @@ export class ToolDispatcher {
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
-  private async resolve(
-    request: Omit<DispatchRequest, "params">,
-  ): Promise<ResolvedTool | ClientToolDeclaration> {
+  private async resolve(request: Omit<DispatchRequest, "params">): Promise<CallTarget> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError(
         "tool_not_allowed",
@@ -117,7 +123,8 @@ export class ToolDispatcher {
     try {
       return await this.options.tools.require(caller.tenant, caller.project, name, freshnessOf(request));
     } catch (error) {
-      if (client && error instanceof VanceError && error.code === "tool_not_found") return client;
+      if (client && error instanceof VanceError && error.code === "tool_not_found")
+        return { ...client, kind: "client" };
       throw error;
     }
   }
@@ -163,7 +170,7 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
-    let target: ResolvedTool | ClientToolDeclaration;
+    let target: CallTarget;
     try {
       target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
     } catch (error) {
@@ -175,11 +182,7 @@ export class ToolDispatcher {
     return this.run(request, target, budget);
   }
 
-  private async run(
-    request: DispatchRequest,
-    target: ResolvedTool | ClientToolDeclaration,
-    budget: CallBudget,
-  ): Promise<CallResult> {
+  private async run(request: DispatchRequest, target: CallTarget, budget: CallBudget): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
       const schema = compileJsonSchema(target.inputSchema);
@@ -194,9 +197,10 @@ export class ToolDispatcher {
         problems,
       );
     }
-    if (!("kind" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
     switch (target.kind) {
+      case "client":
+        return { route: "client", name: target.name, params: input };
       case "builtin": {
         // A built-in resolves without reading a layer; the meta-tools read them through the surface.
         if (request.process && freshnessOf(request) === "fresh") {
@@ -304,9 +308,8 @@ function outcomeOf(result: CallResult): string {
 }
 
 /** The tool type a trace names: the document's type, `builtin`, or `client`. */
-function typeOf(target: ResolvedTool | ClientToolDeclaration): string {
-  if (!("kind" in target)) return "client";
-  return target.kind === "builtin" ? "builtin" : target.config.type;
+function typeOf(target: CallTarget): string {
+  return target.kind === "client" || target.kind === "builtin" ? target.kind : target.config.type;
 }
 
 /** A type this service can configure but not run. */
@@ -326,9 +329,9 @@ function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
  * A tool whose input schema does not compile: its stored document (or the process's spawn
  * declaration) is at fault, not the params, so the caller learns which to fix.
  */
-function unusableSchema(target: ResolvedTool | ClientToolDeclaration, message: string): VanceError {
+function unusableSchema(target: CallTarget, message: string): VanceError {
   const errors = [{ path: "inputSchema", message: `inputSchema is ${message}` }];
-  if ("kind" in target) {
+  if (target.kind !== "client") {
     const cause = Errors.validationFailed(`its inputSchema is ${message}`, errors);
     return Errors.invalidDocument(toolDocumentPath(target.name), target.layer, cause);
   }
