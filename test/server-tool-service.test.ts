@@ -86,6 +86,32 @@ describe("ServerToolService cascade (spec §4)", () => {
     ]);
   });
 
+  it("the listing names what it hides: a disabled winner and an invalid one, with the layer and the reason a lookup gives", async () => {
+    const raw = new MemoryObjectStore();
+    const { tools } = toolServices({ store: raw });
+    await tools.put(T, "_tenant", "jira", docTool("tenant jira"));
+    await tools.put(T, P, "jira", docTool("off here", "enabled: false\n"));
+    await raw.put(
+      `${T}/_tenant/server-tools/broken.yaml`,
+      "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
+    );
+    const listing = await tools.listing(T, P);
+    expect(listing.tools.map((tool) => tool.name)).not.toContain("jira");
+    const hidden = listing.hidden.map((entry) => ({
+      ...entry,
+      ...(entry.status === "invalid" ? { error: entry.error.code } : {}),
+    }));
+    expect(hidden).toEqual([
+      { name: "broken", layer: "tenant", status: "invalid", error: "invalid_document" },
+      { name: "jira", layer: "project", status: "disabled" },
+    ]);
+    for (const entry of listing.hidden) {
+      const found = await tools.lookup(T, P, entry.name);
+      expect(found.status === entry.status && "layer" in found && found.layer).toBe(entry.layer);
+    }
+    expect((await tools.listing(T, "other")).hidden.map((entry) => entry.name)).toEqual(["broken"]);
+  });
+
   it("an override is a complete replace: primary and labels are not inherited", async () => {
     const { tools } = toolServices();
     await tools.put(T, "_tenant", "search", docTool("tenant", "primary: true\nlabels: [web, external]\n"));

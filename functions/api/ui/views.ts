@@ -11,8 +11,6 @@ import {
   packOf,
   type ResolvedTool,
   SpawnRequestSchema,
-  TENANT_PROJECT,
-  TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
   toolNameProblem,
@@ -72,18 +70,16 @@ export async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
-  const [{ tools, invalid, packs: sources }, report, projectDocuments, tenantDocuments] = await Promise.all([
+  const [{ tools, invalid, packs: sources, hidden }, report] = await Promise.all([
     services.tools.listing(tenant, project),
     services.usage.byRole(tenant, project),
-    project === TENANT_PROJECT ? [] : services.documents.list(tenant, project, TOOL_DOCUMENTS_DIR),
-    services.documents.list(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
   ]);
   const usage = usageByTool(report);
   const shown = tools.filter((tool) => label === undefined || tool.config.labels.includes(label));
   const packs = new Map<string, PackGroup & { rows: ToolRow[] }>();
   const items: ListingItem[] = [];
   for (const tool of shown) {
-    if (!tool.pack) {
+    if (tool.kind !== "pack-sub-tool") {
       items.push({ kind: "tool", row: rowOf(tool, usage) });
       continue;
     }
@@ -110,7 +106,6 @@ export async function listing(
     items.push({ kind: "pack", group: created });
   }
   if (label === undefined) {
-    const listed = new Set(tools.flatMap((tool) => [tool.name, ...(tool.pack ? [tool.pack.name] : [])]));
     // A document no tool page can show (its name breaks the rules, or is the floor's): its row says why.
     for (const document of invalid) {
       const name = toolNameFromPath(document.path);
@@ -129,23 +124,20 @@ export async function listing(
         },
       });
     }
-    const hidden = [...projectDocuments, ...tenantDocuments]
-      .map((document) => toolNameFromPath(document.path))
-      .filter((name): name is string => name !== null && toolNameProblem(name) === null && !listed.has(name));
-    for (const name of [...new Set(hidden)]) {
-      const found = await services.tools.lookup(tenant, project, name);
-      if (found.status !== "disabled" && found.status !== "invalid") continue;
+    // A stored document that disables its tool, or does not parse: the listing names it hidden.
+    for (const entry of hidden) {
+      if (entry.layer !== "project" && entry.layer !== "tenant") continue;
       items.push({
         kind: "tool",
         row: {
-          name,
-          layer: found.layer,
+          name: entry.name,
+          layer: entry.layer,
           type: "—",
           description: "",
           labels: [],
           primary: false,
-          enabled: found.status === "disabled" ? "no" : "invalid",
-          usage: usage.get(name) ?? [],
+          enabled: entry.status === "disabled" ? "no" : "invalid",
+          usage: usage.get(entry.name) ?? [],
         },
       });
     }
@@ -158,7 +150,7 @@ export async function listing(
 /** What a tool calls, when it is an OpenAPI operation or an MCP server's tool. */
 function targetOf(tool: ResolvedTool): ToolTarget | undefined {
   const server = tool.config.parameters.server;
-  if (tool.pack) {
+  if (tool.kind === "pack-sub-tool") {
     const operation = operationTarget(tool.pack.tool);
     if (operation) {
       const operationId = tool.pack.tool.sourceName.includes(" ") ? undefined : tool.pack.tool.sourceName;
@@ -197,7 +189,8 @@ export async function toolDetails(services: UiServices, at: ProjectRef, name: st
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
-        source: tool.pack ? null : await services.tools.packSource(tenant, project, name, "known"),
+        source:
+          tool.kind === "document" ? await services.tools.packSource(tenant, project, name, "known") : null,
         runs: targetOf(tool),
         audit: {
           createdAt: tool.audit?.createdAt ?? null,

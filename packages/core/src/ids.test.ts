@@ -9,9 +9,14 @@ import {
   commaList,
   DocumentPathSchema,
   InvocableToolNameSchema,
+  layerDocumentKey,
+  layerKeyPrefix,
+  layerProjectOf,
+  layerProjectsOf,
   ModelIdSchema,
   operationOf,
   ProjectIdSchema,
+  parseLayerDocumentKey,
   SubToolNameSchema,
   TenantIdSchema,
   ToolNameSchema,
@@ -142,5 +147,29 @@ describe("commaList, the one reading of a comma-separated list", () => {
 
   it("names the operation of a sub-tool after its pack", () => {
     expect(operationOf("jira__search_issues", "jira")).toBe("search_issues");
+  });
+});
+
+describe("layer document keys, built and parsed in one place", () => {
+  it("builds {tenant}/{layerProject}/{path} and parses it back", () => {
+    expect(layerKeyPrefix("acme", "_tenant")).toBe("acme/_tenant/");
+    const key = layerDocumentKey("acme", "shop", "server-tools/a.yaml");
+    expect(key).toBe("acme/shop/server-tools/a.yaml");
+    expect(parseLayerDocumentKey(key)).toEqual({
+      tenant: "acme",
+      layerProject: "shop",
+      path: "server-tools/a.yaml",
+    });
+    for (const odd of ["acme", "acme/shop", "acme/shop/", ""])
+      expect(parseLayerDocumentKey(odd), odd).toBeNull();
+  });
+
+  it("answers which project folder a layer reads: bundled and built-in read none", () => {
+    expect(layerProjectOf("project", "shop")).toBe("shop");
+    expect(layerProjectOf("tenant", "shop")).toBe("_tenant");
+    expect(layerProjectOf("bundled", "shop")).toBeNull();
+    expect(layerProjectOf("builtin", "shop")).toBeNull();
+    expect(layerProjectsOf("shop")).toEqual(["shop", "_tenant"]);
+    expect(layerProjectsOf("_tenant")).toEqual(["_tenant"]);
   });
 });

@@ -230,3 +230,51 @@ export function toolNameFromPath(path: string): string | null {
   const name = path.slice(TOOL_DOCUMENTS_DIR.length, -".yaml".length);
   return name.length > 0 && !name.includes("/") ? name : null;
 }
+
+/**
+ * The key prefix of one layer's documents in the documents store: `{tenant}/{layerProject}/`
+ * (`_tenant` for the tenant layer). The one spelling of it: every key a layer's document has is
+ * this prefix and the document's path.
+ */
+export function layerKeyPrefix(tenant: string, layerProject: string): string {
+  return `${tenant}/${layerProject}/`;
+}
+
+/** The object key of a document of one layer: `{tenant}/{layerProject}/{path}` (unvalidated). */
+export function layerDocumentKey(tenant: string, layerProject: string, path: string): string {
+  return `${layerKeyPrefix(tenant, layerProject)}${path}`;
+}
+
+/**
+ * A documents-store key split into its tenant, layer project and document path, or null when
+ * it has fewer than three segments or an empty path. Ids are not validated here.
+ */
+export function parseLayerDocumentKey(
+  key: string,
+): { readonly tenant: string; readonly layerProject: string; readonly path: string } | null {
+  const first = key.indexOf("/");
+  const second = first < 0 ? -1 : key.indexOf("/", first + 1);
+  if (second < 0 || second === key.length - 1) return null;
+  return {
+    tenant: key.slice(0, first),
+    layerProject: key.slice(first + 1, second),
+    path: key.slice(second + 1),
+  };
+}
+
+/**
+ * The project folder a document layer reads, as a request for `project` addresses it: the project
+ * layer its own, the tenant layer `_tenant`; the bundled and built-in layers have none (null).
+ */
+export function layerProjectOf(
+  layer: "project" | "tenant" | "bundled" | "builtin",
+  project: string,
+): string | null {
+  if (layer === "project") return project;
+  return layer === "tenant" ? TENANT_PROJECT : null;
+}
+
+/** The layer folders a request for `project` reads, innermost first: its own and the tenant's (once for `_tenant`). */
+export function layerProjectsOf(project: string): readonly string[] {
+  return project === TENANT_PROJECT ? [TENANT_PROJECT] : [project, TENANT_PROJECT];
+}

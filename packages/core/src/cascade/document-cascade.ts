@@ -1,6 +1,13 @@
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import { Errors } from "../errors";
-import { assertDocumentPath, assertProjectId, assertTenantId, TENANT_PROJECT } from "../ids";
+import {
+  assertDocumentPath,
+  assertProjectId,
+  assertTenantId,
+  layerDocumentKey,
+  layerKeyPrefix,
+  TENANT_PROJECT,
+} from "../ids";
 import { byString } from "../order";
 import {
   isNotModified,
@@ -129,7 +136,7 @@ export class DocumentCascade {
     assertTenantId(tenant);
     assertProjectId(project);
     assertDocumentPath(path);
-    return `${tenant}/${project}/${path}`;
+    return layerDocumentKey(tenant, project, path);
   }
 
   /** Hits and misses of the document cache, and its size. */
@@ -226,7 +233,7 @@ export class DocumentCascade {
       this.#cache.hit();
     } else {
       this.#cache.miss();
-      listing = this.#list(index, `${tenant}/${project}/`, dirPrefix);
+      listing = this.#list(index, layerKeyPrefix(tenant, project), dirPrefix);
       index.listings.set(dirPrefix, listing);
     }
     return { items: await listing, version: index.version, stamp: index.stamp };
@@ -263,7 +270,7 @@ export class DocumentCascade {
     if (!generations?.isCurrent(marker, stamp)) return false;
     const index = this.#index(marker);
     if (index.stamp.generation !== stamp.generation || index.listings.has(dirPrefix)) return false;
-    const layerPrefix = `${tenant}/${project}/`;
+    const layerPrefix = layerKeyPrefix(tenant, project);
     for (const item of items) {
       index.documents.set(item.key.slice(layerPrefix.length), item.etag);
       index.bytes += 2 * (stringBytes(item.key) + stringBytes(item.etag)) + 2 * ENTRY_OVERHEAD_BYTES;

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { ID_PATTERN, TENANT_PROJECT } from "../ids";
+import { ID_PATTERN, layerProjectsOf, parseLayerDocumentKey, TENANT_PROJECT } from "../ids";
 import type { GenerationStore } from "../ports/generation-store";
 
 /** The generation marker of one document layer: `documents/{tenant}/{project}` (`_tenant`: the tenant layer). */
@@ -25,8 +25,7 @@ export const CATALOG_MARKER = "catalog";
  */
 export function requestMarkers(tenant: string, project: string): string[] {
   return [
-    ...(project === TENANT_PROJECT ? [] : [layerMarker(tenant, project)]),
-    layerMarker(tenant, TENANT_PROJECT),
+    ...layerProjectsOf(project).map((layerProject) => layerMarker(tenant, layerProject)),
     secretsMarker(tenant),
     OBSERVED_LIMITS_MARKER,
     CATALOG_MARKER,
@@ -38,11 +37,12 @@ export function requestMarkers(tenant: string, project: string): string[] {
  * that is no document of a layer: what a bucket event or a store scan bumps.
  */
 export function markerOfDocumentKey(key: string): string | null {
-  const [tenant, project, ...path] = key.split("/");
-  if (tenant === undefined || project === undefined || path.length === 0 || path.join("/") === "")
+  const parsed = parseLayerDocumentKey(key);
+  if (parsed === null) return null;
+  const { tenant, layerProject } = parsed;
+  if (!ID_PATTERN.test(tenant) || (layerProject !== TENANT_PROJECT && !ID_PATTERN.test(layerProject)))
     return null;
-  if (!ID_PATTERN.test(tenant) || (project !== TENANT_PROJECT && !ID_PATTERN.test(project))) return null;
-  return layerMarker(tenant, project);
+  return layerMarker(tenant, layerProject);
 }
 
 /** What a cached value was read under: the marker's generation then, and when (epoch ms). */

@@ -13,7 +13,7 @@ import type { SecretService } from "../secrets/secret-service";
 import type { AllowSet } from "../surface/process-records";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry/telemetry";
 import type { InvocationContext } from "../tool-types/tool-type";
-import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
+import type { ResolvedTool, ToolReader } from "../tools/server-tool-service";
 import { compileJsonSchema } from "../validation/json-schema-validator";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
@@ -57,7 +57,8 @@ export interface DispatchRequest {
 export type DispatchResult = CallResult & { readonly durationMs: number };
 
 export interface ToolDispatcherOptions {
-  readonly tools: ServerToolService;
+  /** Where a call's name resolves: the tool comes back with its type, so nothing is looked up twice. */
+  readonly tools: Pick<ToolReader, "require">;
   readonly cascade: DocumentCascade;
   readonly runtime: ToolRuntime;
   /** Which secrets a tool may read, by the layer its document came from. */
@@ -69,6 +70,14 @@ export interface ToolDispatcherOptions {
   readonly discovery?: Pick<DiscoveryApi, "forProcess">;
   /** Calls counted and timed by tool and outcome; none without it. */
   readonly metrics?: Pick<ServiceMetrics, "toolCall">;
+}
+
+/** What a name resolves to: a configured or built-in tool, or one of the process's client tools. */
+type CallTarget = ResolvedTool | ClientTarget;
+
+/** A client tool the process declared at spawn: the engine's client side runs it. */
+interface ClientTarget extends ClientToolDeclaration {
+  readonly kind: "client";
 }
 
 /** The signal of a call nobody can cancel. */
@@ -102,9 +111,7 @@ export class ToolDispatcher {
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
-  private async resolve(
-    request: Omit<DispatchRequest, "params">,
-  ): Promise<ResolvedTool | ClientToolDeclaration> {
+  private async resolve(request: Omit<DispatchRequest, "params">): Promise<CallTarget> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError(
         "tool_not_allowed",
@@ -117,7 +124,8 @@ export class ToolDispatcher {
     try {
       return await this.options.tools.require(caller.tenant, caller.project, name, freshnessOf(request));
     } catch (error) {
-      if (client && error instanceof VanceError && error.code === "tool_not_found") return client;
+      if (client && error instanceof VanceError && error.code === "tool_not_found")
+        return { ...client, kind: "client" };
       throw error;
     }
   }
@@ -163,7 +171,7 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
-    let target: ResolvedTool | ClientToolDeclaration;
+    let target: CallTarget;
     try {
       target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
     } catch (error) {
@@ -175,11 +183,7 @@ export class ToolDispatcher {
     return this.run(request, target, budget);
   }
 
-  private async run(
-    request: DispatchRequest,
-    target: ResolvedTool | ClientToolDeclaration,
-    budget: CallBudget,
-  ): Promise<CallResult> {
+  private async run(request: DispatchRequest, target: CallTarget, budget: CallBudget): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
       const schema = compileJsonSchema(target.inputSchema);
@@ -194,43 +198,47 @@ export class ToolDispatcher {
         problems,
       );
     }
-    if (!("layer" in target)) return { route: "client", name: target.name, params: input };
     const params = input as Readonly<Record<string, unknown>>;
-    if (target.builtIn) {
-      // A built-in resolves without reading a layer; the meta-tools read them through the surface.
-      if (request.process && freshnessOf(request) === "fresh") {
-        await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
+    switch (target.kind) {
+      case "client":
+        return { route: "client", name: target.name, params: input };
+      case "builtin": {
+        // A built-in resolves without reading a layer; the meta-tools read them through the surface.
+        if (request.process && freshnessOf(request) === "fresh") {
+          await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
+        }
+        const discovery = this.processTools(request, budget);
+        return target.builtIn.invoke(params, request.caller, {
+          budget,
+          signal: request.signal ?? NEVER_ABORTED,
+          ...(discovery ? { process: discovery } : {}),
+          scripts: this.options.runtime.scripts,
+          callTool: this.nestedCall({ ...request, activates: false }, budget),
+        });
       }
-      const discovery = this.processTools(request, budget);
-      return target.builtIn.invoke(params, request.caller, {
-        budget,
-        signal: request.signal ?? NEVER_ABORTED,
-        ...(discovery ? { process: discovery } : {}),
-        scripts: this.options.runtime.scripts,
-        callTool: this.nestedCall({ ...request, activates: false }, budget),
-      });
+      case "pack-sub-tool": {
+        const invokeSubTool = target.type.sourcing?.invokeSubTool;
+        if (!invokeSubTool) return unsupported(target.config.type);
+        const context = this.context(request, budget, target.layer);
+        return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
+      }
+      case "document": {
+        if (target.type.sourcing?.kind === "pack") {
+          throw new VanceError(
+            "tool_not_found",
+            404,
+            `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
+          );
+        }
+        if (!target.type.invoke) return unsupported(target.config.type);
+        return target.type.invoke(
+          target.config,
+          target.config.parameters,
+          params,
+          this.context(request, budget, target.layer),
+        );
+      }
     }
-    const type = this.options.tools.registry.find(target.config.type);
-    if (target.pack) {
-      const invokeSubTool = type?.sourcing?.invokeSubTool;
-      if (!invokeSubTool) return unsupported(target.config.type);
-      const context = this.context(request, budget, target.layer);
-      return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
-    }
-    if (type?.sourcing?.kind === "pack") {
-      throw new VanceError(
-        "tool_not_found",
-        404,
-        `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
-      );
-    }
-    if (!type?.invoke) return unsupported(target.config.type);
-    return type.invoke(
-      target.config,
-      target.config.parameters,
-      params,
-      this.context(request, budget, target.layer),
-    );
   }
 
   /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
@@ -301,9 +309,8 @@ function outcomeOf(result: CallResult): string {
 }
 
 /** The tool type a trace names: the document's type, `builtin`, or `client`. */
-function typeOf(target: ResolvedTool | ClientToolDeclaration): string {
-  if (!("layer" in target)) return "client";
-  return target.builtIn ? "builtin" : target.config.type;
+function typeOf(target: CallTarget): string {
+  return target.kind === "client" || target.kind === "builtin" ? target.kind : target.config.type;
 }
 
 /** A type this service can configure but not run. */
@@ -323,9 +330,9 @@ function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
  * A tool whose input schema does not compile: its stored document (or the process's spawn
  * declaration) is at fault, not the params, so the caller learns which to fix.
  */
-function unusableSchema(target: ResolvedTool | ClientToolDeclaration, message: string): VanceError {
+function unusableSchema(target: CallTarget, message: string): VanceError {
   const errors = [{ path: "inputSchema", message: `inputSchema is ${message}` }];
-  if ("layer" in target) {
+  if (target.kind !== "client") {
     const cause = Errors.validationFailed(`its inputSchema is ${message}`, errors);
     return Errors.invalidDocument(toolDocumentPath(target.name), target.layer, cause);
   }

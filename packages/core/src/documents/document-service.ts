@@ -1,7 +1,13 @@
 import * as v from "valibot";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
-import { isToolDocumentPath, ProjectIdSchema, TENANT_PROJECT, toolNameFromPath } from "../ids";
+import {
+  isToolDocumentPath,
+  layerKeyPrefix,
+  ProjectIdSchema,
+  TENANT_PROJECT,
+  toolNameFromPath,
+} from "../ids";
 import { byString, compareStrings } from "../order";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import {
@@ -79,7 +85,7 @@ export class DocumentService {
   async list(tenant: string, project: string, prefix: string): Promise<LayerDocument[]> {
     await this.cascade.refresh(tenant, project);
     const { items } = await this.cascade.listLayer(tenant, project, prefix);
-    const layerPrefix = `${tenant}/${project}/`;
+    const layerPrefix = layerKeyPrefix(tenant, project);
     return items
       .filter((item) => item.key.startsWith(layerPrefix))
       .map((item) => ({ path: item.key.slice(layerPrefix.length), etag: item.etag, size: item.size }))

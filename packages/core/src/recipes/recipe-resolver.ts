@@ -128,7 +128,7 @@ export class RecipeResolver {
     const listing: ToolListing =
       entries.length > 0
         ? await this.tools.listing(tenant, project, options.freshness)
-        : { tools: [], invalid: [], packs: [] };
+        : { tools: [], invalid: [], packs: [], hidden: [] };
     const scope = new RecipeScope(listing, options.clientTools ?? []);
     const warnings: RecipeWarning[] = [];
     const expand = (list: RecipeList, names: readonly string[] | undefined): Expanded => {
@@ -222,7 +222,8 @@ class RecipeScope {
     const pack = this.packs.get(entry);
     if (pack) {
       out.packs.add(entry);
-      for (const tool of this.listing.tools) if (tool.pack?.name === entry) out.names.add(tool.name);
+      for (const tool of this.listing.tools)
+        if (tool.kind === "pack-sub-tool" && tool.pack.name === entry) out.names.add(tool.name);
       return;
     }
     // A name is kept as written (the spawn freezes it), known or not; only the warning differs.

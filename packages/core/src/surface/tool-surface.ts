@@ -366,7 +366,7 @@ export class ToolSurface {
     const describedPerProcess: BuiltInTool[] = [];
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
-      if (tool.builtIn?.describeFor) describedPerProcess.push(tool.builtIn);
+      if (tool.kind === "builtin" && tool.builtIn.describeFor) describedPerProcess.push(tool.builtIn);
       let surfaceTool = this.surfaceToolReads.read(this.surfaceTools.get(tool));
       if (!surfaceTool) {
         surfaceTool = {
@@ -376,8 +376,10 @@ export class ToolSurface {
           origin: tool.layer === "builtin" ? "builtin" : "configured",
           primary: tool.config.primary,
           defaultDeferred: tool.config.defaultDeferred,
-          ...(tool.pack?.hint ? { packHint: tool.pack.hint } : {}),
-          ...(tool.pack?.tool.family ? { family: tool.pack.tool.family } : {}),
+          ...(tool.kind === "pack-sub-tool" && tool.pack.hint ? { packHint: tool.pack.hint } : {}),
+          ...(tool.kind === "pack-sub-tool" && tool.pack.tool.family
+            ? { family: tool.pack.tool.family }
+            : {}),
         };
         this.surfaceTools.set(tool, surfaceTool);
       }

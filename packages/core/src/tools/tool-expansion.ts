@@ -1,0 +1,338 @@
+import { LRUCache } from "lru-cache";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import type { Layer } from "../cascade/document-cascade";
+import { Errors, VanceError } from "../errors";
+import { layerProjectOf, toolDocumentPath } from "../ids";
+import { byString } from "../order";
+import type { Logger } from "../ports/logger";
+import { packMembers } from "../sources/sub-tools";
+import { type SourcedTools, sourceToolNamed, type ToolSources } from "../sources/tool-sources";
+import type { ToolSourcing } from "../tool-types/tool-type";
+import {
+  byInvalidDocument,
+  type HiddenToolDocument,
+  type InvalidToolDocument,
+  type PackHealth,
+  type PackSource,
+  type ResolvedDocument,
+  type ResolvedSubTool,
+  type ResolvedTool,
+  type ToolListing,
+} from "./resolved-tool";
+
+/** A remote-backed document expanded for one state of its source; reused while that state holds. */
+export interface Expansion {
+  readonly list: SourcedTools["list"];
+  readonly stale: boolean;
+  readonly problem: VanceError | null;
+  readonly outcome: readonly ResolvedTool[] | VanceError;
+}
+
+/** A merged listing before its remote-backed documents are expanded. */
+export interface UnexpandedListing {
+  readonly tools: readonly ResolvedTool[];
+  readonly invalid: readonly InvalidToolDocument[];
+  readonly hidden: readonly HiddenToolDocument[];
+}
+
+/** Names an invalid document in one WARN line per version and cause (`seen` identifies both). */
+export type InvalidWarning = (
+  tenant: string,
+  project: string,
+  seen: string,
+  layer: Layer,
+  path: string,
+  error: VanceError,
+) => void;
+
+const NO_NOTES: readonly string[] = Object.freeze([]);
+const NO_TOOLS: readonly ResolvedTool[] = Object.freeze([]);
+const NO_INVALID: readonly InvalidToolDocument[] = Object.freeze([]);
+const NO_PACKS: readonly PackSource[] = Object.freeze([]);
+const NO_HIDDEN: readonly HiddenToolDocument[] = Object.freeze([]);
+
+/** Packs whose last source state and health an instance remembers. */
+const REMEMBERED_PACKS = 4096;
+
+/**
+ * `ToolExpansion`: remote-backed tool documents expanded by what `ToolSources` offers now — a
+ * pack into its sub-tools (`{pack}__{op}`), an `mcp` tool into the tool with its source's input
+ * schema — and the health of every pack's source, logged once per change. The same objects come
+ * back while a source answers the same, so caches derived by tool stay warm.
+ */
+export class ToolExpansion {
+  /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
+  private readonly expansions = new WeakMap<ResolvedDocument, Expansion>();
+  /** The last expansion of each merged listing, with the parts it was built from. */
+  private readonly expandedListings = new WeakMap<
+    UnexpandedListing,
+    { readonly parts: readonly (readonly ResolvedTool[])[]; readonly key: string; readonly view: ToolListing }
+  >();
+  /** Each pack's last logged source state by tenant, project and name: one log line per change. */
+  private readonly packStates = new LRUCache<string, string>({ max: REMEMBERED_PACKS });
+  /** Each pack's last seen health, by the same key: what `packHealth()` counts. */
+  private readonly packHealthSeen = new LRUCache<string, PackHealth>({ max: REMEMBERED_PACKS });
+  readonly #expansionReads = new CacheCounters();
+  readonly #listingReads = new CacheCounters();
+  /** Whether remote sources are configured: without them no document expands. */
+  readonly active: boolean;
+
+  constructor(
+    private readonly sources: ToolSources | undefined,
+    private readonly logger: Logger,
+    private readonly warnInvalid: InvalidWarning,
+  ) {
+    this.active = sources !== undefined;
+  }
+
+  /**
+   * How a tool document gets its tools or schema from a remote source — its resolved type's
+   * sourcing — or undefined when it does not (or no sources are configured).
+   */
+  sourcing(tool: ResolvedTool): ToolSourcing | undefined {
+    return this.sources !== undefined && tool.kind === "document" ? tool.type.sourcing : undefined;
+  }
+
+  /** The expansion caches (weak: entries not counted). */
+  cacheReports(): Record<string, CacheReport> {
+    return {
+      expansions: this.#expansionReads.report(),
+      expandedListings: this.#listingReads.report(),
+    };
+  }
+
+  /**
+   * Packs by the health their source had when this instance last listed or looked them up (the
+   * last `REMEMBERED_PACKS` packs seen): every state counted, zero included.
+   */
+  packHealth(): Record<PackHealth, number> {
+    const counts: Record<PackHealth, number> = { current: 0, stale: 0, unavailable: 0, invalid: 0 };
+    for (const health of this.packHealthSeen.values()) counts[health]++;
+    return counts;
+  }
+
+  /** How the source of the pack document `tool` answers now, or null when `tool` is no pack. */
+  async packSource(tenant: string, project: string, tool: ResolvedDocument): Promise<PackSource | null> {
+    const sourcing = this.sourcing(tool);
+    if (sourcing?.kind !== "pack") return null;
+    const expansion = await this.expand(tenant, project, tool);
+    const pack = packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters));
+    this.logPackState(tenant, project, pack, expansion.outcome instanceof VanceError);
+    return pack;
+  }
+
+  /**
+   * The listing with every remote-backed document expanded: a pack becomes its sub-tools (the
+   * pack document itself is no tool), an `mcp` tool takes its source's schema. Sources load in
+   * parallel, each within `ToolSources`' wait; one that fails shows its last known tools, and a
+   * pack whose source never answered has none — its `PackSource` says so.
+   */
+  async expandAll(tenant: string, project: string, listing: UnexpandedListing): Promise<ToolListing> {
+    const expansions = await Promise.all(
+      listing.tools.map(async (tool) =>
+        tool.kind === "document" && this.sourcing(tool)
+          ? { tool, ...(await this.expand(tenant, project, tool)) }
+          : null,
+      ),
+    );
+    const parts: (readonly ResolvedTool[])[] = [];
+    const sourcedParts: (readonly ResolvedTool[])[] = [];
+    const invalid = [...listing.invalid];
+    const hidden = [...listing.hidden];
+    const packs: PackSource[] = [];
+    for (const [index, expansion] of expansions.entries()) {
+      if (expansion === null) {
+        parts.push([listing.tools[index]!]);
+        continue;
+      }
+      const { tool, outcome } = expansion;
+      const part = outcome instanceof VanceError ? NO_TOOLS : outcome;
+      parts.push(part);
+      sourcedParts.push(part);
+      const sourcing = this.sourcing(tool);
+      if (outcome instanceof VanceError) {
+        const path = toolDocumentPath(tool.name);
+        const layer = tool.layer;
+        invalid.push({ path, layer, error: outcome });
+        // A lookup of a pack's name finds the pack document; of an `mcp` tool's, this error.
+        if (sourcing?.kind !== "pack")
+          hidden.push({ name: tool.name, layer, status: "invalid", error: outcome });
+        this.warnInvalid(tenant, project, `${layer}/${path}/${tool.etag ?? ""}`, layer, path, outcome);
+      }
+      if (sourcing?.kind === "pack") {
+        const pack = packSource(tool, expansion, sourcing.promptHint?.(tool.config.parameters));
+        packs.push(pack);
+        this.logPackState(tenant, project, pack, outcome instanceof VanceError);
+      }
+    }
+    const key = packs.map((pack) => `${pack.name}\n${pack.status}\n${pack.reason ?? ""}`).join("\n");
+    // The same objects while every source answers with the same tools: derived caches stay warm.
+    const last = this.expandedListings.get(listing);
+    if (
+      last?.key === key &&
+      last.parts.length === sourcedParts.length &&
+      last.parts.every((part, i) => part === sourcedParts[i])
+    ) {
+      this.#listingReads.hits++;
+      return last.view;
+    }
+    this.#listingReads.misses++;
+    const tools =
+      last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i])
+        ? last.view.tools
+        : Object.freeze(parts.flat().sort(byString((tool) => tool.name)));
+    invalid.sort(byInvalidDocument);
+    const view: ToolListing = Object.freeze({
+      tools,
+      invalid: invalid.length === 0 ? NO_INVALID : Object.freeze(invalid),
+      packs: packs.length === 0 ? NO_PACKS : Object.freeze(packs.sort(byString((pack) => pack.name))),
+      hidden: hidden.length === 0 ? NO_HIDDEN : Object.freeze(hidden.sort(byString((entry) => entry.name))),
+    });
+    this.expandedListings.set(listing, { parts: sourcedParts, key, view });
+    return view;
+  }
+
+  /**
+   * One remote-backed document's tools for the current state of its source: a pack's sub-tools
+   * (sorted), or the `mcp` tool with its source's input schema. The same objects come back while
+   * the source's list and staleness are unchanged, so the surface's per-tool caches stay warm.
+   */
+  async expand(tenant: string, project: string, tool: ResolvedDocument): Promise<Expansion> {
+    const sources = this.sources!;
+    const sourcing = tool.type.sourcing!;
+    const layerProject = layerProjectOf(tool.layer, project) ?? "";
+    const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
+    const sourced = await sources.tools(tenant, project, documentKey, tool.config);
+    const cached = this.expansions.get(tool);
+    if (
+      cached &&
+      cached.list === sourced.list &&
+      cached.stale === sourced.stale &&
+      cached.problem === sourced.problem
+    ) {
+      this.#expansionReads.hits++;
+      return cached;
+    }
+    this.#expansionReads.misses++;
+    const outcome =
+      sourcing.kind === "pack"
+        ? packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
+        : schemaTool(tool, sourced, sourcing.schemaTool?.(tool.config.parameters) ?? null);
+    const expansion = { list: sourced.list, stale: sourced.stale, problem: sourced.problem, outcome };
+    this.expansions.set(tool, expansion);
+    return expansion;
+  }
+
+  /**
+   * A WARN line `pack.source_state` with tenant, project and pack when a pack's source turns
+   * stale or unavailable (or its reason changes), and an INFO line when it is current again:
+   * once per change on this instance, never per listing.
+   */
+  private logPackState(tenant: string, project: string, pack: PackSource, invalid: boolean): void {
+    const key = `${tenant}\n${project}\n${pack.name}`;
+    this.packHealthSeen.set(key, invalid ? "invalid" : pack.status);
+    const state = `${pack.status}\n${pack.reason ?? ""}`;
+    const last = this.packStates.get(key);
+    if (last === state) return;
+    this.packStates.set(key, state);
+    if (pack.status !== "current") {
+      this.logger.warn("pack.source_state", {
+        tenant,
+        project,
+        pack: pack.name,
+        layer: pack.layer,
+        status: pack.status,
+        reason: pack.reason ?? "",
+      });
+    } else if (last !== undefined) {
+      this.logger.info("pack.source_state", {
+        tenant,
+        project,
+        pack: pack.name,
+        layer: pack.layer,
+        status: pack.status,
+        subTools: pack.subTools,
+      });
+    }
+  }
+}
+
+/** A pack's sub-tools: named `{pack}__{op}`, the pack's flags and labels, the source's description and schema. */
+function packTools(
+  pack: ResolvedDocument,
+  sourced: SourcedTools,
+  hint: string | undefined,
+): readonly ResolvedTool[] | VanceError {
+  if (!sourced.list) return [];
+  const members = packMembers(pack.name, sourced.list, pack.config.disabledSubTools, pack.layer);
+  if (members instanceof VanceError) return members;
+  return members.map(
+    ({ name, tool }): ResolvedSubTool => ({
+      kind: "pack-sub-tool",
+      name,
+      layer: pack.layer,
+      etag: pack.etag,
+      ...(pack.audit ? { audit: pack.audit } : {}),
+      config: {
+        ...pack.config,
+        name,
+        description: tool.description.trim() || `${tool.sourceName}, from the ${pack.name} pack`,
+      },
+      type: pack.type,
+      inputSchema: tool.inputSchema,
+      pack: { name: pack.name, tool, ...(hint ? { hint } : {}) },
+      ...(sourced.stale ? { stale: true } : {}),
+    }),
+  );
+}
+
+/** A tool whose input schema is its source tool's (unless its document fixes one). */
+function schemaTool(
+  tool: ResolvedDocument,
+  sourced: SourcedTools,
+  sourceName: string | null,
+): readonly ResolvedTool[] | VanceError {
+  const stale = sourced.stale || (sourced.list === null && sourceName !== null);
+  if (sourceName === null || !sourced.list) return [stale ? { ...tool, stale: true } : tool];
+  const source = sourceToolNamed(sourced.list, sourceName);
+  if (!source) {
+    const cause = Errors.validationFailed(`its source offers no tool named '${sourceName}'`, [
+      { path: "parameters.toolName", message: `the source has no tool '${sourceName}'` },
+    ]);
+    return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
+  }
+  return [{ ...tool, inputSchema: source.inputSchema, ...(stale ? { stale: true } : {}) }];
+}
+
+/** A pack document's source as the listing shows it. */
+function packSource(pack: ResolvedDocument, expansion: Expansion, hint: string | undefined): PackSource {
+  const base = {
+    name: pack.name,
+    layer: pack.layer,
+    labels: pack.config.labels,
+    ...(hint ? { hint } : {}),
+    subTools: expansion.outcome instanceof VanceError ? 0 : expansion.outcome.length,
+    notes: expansion.list?.notes ?? NO_NOTES,
+  };
+
+  if (expansion.list === null) {
+    return {
+      ...base,
+      status: "unavailable",
+      reason: sourceUnavailable(pack.name, expansion.problem).message,
+    };
+  }
+  if (!expansion.stale) return { ...base, status: "current" };
+  const reason = expansion.problem?.message ?? "its list is being read again";
+  return { ...base, status: "stale", reason };
+}
+
+/** A pack whose source has given no list: why its sub-tools cannot be offered or called now. */
+export function sourceUnavailable(pack: string, problem: VanceError | null): VanceError {
+  const why = problem?.message ?? `the source of '${pack}' has not answered yet`;
+  return new VanceError(
+    "source_unavailable",
+    502,
+    `pack '${pack}' has no sub-tools right now: ${why}; they come back as soon as its source answers`,
+  );
+}

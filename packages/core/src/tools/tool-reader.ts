@@ -1,0 +1,383 @@
+import { LRUCache } from "lru-cache";
+import { inCapabilityFloor } from "../calls/capability-floor";
+import type { DocumentCascade, DocumentLayer, Layer } from "../cascade/document-cascade";
+import type { Freshness } from "../cascade/generations";
+import { mapWithConcurrency } from "../concurrency";
+import { Errors, VanceError } from "../errors";
+import {
+  assertToolName,
+  invocableToolNameProblem,
+  layerProjectOf,
+  layerProjectsOf,
+  packOf,
+  parseLayerDocumentKey,
+  TENANT_PROJECT,
+  TOOL_DOCUMENTS_DIR,
+  toolDocumentPath,
+  toolNameFromPath,
+  toolNameProblem,
+} from "../ids";
+import { byString } from "../order";
+import type { Logger } from "../ports/logger";
+import type { ObjectMeta } from "../ports/object-store";
+import type { ParsedToolCache } from "./parsed-tool-cache";
+import {
+  byInvalidDocument,
+  type HiddenToolDocument,
+  type InvalidToolDocument,
+  type PackSource,
+  type ResolvedTool,
+  type ToolListing,
+  type ToolLookup,
+} from "./resolved-tool";
+import { sourceUnavailable, type ToolExpansion } from "./tool-expansion";
+import { reservedName } from "./tool-writer";
+
+/** GETs in flight at once when a cold `listAll` fetches documents. */
+const LIST_FETCH_CONCURRENCY = 16;
+
+/** Invalid documents already named in a WARN line, by object key, ETag and cause (each once per instance). */
+const WARNED_DOCUMENTS = 4096;
+
+const NO_INVALID: readonly InvalidToolDocument[] = Object.freeze([]);
+const NO_PACKS: readonly PackSource[] = Object.freeze([]);
+const NO_HIDDEN: readonly HiddenToolDocument[] = Object.freeze([]);
+
+/** One WARN line `tool.invalid_document` per invalid document version and cause on this instance. */
+export class InvalidDocumentLog {
+  private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
+
+  constructor(private readonly logger: Logger) {}
+
+  /** `seen` identifies the version (key and ETag, or layer, path and ETag). */
+  warn(tenant: string, project: string, seen: string, layer: Layer, path: string, error: VanceError): void {
+    const key = `${tenant}\n${project}\n${seen}\n${error.message}`;
+    if (this.warned.has(key)) return;
+    this.warned.set(key, true);
+    this.logger.warn("tool.invalid_document", { tenant, project, path, layer, message: error.message });
+  }
+}
+
+/** What a `ToolReader` reads through: the cascade, the parsed cache, the expansions and the two fixed layers. */
+export interface ToolReaderParts {
+  readonly cascade: DocumentCascade;
+  readonly parsed: ParsedToolCache;
+  readonly expansion: ToolExpansion;
+  readonly invalidLog: InvalidDocumentLog;
+  /** The built-in layer, below every document layer; the floor's tools answer before any layer is read. */
+  readonly builtIns: ReadonlyMap<string, ResolvedTool>;
+  readonly bundled: ReadonlyMap<string, ToolLookup>;
+}
+
+/**
+ * The reads of `ServerToolService` (spec §4, §5, §8). A name walks project → tenant → bundled →
+ * built-in, first hit wins; a listing merges outer to inner (built-in → bundled → tenant →
+ * project) with the inner layer winning by name and disabled tools left out (in `hidden`). So a
+ * document may override or disable a built-in — except the capability floor (spec §13.1), whose
+ * names no document can take: a stored one is ignored and listed invalid.
+ *
+ * Reads are `"fresh"` by default: they read the layers' generations first (see `Generations`).
+ * Code below a read that already did so (the tool surface, a call in a process) passes `"known"`.
+ */
+export class ToolReader {
+  protected readonly cascade: DocumentCascade;
+  protected readonly parsed: ParsedToolCache;
+  protected readonly expansion: ToolExpansion;
+  private readonly invalidLog: InvalidDocumentLog;
+  private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
+  private readonly bundled: ReadonlyMap<string, ToolLookup>;
+
+  constructor(parts: ToolReaderParts) {
+    this.cascade = parts.cascade;
+    this.parsed = parts.parsed;
+    this.expansion = parts.expansion;
+    this.invalidLog = parts.invalidLog;
+    this.builtIns = parts.builtIns;
+    this.bundled = parts.bundled;
+  }
+
+  /**
+   * Resolves a name: project → tenant → bundled → built-in. A tool of the capability floor is
+   * answered by its built-in at once: no document can shadow it, not even one stored behind the
+   * service's back.
+   */
+  async lookup(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness = "fresh",
+  ): Promise<ToolLookup> {
+    const pack = packOf(name);
+    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, freshness);
+    const found = await this.lookupDocument(tenant, project, name, freshness);
+    // The resolved type says whether the document takes its schema from a source: no look-up.
+    if (found.status !== "found" || found.tool.kind !== "document") return found;
+    if (!this.expansion.active || found.tool.type.sourcing?.kind !== "schema") return found;
+    const expanded = (await this.expansion.expand(tenant, project, found.tool)).outcome;
+    if (expanded instanceof VanceError)
+      return { status: "invalid", layer: found.tool.layer, error: expanded };
+    return { status: "found", tool: expanded[0]! };
+  }
+
+  /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
+  async require(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness = "fresh",
+  ): Promise<ResolvedTool> {
+    const found = await this.lookup(tenant, project, name, freshness);
+    switch (found.status) {
+      case "found":
+        return found.tool;
+      case "disabled":
+        throw Errors.toolDisabled(name, found.layer);
+      case "invalid":
+        throw found.error;
+      case "not_found":
+        throw Errors.toolNotFound(name);
+    }
+  }
+
+  /**
+   * How the source of the pack document called `name` answers now (its pack page, `GET
+   * T/tools/{name}`), or null when `name` is no enabled pack document.
+   */
+  async packSource(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness = "fresh",
+  ): Promise<PackSource | null> {
+    const found = await this.lookupDocument(tenant, project, name, freshness);
+    if (found.status !== "found" || found.tool.kind !== "document") return null;
+    return this.expansion.packSource(tenant, project, found.tool);
+  }
+
+  /** The enabled tools carrying `label`, across all layers (built-ins included), sorted by name. */
+  async findByLabel(
+    tenant: string,
+    project: string,
+    label: string,
+    freshness: Freshness = "fresh",
+  ): Promise<ResolvedTool[]> {
+    return (await this.listAll(tenant, project, freshness)).filter((tool) =>
+      tool.config.labels.includes(label),
+    );
+  }
+
+  /**
+   * All enabled tools visible in the project, sorted by name. The array is shared (read-only):
+   * while nothing changed, the same array comes back, so callers may cache what they derive by it.
+   */
+  async listAll(
+    tenant: string,
+    project: string,
+    freshness: Freshness = "fresh",
+  ): Promise<readonly ResolvedTool[]> {
+    return (await this.listing(tenant, project, freshness)).tools;
+  }
+
+  /**
+   * The merged cascade with what it leaves out: the tools (as `listAll`), the tool documents it
+   * cannot offer (each named in one WARN line `tool.invalid_document` per instance and version),
+   * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
+   * while nothing of it changed.
+   */
+  async listing(tenant: string, project: string, freshness: Freshness = "fresh"): Promise<ToolListing> {
+    if (freshness === "fresh") await this.cascade.refresh(tenant, project);
+    const layerProjects = layerProjectsOf(project);
+    const compiled = this.parsed.compiles
+      ? await Promise.all(layerProjects.map((layerProject) => this.parsed.fromCompiled(tenant, layerProject)))
+      : [];
+    const [projectListing, tenantListing] = await Promise.all([
+      project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
+      this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
+    ]);
+    this.parsed.listed(tenant, layerProjects);
+    const projectVersion = projectListing?.version ?? 0;
+    const cached = this.parsed.listing(tenant, project, projectVersion, tenantListing.version);
+    if (cached) return cached.sourced ? this.expansion.expandAll(tenant, project, cached) : cached.view;
+    const { tools, invalid, hidden } = await this.merge(
+      tenant,
+      project,
+      projectListing?.items ?? [],
+      tenantListing.items,
+    );
+    const sourced = tools.some((tool) => this.expansion.sourcing(tool) !== undefined);
+    const frozenTools = Object.freeze(tools);
+    const frozenInvalid = invalid.length === 0 ? NO_INVALID : Object.freeze(invalid);
+    const frozenHidden = hidden.length === 0 ? NO_HIDDEN : Object.freeze(hidden);
+    const listing = this.parsed.keepListing(tenant, project, {
+      projectVersion,
+      tenantVersion: tenantListing.version,
+      tools: frozenTools,
+      invalid: frozenInvalid,
+      hidden: frozenHidden,
+      sourced,
+      view: Object.freeze({
+        tools: frozenTools,
+        invalid: frozenInvalid,
+        packs: NO_PACKS,
+        hidden: frozenHidden,
+      }),
+    });
+    await Promise.all(
+      compiled.map((state, i) =>
+        state?.rebuild
+          ? this.parsed.rebuildCompiled(
+              tenant,
+              layerProjects[i]!,
+              layerProjects[i] === TENANT_PROJECT ? tenantListing : projectListing!,
+              state.etag,
+            )
+          : undefined,
+      ),
+    );
+    return sourced ? this.expansion.expandAll(tenant, project, listing) : listing.view;
+  }
+
+  /**
+   * A pack's sub-tool: the pack document resolved by its name, then its source's tools. A
+   * disabled or invalid pack answers for its sub-tools; a document that is no pack has none.
+   */
+  private async lookupSubTool(
+    tenant: string,
+    project: string,
+    name: string,
+    pack: string,
+    freshness: Freshness,
+  ): Promise<ToolLookup> {
+    const problem = invocableToolNameProblem(name);
+    if (problem) throw Errors.invalidId("tool name", name);
+    const found = await this.lookupDocument(tenant, project, pack, freshness);
+    if (found.status !== "found") return found;
+    if (this.expansion.sourcing(found.tool)?.kind !== "pack" || found.tool.kind !== "document")
+      return { status: "not_found" };
+    const expansion = await this.expansion.expand(tenant, project, found.tool);
+    const expanded = expansion.outcome;
+    if (expanded instanceof VanceError)
+      return { status: "invalid", layer: found.tool.layer, error: expanded };
+    const tool = expanded.find((member) => member.name === name);
+    if (tool) return { status: "found", tool };
+    // No list yet: the sub-tool may well exist, the source just has not said so.
+    if (expansion.list === null) {
+      return {
+        status: "invalid",
+        layer: found.tool.layer,
+        error: sourceUnavailable(pack, expansion.problem),
+      };
+    }
+    return { status: "not_found" };
+  }
+
+  /** The document (or built-in) called `name`, unexpanded. */
+  private async lookupDocument(
+    tenant: string,
+    project: string,
+    name: string,
+    freshness: Freshness,
+  ): Promise<ToolLookup> {
+    assertToolName(name);
+    const builtIn = this.builtIns.get(name);
+    if (inCapabilityFloor(name))
+      return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
+    if (freshness === "fresh") await this.cascade.refresh(tenant, project);
+    const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
+    if (hit && hit.layer !== "bundled") return this.parsed.interpret(hit, name);
+    const bundled = this.bundled.get(name);
+    if (bundled) return bundled;
+    return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
+  }
+
+  /**
+   * Merges the layers' listings with the bundled and built-in tools (built-in outermost, the
+   * floor above everything); reads only documents not parsed yet. A stored document that breaks
+   * the name rules, does not parse or names a floor tool is left out and reported in `invalid`;
+   * a name whose winner is disabled or invalid, in `hidden`.
+   */
+  private async merge(
+    tenant: string,
+    project: string,
+    projectMetas: readonly ObjectMeta[],
+    tenantMetas: readonly ObjectMeta[],
+  ): Promise<{ tools: ResolvedTool[]; invalid: InvalidToolDocument[]; hidden: HiddenToolDocument[] }> {
+    const winners = new Map<string, { meta: ObjectMeta; layer: "project" | "tenant" }>();
+    const invalid: InvalidToolDocument[] = [];
+    const consider = (meta: ObjectMeta, layer: "project" | "tenant") => {
+      const path = parseLayerDocumentKey(meta.key)?.path ?? "";
+      const problem = storedToolPathProblem(path);
+      if (problem === null) {
+        winners.set(toolNameFromPath(path)!, { meta, layer });
+        return;
+      }
+      const error = Errors.invalidDocument(path, layer, problem);
+      invalid.push({ path, layer, error });
+      this.invalidLog.warn(tenant, project, `${meta.key}\n${meta.etag}`, layer, path, error);
+    };
+    for (const meta of tenantMetas) consider(meta, "tenant");
+    for (const meta of projectMetas) consider(meta, "project");
+
+    const merged = new Map<string, ToolLookup>();
+    for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
+    for (const [name, found] of this.bundled) merged.set(name, found);
+    const stored = await mapWithConcurrency(
+      [...winners],
+      LIST_FETCH_CONCURRENCY,
+      async ([name, { meta, layer }]) => {
+        const cached = this.parsed.cachedLookup(meta.key, meta.etag);
+        if (cached) return [name, cached, meta] as const;
+        const hit = await this.cascade.readLayer(
+          tenant,
+          layerProjectOf(layer, project)!,
+          toolDocumentPath(name),
+        );
+        return [name, hit ? this.parsed.interpret(hit, name) : null, meta] as const;
+      },
+    );
+    for (const [name, found, meta] of stored) {
+      if (!found) continue;
+      merged.set(name, found);
+      if (found.status !== "invalid") continue;
+      const path = toolDocumentPath(name);
+      invalid.push({ path, layer: found.layer as DocumentLayer, error: found.error });
+      this.invalidLog.warn(tenant, project, `${meta.key}\n${meta.etag}`, found.layer, path, found.error);
+    }
+
+    const tools: ResolvedTool[] = [];
+    const hidden: HiddenToolDocument[] = [];
+    for (const [name, found] of merged) {
+      if (found.status === "found") tools.push(found.tool);
+      else if (found.status === "disabled")
+        hidden.push({ name, layer: found.layer as DocumentLayer, status: "disabled" });
+      else if (found.status === "invalid")
+        hidden.push({ name, layer: found.layer as DocumentLayer, status: "invalid", error: found.error });
+    }
+    return {
+      tools: tools.sort(byString((tool) => tool.name)),
+      invalid: invalid.sort(byInvalidDocument),
+      hidden: hidden.sort(byString((entry) => entry.name)),
+    };
+  }
+}
+
+/**
+ * Why a stored object under `server-tools/` can be no tool document, or null: its path is not
+ * `server-tools/{name}.yaml` with a valid name, or the name is the floor's. Such an object got
+ * there behind the service's back (a bucket write, a sync job): the API refuses it on write.
+ */
+function storedToolPathProblem(path: string): VanceError | null {
+  const name = toolNameFromPath(path);
+  if (name === null) {
+    return Errors.validationFailed("tool documents are stored as server-tools/{name}.yaml", [
+      { path: "name", message: "not a server-tools/{name}.yaml path" },
+    ]);
+  }
+  const problem = toolNameProblem(name);
+  if (problem !== null) {
+    return Errors.validationFailed(`'${name}' is no tool name: ${problem}`, [
+      { path: "name", message: problem },
+    ]);
+  }
+  return inCapabilityFloor(name) ? reservedName(name) : null;
+}
