@@ -33,8 +33,9 @@ import {
   DocumentService,
   EmptyResponseDiagnosis,
   Generations,
-  jsonSchemaCacheReport,
+  JsonSchemaValidator,
   type Logger,
+  loadLazyEngines,
   MIB,
   ModelCatalogService,
   ModelPicker,
@@ -65,6 +66,7 @@ import {
   toolHintCacheReport,
   tracedFetch,
   tracedScripts,
+  useJsonSchemaValidator,
   WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
@@ -282,8 +284,17 @@ export async function buildServices(
     openApi?: OpenApiCompiler;
     env?: Record<string, string | undefined>;
     now?: () => number;
+    /**
+     * Leave loading Ajv, RE2 and acorn to the entry, which awaits `loadLazyEngines()` before the
+     * first event that may check a schema or a script (the Lambda entry: a health check does not).
+     */
+    lazyEngines?: boolean;
   } = {},
 ): Promise<Services> {
+  // The instance's compiled schemas, for every module function that compiles one.
+  const jsonSchemas = new JsonSchemaValidator();
+  useJsonSchemaValidator(jsonSchemas);
+  if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
   const serviceMetrics = new ServiceMetrics();
@@ -446,6 +457,7 @@ export async function buildServices(
     discovery,
     verifier,
     secrets,
+    jsonSchemas,
   });
   return {
     version: VERSION,
@@ -498,7 +510,7 @@ export async function buildServices(
 
 /**
  * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
- * memos of pure functions their modules keep (compiled schemas, hints, allow sets, the
+ * compiled schemas, and the memos of pure functions their modules keep (hints, allow sets, the
  * `mcp_server` type's), which are one per process whatever the composition root builds.
  */
 function registerCaches(services: {
@@ -511,6 +523,7 @@ function registerCaches(services: {
   readonly discovery: DiscoveryApi;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
+  readonly jsonSchemas: JsonSchemaValidator;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -522,7 +535,7 @@ function registerCaches(services: {
   caches.registerAll("discovery", services.discovery);
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
-  caches.register("jsonSchemas", jsonSchemaCacheReport);
+  caches.register("jsonSchemas", () => services.jsonSchemas.cacheReport());
   caches.register("toolHints", toolHintCacheReport);
   caches.register("allowSets", allowSetCacheReport);
   caches.register("allowedToolsAdd", allowedToolsAddCacheReport);
