@@ -198,7 +198,7 @@ export class ServerToolService {
   readonly #parsed: ByteCache<ParsedDocument | MergedListing>;
   /** The built-in layer, below every document layer; the floor's tools answer before any layer is read. */
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
-  private readonly bundledTools: ReadonlyMap<string, ToolLookup>;
+  #bundledTools: ReadonlyMap<string, ToolLookup> | undefined;
   private readonly sources: ToolSources | undefined;
   private readonly compiled: CompiledToolLayers | undefined;
   /** Compiled-index reads in flight by layer: concurrent cold listings share one GET. */
@@ -243,12 +243,17 @@ export class ServerToolService {
     this.sources = options.sources;
     this.compiled = options.compiled;
     this.builtIns = new Map(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)]));
-    this.bundledTools = new Map(
-      cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
+  }
+
+  /** The bundled layer's tools, parsed at the first lookup or listing that reaches them, not at every cold start. */
+  private get bundledTools(): ReadonlyMap<string, ToolLookup> {
+    this.#bundledTools ??= new Map(
+      this.cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
         const name = toolNameFromPath(hit.path);
         return name ? [[name, this.interpret(hit, name)] as const] : [];
       }),
     );
+    return this.#bundledTools;
   }
 
   /** The tool type registry the service validates against. */
