@@ -5,6 +5,8 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** Builds the worker bundles the sandbox and the OpenAPI compiler load (both projects need them). */
 const WORKER_BUNDLES = "test/setup/script-worker.ts";
+/** Loads Ajv, RE2 and acorn, which the code loads lazily, for tests that use them directly. */
+const LAZY_ENGINES = "test/setup/lazy-engines.ts";
 
 export default defineConfig({
   // The published packages export their built `dist/`; inside the repository every tool reads
@@ -28,6 +30,7 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts"],
           globalSetup: [WORKER_BUNDLES],
+          setupFiles: [LAZY_ENGINES],
         },
       },
       {
@@ -42,7 +45,7 @@ export default defineConfig({
             "test/setup/dynamodb.ts",
             "test/setup/mcp-servers.ts",
           ],
-          setupFiles: ["test/setup/close-apps.ts"],
+          setupFiles: [LAZY_ENGINES, "test/setup/close-apps.ts"],
         },
       },
     ],

@@ -19,6 +19,7 @@ import {
   BUILT_IN_TOOL_TYPES,
   type BundledDocuments,
   DocumentCascade,
+  loadLazyEngines,
   mapWithConcurrency,
   ServerToolService,
   TENANT_PROJECT,
@@ -83,6 +84,7 @@ const COLUMNS: readonly (Column & { readonly key: keyof Row })[] = [
 ];
 
 export async function main(): Promise<void> {
+  await loadLazyEngines();
   console.log(
     `cascade bench: ${PROJECT_TOOLS} project tools + ${TENANT_TOOLS} _tenant tools per store; ` +
       `node ${process.version}, ${cpus().length} CPUs`,

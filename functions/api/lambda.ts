@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { loadLazyEngines, VanceError } from "@vance/core";
 import { Hono } from "hono";
 import { handle } from "hono/aws-lambda";
 import { bundledFiles, loadFunctionConfig } from "../settings";
@@ -40,11 +40,15 @@ export const handler = await startFunction(
     const services = await buildServices(config, config.VANCE_JWT_SECRET!, {
       // Most first events run no script: QuickJS and the workers start at the first that does.
       scripts: lazyScriptPool(config),
+      // Ajv, RE2 and acorn load at the first event that may check a schema or a script: any but
+      // a health check (`loadLazyEngines` below).
+      lazyEngines: true,
     });
     const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
     // A sandbox is frozen between invocations: the uses written behind each answer, and what a
     // telemetry batch holds, are sent before the invocation answers.
     return async (...args: Parameters<typeof handler>) => {
+      if (!isHealthCheck(args[0])) await loadLazyEngines();
       try {
         return await handler(...args);
       } finally {
@@ -64,3 +68,9 @@ export const handler = await startFunction(
       }),
     ),
 );
+
+/** A function URL's health check: the one event that never checks a JSON Schema or a script. */
+function isHealthCheck(event: { readonly rawPath?: string; readonly requestContext?: unknown }): boolean {
+  const http = (event.requestContext as { http?: { method?: string } } | undefined)?.http;
+  return event.rawPath === "/v1/health" && (http?.method === "GET" || http?.method === "HEAD");
+}

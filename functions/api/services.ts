@@ -31,8 +31,9 @@ import {
   DocumentService,
   EmptyResponseDiagnosis,
   Generations,
-  jsonSchemaCacheReport,
+  JsonSchemaValidator,
   type Logger,
+  loadLazyEngines,
   MIB,
   ModelCatalogService,
   ModelPicker,
@@ -64,6 +65,7 @@ import {
   ToolUsage,
   tracedFetch,
   tracedScripts,
+  useJsonSchemaValidator,
   WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
@@ -281,8 +283,17 @@ export async function buildServices(
     openApi?: OpenApiCompiler;
     env?: Record<string, string | undefined>;
     now?: () => number;
+    /**
+     * Leave loading Ajv, RE2 and acorn to the entry, which awaits `loadLazyEngines()` before the
+     * first event that may check a schema or a script (the Lambda entry: a health check does not).
+     */
+    lazyEngines?: boolean;
   } = {},
 ): Promise<Services> {
+  // The instance's compiled schemas, for every module function that compiles one.
+  const jsonSchemas = new JsonSchemaValidator();
+  useJsonSchemaValidator(jsonSchemas);
+  if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
   const serviceMetrics = new ServiceMetrics();
@@ -451,6 +462,7 @@ export async function buildServices(
     secrets,
     hints,
     recordCaches,
+    jsonSchemas,
   });
   return {
     version: VERSION,
@@ -503,8 +515,11 @@ export async function buildServices(
 
 /**
  * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, those built
- * here for them (hints, allow sets), and the memos of pure functions their modules keep (compiled
- * schemas, the `mcp_server` type's), which are one per process whatever the composition root builds.
+ * here for them (compiled schemas, hints, allow sets), and the memos of pure functions their
+ * modules keep (the `mcp_server` type's), which are one per process whatever the composition root builds.
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
+ * compiled schemas, and the memos of pure functions their modules keep (hints, allow sets, the
+ * `mcp_server` type's), which are one per process whatever the composition root builds.
  */
 function registerCaches(services: {
   readonly cascade: DocumentCascade;
@@ -518,6 +533,7 @@ function registerCaches(services: {
   readonly secrets: SecretService;
   readonly hints: ToolHintCache;
   readonly recordCaches: ProcessRecordCaches;
+  readonly jsonSchemas: JsonSchemaValidator;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -529,7 +545,7 @@ function registerCaches(services: {
   caches.registerAll("discovery", services.discovery);
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
-  caches.register("jsonSchemas", jsonSchemaCacheReport);
+  caches.register("jsonSchemas", () => services.jsonSchemas.cacheReport());
   caches.register("toolHints", () => services.hints.report());
   caches.register("allowSets", () => services.recordCaches.allowSetReport());
   caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());

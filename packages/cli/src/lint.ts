@@ -4,6 +4,7 @@ import {
   BUILT_IN_TOOL_TYPES,
   createNetworkPolicy,
   inCapabilityFloor,
+  loadLazyEngines,
   MCP_SERVER_DOCUMENTS_DIR,
   mcpServerNameFromPath,
   parseMcpServerDocument,
@@ -16,6 +17,9 @@ import {
   toolNameProblem,
   type VanceError,
 } from "@vance/core";
+
+// Linting compiles schemas as the server's writes do: Ajv and RE2, which core loads lazily.
+await loadLazyEngines();
 
 /** One problem of a document, at a line of its file (1 when the parser knows none). */
 export interface LintProblem {

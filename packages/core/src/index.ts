@@ -179,6 +179,7 @@ export { BUILT_IN_TOOL_TYPES } from "./tool-types/builtin-types";
 export { OpenJsonSchema } from "./tool-types/common";
 export { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./tool-types/document-schemas";
 export { NO_INPUT_SCHEMA } from "./tool-types/inputs";
+export { loadLazyEngines } from "./tool-types/lazy-engines";
 export { mcpCacheReports, mcpOutcome } from "./tool-types/mcp";
 export {
   MCP_SERVER_DOCUMENTS_DIR,
@@ -215,4 +216,8 @@ export {
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
-export { compileJsonSchema, jsonSchemaCacheReport } from "./validation/json-schema-validator";
+export {
+  compileJsonSchema,
+  JsonSchemaValidator,
+  useJsonSchemaValidator,
+} from "./validation/json-schema-validator";

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import {
   type Freshness,
   type GenerationStamp,
@@ -10,6 +10,7 @@ import { VanceError } from "../errors";
 import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ObservedLimitStore } from "../ports/observed-limit-store";
+import { loadedRe2, loadRe2 } from "../re2";
 import { parseModelId } from "./model-catalog";
 
 /**
@@ -43,7 +44,8 @@ let limitPatterns: readonly RE2JS[] | undefined;
  * them case-insensitively builds RE2's case-folding tables, ~8% of the API bundle's import.
  */
 function compiledLimitPatterns(): readonly RE2JS[] {
-  limitPatterns ??= LIMIT_PATTERN_SOURCES.map((pattern) => RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE));
+  const re2 = loadedRe2();
+  limitPatterns ??= LIMIT_PATTERN_SOURCES.map((pattern) => re2.compile(pattern, re2.CASE_INSENSITIVE));
   return limitPatterns;
 }
 
@@ -62,6 +64,7 @@ const MAX_PLAUSIBLE_LIMIT = 100_000;
  * The tool limit a provider's rejection names, or `null` when the text names none. Understands
  * OpenAI's `array_above_max_length`, Anthropic/pydantic list validation, and vLLM-style gateways.
  * Linear in the text: a scan for the keywords, then RE2 on at most `MAX_WINDOWS` short windows.
+ * RE2 must be loaded (`loadRe2`; `learn` does).
  */
 export function parseToolLimitFromError(text: string): number | null {
   const windows = keywordWindows(text);
@@ -177,6 +180,7 @@ export class ObservedToolLimits {
     if (scope !== PLATFORM_SCOPE && !ID_PATTERN.test(scope)) {
       throw new VanceError("invalid_id", 400, `'${scope}' is neither a tenant id nor '*'`);
     }
+    await loadRe2();
     const maxTools = parseToolLimitFromError(errorText);
     if (maxTools === null) {
       throw new VanceError(

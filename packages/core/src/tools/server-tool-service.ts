@@ -8,7 +8,13 @@ import type { ToolSources } from "../sources/tool-sources";
 import type { ToolTypeRegistry } from "../tool-types/registry";
 import type { CompiledToolLayers } from "./compiled-tool-layers";
 import { DEFAULT_PARSED_CACHE_BYTES, ParsedToolCache } from "./parsed-tool-cache";
-import { type PackHealth, type ResolvedTool, resolveBuiltIn, type WriteOptions } from "./resolved-tool";
+import {
+  type PackHealth,
+  type ResolvedTool,
+  resolveBuiltIn,
+  type ToolLookup,
+  type WriteOptions,
+} from "./resolved-tool";
 import { ToolExpansion } from "./tool-expansion";
 import { InvalidDocumentLog, ToolReader } from "./tool-reader";
 import { ToolWriter } from "./tool-writer";
@@ -59,12 +65,14 @@ export class ServerToolService extends ToolReader {
     );
     const invalidLog = new InvalidDocumentLog(logger);
     const expansion = new ToolExpansion(options.sources, logger, (...warning) => invalidLog.warn(...warning));
-    const bundled = new Map(
-      cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
-        const name = toolNameFromPath(hit.path);
-        return name ? [[name, parsed.interpret(hit, name)] as const] : [];
-      }),
-    );
+    let bundledTools: ReadonlyMap<string, ToolLookup> | undefined;
+    const bundled = () =>
+      (bundledTools ??= new Map(
+        cascade.bundledUnder(TOOL_DOCUMENTS_DIR).flatMap((hit) => {
+          const name = toolNameFromPath(hit.path);
+          return name ? [[name, parsed.interpret(hit, name)] as const] : [];
+        }),
+      ));
     super({
       cascade,
       parsed,

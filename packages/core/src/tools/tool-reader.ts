@@ -66,7 +66,8 @@ export interface ToolReaderParts {
   readonly invalidLog: InvalidDocumentLog;
   /** The built-in layer, below every document layer; the floor's tools answer before any layer is read. */
   readonly builtIns: ReadonlyMap<string, ResolvedTool>;
-  readonly bundled: ReadonlyMap<string, ToolLookup>;
+  /** The bundled layer's tools, parsed at the first lookup or listing that reaches them, not at every cold start. */
+  readonly bundled: () => ReadonlyMap<string, ToolLookup>;
 }
 
 /**
@@ -85,7 +86,7 @@ export class ToolReader {
   protected readonly expansion: ToolExpansion;
   private readonly invalidLog: InvalidDocumentLog;
   private readonly builtIns: ReadonlyMap<string, ResolvedTool>;
-  private readonly bundled: ReadonlyMap<string, ToolLookup>;
+  private readonly bundledTools: () => ReadonlyMap<string, ToolLookup>;
 
   constructor(parts: ToolReaderParts) {
     this.cascade = parts.cascade;
@@ -93,7 +94,7 @@ export class ToolReader {
     this.expansion = parts.expansion;
     this.invalidLog = parts.invalidLog;
     this.builtIns = parts.builtIns;
-    this.bundled = parts.bundled;
+    this.bundledTools = parts.bundled;
   }
 
   /**
@@ -285,7 +286,7 @@ export class ToolReader {
     if (freshness === "fresh") await this.cascade.refresh(tenant, project);
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.parsed.interpret(hit, name);
-    const bundled = this.bundled.get(name);
+    const bundled = this.bundledTools().get(name);
     if (bundled) return bundled;
     return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
   }
@@ -320,7 +321,7 @@ export class ToolReader {
 
     const merged = new Map<string, ToolLookup>();
     for (const [name, tool] of this.builtIns) merged.set(name, { status: "found", tool });
-    for (const [name, found] of this.bundled) merged.set(name, found);
+    for (const [name, found] of this.bundledTools()) merged.set(name, found);
     const stored = await mapWithConcurrency(
       [...winners],
       LIST_FETCH_CONCURRENCY,

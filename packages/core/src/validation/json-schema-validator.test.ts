@@ -4,7 +4,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type CompiledJsonSchema,
   compileJsonSchema,
+  JsonSchemaValidator,
   MAX_PATTERN_INSTRUCTIONS,
+  toolInputSchemaProblem,
+  useJsonSchemaValidator,
   validateJsonSchema,
 } from "./json-schema-validator";
 
@@ -198,5 +201,37 @@ describe("compileJsonSchema: memory stays flat", () => {
     const end = heapMiB();
     expect(end - warm).toBeLessThan(8);
     expect(end - start).toBeLessThan(50);
+  });
+});
+
+describe("JsonSchemaValidator: one cache per instance, an engine loaded lazily", () => {
+  it("counts its own reads: the composition root's instance is the one the module functions use", () => {
+    const mine = new JsonSchemaValidator({ maxEntries: 8, maxBytes: 1024 * 1024 });
+    const other = new JsonSchemaValidator();
+    const schema = { type: "object", properties: { instanceTest: { type: "integer" } } };
+    expect(mine.compile(schema).ok).toBe(true);
+    expect(mine.compile(schema).ok).toBe(true);
+    expect(mine.cacheReport()).toMatchObject({ hits: 1, misses: 1, entries: 1, maxEntries: 8 });
+    expect(other.cacheReport()).toMatchObject({ hits: 0, misses: 0, entries: 0 });
+
+    useJsonSchemaValidator(other);
+    compileJsonSchema(schema);
+    expect(toolInputSchemaProblem(schema)).toBeNull();
+    expect(other.cacheReport()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+    expect(mine.cacheReport()).toMatchObject({ hits: 1, misses: 1 });
+  });
+
+  it("compiles nothing before the engine is loaded, and the first validation awaits the load", async () => {
+    vi.resetModules();
+    const fresh = await import("./json-schema-validator");
+    expect(fresh.jsonSchemaEngineLoaded()).toBe(false);
+    const validator = new fresh.JsonSchemaValidator();
+    expect(() => validator.compile({ type: "string" })).toThrow(/not loaded yet/);
+    await validator.ready();
+    expect(fresh.jsonSchemaEngineLoaded()).toBe(true);
+    const compiled = validator.compile({ type: "string", pattern: "^a+$" });
+    expect(compiled.ok && compiled.validate("b")).toEqual([
+      { path: "", message: 'must match pattern "^a+$"' },
+    ]);
   });
 });

@@ -1,10 +1,11 @@
-import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import type { FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import { jsonSchemaSizeProblem } from "../json-schema-size";
+import { loadRe2 } from "../re2";
 
 /**
  * A JSON Schema made ready to check values: a validator, or why the schema cannot be used.
@@ -32,35 +33,127 @@ export const MAX_PATTERNS = 64;
 export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
 
 /**
- * Compiled schemas by their JSON text: parsed configurations and process records are new objects
- * on every read, and one warm instance serves every tenant, so the cache is bounded by count and
- * by estimated size, not by the number of tools in existence. Unusable schemas are cached too.
+ * What compiling needs, loaded at the first schema rather than at every cold start: Ajv
+ * (~130 KiB of JavaScript with fast-uri) and RE2 (~150 KiB), each an `import()` and so a chunk of
+ * its own in the function bundles, and the meta-schema checker (an Ajv with its meta-schemas
+ * takes ~10 ms to make). The checker only validates schemas as data and never compiles one, so it
+ * keeps nothing of any tenant between calls.
  */
-const compiled = new LRUCache<string, CompiledJsonSchema>({
-  max: JSON_SCHEMA_CACHE_LIMITS.maxEntries,
-  maxSize: JSON_SCHEMA_CACHE_LIMITS.maxBytes,
-});
-const compiledReads = new CacheCounters();
+interface Engine {
+  readonly Ajv: typeof Ajv;
+  readonly RE2JS: typeof RE2JS;
+  readonly metaSchemas: Ajv;
+}
+
+let engine: Engine | undefined;
+let loading: Promise<Engine> | undefined;
 
 /**
- * The compiled-schema cache's counters. It stays a module's cache, not an instance: every caller
- * of `compileJsonSchema` (parsers, tool types, records) would otherwise carry it, for a memo of a
- * pure function whose entries hold no tenant state beyond the schema text they are keyed by.
+ * Loads what compiling schemas needs, once per process (a failed load is not kept). Every
+ * composition root awaits it before serving (the Lambda entry before the first event that is
+ * not a health check); the compiling methods are synchronous and throw before it.
  */
-export function jsonSchemaCacheReport(): CacheReport {
-  return compiledReads.report(lruExtent(compiled));
+export function loadJsonSchemaEngine(): Promise<void> {
+  if (engine) return Promise.resolve();
+  loading ??= Promise.all([import("ajv"), loadRe2()]).then(
+    ([ajv, re2]) => {
+      // Ajv is CommonJS: Node's namespace has its named exports, esbuild's (the function bundles)
+      // only `default`, which is the class in both.
+      const AjvClass = ajv.default;
+      engine = {
+        Ajv: AjvClass,
+        RE2JS: re2,
+        metaSchemas: new AjvClass({ strict: false, logger: false, validateFormats: false }),
+      };
+      return engine;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading.then(() => undefined);
+}
+
+/** Whether `loadJsonSchemaEngine` has answered: the synchronous methods work from then on. */
+export function jsonSchemaEngineLoaded(): boolean {
+  return engine !== undefined;
+}
+
+function loadedEngine(): Engine {
+  if (!engine)
+    throw new Error("the JSON Schema engine is not loaded yet: await loadJsonSchemaEngine() first");
+  return engine;
 }
 
 /**
- * Checks schemas against the draft-07 meta-schema. It only validates schemas as data and never
- * compiles one, so it keeps nothing of any tenant between calls.
+ * Compiles and caches JSON Schemas. The composition root makes one per instance, registers its
+ * cache (`/v1/metrics` lists it as `jsonSchemas`) and makes it the one `compileJsonSchema` and the
+ * other module functions use (`useJsonSchemaValidator`); until then they use one of their own.
+ *
+ * Compiled schemas are kept by their JSON text: parsed configurations and process records are new
+ * objects on every read, and one warm instance serves every tenant, so the cache is bounded by
+ * count and by estimated size, not by the number of tools in existence. Unusable schemas are
+ * cached too.
  */
-let metaSchemaChecker: Ajv | undefined;
+export class JsonSchemaValidator {
+  readonly #compiled: LRUCache<string, CompiledJsonSchema>;
+  readonly #reads = new CacheCounters();
 
-/** Made at the first schema rather than at every cold start (an Ajv with its meta-schemas takes ~10 ms). */
-function metaSchemas(): Ajv {
-  metaSchemaChecker ??= new Ajv({ strict: false, logger: false, validateFormats: false });
-  return metaSchemaChecker;
+  constructor(limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS) {
+    this.#compiled = new LRUCache({ max: limits.maxEntries, maxSize: limits.maxBytes });
+  }
+
+  /** Answers once the engine is loaded (`loadJsonSchemaEngine`): the first validation awaits this. */
+  async ready(): Promise<this> {
+    await loadJsonSchemaEngine();
+    return this;
+  }
+
+  /** The compiled-schema cache's counters, entries and bytes. */
+  cacheReport(): CacheReport {
+    return this.#reads.report(lruExtent(this.#compiled));
+  }
+
+  /** `compileJsonSchema` with this validator's cache. */
+  compile(schema: JsonSchema): CompiledJsonSchema {
+    let key: string;
+    try {
+      key = JSON.stringify(schema);
+    } catch (error) {
+      // JSON.parse accepts nesting far deeper than the stack allows to walk back.
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ok: false, message: `not a usable JSON Schema: ${reason}` };
+    }
+    const cached = this.#reads.read(this.#compiled.get(key));
+    if (cached) return cached;
+    const tooLarge = jsonSchemaSizeProblem(schema, key.length);
+    const { result, patternBytes } = tooLarge
+      ? { result: { ok: false, message: `not a usable JSON Schema: ${tooLarge}` } as const, patternBytes: 0 }
+      : compile(loadedEngine(), schema);
+    this.#compiled.set(key, result, {
+      size: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes,
+    });
+    return result;
+  }
+}
+
+/** The validator the module functions use: the composition root's, or one made at the first call. */
+let current: JsonSchemaValidator | undefined;
+
+/**
+ * Makes `validator` the one `compileJsonSchema`, `toolInputSchemaProblem` and
+ * `validateJsonSchema` use: the composition root's, whose cache `/v1/metrics` lists. Every
+ * caller of those (parsers, tool types, records) would otherwise carry it, for a memo of a pure
+ * function whose entries hold no tenant state beyond the schema text they are keyed by.
+ */
+export function useJsonSchemaValidator(validator: JsonSchemaValidator): void {
+  current = validator;
+}
+
+function validator(): JsonSchemaValidator {
+  current ??= new JsonSchemaValidator();
+  return current;
 }
 
 /**
@@ -71,29 +164,15 @@ function metaSchemas(): Ajv {
  * linear in the input whatever the pattern; a pattern RE2 cannot run (backreferences,
  * lookaround) makes the schema unusable, never a fallback to backtracking. Formats are not
  * checked. A schema beyond `JSON_SCHEMA_LIMITS` is not compiled at all (its compile would hold
- * the serving thread). Results are cached by the schema's JSON text.
+ * the serving thread). Results are cached by the schema's JSON text (`JsonSchemaValidator`).
+ * The engine must be loaded (`loadJsonSchemaEngine`).
  *
  * @example
  * const schema = compileJsonSchema({ type: "object", required: ["q"] });
  * if (schema.ok) schema.validate({}); // [{ path: "q", message: "must have required property 'q'" }]
  */
 export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
-  let key: string;
-  try {
-    key = JSON.stringify(schema);
-  } catch (error) {
-    // JSON.parse accepts nesting far deeper than the stack allows to walk back.
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, message: `not a usable JSON Schema: ${reason}` };
-  }
-  const cached = compiledReads.read(compiled.get(key));
-  if (cached) return cached;
-  const tooLarge = jsonSchemaSizeProblem(schema, key.length);
-  const { result, patternBytes } = tooLarge
-    ? { result: { ok: false, message: `not a usable JSON Schema: ${tooLarge}` } as const, patternBytes: 0 }
-    : compile(schema);
-  compiled.set(key, result, { size: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes });
-  return result;
+  return validator().compile(schema);
 }
 
 /**
@@ -122,18 +201,18 @@ export function validateJsonSchema(schema: JsonSchema, value: unknown): FieldErr
 type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 type RegExpLike = ReturnType<RegExpEngine>;
 
-function compile(schema: JsonSchema): { result: CompiledJsonSchema; patternBytes: number } {
+function compile(engine: Engine, schema: JsonSchema): { result: CompiledJsonSchema; patternBytes: number } {
   // The dialect is not fetched or trusted: every schema reads as draft-07, where 2020-12's
   // common keywords (`$defs` included) mean the same.
   const { $schema: _dialect, ...body } = schema;
-  const patterns = new Patterns();
+  const patterns = new Patterns(engine.RE2JS);
   try {
-    const checker = metaSchemas();
+    const checker = engine.metaSchemas;
     if (!checker.validateSchema(body)) {
       const message = `not a valid JSON Schema: ${describe(checker.errors)}`;
       return { result: { ok: false, message }, patternBytes: 0 };
     }
-    const ajv = new Ajv({
+    const ajv = new engine.Ajv({
       allErrors: true,
       strict: false,
       logger: false,
@@ -168,6 +247,12 @@ class Patterns {
   private instructions = 0;
   private readonly known = new Map<string, RegExpLike>();
 
+  readonly #re2: typeof RE2JS;
+
+  constructor(re2: typeof RE2JS) {
+    this.#re2 = re2;
+  }
+
   readonly engine: RegExpEngine = Object.assign((pattern: string) => this.compile(pattern), { code: "re2" });
 
   private compile(pattern: string): RegExpLike {
@@ -178,7 +263,7 @@ class Patterns {
     }
     let regex: RE2JS;
     try {
-      regex = RE2JS.compile(RE2JS.translateRegExp(pattern));
+      regex = this.#re2.compile(this.#re2.translateRegExp(pattern));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
