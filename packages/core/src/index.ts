@@ -142,6 +142,7 @@ export {
   type UsageStore,
 } from "./ports/index";
 export { ProcessService } from "./processes/process-service";
+export { loadedRe2, loadRe2 } from "./re2";
 export { HintEntrySchema, RecipeEntrySchema, RecipeResolver } from "./recipes/recipe-resolver";
 export { SecretScrubber } from "./secrets/scrub";
 export { SecretService } from "./secrets/secret-service";
