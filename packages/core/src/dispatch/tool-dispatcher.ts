@@ -105,11 +105,7 @@ export class ToolDispatcher {
     request: Omit<DispatchRequest, "params">,
   ): Promise<ResolvedTool | ClientToolDeclaration> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
-      throw new VanceError(
-        "tool_not_allowed",
-        403,
-        `tool '${request.name}' is not in the caller's allowed tools`,
-      );
+      throw new VanceError("tool_not_allowed", `tool '${request.name}' is not in the caller's allowed tools`);
     }
     const { caller, name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
@@ -188,7 +184,6 @@ export class ToolDispatcher {
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
-        422,
         `the params do not match the input schema of '${request.name}'`,
         problems,
       );
@@ -219,7 +214,6 @@ export class ToolDispatcher {
     if (type?.sourcing?.kind === "pack") {
       throw new VanceError(
         "tool_not_found",
-        404,
         `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
       );
     }
@@ -330,7 +324,6 @@ function unusableSchema(target: ResolvedTool | ClientToolDeclaration, message: s
   }
   return new VanceError(
     "invalid_document",
-    422,
     `the inputSchema declared at spawn for client tool '${target.name}' is ${message}`,
     errors,
   );

@@ -996,7 +996,6 @@ function listingKey(tenant: string, project: string): string {
 export function reservedName(name: string): VanceError {
   return new VanceError(
     "reserved_name",
-    422,
     `'${name}' belongs to the capability floor (tool_list, tool_description); no document can replace or disable it`,
     [{ path: "name", message: "reserved for the capability floor" }],
   );
@@ -1051,7 +1050,6 @@ function sourceUnavailable(pack: string, problem: VanceError | null): VanceError
   const why = problem?.message ?? `the source of '${pack}' has not answered yet`;
   return new VanceError(
     "source_unavailable",
-    502,
     `pack '${pack}' has no sub-tools right now: ${why}; they come back as soon as its source answers`,
   );
 }

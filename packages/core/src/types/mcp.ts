@@ -274,7 +274,6 @@ async function locateServer(server: string, access: ServerAccess): Promise<Locat
       message,
       problem: new VanceError(
         "invalid_document",
-        422,
         `the tool names the MCP server '${server}', but ${message}`,
         [{ path: "parameters.server", message }],
       ),
@@ -308,7 +307,7 @@ async function withSecrets(
     return {
       error: "SecretNotFound",
       message,
-      problem: new VanceError("invalid_document", 422, message, [{ path: "headers", message }]),
+      problem: new VanceError("invalid_document", message, [{ path: "headers", message }]),
     };
   }
   const filler = new TemplateFiller([], {}, secrets);
