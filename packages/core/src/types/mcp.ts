@@ -12,13 +12,10 @@ import {
 } from "../config/mcp-server";
 import { Errors, VanceError } from "../errors";
 import { toolInputSchemaProblem } from "../json-schema-validator";
-import { BLOCKED_ADDRESS_ERROR_NAME, RESPONSE_TOO_LARGE_ERROR_NAME } from "../net/network-policy";
 import {
-  MCP_ERROR_RESPONSE_NAME,
-  MCP_PROTOCOL_ERROR_NAME,
-  MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpContent,
+  McpFailure,
   type McpServerTarget,
   type ToolRuntime,
 } from "../ports/tool-runtime";
@@ -207,6 +204,7 @@ async function callMcpTool(
       toolName,
       target.timeoutMs,
       bound.callerEnded(),
+      bound.signal.aborted,
       context.signal,
     );
     // Scrubbed before the cut, so no prefix of a secret survives it.
@@ -222,6 +220,7 @@ function callFailure(
   toolName: string,
   timeoutMs: number,
   callerEnded: boolean,
+  overran: boolean,
   caller: AbortSignal,
 ): { error: string; message: string } {
   // `Cancelled` rather than `TimeoutError` when the caller ended first: this server did not
@@ -232,27 +231,29 @@ function callFailure(
       message: `the call of '${toolName}' on MCP server '${server}' was abandoned because its caller ended (${describeError(caller.reason)})`,
     };
   }
-  const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-  if (name === MCP_TIMEOUT_ERROR_NAME) {
-    return {
-      error: "TimeoutError",
-      message: `MCP server '${server}' did not answer '${toolName}' within ${timeoutMs} ms`,
-    };
+  // Not the client's failure but this call's own bound (`CLIENT_GRACE_MS` past timeoutMs) ending it.
+  const reason = error instanceof McpFailure ? error.reason : overran ? "timeout" : "unavailable";
+  switch (reason) {
+    case "timeout":
+      return {
+        error: "TimeoutError",
+        message: `MCP server '${server}' did not answer '${toolName}' within ${timeoutMs} ms`,
+      };
+    case "blocked_address":
+      return { error: "BlockedAddress", message: describeError(error) };
+    case "response_too_large":
+      return { error: "ResponseTooLarge", message: `MCP server '${server}': ${describeError(error)}` };
+    case "protocol":
+      return { error: "McpProtocolError", message: `MCP server '${server}': ${describeError(error)}` };
+    case "refused":
+      return {
+        error: "McpToolError",
+        message: `MCP server '${server}' refused '${toolName}': ${describeError(error)}`,
+      };
+    case "aborted":
+    case "unavailable":
+      return { error: "McpUnavailable", message: `MCP server '${server}': ${describeError(error)}` };
   }
-  if (name === BLOCKED_ADDRESS_ERROR_NAME) return { error: "BlockedAddress", message: describeError(error) };
-  if (name === RESPONSE_TOO_LARGE_ERROR_NAME) {
-    return { error: "ResponseTooLarge", message: `MCP server '${server}': ${describeError(error)}` };
-  }
-  if (name === MCP_PROTOCOL_ERROR_NAME) {
-    return { error: "McpProtocolError", message: `MCP server '${server}': ${describeError(error)}` };
-  }
-  if (name === MCP_ERROR_RESPONSE_NAME) {
-    return {
-      error: "McpToolError",
-      message: `MCP server '${server}' refused '${toolName}': ${describeError(error)}`,
-    };
-  }
-  return { error: "McpUnavailable", message: `MCP server '${server}': ${describeError(error)}` };
 }
 
 /** An MCP server document found and valid; `key` identifies it (tenant, layer, document, ETag). */
