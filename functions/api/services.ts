@@ -18,8 +18,8 @@ import {
 import {
   allowedToolsAddCacheReport,
   allowSetCacheReport,
-  BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
+  builtInToolTypes,
   CATALOG_MARKER,
   CacheRegistry,
   CatalogEditor,
@@ -35,11 +35,11 @@ import {
   Generations,
   jsonSchemaCacheReport,
   type Logger,
+  McpServerCaches,
   MIB,
   ModelCatalogService,
   ModelPicker,
   markerOfDocumentKey,
-  mcpCacheReports,
   type ObjectStore,
   ObjectStoreCompiledOperations,
   ObservedToolLimits,
@@ -289,7 +289,8 @@ export async function buildServices(
   const serviceMetrics = new ServiceMetrics();
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
-  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
+  const mcpServers = new McpServerCaches();
+  const types = new ToolTypeRegistry(builtInToolTypes(mcpServers), { networkPolicy });
   const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
@@ -446,6 +447,7 @@ export async function buildServices(
     discovery,
     verifier,
     secrets,
+    mcpServers,
   });
   return {
     version: VERSION,
@@ -497,9 +499,9 @@ export async function buildServices(
 }
 
 /**
- * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
- * memos of pure functions their modules keep (compiled schemas, hints, allow sets, the
- * `mcp_server` type's), which are one per process whatever the composition root builds.
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own (the `mcp`
+ * types' among them), and the memos of pure functions their modules keep (compiled schemas,
+ * hints, allow sets), which are one per process whatever the composition root builds.
  */
 function registerCaches(services: {
   readonly cascade: DocumentCascade;
@@ -511,6 +513,7 @@ function registerCaches(services: {
   readonly discovery: DiscoveryApi;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
+  readonly mcpServers: McpServerCaches;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -526,7 +529,7 @@ function registerCaches(services: {
   caches.register("toolHints", toolHintCacheReport);
   caches.register("allowSets", allowSetCacheReport);
   caches.register("allowedToolsAdd", allowedToolsAddCacheReport);
-  caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
+  caches.registerAll("mcpServer", services.mcpServers);
   return caches;
 }
 

@@ -18,7 +18,15 @@ import {
   type ToolRuntime,
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
-import { MCP_ERROR_MESSAGE_CHARS, McpServerType, McpType, mcpOutcome, sizeOf } from "./mcp";
+import {
+  MCP_ERROR_MESSAGE_CHARS,
+  McpServerCaches,
+  McpServerType,
+  McpType,
+  mcpOutcome,
+  mcpToolTypes,
+  sizeOf,
+} from "./mcp";
 import type { InvocationContext, SourceContext } from "./tool-type";
 
 const TOKEN = "tok-9f8e7d6c5b4a-s3cret";
@@ -125,6 +133,19 @@ function invocationContext(setup: Setup = {}): InvocationContext {
 }
 
 const mcpParameters = { server: "jira", toolName: "get-issue" };
+
+/** `context` with its cascade reads counted. */
+function countingLookups(context: InvocationContext) {
+  let lookups = 0;
+  const counting: InvocationContext = {
+    ...context,
+    readHit: (path) => {
+      lookups++;
+      return context.readHit(path);
+    },
+  };
+  return { counting, lookups: () => lookups };
+}
 const invokeMcp = (setup: Setup, input: Record<string, unknown> = {}) =>
   McpType.invoke!(config("mcp", mcpParameters), mcpParameters, input, invocationContext(setup));
 
@@ -341,6 +362,37 @@ describe("mcp and mcp_server: invoke", () => {
     );
     expect(outcome).toEqual({ value: { found: 2 } });
     expect(calls[0]).toMatchObject({ name: "Search-Issues", args: { q: "bug" } });
+  });
+
+  it("keeps its caches in the instance it was made with, which counts them for /v1/metrics", async () => {
+    const caches = new McpServerCaches();
+    const other = new McpServerCaches();
+    const { McpServerType: pack } = mcpToolTypes(caches);
+    const { client, calls } = fakeClient(async () => ({ content: [{ type: "text", text: "ok" }] }));
+    const source = await pack.sourcing!.open(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      sourceContext({ mcp: client }),
+    );
+    const listed = (await source.load(new AbortController().signal)).tools[1]!;
+    expect(caches.cacheReports()).toEqual({
+      serverOfSubTool: { hits: 0, misses: 0 },
+      parsedServers: { hits: 0, misses: 1 },
+    });
+    const { counting, lookups } = countingLookups(invocationContext({ mcp: client }));
+    const outcome = await pack.sourcing!.invokeSubTool!(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      listed,
+      { q: "bug" },
+      counting,
+    );
+    expect([outcome, lookups(), calls.at(-1)?.name]).toEqual([{ value: "ok" }, 0, "search"]);
+    expect(caches.cacheReports().serverOfSubTool).toEqual({ hits: 1, misses: 0 });
+    expect(other.cacheReports()).toEqual({
+      serverOfSubTool: { hits: 0, misses: 0 },
+      parsedServers: { hits: 0, misses: 0 },
+    });
   });
 
   it("answers isError as McpToolError, scrubbed", async () => {

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import * as v from "valibot";
 import type { ToolOutcome } from "../builtins/built-in-tool";
-import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CacheCounters, type CacheReport, type HasCaches } from "../cache/cache-registry";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import {
@@ -25,6 +25,7 @@ import { OpenJsonSchema, ServerNameSchema } from "./common";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
 import {
+  type AnyToolType,
   defineToolType,
   type InvocationContext,
   type NetworkPolicy,
@@ -61,57 +62,61 @@ interface ServerAccess {
   secretsFor(layer: Layer): (name: string) => Promise<string | undefined>;
 }
 
-/** `mcp`: one tool of a server-side MCP server. */
-export const McpType = defineToolType({
-  typeId: "mcp",
-  description:
-    "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml. Its input schema is the server's for toolName unless parameters.inputSchema fixes one.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    toolName: v.pipe(v.string(), v.minLength(1)),
-    inputSchema: v.optional(OpenJsonSchema),
-  }),
-  inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
-  check: (parameters) => {
-    if (!parameters.inputSchema) return [];
-    const problem = toolInputSchemaProblem(parameters.inputSchema);
-    return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
-  },
-  sourcing: {
-    kind: "schema",
-    // An explicit inputSchema wins: the listing then needs nothing from the server.
-    schemaTool: (parameters) => (parameters.inputSchema ? null : parameters.toolName),
-    open: (_config, parameters, context) => openSource(parameters.server, context),
-  },
-  invoke: (_config, parameters, input, context) =>
-    callMcpTool(parameters.server, parameters.toolName, input, context),
-});
+/**
+ * The `mcp` and `mcp_server` types, keeping their caches in `caches`: the composition root builds
+ * one and lists it in `/v1/metrics`; `McpType` and `McpServerType` below have their own.
+ */
+export function mcpToolTypes(caches: McpServerCaches): {
+  readonly McpType: AnyToolType;
+  readonly McpServerType: AnyToolType;
+} {
+  /** `mcp`: one tool of a server-side MCP server. */
+  const McpType = defineToolType({
+    typeId: "mcp",
+    description:
+      "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml. Its input schema is the server's for toolName unless parameters.inputSchema fixes one.",
+    parametersSchema: v.strictObject({
+      server: ServerNameSchema,
+      toolName: v.pipe(v.string(), v.minLength(1)),
+      inputSchema: v.optional(OpenJsonSchema),
+    }),
+    inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
+    check: (parameters) => {
+      if (!parameters.inputSchema) return [];
+      const problem = toolInputSchemaProblem(parameters.inputSchema);
+      return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
+    },
+    sourcing: {
+      kind: "schema",
+      // An explicit inputSchema wins: the listing then needs nothing from the server.
+      schemaTool: (parameters) => (parameters.inputSchema ? null : parameters.toolName),
+      open: (_config, parameters, context) => openSource(caches, parameters.server, context),
+    },
+    invoke: (_config, parameters, input, context) =>
+      callMcpTool(caches, parameters.server, parameters.toolName, input, context),
+  });
 
-/** `mcp_server`: a pack of all tools of a server-side MCP server, named `{doc}__{op}`. */
-export const McpServerType = defineToolType({
-  typeId: "mcp_server",
-  description:
-    "A pack: every tool of a server-side MCP server (mcp-servers/{server}.yaml) becomes a sub-tool named {name}__{op}, op the server's tool name in lower case with other characters as '_'. disabledSubTools and defaultDeferred apply; promptHint is the pack's line in discovery.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
-  }),
-  // Never offered: the pack document itself reaches no manifest, its sub-tools carry the server's schemas.
-  inputSchema: () => ({ type: "object" }),
-  sourcing: {
-    kind: "pack",
-    promptHint: (parameters) => parameters.promptHint,
-    open: (_config, parameters, context) => openSource(parameters.server, context),
-    invokeSubTool: (_config, parameters, tool, input, context) =>
-      callMcpTool(
-        parameters.server,
-        tool.sourceName,
-        input,
-        context,
-        serverReads.read(serverOfSubTool.get(tool)),
-      ),
-  },
-});
+  /** `mcp_server`: a pack of all tools of a server-side MCP server, named `{doc}__{op}`. */
+  const McpServerType = defineToolType({
+    typeId: "mcp_server",
+    description:
+      "A pack: every tool of a server-side MCP server (mcp-servers/{server}.yaml) becomes a sub-tool named {name}__{op}, op the server's tool name in lower case with other characters as '_'. disabledSubTools and defaultDeferred apply; promptHint is the pack's line in discovery.",
+    parametersSchema: v.strictObject({
+      server: ServerNameSchema,
+      promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
+    }),
+    // Never offered: the pack document itself reaches no manifest, its sub-tools carry the server's schemas.
+    inputSchema: () => ({ type: "object" }),
+    sourcing: {
+      kind: "pack",
+      promptHint: (parameters) => parameters.promptHint,
+      open: (_config, parameters, context) => openSource(caches, parameters.server, context),
+      invokeSubTool: (_config, parameters, tool, input, context) =>
+        callMcpTool(caches, parameters.server, tool.sourceName, input, context, caches.serverOf(tool)),
+    },
+  });
+  return { McpType, McpServerType };
+}
 
 /**
  * The server's tool list as a `ToolSource`; throws `VanceError` when its document is missing or
@@ -119,10 +124,11 @@ export const McpServerType = defineToolType({
  * secrets are looked up when the list is loaded.
  */
 async function openSource(
+  caches: McpServerCaches,
   server: string,
   context: ServerAccess & { readonly runtime: ToolRuntime },
 ): Promise<ToolSource> {
-  const located = await locateServer(server, context);
+  const located = await locateServer(caches, server, context);
   if ("error" in located) throw located.problem;
   return {
     key: located.key,
@@ -144,7 +150,7 @@ async function openSource(
         description: stripControls(scrubber.text(tool.description ?? "")),
         inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
       }));
-      for (const tool of tools) serverOfSubTool.set(tool, located);
+      for (const tool of tools) caches.listed(tool, located);
       return {
         tools,
         ...(list.notes
@@ -157,38 +163,75 @@ async function openSource(
 }
 
 /**
- * The server document each sub-tool of a pack was listed from. A pack's list is cached under the
- * server document's key (layer, ETag) and served only while that key is the one the cascade
- * finds, so a sub-tool resolved in a request names the server document of that request: its call
- * needs no second look-up.
+ * The `mcp` types' two caches, an instance per service (the composition root's, in its cache
+ * registry). Both are weak — by sub-tool and by network policy — so their entries go with the
+ * listing and the policy they hang on, and are not counted.
  */
-const serverOfSubTool = new WeakMap<SourceTool, LocatedServer>();
-const serverReads = new CacheCounters();
-const parsedReads = new CacheCounters();
+export class McpServerCaches implements HasCaches {
+  /**
+   * The server document each listed tool came from. A pack's list is cached under the server
+   * document's key (layer, ETag) and served only while that key is the one the cascade finds,
+   * so a sub-tool resolved in a request names the server document of that request: its call
+   * needs no second look-up.
+   */
+  readonly #serverOfSubTool = new WeakMap<SourceTool, LocatedMcpServer>();
+  readonly #serverReads = new CacheCounters();
+  /**
+   * Parsed server documents by body, per network policy: listings open the source on every
+   * call, and a server document changes far less often than it is read.
+   */
+  readonly #parsedDocuments = new WeakMap<NetworkPolicy, LRUCache<string, McpServerDocumentResult>>();
+  readonly #parsedReads = new CacheCounters();
 
-/**
- * The counters of the `mcp_server` type's two caches (weak, by sub-tool and by network policy:
- * their entries go with the listing and the policy they hang on, and are not counted).
- */
-export function mcpCacheReports(): Record<string, CacheReport> {
-  return { serverOfSubTool: serverReads.report(), parsedServers: parsedReads.report() };
+  /** Remembers that `tool` was listed from `located`. */
+  listed(tool: SourceTool, located: LocatedMcpServer): void {
+    this.#serverOfSubTool.set(tool, located);
+  }
+
+  /** The server document `tool` was listed from, if this instance listed it. */
+  serverOf(tool: SourceTool): LocatedMcpServer | undefined {
+    return this.#serverReads.read(this.#serverOfSubTool.get(tool));
+  }
+
+  /** `body` parsed as a server document under `networkPolicy`, once per body and policy. */
+  parsed(body: string, networkPolicy: NetworkPolicy): McpServerDocumentResult {
+    let cache = this.#parsedDocuments.get(networkPolicy);
+    if (!cache) {
+      cache = new LRUCache({ max: 512 });
+      this.#parsedDocuments.set(networkPolicy, cache);
+    }
+    let parsed = this.#parsedReads.read(cache.get(body));
+    if (!parsed) {
+      parsed = parseMcpServerDocument(body, { networkPolicy });
+      cache.set(body, parsed);
+    }
+    return parsed;
+  }
+
+  cacheReports(): Record<string, CacheReport> {
+    return { serverOfSubTool: this.#serverReads.report(), parsedServers: this.#parsedReads.report() };
+  }
 }
+
+/** The `mcp` and `mcp_server` types as libraries and tests use them (the service builds its own). */
+export const { McpType, McpServerType } = mcpToolTypes(new McpServerCaches());
 
 /**
  * One `tools/call`: the server resolved (unless the pack's listing in this request already
  * located it), the call bounded, the answer mapped and scrubbed of its secrets.
  */
 async function callMcpTool(
+  caches: McpServerCaches,
   server: string,
   toolName: string,
   input: Readonly<Record<string, unknown>>,
   context: InvocationContext,
-  listedFrom?: LocatedServer,
+  listedFrom?: LocatedMcpServer,
 ): Promise<ToolOutcome> {
   const mcp = context.runtime.mcp;
   if (!mcp) return { error: "McpUnavailable", message: "this service has no MCP client configured" };
   const access = { ...context, tenant: context.caller.tenant };
-  const located = listedFrom ?? (await locateServer(server, access));
+  const located = listedFrom ?? (await locateServer(caches, server, access));
   const opened = "error" in located ? located : await withSecrets(located, access);
   if ("error" in opened) return { error: opened.error, message: opened.message };
   const { target, scrubber } = opened;
@@ -257,7 +300,7 @@ function callFailure(
 }
 
 /** An MCP server document found and valid; `key` identifies it (tenant, layer, document, ETag). */
-interface LocatedServer {
+export interface LocatedMcpServer {
   readonly path: string;
   readonly layer: Layer;
   readonly key: string;
@@ -265,7 +308,11 @@ interface LocatedServer {
 }
 
 /** Reads and validates the MCP server document `server` names, through the caller's cascade. */
-async function locateServer(server: string, access: ServerAccess): Promise<LocatedServer | ServerFailure> {
+async function locateServer(
+  caches: McpServerCaches,
+  server: string,
+  access: ServerAccess,
+): Promise<LocatedMcpServer | ServerFailure> {
   const path = mcpServerDocumentPath(server);
   const hit = await access.readHit(path);
   if (!hit) {
@@ -280,7 +327,7 @@ async function locateServer(server: string, access: ServerAccess): Promise<Locat
       ),
     };
   }
-  const parsed = parsedDocument(hit.body, access.networkPolicy);
+  const parsed = caches.parsed(hit.body, access.networkPolicy);
   if (!parsed.ok) {
     const problem = Errors.invalidDocument(path, hit.layer, parsed.error);
     return { error: "InvalidDocument", message: problem.message, problem };
@@ -298,7 +345,7 @@ async function locateServer(server: string, access: ServerAccess): Promise<Locat
  * document of its layer may (tenant secrets; platform secrets for bundled), and what scrubs them.
  */
 async function withSecrets(
-  located: LocatedServer,
+  located: LocatedMcpServer,
   access: ServerAccess,
 ): Promise<OpenedServer | ServerFailure> {
   const { document, path } = located;
@@ -329,26 +376,6 @@ async function resolveSecrets(
   const values = await Promise.all(names.map(async (name) => [name, await lookup(name)] as const));
   const missing = values.find(([, value]) => value === undefined);
   return missing ? { missing: missing[0] } : new Map(values as (readonly [string, string])[]);
-}
-
-/**
- * Parsed server documents by body, per network policy: listings open the source on every call,
- * and a server document changes far less often than it is read.
- */
-const parsedDocuments = new WeakMap<NetworkPolicy, LRUCache<string, McpServerDocumentResult>>();
-
-function parsedDocument(body: string, networkPolicy: NetworkPolicy): McpServerDocumentResult {
-  let cache = parsedDocuments.get(networkPolicy);
-  if (!cache) {
-    cache = new LRUCache({ max: 512 });
-    parsedDocuments.set(networkPolicy, cache);
-  }
-  let parsed = parsedReads.read(cache.get(body));
-  if (!parsed) {
-    parsed = parseMcpServerDocument(body, { networkPolicy });
-    cache.set(body, parsed);
-  }
-  return parsed;
 }
 
 /**
