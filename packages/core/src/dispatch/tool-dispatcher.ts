@@ -223,6 +223,7 @@ export class ToolDispatcher {
       target.config.parameters,
       params,
       this.context(request, budget, target.layer),
+      target.source,
     );
   }
 

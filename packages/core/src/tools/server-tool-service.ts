@@ -52,6 +52,8 @@ export interface ResolvedTool {
    * sub-tool runs, and the pack's hint line. Its `config` is the pack document's, renamed.
    */
   readonly pack?: { readonly name: string; readonly tool: SourceTool; readonly hint?: string };
+  /** Set for a `schema` tool (`mcp`) whose input schema is its source's: that source tool. */
+  readonly source?: SourceTool;
   /** A remote-backed tool shown from its last known list: its source could not be read just now. */
   readonly stale?: boolean;
 }
@@ -708,7 +710,7 @@ export class ServerToolService {
       ]);
       return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
     }
-    return [{ ...tool, inputSchema: source.inputSchema, ...(stale ? { stale: true } : {}) }];
+    return [{ ...tool, inputSchema: source.inputSchema, source, ...(stale ? { stale: true } : {}) }];
   }
 
   /** The enabled tools carrying `label`, across all layers (built-ins included), sorted by name. */

@@ -27,7 +27,7 @@ import {
   mcpToolTypes,
   sizeOf,
 } from "./mcp";
-import type { InvocationContext, SourceContext } from "./tool-type";
+import type { InvocationContext, SourceContext, SourceTool } from "./tool-type";
 
 const TOKEN = "tok-9f8e7d6c5b4a-s3cret";
 const SERVER_DOC =
@@ -393,6 +393,23 @@ describe("mcp and mcp_server: invoke", () => {
       serverOfSubTool: { hits: 0, misses: 0 },
       parsedServers: { hits: 0, misses: 0 },
     });
+  });
+
+  it("an mcp tool given the source tool its schema came from calls without locating the server again", async () => {
+    const caches = new McpServerCaches();
+    const { McpType: single } = mcpToolTypes(caches);
+    const { client } = fakeClient(async (target) => ({ content: [{ type: "text", text: target.url }] }));
+    const source = await single.sourcing!.open(
+      config("mcp", mcpParameters),
+      mcpParameters,
+      sourceContext({ mcp: client }),
+    );
+    const listed = (await source.load(new AbortController().signal)).tools[0]!;
+    const { counting, lookups } = countingLookups(invocationContext({ mcp: client }));
+    const call = (from?: SourceTool) =>
+      single.invoke!(config("mcp", mcpParameters), mcpParameters, { key: "A-1" }, counting, from);
+    expect([await call(listed), lookups()]).toEqual([{ value: "https://mcp.example.com/mcp" }, 0]);
+    expect([await call(), lookups()]).toEqual([{ value: "https://mcp.example.com/mcp" }, 1]);
   });
 
   it("answers isError as McpToolError, scrubbed", async () => {

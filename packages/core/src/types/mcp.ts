@@ -92,8 +92,15 @@ export function mcpToolTypes(caches: McpServerCaches): {
       schemaTool: (parameters) => (parameters.inputSchema ? null : parameters.toolName),
       open: (_config, parameters, context) => openSource(caches, parameters.server, context),
     },
-    invoke: (_config, parameters, input, context) =>
-      callMcpTool(caches, parameters.server, parameters.toolName, input, context),
+    invoke: (_config, parameters, input, context, source) =>
+      callMcpTool(
+        caches,
+        parameters.server,
+        parameters.toolName,
+        input,
+        context,
+        source && caches.serverOf(source),
+      ),
   });
 
   /** `mcp_server`: a pack of all tools of a server-side MCP server, named `{doc}__{op}`. */
@@ -217,8 +224,9 @@ export class McpServerCaches implements HasCaches {
 export const { McpType, McpServerType } = mcpToolTypes(new McpServerCaches());
 
 /**
- * One `tools/call`: the server resolved (unless the pack's listing in this request already
- * located it), the call bounded, the answer mapped and scrubbed of its secrets.
+ * One `tools/call`: the server resolved (unless the listing this request found — a pack's, or
+ * the one an `mcp` tool took its schema from — already located it), its secrets once, the call
+ * bounded, the answer mapped and scrubbed of its secrets.
  */
 async function callMcpTool(
   caches: McpServerCaches,
