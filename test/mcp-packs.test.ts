@@ -1,6 +1,6 @@
 import { createGuardedFetch } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
-import { createNetworkPolicy, DocumentCascade, MCP_SERVER_DOCUMENTS_DIR } from "@vance/core";
+import { createNetworkPolicy, DocumentCascade, MCP_SERVER_DOCUMENTS_DIR, SecretService } from "@vance/core";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -181,6 +181,38 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
       expect(serverLookups()).toBeGreaterThan(0);
     } finally {
       lookup.mockRestore();
+    }
+  });
+
+  it("a type: mcp tool's call looks its server document up once and resolves its secrets once: the listing that gave its schema located the server", async () => {
+    await invoke(app, "weather", { city: "warm" });
+    const lookup = vi.spyOn(DocumentCascade.prototype, "lookup");
+    const lookupFor = SecretService.prototype.lookupFor;
+    let secretReads = 0;
+    const secrets = vi.spyOn(SecretService.prototype, "lookupFor").mockImplementation(function (
+      this: SecretService,
+      tenant,
+      layer,
+    ) {
+      const read = lookupFor.call(this, tenant, layer);
+      return async (name) => {
+        if (name === "OWN_KEY") secretReads++;
+        return read(name);
+      };
+    });
+    try {
+      const serverLookups = () =>
+        lookup.mock.calls.filter(([, , path]) => path.startsWith(MCP_SERVER_DOCUMENTS_DIR)).length;
+      for (let call = 1; call <= 3; call++) {
+        const [lookupsBefore, secretsBefore] = [serverLookups(), secretReads];
+        expect((await invoke(app, "weather", { city: `City ${call}` })).body).toMatchObject({
+          value: { city: `City ${call}` },
+        });
+        expect([serverLookups() - lookupsBefore, secretReads - secretsBefore]).toEqual([1, 1]);
+      }
+    } finally {
+      lookup.mockRestore();
+      secrets.mockRestore();
     }
   });
 

@@ -83,7 +83,7 @@ export function createApp(services: AppServices) {
 
   app.onError((error) => problemResponse(error, (fields) => services.logger.warn("http.error", fields)));
   app.notFound(() => {
-    throw new VanceError("not_found", 404, "no such route; see /openapi.json");
+    throw new VanceError("not_found", "no such route; see /openapi.json");
   });
   app.use("*", requestTelemetry(services.logger));
   app.use("*", secureHeaders());
@@ -109,11 +109,7 @@ export function createApp(services: AppServices) {
     const type = services.types.describe().find((described) => described.typeId === typeId);
     if (!type) {
       const known = services.types.ids().join(", ");
-      throw new VanceError(
-        "type_not_found",
-        404,
-        `no tool type '${typeId.slice(0, 80)}'; known types: ${known}`,
-      );
+      throw new VanceError("type_not_found", `no tool type '${typeId.slice(0, 80)}'; known types: ${known}`);
     }
     return c.json(type);
   });

@@ -99,7 +99,7 @@ export async function authorise(
     caller = await verifier.verify(token, at);
   } catch (error) {
     if (error instanceof TokenRefused) throw new BearerError(401, error.message, "invalid_token");
-    if (error instanceof IssuerUnavailable) throw new VanceError("issuer_unavailable", 503, error.message);
+    if (error instanceof IssuerUnavailable) throw new VanceError("issuer_unavailable", error.message);
     throw error;
   }
   permit(caller, need);

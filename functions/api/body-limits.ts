@@ -68,7 +68,6 @@ export function limitBodies(): MiddlewareHandler {
     const tooLarge = () => {
       throw new VanceError(
         "payload_too_large",
-        413,
         `request bodies of this route are limited to ${limit.maxBytes} bytes${limit.hint ? `; ${limit.hint}` : ""}`,
       );
     };

@@ -24,7 +24,6 @@ export function requireYamlOrJson(c: Context, what: string): string {
   if (!YAML_OR_JSON_TYPES.has(type)) {
     throw new VanceError(
       "unsupported_media_type",
-      415,
       `${what} is sent as application/yaml or application/json, not '${type || "(none)"}'`,
     );
   }
@@ -43,7 +42,6 @@ export function requireDocumentContentType(c: Context): string {
     return type;
   throw new VanceError(
     "unsupported_media_type",
-    415,
     `documents are text: text/*, application/yaml, application/json or application/javascript, not '${type || "(none)"}'`,
   );
 }
@@ -53,7 +51,7 @@ export function preconditions(c: Context, contentType: string): WriteOptions {
   const ifMatch = c.req.header("if-match");
   const ifNoneMatch = c.req.header("if-none-match");
   if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== "*") {
-    throw new VanceError("invalid_precondition", 400, "only 'If-None-Match: *' is supported on writes");
+    throw new VanceError("invalid_precondition", "only 'If-None-Match: *' is supported on writes");
   }
   return {
     contentType,
@@ -73,9 +71,9 @@ export async function textBody(c: Context): Promise<string> {
     return STRICT_UTF8.decode(bytes);
   } catch {
     if (mediaType(c) === "application/json") {
-      throw new VanceError("invalid_json", 400, "the body is not valid UTF-8, so it is not valid JSON");
+      throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
     }
-    throw new VanceError("invalid_body", 400, "the body is not valid UTF-8 text");
+    throw new VanceError("invalid_body", "the body is not valid UTF-8 text");
   }
 }
 
@@ -97,10 +95,10 @@ export async function documentText(c: Context): Promise<string> {
  */
 export function parseJsonText(text: string): unknown {
   const problem = jsonShapeProblem(text, JSON_SHAPE_LIMITS);
-  if (problem) throw new VanceError("payload_too_large", 413, `the body is too complex: ${problem}`);
+  if (problem) throw new VanceError("payload_too_large", `the body is too complex: ${problem}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new VanceError("invalid_json", 400, "the body is not valid JSON");
+    throw new VanceError("invalid_json", "the body is not valid JSON");
   }
 }

@@ -9,7 +9,7 @@ import { mediaType, parseJsonText, textBody } from "./http";
  */
 export async function jsonBody<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   if (mediaType(c) !== "application/json") {
-    throw new VanceError("unsupported_media_type", 415, "this route takes application/json");
+    throw new VanceError("unsupported_media_type", "this route takes application/json");
   }
   // textBody refuses invalid UTF-8 (400 invalid_json) instead of accepting it with U+FFFD.
   const data = parseJsonText(await textBody(c));
@@ -17,7 +17,6 @@ export async function jsonBody<S extends v.GenericSchema>(c: Context, schema: S)
   if (!result.success) {
     throw new VanceError(
       "validation_failed",
-      422,
       "the request body has the wrong shape",
       issuesToFieldErrors(result.issues, undefined, [], schema),
     );

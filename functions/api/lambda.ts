@@ -62,7 +62,7 @@ export const handler = await startFunction(
       new Hono().all("*", () => {
         log();
         return problemResponse(
-          new VanceError("start_failed", 500, "the service could not start; its log names the cause"),
+          new VanceError("start_failed", "the service could not start; its log names the cause"),
           () => {},
         );
       }),

@@ -22,9 +22,7 @@ const RETRY_AFTER_SECONDS = "1";
 /** The one place that turns failures into RFC 9457 problem+json answers. */
 export function problemResponse(error: unknown, log: (fields: Record<string, unknown>) => void): Response {
   const vance =
-    error instanceof VanceError
-      ? error
-      : new VanceError("internal_error", 500, "the service failed unexpectedly");
+    error instanceof VanceError ? error : new VanceError("internal_error", "the service failed unexpectedly");
   if (error instanceof StoreUnavailableError) {
     log({ event: "http.store_unavailable", store: error.store, reason: error.reason });
   } else if (!(error instanceof VanceError)) {

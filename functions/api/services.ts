@@ -16,8 +16,8 @@ import {
   syncCatalog,
 } from "@vance/adapters";
 import {
-  BUILT_IN_TOOL_TYPES,
   BUILT_IN_TOOLS,
+  builtInToolTypes,
   CATALOG_MARKER,
   CacheRegistry,
   CatalogEditor,
@@ -34,11 +34,11 @@ import {
   JsonSchemaValidator,
   type Logger,
   loadLazyEngines,
+  McpServerCaches,
   MIB,
   ModelCatalogService,
   ModelPicker,
   markerOfDocumentKey,
-  mcpCacheReports,
   type ObjectStore,
   ObjectStoreCompiledOperations,
   ObservedToolLimits,
@@ -299,7 +299,8 @@ export async function buildServices(
   const serviceMetrics = new ServiceMetrics();
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
-  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy });
+  const mcpServers = new McpServerCaches();
+  const types = new ToolTypeRegistry(builtInToolTypes(mcpServers), { networkPolicy });
   const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
@@ -463,6 +464,7 @@ export async function buildServices(
     hints,
     recordCaches,
     jsonSchemas,
+    mcpServers,
   });
   return {
     version: VERSION,
@@ -514,12 +516,8 @@ export async function buildServices(
 }
 
 /**
- * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, those built
- * here for them (compiled schemas, hints, allow sets), and the memos of pure functions their
- * modules keep (the `mcp_server` type's), which are one per process whatever the composition root builds.
- * Every cache of the instance in one registry, for `/v1/metrics`: the services' own, and the
- * compiled schemas, and the memos of pure functions their modules keep (hints, allow sets, the
- * `mcp_server` type's), which are one per process whatever the composition root builds.
+ * Every cache of the instance in one registry, for `/v1/metrics`: the services' own (the `mcp`
+ * types' among them) and those built here for them (compiled schemas, hints, allow sets).
  */
 function registerCaches(services: {
   readonly cascade: DocumentCascade;
@@ -534,6 +532,7 @@ function registerCaches(services: {
   readonly hints: ToolHintCache;
   readonly recordCaches: ProcessRecordCaches;
   readonly jsonSchemas: JsonSchemaValidator;
+  readonly mcpServers: McpServerCaches;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -549,7 +548,7 @@ function registerCaches(services: {
   caches.register("toolHints", () => services.hints.report());
   caches.register("allowSets", () => services.recordCaches.allowSetReport());
   caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());
-  caches.registerAll("mcpServer", { cacheReports: mcpCacheReports });
+  caches.registerAll("mcpServer", services.mcpServers);
   return caches;
 }
 

@@ -25,7 +25,7 @@ export class BearerError extends VanceError {
     readonly scope?: string,
     readonly context?: ChallengeContext,
   ) {
-    super(status === 401 ? "unauthenticated" : "forbidden", status, detail);
+    super(status === 401 ? "unauthenticated" : "forbidden", detail);
   }
 
   /** The same refusal, pointing at `context` (the route knows its resource; the rule does not). */

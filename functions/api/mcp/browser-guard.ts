@@ -36,7 +36,6 @@ export function browserGuard(settings: BrowserGuardSettings) {
     if (settings.loopbackOnly && !LOOPBACK_HOST_HEADER.test(host)) {
       throw new VanceError(
         "host_not_allowed",
-        403,
         "this server listens on loopback only: the Host header must be localhost, 127.0.0.1 or [::1]",
       );
     }
@@ -46,7 +45,6 @@ export function browserGuard(settings: BrowserGuardSettings) {
     if (origin !== undefined && !allowed.has(origin) && !ownOrigin) {
       throw new VanceError(
         "origin_not_allowed",
-        403,
         `the origin '${origin.slice(0, 100)}' may not call this server (VANCE_MCP_ALLOWED_ORIGINS)`,
       );
     }

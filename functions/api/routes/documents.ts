@@ -34,7 +34,7 @@ function documentPath(c: Context): string {
   try {
     path = decodeURIComponent(raw);
   } catch {
-    throw new VanceError("invalid_id", 400, "the document path is not valid percent-encoding");
+    throw new VanceError("invalid_id", "the document path is not valid percent-encoding");
   }
   assertDocumentPath(path);
   return path;
@@ -118,7 +118,7 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     const prefix = c.req.query("prefix") ?? "";
     // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
     if (prefix !== "" && documentPathProblem(`${prefix}x`) !== null) {
-      throw new VanceError("invalid_id", 400, `'${prefix}' is not a folder of document paths`);
+      throw new VanceError("invalid_id", `'${prefix}' is not a folder of document paths`);
     }
     const listed = await documents.list(tenant, project, prefix);
     return c.json({ layer: addressedLayer(project), documents: listed });

@@ -203,7 +203,7 @@ export function mcpRoutes(
 /** The request's JSON-RPC message(s), parsed; the SDK's transport then checks their shape. */
 async function jsonRpcBody(c: Context): Promise<unknown> {
   if (mediaType(c) !== "application/json") {
-    throw new VanceError("unsupported_media_type", 415, "MCP messages are sent as application/json");
+    throw new VanceError("unsupported_media_type", "MCP messages are sent as application/json");
   }
   return parseJsonText(await textBody(c));
 }
@@ -248,14 +248,10 @@ async function session(c: Context, sessions: McpSessions, processes: ProcessServ
   const { tenant, project } = pathParams(c, "tenant", "project");
   const id = c.req.header("mcp-session-id");
   if (id === undefined) {
-    throw new VanceError(
-      "session_required",
-      400,
-      "requests after initialize carry the Mcp-Session-Id header",
-    );
+    throw new VanceError("session_required", "requests after initialize carry the Mcp-Session-Id header");
   }
   const key = { tenant, project, processId: id };
-  const notFound = new VanceError("session_not_found", 404, "no such MCP session; initialize a new one");
+  const notFound = new VanceError("session_not_found", "no such MCP session; initialize a new one");
   if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw notFound;
   const [found, ended] = await Promise.all([
     processes.get(tenant, project, id).then(
@@ -297,7 +293,7 @@ function spawnRequestOf(query: Record<string, string>) {
     }
   }
   if (errors.length > 0 || !result.success) {
-    throw new VanceError("validation_failed", 422, "the query does not describe a process", errors);
+    throw new VanceError("validation_failed", "the query does not describe a process", errors);
   }
   return result.output;
 }
@@ -306,7 +302,6 @@ function methodNotAllowed(allow: string): Response {
   const response = problemResponse(
     new VanceError(
       "method_not_allowed",
-      405,
       `this MCP endpoint takes ${allow}; it keeps no standalone stream open (GET)`,
     ),
     () => {},

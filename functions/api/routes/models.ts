@@ -122,11 +122,7 @@ export function modelRoutes(deps: {
   app.get("/budget", describe(DOCS.budget), authenticate(deps.verifier, undefined, ENGINE), async (c) => {
     const chain = commaList(c.req.query("chain"));
     if (chain.length === 0) {
-      throw new VanceError(
-        "invalid_model",
-        400,
-        "chain must name at least one model: ?chain=instance/slug,…",
-      );
+      throw new VanceError("invalid_model", "chain must name at least one model: ?chain=instance/slug,…");
     }
     const tenant = tenantOf(c);
     return c.json(await deps.budget.budgetForChain(chain, tenant === undefined ? {} : { tenant }));
@@ -145,7 +141,6 @@ export function modelRoutes(deps: {
       if (!roles.includes(needed)) {
         throw new VanceError(
           "forbidden",
-          403,
           tenant === undefined
             ? "a platform report changes every tenant's budget and needs the 'admin' role"
             : "reporting a rejection needs the 'read' role",

@@ -21,7 +21,7 @@ const LOCAL_ISSUER_NOTE =
  * (RFC 6749 §5.2, RFC 7591 §3.2.2) are what OAuth clients read and show their users.
  */
 const refusal = (error: string, description: string) =>
-  new VanceError("no_oauth_tokens", 400, description, [], { error, error_description: description });
+  new VanceError("no_oauth_tokens", description, [], { error, error_description: description });
 
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {

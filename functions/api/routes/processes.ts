@@ -175,7 +175,7 @@ export function processRoutes(
     const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
     const format = c.req.query("format") ?? "openai";
     if (format !== "openai" && format !== "anthropic") {
-      throw new VanceError("invalid_format", 400, "format is openai or anthropic");
+      throw new VanceError("invalid_format", "format is openai or anthropic");
     }
     const additional = commaList(c.req.query("with"));
     const manifest = await processes.manifest({ tenant, project, processId: id }, format, additional);

@@ -209,7 +209,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
   });
 
   app.all("/:name", () => {
-    throw new VanceError("method_not_allowed", 405, "tools support GET, PUT and DELETE");
+    throw new VanceError("method_not_allowed", "tools support GET, PUT and DELETE");
   });
 
   return app;

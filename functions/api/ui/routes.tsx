@@ -135,7 +135,7 @@ export function uiRoutes(services: UiServices) {
     if (!match) throw unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)");
     const site = c.req.header("sec-fetch-site");
     if (site !== undefined && site !== "same-origin") {
-      throw new VanceError("forbidden", 403, "a listing session is started by the listing's own pages");
+      throw new VanceError("forbidden", "a listing session is started by the listing's own pages");
     }
     const caller = await authorise(
       verifier,
@@ -160,7 +160,6 @@ export function uiRoutes(services: UiServices) {
       const named = (tenant: string) => (tenant === "*" ? "all tenants" : `tenant '${tenant}'`);
       throw new VanceError(
         "session_conflict",
-        409,
         `the listing is signed in for ${named(current.tenant)}; this token is for ${named(caller.tenant)}. Replace the session only if you opened this link yourself`,
         [],
         { signedIn: current.tenant, offered: caller.tenant },
@@ -257,7 +256,7 @@ export function uiRoutes(services: UiServices) {
 
   ui.get("*", (c) => {
     if (c.req.path === "/ui/") return start(c);
-    throw new VanceError("not_found", 404, "no such page of the listing");
+    throw new VanceError("not_found", "no such page of the listing");
   });
 
   return ui;

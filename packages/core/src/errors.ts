@@ -11,17 +11,106 @@ export interface FieldError {
   readonly line?: number;
 }
 
-/** A domain failure with a stable machine-readable code. */
+/**
+ * Every problem `code` the service answers with (part of the HTTP contract, API.md "Errors"),
+ * and the HTTP status each one maps to. A call site names the code; the status follows from it.
+ */
+export const ERROR_STATUS = {
+  invalid_id: 400,
+  invalid_model: 400,
+  invalid_json: 400,
+  invalid_body: 400,
+  invalid_format: 400,
+  invalid_precondition: 400,
+  no_oauth_tokens: 400,
+  session_required: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  tool_not_allowed: 403,
+  host_not_allowed: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  tool_not_found: 404,
+  tool_disabled: 404,
+  type_not_found: 404,
+  document_not_found: 404,
+  secret_not_found: 404,
+  process_not_found: 404,
+  session_not_found: 404,
+  method_not_allowed: 405,
+  path_conflict: 409,
+  process_conflict: 409,
+  session_conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  invalid_params: 422,
+  invalid_document: 422,
+  name_mismatch: 422,
+  unknown_type: 422,
+  reserved_name: 422,
+  no_limit_in_error: 422,
+  budget_floor_exceeded: 422,
+  busy: 429,
+  internal_error: 500,
+  start_failed: 500,
+  source_unavailable: 502,
+  issuer_unavailable: 503,
+  store_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+/** A stable machine-readable problem code. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * The codes answered with a second status in one documented situation, and that status; only
+ * {@link VanceError.withStatus} picks it. `budget_floor_exceeded` is 422 at spawn (the request
+ * names a chain that cannot hold the capability floor) and 409 on a manifest or a triage (a
+ * limit learned after the spawn conflicts with the stored process). README, the OpenAPI
+ * document, the engine and tests name the one code for both, so it is not split in two.
+ */
+export const ERROR_STATUS_OVERRIDES = {
+  budget_floor_exceeded: 409,
+} as const satisfies Partial<Record<ErrorCode, number>>;
+
+/** A code that has a second status (see {@link ERROR_STATUS_OVERRIDES}). */
+export type OverriddenErrorCode = keyof typeof ERROR_STATUS_OVERRIDES;
+
+const ERROR_CODES: ReadonlySet<string> = new Set(Object.keys(ERROR_STATUS));
+
+/** Whether `value` is one of the service's problem codes (a stored or foreign value, say). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && ERROR_CODES.has(value);
+}
+
+/** A domain failure with a stable machine-readable code; its HTTP status follows from the code. */
 export class VanceError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly code: string,
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly errors: readonly FieldError[] = [],
     readonly extra: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
     this.name = "VanceError";
+    this.status = ERROR_STATUS[code];
+  }
+
+  /** A failure answered with its code's documented second status ({@link ERROR_STATUS_OVERRIDES}). */
+  static withStatus<C extends OverriddenErrorCode>(
+    code: C,
+    status: (typeof ERROR_STATUS_OVERRIDES)[C],
+    message: string,
+    errors: readonly FieldError[] = [],
+    extra: Readonly<Record<string, unknown>> = {},
+  ): VanceError {
+    const error = new VanceError(code, message, errors, extra);
+    // The one place a status is not the code's own: assigned once, before anyone sees the error.
+    (error as { status: number }).status = status;
+    return error;
   }
 }
 
@@ -30,20 +119,18 @@ export const Errors = {
   invalidId: (what: string, value: string, reason?: string) =>
     new VanceError(
       "invalid_id",
-      400,
       `${what} '${truncate(value)}' is not a valid id${reason === undefined ? "" : `: ${reason}`}`,
     ),
-  toolNotFound: (name: string) => new VanceError("tool_not_found", 404, `no tool named '${name}'`),
+  toolNotFound: (name: string) => new VanceError("tool_not_found", `no tool named '${name}'`),
   toolDisabled: (name: string, layer: string) =>
-    new VanceError("tool_disabled", 404, `tool '${name}' is disabled in the ${layer} layer`, [], { layer }),
-  documentNotFound: (path: string) => new VanceError("document_not_found", 404, `no document at '${path}'`),
-  secretNotFound: (name: string) => new VanceError("secret_not_found", 404, `no secret named '${name}'`),
+    new VanceError("tool_disabled", `tool '${name}' is disabled in the ${layer} layer`, [], { layer }),
+  documentNotFound: (path: string) => new VanceError("document_not_found", `no document at '${path}'`),
+  secretNotFound: (name: string) => new VanceError("secret_not_found", `no secret named '${name}'`),
   validationFailed: (message: string, errors: readonly FieldError[]) =>
-    new VanceError("validation_failed", 422, message, errors),
+    new VanceError("validation_failed", message, errors),
   invalidDocument: (path: string, layer: string, cause: VanceError) =>
     new VanceError(
       "invalid_document",
-      422,
       `the stored document '${path}' in the ${layer} layer is invalid: ${cause.message}`,
       cause.errors,
       { layer },
@@ -51,24 +138,22 @@ export const Errors = {
   nameMismatch: (fromPath: string, inDocument: string, line?: number) =>
     new VanceError(
       "name_mismatch",
-      422,
       `the document names itself '${inDocument}' but is stored as '${fromPath}'`,
       [{ path: "name", message: `must equal '${fromPath}'`, ...(line === undefined ? {} : { line }) }],
     ),
   unknownType: (typeId: string, known: readonly string[], line?: number) =>
-    new VanceError("unknown_type", 422, `unknown tool type '${typeId}'; known types: ${known.join(", ")}`, [
+    new VanceError("unknown_type", `unknown tool type '${typeId}'; known types: ${known.join(", ")}`, [
       {
         path: "type",
         message: `must be one of ${known.join(", ")}`,
         ...(line === undefined ? {} : { line }),
       },
     ]),
-  preconditionFailed: (detail: string) => new VanceError("precondition_failed", 412, detail),
-  busy: (detail: string) => new VanceError("busy", 429, detail),
+  preconditionFailed: (detail: string) => new VanceError("precondition_failed", detail),
+  busy: (detail: string) => new VanceError("busy", detail),
   pathConflict: (path: string) =>
     new VanceError(
       "path_conflict",
-      409,
       `'${truncate(path)}' cannot be stored here: a document and a folder of this layer would share a name (a document on its path, or a folder at it)`,
     ),
 } as const;
@@ -96,7 +181,7 @@ export class StoreUnavailableError extends VanceError {
     readonly store: string,
     readonly reason: string,
   ) {
-    super("store_unavailable", 503, `the ${store} is unavailable; try again shortly`);
+    super("store_unavailable", `the ${store} is unavailable; try again shortly`);
     this.name = "StoreUnavailableError";
   }
 }

@@ -45,7 +45,16 @@ export { DiscoveryApi } from "./discovery/discovery-api";
 export { type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
 export { contentTypeForPath } from "./documents/content-type";
 export { DocumentService } from "./documents/document-service";
-export { Errors, type FieldError, StoreUnavailableError, VanceError } from "./errors";
+export {
+  ERROR_STATUS,
+  ERROR_STATUS_OVERRIDES,
+  type ErrorCode,
+  Errors,
+  type FieldError,
+  isErrorCode,
+  StoreUnavailableError,
+  VanceError,
+} from "./errors";
 export {
   assertDocumentPath,
   assertProjectId,
@@ -112,6 +121,8 @@ export {
   MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpClient,
+  McpFailure,
+  type McpFailureReason,
   type McpServerTarget,
   type McpToolInfo,
   type McpToolList,
@@ -176,12 +187,12 @@ export {
   tracedScripts,
 } from "./telemetry/telemetry";
 export { controlCharacterProblem, stripControls, trimChar } from "./text";
-export { BUILT_IN_TOOL_TYPES } from "./tool-types/builtin-types";
+export { BUILT_IN_TOOL_TYPES, builtInToolTypes } from "./tool-types/builtin-types";
 export { OpenJsonSchema } from "./tool-types/common";
 export { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./tool-types/document-schemas";
 export { NO_INPUT_SCHEMA } from "./tool-types/inputs";
 export { loadLazyEngines } from "./tool-types/lazy-engines";
-export { mcpCacheReports, mcpOutcome } from "./tool-types/mcp";
+export { McpServerCaches, mcpOutcome } from "./tool-types/mcp";
 export {
   MCP_SERVER_DOCUMENTS_DIR,
   mcpServerNameFromPath,

@@ -14,11 +14,10 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
   type HttpFetch,
-  MCP_ERROR_RESPONSE_NAME,
-  MCP_PROTOCOL_ERROR_NAME,
-  MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpClient,
+  McpFailure,
+  type McpFailureReason,
   type McpServerTarget,
   type McpToolInfo,
   type McpToolList,
@@ -57,13 +56,6 @@ export interface SdkMcpClientOptions {
 const NO_VALIDATION: jsonSchemaValidator = {
   getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
 };
-
-/** An error with the `name` core reads to tell failures apart. */
-function named(name: string, message: string): Error {
-  const error = new Error(message);
-  error.name = name;
-  return error;
-}
 
 /** One MCP session: a client and its transport, shared by the calls of one target key. */
 class Connection {
@@ -328,7 +320,7 @@ export class SdkMcpClient implements McpClient {
     });
   }
 
-  /** `tools/call`; a JSON-RPC error answer rejects with an error named `McpErrorResponse`. */
+  /** `tools/call`; a JSON-RPC error answer rejects with a `refused` {@link McpFailure}. */
   async callTool(
     target: McpServerTarget,
     name: string,
@@ -374,7 +366,7 @@ export class SdkMcpClient implements McpClient {
           if (call.signal.aborted) throw aborted(call.signal);
           this.fail(connection);
           const violation = connection.traffic.violation;
-          if (violation) throw named(violation.name, scrubbed(scrubber, violation.message));
+          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber, violation.message));
           throw failure(error, scrubber, `could not connect to the MCP server at ${host}`, target.timeoutMs);
         }
         const options = () => ({ signal: call.signal, timeout: Math.max(1, deadline - Date.now()) });
@@ -383,17 +375,17 @@ export class SdkMcpClient implements McpClient {
         } catch (error) {
           if (call.signal.aborted) throw aborted(call.signal);
           const violation = connection.traffic.violation;
-          if (violation) throw named(violation.name, scrubbed(scrubber, violation.message));
+          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber, violation.message));
           if (error instanceof DeadlineError || Date.now() >= deadline) {
-            throw named(
-              MCP_TIMEOUT_ERROR_NAME,
+            throw new McpFailure(
+              "timeout",
               `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,
             );
           }
           const closed =
             error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.retired;
           if (error instanceof McpError && !closed) {
-            throw named(MCP_ERROR_RESPONSE_NAME, scrubbed(scrubber, error.message));
+            throw new McpFailure("refused", scrubbed(scrubber, error.message));
           }
           const broken = closed || isStale(error) || isTransportFailure(error);
           if (broken) this.fail(connection);
@@ -528,13 +520,8 @@ function isStale(error: unknown): boolean {
 
 /** The request failed below MCP (a reset socket, a refused connection), not by the server's answer. */
 function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof Error) || error instanceof McpError) return false;
-  if (
-    error.name === BLOCKED_ADDRESS_ERROR_NAME ||
-    error.name === RESPONSE_TOO_LARGE_ERROR_NAME ||
-    error.name === MCP_PROTOCOL_ERROR_NAME
-  )
-    return false;
+  if (!(error instanceof Error) || error instanceof McpError || error instanceof McpFailure) return false;
+  if (fetchFailureReason(error) !== undefined) return false;
   if (error instanceof StreamableHTTPError) return false;
   const code = (error as NodeJS.ErrnoException).code;
   return (
@@ -542,18 +529,24 @@ function isTransportFailure(error: unknown): boolean {
   );
 }
 
-/** The error a failure rejects with: named as core tells them apart, its text scrubbed and cut. */
-function failure(error: unknown, scrubber: SecretScrubber, what: string, timeoutMs: number): Error {
-  if (error instanceof DeadlineError) return new Error(`${what}: no answer within ${timeoutMs} ms`);
-  const name = error instanceof Error ? error.name : "";
-  if (
-    name === BLOCKED_ADDRESS_ERROR_NAME ||
-    name === RESPONSE_TOO_LARGE_ERROR_NAME ||
-    name === MCP_PROTOCOL_ERROR_NAME
-  ) {
-    return named(name, scrubbed(scrubber, (error as Error).message));
-  }
-  return new Error(`${what}: ${scrubbed(scrubber, detailOf(error))}`);
+/**
+ * The reason of a failure the guarded fetch named (the network policy's refusal, an answer over
+ * its byte cap): the fetch port tells them apart by `name`, this port by `reason`.
+ */
+function fetchFailureReason(error: Error): McpFailureReason | undefined {
+  if (error.name === BLOCKED_ADDRESS_ERROR_NAME) return "blocked_address";
+  if (error.name === RESPONSE_TOO_LARGE_ERROR_NAME) return "response_too_large";
+  return undefined;
+}
+
+/** The failure a request rejects with: its reason kept or told from the error, its text scrubbed and cut. */
+function failure(error: unknown, scrubber: SecretScrubber, what: string, timeoutMs: number): McpFailure {
+  if (error instanceof DeadlineError)
+    return new McpFailure("unavailable", `${what}: no answer within ${timeoutMs} ms`);
+  if (error instanceof McpFailure) return new McpFailure(error.reason, scrubbed(scrubber, error.message));
+  const reason = error instanceof Error ? fetchFailureReason(error) : undefined;
+  if (reason) return new McpFailure(reason, scrubbed(scrubber, (error as Error).message));
+  return new McpFailure("unavailable", `${what}: ${scrubbed(scrubber, detailOf(error))}`);
 }
 
 function detailOf(error: unknown): string {
@@ -579,10 +572,10 @@ function hostOf(url: string): string {
   }
 }
 
-function aborted(signal: AbortSignal): Error {
+function aborted(signal: AbortSignal): McpFailure {
   const reason: unknown = signal.reason;
   const detail = reason instanceof Error ? reason.message : String(reason);
-  return named("AbortError", `the caller ended the request: ${detail}`);
+  return new McpFailure("aborted", `the caller ended the request: ${detail}`);
 }
 
 /** The request's time ran out before it settled. */

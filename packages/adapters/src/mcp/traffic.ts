@@ -1,10 +1,5 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  type JsonShapeLimits,
-  jsonShapeProblem,
-  MCP_PROTOCOL_ERROR_NAME,
-  RESPONSE_TOO_LARGE_ERROR_NAME,
-} from "@vance/core";
+import { type JsonShapeLimits, jsonShapeProblem, McpFailure } from "@vance/core";
 
 /**
  * What one MCP server may send this client. The SDK answers every server-to-client request with a
@@ -26,12 +21,6 @@ export const MCP_TRAFFIC_LIMITS = {
   maxListBytes: 8 * 1024 * 1024,
 } as const;
 
-function named(name: string, message: string): Error {
-  const error = new Error(message);
-  error.name = name;
-  return error;
-}
-
 /**
  * The traffic of one MCP connection, seen before the SDK sees it: every answer body is counted,
  * and each JSON-RPC message is checked for its size and shape, and whether it is a request of
@@ -44,8 +33,8 @@ export class McpTraffic {
   /** Server-to-client requests seen so far (all streams). */
   serverRequests = 0;
   /** The first rule broken, if any. */
-  violation: Error | undefined;
-  onViolation: ((error: Error) => void) | undefined;
+  violation: McpFailure | undefined;
+  onViolation: ((error: McpFailure) => void) | undefined;
 
   constructor(readonly limits: typeof MCP_TRAFFIC_LIMITS = MCP_TRAFFIC_LIMITS) {}
 
@@ -106,8 +95,8 @@ export class McpTraffic {
         }
         if (events.pendingChars > this.limits.maxMessageChars) {
           throw this.violate(
-            named(
-              RESPONSE_TOO_LARGE_ERROR_NAME,
+            new McpFailure(
+              "response_too_large",
               `the MCP server sent an event of more than ${this.limits.maxMessageChars} characters`,
             ),
           );
@@ -120,33 +109,33 @@ export class McpTraffic {
   }
 
   /** Why `text` (one JSON-RPC message or a batch) may not reach the SDK, or null. */
-  private messageProblem(text: string, stream: { requests: number }): Error | null {
+  private messageProblem(text: string, stream: { requests: number }): McpFailure | null {
     const limits = this.limits;
     if (text.length > limits.maxMessageChars) {
-      return named(
-        RESPONSE_TOO_LARGE_ERROR_NAME,
+      return new McpFailure(
+        "response_too_large",
         `the MCP server sent a message of ${text.length} characters; at most ${limits.maxMessageChars} are accepted`,
       );
     }
     const shape = jsonShapeProblem(text, limits.json);
     if (shape)
-      return named(
-        RESPONSE_TOO_LARGE_ERROR_NAME,
+      return new McpFailure(
+        "response_too_large",
         `the MCP server sent a message too complex to read: ${shape}`,
       );
     const requests = countRequests(text);
     this.serverRequests += requests;
     stream.requests += requests;
     if (stream.requests > limits.maxServerRequests) {
-      return named(
-        MCP_PROTOCOL_ERROR_NAME,
+      return new McpFailure(
+        "protocol",
         `the MCP server sent more than ${limits.maxServerRequests} requests of its own (ping, sampling, …) while answering one; this client answers at most ${limits.maxServerRequests}`,
       );
     }
     return null;
   }
 
-  private violate(error: Error): Error {
+  private violate(error: McpFailure): McpFailure {
     if (!this.violation) {
       this.violation = error;
       this.onViolation?.(error);
@@ -172,8 +161,8 @@ export class McpTraffic {
         if (events.pendingChars > this.limits.maxMessageChars) {
           controller.error(
             this.violate(
-              named(
-                RESPONSE_TOO_LARGE_ERROR_NAME,
+              new McpFailure(
+                "response_too_large",
                 `the MCP server sent an event of more than ${this.limits.maxMessageChars} characters`,
               ),
             ),

@@ -72,12 +72,11 @@ export class CatalogEditor {
 /** The bucket path of a document, its instance and file checked: 400 `invalid_id` otherwise. */
 function pathOf(instance: string, file: string): string {
   if (!INSTANCE_PATTERN.test(instance)) {
-    throw new VanceError("invalid_id", 400, `'${instance}' is not a catalog instance ([a-z0-9][a-z0-9_-]*)`);
+    throw new VanceError("invalid_id", `'${instance}' is not a catalog instance ([a-z0-9][a-z0-9_-]*)`);
   }
   if (file !== PROVIDER_FILE && !SLUG_PATTERN.test(file)) {
     throw new VanceError(
       "invalid_id",
-      400,
       `'${file}' is neither ${PROVIDER_FILE} nor a model slug ([A-Za-z0-9][A-Za-z0-9._-]*)`,
     );
   }

@@ -133,7 +133,7 @@ export function parseModelId(model: string): ModelId {
   const problem = modelIdProblem(model);
   if (problem !== null) {
     const shown = model.length > 80 ? `${model.slice(0, 80)}…` : model;
-    throw new VanceError("invalid_model", 400, `model '${shown}' is not a model id: ${problem}`);
+    throw new VanceError("invalid_model", `model '${shown}' is not a model id: ${problem}`);
   }
   const slash = model.indexOf("/");
   return { instance: model.slice(0, slash), slug: model.slice(slash + 1) };

@@ -178,14 +178,13 @@ export class ObservedToolLimits {
   async learn(model: string, errorText: string, scope: LimitScope = PLATFORM_SCOPE): Promise<number> {
     const { instance, slug } = parseModelId(model);
     if (scope !== PLATFORM_SCOPE && !ID_PATTERN.test(scope)) {
-      throw new VanceError("invalid_id", 400, `'${scope}' is neither a tenant id nor '*'`);
+      throw new VanceError("invalid_id", `'${scope}' is neither a tenant id nor '*'`);
     }
     await loadRe2();
     const maxTools = parseToolLimitFromError(errorText);
     if (maxTools === null) {
       throw new VanceError(
         "no_limit_in_error",
-        422,
         "the error text names no tool limit; nothing was learned (set maxTools in the catalog instead)",
       );
     }

@@ -60,7 +60,7 @@ export class ToolBudgetService {
     options: { readonly tenant?: string; readonly freshness?: Freshness } = {},
   ): Promise<ChainBudget> {
     const freshness = options.freshness ?? "fresh";
-    if (models.length === 0) throw new VanceError("invalid_model", 400, "the chain names no model");
+    if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);
     const generations = this.#generations;

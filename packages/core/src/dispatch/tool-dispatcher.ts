@@ -113,11 +113,7 @@ export class ToolDispatcher {
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
   private async resolve(request: Omit<DispatchRequest, "params">): Promise<CallTarget> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
-      throw new VanceError(
-        "tool_not_allowed",
-        403,
-        `tool '${request.name}' is not in the caller's allowed tools`,
-      );
+      throw new VanceError("tool_not_allowed", `tool '${request.name}' is not in the caller's allowed tools`);
     }
     const { caller, name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
@@ -193,7 +189,6 @@ export class ToolDispatcher {
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
-        422,
         `the params do not match the input schema of '${request.name}'`,
         problems,
       );
@@ -226,7 +221,6 @@ export class ToolDispatcher {
         if (target.type.sourcing?.kind === "pack") {
           throw new VanceError(
             "tool_not_found",
-            404,
             `'${target.name}' is a pack, not a tool: call its sub-tools ${target.name}__{op} (GET …/tools lists them)`,
           );
         }
@@ -236,6 +230,7 @@ export class ToolDispatcher {
           target.config.parameters,
           params,
           this.context(request, budget, target.layer),
+          target.source,
         );
       }
     }
@@ -338,7 +333,6 @@ function unusableSchema(target: CallTarget, message: string): VanceError {
   }
   return new VanceError(
     "invalid_document",
-    422,
     `the inputSchema declared at spawn for client tool '${target.name}' is ${message}`,
     errors,
   );

@@ -119,8 +119,7 @@ export class DocumentService {
   ): Promise<DocumentWrite> {
     if (isToolDocumentPath(path)) {
       const name = toolNameFromPath(path);
-      if (!name)
-        throw new VanceError("invalid_id", 400, "tool documents are stored as server-tools/{name}.yaml");
+      if (!name) throw new VanceError("invalid_id", "tool documents are stored as server-tools/{name}.yaml");
       return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
     }
     if (isMcpServerDocumentPath(path)) this.validateMcpServer(path, body);
@@ -141,7 +140,6 @@ export class DocumentService {
     if (!mcpServerNameFromPath(path)) {
       throw new VanceError(
         "invalid_id",
-        400,
         "MCP server documents are stored as mcp-servers/{name}.yaml, name in lowercase snake_case",
       );
     }

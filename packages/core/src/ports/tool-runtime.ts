@@ -112,31 +112,66 @@ export interface McpCallResult {
 }
 
 /**
- * The `name` of errors an `McpClient` rejects with when the server answered a request with a
- * JSON-RPC error (an unknown tool, params it refused): the server is up, the call was refused,
- * so the tool reports `McpToolError` rather than `McpUnavailable`.
+ * Why an `McpClient` request failed; an `mcp` tool answers each with its own error:
+ * - `unavailable`: the server could not be connected to or initialised, or the transport failed
+ *   (`McpUnavailable`);
+ * - `timeout`: a request got no answer within the target's `timeoutMs` (`TimeoutError`);
+ * - `refused`: the server answered with a JSON-RPC error (an unknown tool, params it refused): it
+ *   is up, the call was refused (`McpToolError`);
+ * - `protocol`: the server broke the client's rules of traffic, such as more requests of its own
+ *   than a call may answer (`McpProtocolError`);
+ * - `blocked_address`: the network policy refused an address the server's host resolves to
+ *   (`BlockedAddress`);
+ * - `response_too_large`: a message too large or too complex to read (`ResponseTooLarge`);
+ * - `aborted`: the caller's signal ended the request.
  */
+export type McpFailureReason =
+  | "unavailable"
+  | "timeout"
+  | "refused"
+  | "protocol"
+  | "blocked_address"
+  | "response_too_large"
+  | "aborted";
+
+/** The `name` of a `refused` failure. */
 export const MCP_ERROR_RESPONSE_NAME = "McpErrorResponse";
-
-/**
- * The `name` of errors an `McpClient` rejects with when the server broke the client's rules of
- * traffic (more requests of its own than a call may answer, say): the tool reports
- * `McpProtocolError`. A message too large or too complex to read rejects as `ResponseTooLargeError`.
- */
+/** The `name` of a `protocol` failure. */
 export const MCP_PROTOCOL_ERROR_NAME = "McpProtocolError";
+/** The `name` of a `timeout` failure. */
+export const MCP_TIMEOUT_ERROR_NAME = "TimeoutError";
 
 /**
- * The `name` of errors an `McpClient` rejects with when a `tools/call` got no answer within the
- * target's `timeoutMs` (the tool reports `TimeoutError`). A server that cannot be connected to
- * or initialised in time rejects with a plain `Error` (`McpUnavailable`).
+ * The `name` each reason's error carries, for logs and stack traces; code reads `reason`. A
+ * blocked address and an oversized answer keep the guarded fetch's names (`net/network-policy`,
+ * not imported: it depends on this module's types).
  */
-export const MCP_TIMEOUT_ERROR_NAME = "TimeoutError";
+const MCP_FAILURE_NAMES = {
+  unavailable: "McpUnavailableError",
+  timeout: MCP_TIMEOUT_ERROR_NAME,
+  refused: MCP_ERROR_RESPONSE_NAME,
+  protocol: MCP_PROTOCOL_ERROR_NAME,
+  blocked_address: "BlockedAddressError",
+  response_too_large: "ResponseTooLargeError",
+  aborted: "AbortError",
+} as const satisfies Record<McpFailureReason, string>;
+
+/** How every `McpClient` request fails: what failed in `message` (secrets scrubbed), why in `reason`. */
+export class McpFailure extends Error {
+  constructor(
+    readonly reason: McpFailureReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = MCP_FAILURE_NAMES[reason];
+  }
+}
 
 /**
  * The MCP client port (`@modelcontextprotocol/sdk` in the adapters): connections reused per
  * target key, re-initialised after a session expiry or transport error; every request bounded
- * by the target's `timeoutMs` and the caller's signal. Connection and protocol failures reject
- * with an `Error` whose message says what failed (the type reports `McpUnavailable`).
+ * by the target's `timeoutMs` and the caller's signal. Every failure rejects with an
+ * {@link McpFailure} whose message says what failed and whose `reason` says why.
  */
 export interface McpClient {
   listTools(target: McpServerTarget, signal: AbortSignal): Promise<McpToolList>;

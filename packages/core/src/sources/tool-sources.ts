@@ -157,7 +157,7 @@ export function sourceToolNamed(list: SourceList | null, name: string): SourceTo
 function asVanceError(error: unknown, name: string): VanceError {
   if (error instanceof VanceError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new VanceError("source_unavailable", 502, `the source of '${name}' could not be read: ${message}`);
+  return new VanceError("source_unavailable", `the source of '${name}' could not be read: ${message}`);
 }
 
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {

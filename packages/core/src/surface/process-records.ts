@@ -185,7 +185,7 @@ export class ProcessRecords {
   /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
   async create(record: ProcessRecord): Promise<void> {
     if (!(await this.options.state.createProcess(storedProcessRecord(record)))) {
-      throw new VanceError("process_conflict", 409, "a process with this id exists already; retry");
+      throw new VanceError("process_conflict", "a process with this id exists already; retry");
     }
   }
 
@@ -225,13 +225,13 @@ export class ProcessRecords {
   async get(tenant: string, project: string, processId: string): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
-    if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", 400, "not a process id");
+    if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", "not a process id");
     const markers = requestMarkers(tenant, project);
     const record = await this.options.generations.readAlong(markers, async () => {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
       return { value: read.process, generations: read.generations };
     });
-    if (!record) throw new VanceError("process_not_found", 404, `no process '${processId}' in this project`);
+    if (!record) throw new VanceError("process_not_found", `no process '${processId}' in this project`);
     return this.withLiveActivations(this.caches.readRecord(record));
   }
 

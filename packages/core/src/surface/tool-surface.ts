@@ -212,7 +212,6 @@ export class ToolSurface {
     if (limit >= floor) return;
     throw new VanceError(
       "budget_floor_exceeded",
-      422,
       `the model chain allows ${maxTools} tools; with ${this.reserve} kept free for the engine's own tool that leaves ${limit}, but the capability floor alone needs ${floor} (${CAPABILITY_FLOOR.join(", ")}); raise maxTools in the catalog or lower VANCE_EXTERNAL_RESERVE`,
       [{ path: "models", message: `the chain's limit ${limit} is below the floor of ${floor}` }],
       { maxTools, reserve: this.reserve, limit, floor },
@@ -289,11 +288,7 @@ export class ToolSurface {
     const allowed = additional.length === 0 ? null : this.options.records.allowSet(record);
     const outside = allowed ? additional.filter((name) => !allowed.has(name)) : [];
     if (outside.length > 0) {
-      throw new VanceError(
-        "tool_not_allowed",
-        403,
-        `not in this process's allowed tools: ${outside.join(", ")}`,
-      );
+      throw new VanceError("tool_not_allowed", `not in this process's allowed tools: ${outside.join(", ")}`);
     }
     const [listed, budget] = await Promise.all([
       this.options.tools.listing(record.tenant, record.project),

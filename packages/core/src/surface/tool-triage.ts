@@ -83,7 +83,7 @@ export function triageTools(
     mandatoryTokens += candidate.tokens ?? 0;
   }
   if (tokenLimit !== null && mandatoryTokens > tokenLimit) {
-    throw new VanceError(
+    throw VanceError.withStatus(
       "budget_floor_exceeded",
       409,
       `the model chain allows ${tokenLimit} tokens of tool schemas, but the mandatory floor alone takes ${mandatoryTokens} (tool_list, tool_description); raise maxToolTokens in the catalog`,
@@ -92,7 +92,7 @@ export function triageTools(
     );
   }
   if (mandatory > limit) {
-    throw new VanceError(
+    throw VanceError.withStatus(
       "budget_floor_exceeded",
       409,
       `the model chain allows ${limit} tools after the reserve, but the mandatory floor alone has ${mandatory} (tool_list, tool_description); raise maxTools in the catalog or lower the reserve`,

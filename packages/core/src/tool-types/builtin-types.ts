@@ -1,12 +1,12 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
 import { NO_INPUT_SCHEMA } from "./inputs";
-import { McpServerType, McpType } from "./mcp";
+import { type McpServerCaches, McpServerType, McpType, mcpToolTypes } from "./mcp";
 import { OpenApiType } from "./openapi/index";
 import { PromptTemplateType } from "./prompt-template/index";
 import { RestType } from "./rest/index";
 import { ScriptedType } from "./scripted";
-import { defineToolType } from "./tool-type";
+import { type AnyToolType, defineToolType } from "./tool-type";
 
 /** `doc_lookup`: exposes one document of the cascade as a tool. */
 export const DocLookupType = defineToolType({
@@ -36,3 +36,14 @@ export const BUILT_IN_TOOL_TYPES = [
   ScriptedType,
   OpenApiType,
 ];
+
+/**
+ * The same types, the `mcp` ones keeping their caches in `mcp`: the composition root's, which it
+ * lists in `/v1/metrics` (`BUILT_IN_TOOL_TYPES` share one of their own, for libraries and tests).
+ */
+export function builtInToolTypes(mcp: McpServerCaches): readonly AnyToolType[] {
+  const own = mcpToolTypes(mcp);
+  return BUILT_IN_TOOL_TYPES.map((type) =>
+    type === McpType ? own.McpType : type === McpServerType ? own.McpServerType : type,
+  );
+}

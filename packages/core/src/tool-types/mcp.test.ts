@@ -2,11 +2,32 @@ import { describe, expect, it } from "vitest";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
 import { VanceError } from "../errors";
-import { createNetworkPolicy } from "../net/network-policy";
-import type { McpCallResult, McpClient, McpServerTarget, ToolRuntime } from "../ports/tool-runtime";
+import {
+  BLOCKED_ADDRESS_ERROR_NAME,
+  createNetworkPolicy,
+  RESPONSE_TOO_LARGE_ERROR_NAME,
+} from "../net/network-policy";
+import {
+  MCP_ERROR_RESPONSE_NAME,
+  MCP_TIMEOUT_ERROR_NAME,
+  type McpCallResult,
+  type McpClient,
+  McpFailure,
+  type McpFailureReason,
+  type McpServerTarget,
+  type ToolRuntime,
+} from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
-import { MCP_ERROR_MESSAGE_CHARS, McpServerType, McpType, mcpOutcome, sizeOf } from "./mcp";
-import type { InvocationContext, SourceContext } from "./tool-type";
+import {
+  MCP_ERROR_MESSAGE_CHARS,
+  McpServerCaches,
+  McpServerType,
+  McpType,
+  mcpOutcome,
+  mcpToolTypes,
+  sizeOf,
+} from "./mcp";
+import type { InvocationContext, SourceContext, SourceTool } from "./tool-type";
 
 const TOKEN = "tok-9f8e7d6c5b4a-s3cret";
 const SERVER_DOC =
@@ -112,6 +133,19 @@ function invocationContext(setup: Setup = {}): InvocationContext {
 }
 
 const mcpParameters = { server: "jira", toolName: "get-issue" };
+
+/** `context` with its cascade reads counted. */
+function countingLookups(context: InvocationContext) {
+  let lookups = 0;
+  const counting: InvocationContext = {
+    ...context,
+    readHit: (path) => {
+      lookups++;
+      return context.readHit(path);
+    },
+  };
+  return { counting, lookups: () => lookups };
+}
 const invokeMcp = (setup: Setup, input: Record<string, unknown> = {}) =>
   McpType.invoke!(config("mcp", mcpParameters), mcpParameters, input, invocationContext(setup));
 
@@ -330,6 +364,54 @@ describe("mcp and mcp_server: invoke", () => {
     expect(calls[0]).toMatchObject({ name: "Search-Issues", args: { q: "bug" } });
   });
 
+  it("keeps its caches in the instance it was made with, which counts them for /v1/metrics", async () => {
+    const caches = new McpServerCaches();
+    const other = new McpServerCaches();
+    const { McpServerType: pack } = mcpToolTypes(caches);
+    const { client, calls } = fakeClient(async () => ({ content: [{ type: "text", text: "ok" }] }));
+    const source = await pack.sourcing!.open(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      sourceContext({ mcp: client }),
+    );
+    const listed = (await source.load(new AbortController().signal)).tools[1]!;
+    expect(caches.cacheReports()).toEqual({
+      serverOfSubTool: { hits: 0, misses: 0 },
+      parsedServers: { hits: 0, misses: 1 },
+    });
+    const { counting, lookups } = countingLookups(invocationContext({ mcp: client }));
+    const outcome = await pack.sourcing!.invokeSubTool!(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      listed,
+      { q: "bug" },
+      counting,
+    );
+    expect([outcome, lookups(), calls.at(-1)?.name]).toEqual([{ value: "ok" }, 0, "search"]);
+    expect(caches.cacheReports().serverOfSubTool).toEqual({ hits: 1, misses: 0 });
+    expect(other.cacheReports()).toEqual({
+      serverOfSubTool: { hits: 0, misses: 0 },
+      parsedServers: { hits: 0, misses: 0 },
+    });
+  });
+
+  it("an mcp tool given the source tool its schema came from calls without locating the server again", async () => {
+    const caches = new McpServerCaches();
+    const { McpType: single } = mcpToolTypes(caches);
+    const { client } = fakeClient(async (target) => ({ content: [{ type: "text", text: target.url }] }));
+    const source = await single.sourcing!.open(
+      config("mcp", mcpParameters),
+      mcpParameters,
+      sourceContext({ mcp: client }),
+    );
+    const listed = (await source.load(new AbortController().signal)).tools[0]!;
+    const { counting, lookups } = countingLookups(invocationContext({ mcp: client }));
+    const call = (from?: SourceTool) =>
+      single.invoke!(config("mcp", mcpParameters), mcpParameters, { key: "A-1" }, counting, from);
+    expect([await call(listed), lookups()]).toEqual([{ value: "https://mcp.example.com/mcp" }, 0]);
+    expect([await call(), lookups()]).toEqual([{ value: "https://mcp.example.com/mcp" }, 1]);
+  });
+
   it("answers isError as McpToolError, scrubbed", async () => {
     const { client } = fakeClient(async () => ({
       isError: true,
@@ -359,34 +441,62 @@ describe("mcp and mcp_server: invoke", () => {
     });
   });
 
-  it("maps the client's failures by name: unavailable, timeout, blocked, refused", async () => {
-    const rejecting = (name: string, message: string): McpClient => ({
+  it("maps the client's failures by reason: unavailable, timeout, blocked, refused, protocol, too large", async () => {
+    const rejecting = (reason: McpFailureReason, message: string): McpClient => ({
       listTools: async () => ({ tools: [], current: () => true }),
       callTool: async () => {
-        const error = new Error(message);
-        error.name = name;
-        throw error;
+        throw new McpFailure(reason, message);
       },
     });
-    expect(await invokeMcp({ mcp: rejecting("Error", `ECONNREFUSED (Bearer ${TOKEN})`) })).toEqual({
+    expect(await invokeMcp({ mcp: rejecting("unavailable", `ECONNREFUSED (Bearer ${TOKEN})`) })).toEqual({
       error: "McpUnavailable",
       message: "MCP server 'jira': ECONNREFUSED (Bearer ***)",
     });
-    expect(await invokeMcp({ mcp: rejecting("TimeoutError", "late") })).toEqual({
+    expect(await invokeMcp({ mcp: rejecting("timeout", "late") })).toEqual({
       error: "TimeoutError",
       message: "MCP server 'jira' did not answer 'get-issue' within 300 ms",
     });
-    expect(
-      await invokeMcp({ mcp: rejecting("BlockedAddressError", "refusing to connect to x") }),
-    ).toMatchObject({
+    expect(await invokeMcp({ mcp: rejecting("blocked_address", "refusing to connect to x") })).toMatchObject({
       error: "BlockedAddress",
     });
-    expect(await invokeMcp({ mcp: rejecting("McpErrorResponse", "MCP error -32602: no such tool") })).toEqual(
-      {
-        error: "McpToolError",
-        message: "MCP server 'jira' refused 'get-issue': MCP error -32602: no such tool",
+    expect(await invokeMcp({ mcp: rejecting("refused", "MCP error -32602: no such tool") })).toEqual({
+      error: "McpToolError",
+      message: "MCP server 'jira' refused 'get-issue': MCP error -32602: no such tool",
+    });
+    expect(await invokeMcp({ mcp: rejecting("protocol", "too many pings") })).toEqual({
+      error: "McpProtocolError",
+      message: "MCP server 'jira': too many pings",
+    });
+    expect(await invokeMcp({ mcp: rejecting("response_too_large", "a huge message") })).toEqual({
+      error: "ResponseTooLarge",
+      message: "MCP server 'jira': a huge message",
+    });
+    expect(await invokeMcp({ mcp: rejecting("aborted", "the caller ended the request") })).toMatchObject({
+      error: "McpUnavailable",
+    });
+  });
+
+  it("names each failure as the errors it replaced were named (logs, stack traces)", () => {
+    expect(new McpFailure("blocked_address", "x").name).toBe(BLOCKED_ADDRESS_ERROR_NAME);
+    expect(new McpFailure("response_too_large", "x").name).toBe(RESPONSE_TOO_LARGE_ERROR_NAME);
+    expect(new McpFailure("timeout", "x").name).toBe(MCP_TIMEOUT_ERROR_NAME);
+    expect(new McpFailure("refused", "x").name).toBe(MCP_ERROR_RESPONSE_NAME);
+    expect(new McpFailure("aborted", "x")).toMatchObject({ name: "AbortError", reason: "aborted" });
+  });
+
+  it("reads the reason, not the name: an error merely named TimeoutError is the server unavailable", async () => {
+    const named: McpClient = {
+      listTools: async () => ({ tools: [], current: () => true }),
+      callTool: async () => {
+        const error = new Error("late");
+        error.name = "TimeoutError";
+        throw error;
       },
-    );
+    };
+    expect(await invokeMcp({ mcp: named })).toEqual({
+      error: "McpUnavailable",
+      message: "MCP server 'jira': late",
+    });
   });
 
   it("answers by itself when a client overruns timeoutMs, and Cancelled when the caller ends first", async () => {

@@ -1,21 +1,15 @@
 import { LRUCache } from "lru-cache";
 import * as v from "valibot";
-import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CacheCounters, type CacheReport, type HasCaches } from "../cache/cache-registry";
 import type { ToolOutcome } from "../calls/built-in-tool";
 import type { CascadeHit, Layer } from "../cascade/document-cascade";
 import { boundByCaller, untilAborted } from "../concurrency";
 import { Errors, VanceError } from "../errors";
+import type { NetworkPolicy } from "../net/network-policy";
 import {
-  BLOCKED_ADDRESS_ERROR_NAME,
-  type NetworkPolicy,
-  RESPONSE_TOO_LARGE_ERROR_NAME,
-} from "../net/network-policy";
-import {
-  MCP_ERROR_RESPONSE_NAME,
-  MCP_PROTOCOL_ERROR_NAME,
-  MCP_TIMEOUT_ERROR_NAME,
   type McpCallResult,
   type McpContent,
+  McpFailure,
   type McpServerTarget,
   type ToolRuntime,
 } from "../ports/tool-runtime";
@@ -31,7 +25,13 @@ import {
 } from "./mcp-server";
 import { describeError } from "./rest/errors";
 import { secretNames, TemplateFiller } from "./rest/templates";
-import { defineToolType, type InvocationContext, type SourceTool, type ToolSource } from "./tool-type";
+import {
+  type AnyToolType,
+  defineToolType,
+  type InvocationContext,
+  type SourceTool,
+  type ToolSource,
+} from "./tool-type";
 
 /** How much of a failing MCP tool's text its `McpToolError` message quotes. */
 export const MCP_ERROR_MESSAGE_CHARS = 2000;
@@ -62,57 +62,68 @@ interface ServerAccess {
   secretsFor(layer: Layer): (name: string) => Promise<string | undefined>;
 }
 
-/** `mcp`: one tool of a server-side MCP server. */
-export const McpType = defineToolType({
-  typeId: "mcp",
-  description:
-    "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml. Its input schema is the server's for toolName unless parameters.inputSchema fixes one.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    toolName: v.pipe(v.string(), v.minLength(1)),
-    inputSchema: v.optional(OpenJsonSchema),
-  }),
-  inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
-  check: (parameters) => {
-    if (!parameters.inputSchema) return [];
-    const problem = toolInputSchemaProblem(parameters.inputSchema);
-    return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
-  },
-  sourcing: {
-    kind: "schema",
-    // An explicit inputSchema wins: the listing then needs nothing from the server.
-    schemaTool: (parameters) => (parameters.inputSchema ? null : parameters.toolName),
-    open: (_config, parameters, context) => openSource(parameters.server, context),
-  },
-  invoke: (_config, parameters, input, context) =>
-    callMcpTool(parameters.server, parameters.toolName, input, context),
-});
-
-/** `mcp_server`: a pack of all tools of a server-side MCP server, named `{doc}__{op}`. */
-export const McpServerType = defineToolType({
-  typeId: "mcp_server",
-  description:
-    "A pack: every tool of a server-side MCP server (mcp-servers/{server}.yaml) becomes a sub-tool named {name}__{op}, op the server's tool name in lower case with other characters as '_'. disabledSubTools and defaultDeferred apply; promptHint is the pack's line in discovery.",
-  parametersSchema: v.strictObject({
-    server: ServerNameSchema,
-    promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
-  }),
-  // Never offered: the pack document itself reaches no manifest, its sub-tools carry the server's schemas.
-  inputSchema: () => ({ type: "object" }),
-  sourcing: {
-    kind: "pack",
-    promptHint: (parameters) => parameters.promptHint,
-    open: (_config, parameters, context) => openSource(parameters.server, context),
-    invokeSubTool: (_config, parameters, tool, input, context) =>
+/**
+ * The `mcp` and `mcp_server` types, keeping their caches in `caches`: the composition root builds
+ * one and lists it in `/v1/metrics`; `McpType` and `McpServerType` below have their own.
+ */
+export function mcpToolTypes(caches: McpServerCaches): {
+  readonly McpType: AnyToolType;
+  readonly McpServerType: AnyToolType;
+} {
+  /** `mcp`: one tool of a server-side MCP server. */
+  const McpType = defineToolType({
+    typeId: "mcp",
+    description:
+      "Calls one tool of a server-side MCP server configured in mcp-servers/{server}.yaml. Its input schema is the server's for toolName unless parameters.inputSchema fixes one.",
+    parametersSchema: v.strictObject({
+      server: ServerNameSchema,
+      toolName: v.pipe(v.string(), v.minLength(1)),
+      inputSchema: v.optional(OpenJsonSchema),
+    }),
+    inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
+    check: (parameters) => {
+      if (!parameters.inputSchema) return [];
+      const problem = toolInputSchemaProblem(parameters.inputSchema);
+      return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
+    },
+    sourcing: {
+      kind: "schema",
+      // An explicit inputSchema wins: the listing then needs nothing from the server.
+      schemaTool: (parameters) => (parameters.inputSchema ? null : parameters.toolName),
+      open: (_config, parameters, context) => openSource(caches, parameters.server, context),
+    },
+    invoke: (_config, parameters, input, context, source) =>
       callMcpTool(
+        caches,
         parameters.server,
-        tool.sourceName,
+        parameters.toolName,
         input,
         context,
-        serverReads.read(serverOfSubTool.get(tool)),
+        source && caches.serverOf(source),
       ),
-  },
-});
+  });
+
+  /** `mcp_server`: a pack of all tools of a server-side MCP server, named `{doc}__{op}`. */
+  const McpServerType = defineToolType({
+    typeId: "mcp_server",
+    description:
+      "A pack: every tool of a server-side MCP server (mcp-servers/{server}.yaml) becomes a sub-tool named {name}__{op}, op the server's tool name in lower case with other characters as '_'. disabledSubTools and defaultDeferred apply; promptHint is the pack's line in discovery.",
+    parametersSchema: v.strictObject({
+      server: ServerNameSchema,
+      promptHint: v.optional(v.pipe(v.string(), PlainText("promptHint"))),
+    }),
+    // Never offered: the pack document itself reaches no manifest, its sub-tools carry the server's schemas.
+    inputSchema: () => ({ type: "object" }),
+    sourcing: {
+      kind: "pack",
+      promptHint: (parameters) => parameters.promptHint,
+      open: (_config, parameters, context) => openSource(caches, parameters.server, context),
+      invokeSubTool: (_config, parameters, tool, input, context) =>
+        callMcpTool(caches, parameters.server, tool.sourceName, input, context, caches.serverOf(tool)),
+    },
+  });
+  return { McpType, McpServerType };
+}
 
 /**
  * The server's tool list as a `ToolSource`; throws `VanceError` when its document is missing or
@@ -120,10 +131,11 @@ export const McpServerType = defineToolType({
  * secrets are looked up when the list is loaded.
  */
 async function openSource(
+  caches: McpServerCaches,
   server: string,
   context: ServerAccess & { readonly runtime: ToolRuntime },
 ): Promise<ToolSource> {
-  const located = await locateServer(server, context);
+  const located = await locateServer(caches, server, context);
   if ("error" in located) throw located.problem;
   return {
     key: located.key,
@@ -145,7 +157,7 @@ async function openSource(
         description: stripControls(scrubber.text(tool.description ?? "")),
         inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
       }));
-      for (const tool of tools) serverOfSubTool.set(tool, located);
+      for (const tool of tools) caches.listed(tool, located);
       return {
         tools,
         ...(list.notes
@@ -158,38 +170,76 @@ async function openSource(
 }
 
 /**
- * The server document each sub-tool of a pack was listed from. A pack's list is cached under the
- * server document's key (layer, ETag) and served only while that key is the one the cascade
- * finds, so a sub-tool resolved in a request names the server document of that request: its call
- * needs no second look-up.
+ * The `mcp` types' two caches, an instance per service (the composition root's, in its cache
+ * registry). Both are weak — by sub-tool and by network policy — so their entries go with the
+ * listing and the policy they hang on, and are not counted.
  */
-const serverOfSubTool = new WeakMap<SourceTool, LocatedServer>();
-const serverReads = new CacheCounters();
-const parsedReads = new CacheCounters();
+export class McpServerCaches implements HasCaches {
+  /**
+   * The server document each listed tool came from. A pack's list is cached under the server
+   * document's key (layer, ETag) and served only while that key is the one the cascade finds,
+   * so a sub-tool resolved in a request names the server document of that request: its call
+   * needs no second look-up.
+   */
+  readonly #serverOfSubTool = new WeakMap<SourceTool, LocatedMcpServer>();
+  readonly #serverReads = new CacheCounters();
+  /**
+   * Parsed server documents by body, per network policy: listings open the source on every
+   * call, and a server document changes far less often than it is read.
+   */
+  readonly #parsedDocuments = new WeakMap<NetworkPolicy, LRUCache<string, McpServerDocumentResult>>();
+  readonly #parsedReads = new CacheCounters();
 
-/**
- * The counters of the `mcp_server` type's two caches (weak, by sub-tool and by network policy:
- * their entries go with the listing and the policy they hang on, and are not counted).
- */
-export function mcpCacheReports(): Record<string, CacheReport> {
-  return { serverOfSubTool: serverReads.report(), parsedServers: parsedReads.report() };
+  /** Remembers that `tool` was listed from `located`. */
+  listed(tool: SourceTool, located: LocatedMcpServer): void {
+    this.#serverOfSubTool.set(tool, located);
+  }
+
+  /** The server document `tool` was listed from, if this instance listed it. */
+  serverOf(tool: SourceTool): LocatedMcpServer | undefined {
+    return this.#serverReads.read(this.#serverOfSubTool.get(tool));
+  }
+
+  /** `body` parsed as a server document under `networkPolicy`, once per body and policy. */
+  parsed(body: string, networkPolicy: NetworkPolicy): McpServerDocumentResult {
+    let cache = this.#parsedDocuments.get(networkPolicy);
+    if (!cache) {
+      cache = new LRUCache({ max: 512 });
+      this.#parsedDocuments.set(networkPolicy, cache);
+    }
+    let parsed = this.#parsedReads.read(cache.get(body));
+    if (!parsed) {
+      parsed = parseMcpServerDocument(body, { networkPolicy });
+      cache.set(body, parsed);
+    }
+    return parsed;
+  }
+
+  cacheReports(): Record<string, CacheReport> {
+    return { serverOfSubTool: this.#serverReads.report(), parsedServers: this.#parsedReads.report() };
+  }
 }
 
+/** The `mcp` and `mcp_server` types as libraries and tests use them (the service builds its own). */
+export const { McpType, McpServerType } = mcpToolTypes(new McpServerCaches());
+
 /**
- * One `tools/call`: the server resolved (unless the pack's listing in this request already
- * located it), the call bounded, the answer mapped and scrubbed of its secrets.
+ * One `tools/call`: the server resolved (unless the listing this request found — a pack's, or
+ * the one an `mcp` tool took its schema from — already located it), its secrets once, the call
+ * bounded, the answer mapped and scrubbed of its secrets.
  */
 async function callMcpTool(
+  caches: McpServerCaches,
   server: string,
   toolName: string,
   input: Readonly<Record<string, unknown>>,
   context: InvocationContext,
-  listedFrom?: LocatedServer,
+  listedFrom?: LocatedMcpServer,
 ): Promise<ToolOutcome> {
   const mcp = context.runtime.mcp;
   if (!mcp) return { error: "McpUnavailable", message: "this service has no MCP client configured" };
   const access = { ...context, tenant: context.caller.tenant };
-  const located = listedFrom ?? (await locateServer(server, access));
+  const located = listedFrom ?? (await locateServer(caches, server, access));
   const opened = "error" in located ? located : await withSecrets(located, access);
   if ("error" in opened) return { error: opened.error, message: opened.message };
   const { target, scrubber } = opened;
@@ -205,6 +255,7 @@ async function callMcpTool(
       toolName,
       target.timeoutMs,
       bound.callerEnded(),
+      bound.signal.aborted,
       context.signal,
     );
     // Scrubbed before the cut, so no prefix of a secret survives it.
@@ -220,6 +271,7 @@ function callFailure(
   toolName: string,
   timeoutMs: number,
   callerEnded: boolean,
+  overran: boolean,
   caller: AbortSignal,
 ): { error: string; message: string } {
   // `Cancelled` rather than `TimeoutError` when the caller ended first: this server did not
@@ -230,31 +282,33 @@ function callFailure(
       message: `the call of '${toolName}' on MCP server '${server}' was abandoned because its caller ended (${describeError(caller.reason)})`,
     };
   }
-  const name = typeof error === "object" && error !== null ? (error as { name?: unknown }).name : undefined;
-  if (name === MCP_TIMEOUT_ERROR_NAME) {
-    return {
-      error: "TimeoutError",
-      message: `MCP server '${server}' did not answer '${toolName}' within ${timeoutMs} ms`,
-    };
+  // Not the client's failure but this call's own bound (`CLIENT_GRACE_MS` past timeoutMs) ending it.
+  const reason = error instanceof McpFailure ? error.reason : overran ? "timeout" : "unavailable";
+  switch (reason) {
+    case "timeout":
+      return {
+        error: "TimeoutError",
+        message: `MCP server '${server}' did not answer '${toolName}' within ${timeoutMs} ms`,
+      };
+    case "blocked_address":
+      return { error: "BlockedAddress", message: describeError(error) };
+    case "response_too_large":
+      return { error: "ResponseTooLarge", message: `MCP server '${server}': ${describeError(error)}` };
+    case "protocol":
+      return { error: "McpProtocolError", message: `MCP server '${server}': ${describeError(error)}` };
+    case "refused":
+      return {
+        error: "McpToolError",
+        message: `MCP server '${server}' refused '${toolName}': ${describeError(error)}`,
+      };
+    case "aborted":
+    case "unavailable":
+      return { error: "McpUnavailable", message: `MCP server '${server}': ${describeError(error)}` };
   }
-  if (name === BLOCKED_ADDRESS_ERROR_NAME) return { error: "BlockedAddress", message: describeError(error) };
-  if (name === RESPONSE_TOO_LARGE_ERROR_NAME) {
-    return { error: "ResponseTooLarge", message: `MCP server '${server}': ${describeError(error)}` };
-  }
-  if (name === MCP_PROTOCOL_ERROR_NAME) {
-    return { error: "McpProtocolError", message: `MCP server '${server}': ${describeError(error)}` };
-  }
-  if (name === MCP_ERROR_RESPONSE_NAME) {
-    return {
-      error: "McpToolError",
-      message: `MCP server '${server}' refused '${toolName}': ${describeError(error)}`,
-    };
-  }
-  return { error: "McpUnavailable", message: `MCP server '${server}': ${describeError(error)}` };
 }
 
 /** An MCP server document found and valid; `key` identifies it (tenant, layer, document, ETag). */
-interface LocatedServer {
+export interface LocatedMcpServer {
   readonly path: string;
   readonly layer: Layer;
   readonly key: string;
@@ -262,7 +316,11 @@ interface LocatedServer {
 }
 
 /** Reads and validates the MCP server document `server` names, through the caller's cascade. */
-async function locateServer(server: string, access: ServerAccess): Promise<LocatedServer | ServerFailure> {
+async function locateServer(
+  caches: McpServerCaches,
+  server: string,
+  access: ServerAccess,
+): Promise<LocatedMcpServer | ServerFailure> {
   const path = mcpServerDocumentPath(server);
   const hit = await access.readHit(path);
   if (!hit) {
@@ -272,13 +330,12 @@ async function locateServer(server: string, access: ServerAccess): Promise<Locat
       message,
       problem: new VanceError(
         "invalid_document",
-        422,
         `the tool names the MCP server '${server}', but ${message}`,
         [{ path: "parameters.server", message }],
       ),
     };
   }
-  const parsed = parsedDocument(hit.body, access.networkPolicy);
+  const parsed = caches.parsed(hit.body, access.networkPolicy);
   if (!parsed.ok) {
     const problem = Errors.invalidDocument(path, hit.layer, parsed.error);
     return { error: "InvalidDocument", message: problem.message, problem };
@@ -296,7 +353,7 @@ async function locateServer(server: string, access: ServerAccess): Promise<Locat
  * document of its layer may (tenant secrets; platform secrets for bundled), and what scrubs them.
  */
 async function withSecrets(
-  located: LocatedServer,
+  located: LocatedMcpServer,
   access: ServerAccess,
 ): Promise<OpenedServer | ServerFailure> {
   const { document, path } = located;
@@ -306,7 +363,7 @@ async function withSecrets(
     return {
       error: "SecretNotFound",
       message,
-      problem: new VanceError("invalid_document", 422, message, [{ path: "headers", message }]),
+      problem: new VanceError("invalid_document", message, [{ path: "headers", message }]),
     };
   }
   const filler = new TemplateFiller([], {}, secrets);
@@ -327,26 +384,6 @@ async function resolveSecrets(
   const values = await Promise.all(names.map(async (name) => [name, await lookup(name)] as const));
   const missing = values.find(([, value]) => value === undefined);
   return missing ? { missing: missing[0] } : new Map(values as (readonly [string, string])[]);
-}
-
-/**
- * Parsed server documents by body, per network policy: listings open the source on every call,
- * and a server document changes far less often than it is read.
- */
-const parsedDocuments = new WeakMap<NetworkPolicy, LRUCache<string, McpServerDocumentResult>>();
-
-function parsedDocument(body: string, networkPolicy: NetworkPolicy): McpServerDocumentResult {
-  let cache = parsedDocuments.get(networkPolicy);
-  if (!cache) {
-    cache = new LRUCache({ max: 512 });
-    parsedDocuments.set(networkPolicy, cache);
-  }
-  let parsed = parsedReads.read(cache.get(body));
-  if (!parsed) {
-    parsed = parseMcpServerDocument(body, { networkPolicy });
-    cache.set(body, parsed);
-  }
-  return parsed;
 }
 
 /**

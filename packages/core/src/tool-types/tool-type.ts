@@ -158,12 +158,17 @@ export interface ToolType<P extends Record<string, unknown> = Record<string, unk
   check?(parameters: P, environment: ToolTypeEnvironment): ParameterProblem[];
   /** Remote-backed types: where their tools (packs) or input schema (`mcp`) come from. */
   readonly sourcing?: ToolSourcing<P>;
-  /** Runs a configured tool; absent for types this service can configure but not yet run. */
+  /**
+   * Runs a configured tool; absent for types this service can configure but not yet run. A
+   * `schema` type's tool that took its input schema from its source gets that source tool
+   * (`source`), from the listing the call's lookup found: the source needs no second look-up.
+   */
   invoke?(
     config: ServerToolConfig,
     parameters: P,
     input: Readonly<Record<string, unknown>>,
     context: InvocationContext,
+    source?: SourceTool,
   ): Promise<ToolOutcome>;
 }
 

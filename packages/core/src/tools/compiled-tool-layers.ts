@@ -1,7 +1,7 @@
 import type { GenerationStamp } from "../cascade/generations";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
-import { VanceError } from "../errors";
+import { isErrorCode, VanceError } from "../errors";
 import { COMPILED_PREFIX } from "../ids";
 import type { ObjectAudit, ObjectMeta, ObjectStore } from "../ports/object-store";
 import type { ToolDocumentResult } from "../tool-types/parse";
@@ -210,9 +210,10 @@ function decodeEntry(raw: unknown, prefix: string): CompiledEntry | null {
     return { meta, compiled: { result: { ok: true, config: c }, audit } };
   }
   if (x !== undefined) {
-    if (!isRecord(x) || typeof x.code !== "string" || typeof x.message !== "string") return null;
+    if (!isRecord(x) || !isErrorCode(x.code) || typeof x.message !== "string") return null;
+    // The status is still written for older readers; this one derives it from the code.
     if (typeof x.status !== "number" || !Array.isArray(x.errors)) return null;
-    const error = new VanceError(x.code, x.status, x.message, x.errors as FieldError[]);
+    const error = new VanceError(x.code, x.message, x.errors as FieldError[]);
     return { meta, compiled: { result: { ok: false, error }, audit } };
   }
   return { meta };

@@ -41,6 +41,8 @@ export interface ResolvedDocument extends ResolvedToolBase {
   readonly builtIn?: undefined;
   /** Absent: only a pack's sub-tool has a pack. */
   readonly pack?: undefined;
+  /** Set for a `schema` tool (`mcp`) whose input schema is its source's: that source tool. */
+  readonly source?: SourceTool;
 }
 
 /**

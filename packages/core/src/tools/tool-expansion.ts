@@ -301,7 +301,7 @@ function schemaTool(
     ]);
     return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
   }
-  return [{ ...tool, inputSchema: source.inputSchema, ...(stale ? { stale: true } : {}) }];
+  return [{ ...tool, inputSchema: source.inputSchema, source, ...(stale ? { stale: true } : {}) }];
 }
 
 /** A pack document's source as the listing shows it. */
@@ -332,7 +332,6 @@ export function sourceUnavailable(pack: string, problem: VanceError | null): Van
   const why = problem?.message ?? `the source of '${pack}' has not answered yet`;
   return new VanceError(
     "source_unavailable",
-    502,
     `pack '${pack}' has no sub-tools right now: ${why}; they come back as soon as its source answers`,
   );
 }

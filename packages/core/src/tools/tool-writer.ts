@@ -67,7 +67,6 @@ export class ToolWriter {
 export function reservedName(name: string): VanceError {
   return new VanceError(
     "reserved_name",
-    422,
     `'${name}' belongs to the capability floor (tool_list, tool_description); no document can replace or disable it`,
     [{ path: "name", message: "reserved for the capability floor" }],
   );

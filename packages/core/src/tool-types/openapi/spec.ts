@@ -37,7 +37,6 @@ export async function openSpec(
   const missing = () =>
     new VanceError(
       "document_not_found",
-      404,
       `the OpenAPI spec '${parameters.spec}' of pack '${pack}' is not in this project's cascade`,
     );
   // Only the version is needed to know the list is current: the body (13 MB for GitHub's
