@@ -1,0 +1,135 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import {
+  commaList,
+  Errors,
+  type FieldError,
+  issuesToFieldErrors,
+  ProjectIdSchema,
+  TenantIdSchema,
+  VanceError,
+} from "@vance/core";
+import type { MiddlewareHandler } from "hono";
+import { validator } from "hono-openapi";
+import * as v from "valibot";
+import { mediaType, parseJsonText, textBody } from "./http";
+import { CONVERSION } from "./openapi/json-schema";
+
+/**
+ * A route's input, declared once: each helper is hono-openapi's `validator`, so the one valibot
+ * schema both validates the request (`c.req.valid(target)` in the handler) and is what
+ * `/openapi.json` shows for it. A failure is the problem the route answered before the schema
+ * was its declaration: `invalid_id` for a path, the route's code for a query, `validation_failed`
+ * for a JSON body.
+ */
+
+/** The conversion every schema of the document goes through (`json-schema.ts`). */
+const DOCUMENTED = { options: { ...CONVERSION } };
+
+/** The schemas of this API are valibot's: its Standard Schema issues are its own issue objects. */
+const valibotIssues = (issues: readonly StandardSchemaV1.Issue[]) =>
+  issues as readonly v.BaseIssue<unknown>[];
+
+/** `{tenant}`: every route under `/v1/tenants/{tenant}`. */
+export const TenantPathSchema = v.object({ tenant: TenantIdSchema });
+
+/** `{tenant}` and `{project}`: every route under `T` (API.md). */
+export const ProjectPathSchema = v.object({ ...TenantPathSchema.entries, project: ProjectIdSchema });
+
+/**
+ * A comma-separated list in a query parameter (`?with=`, `?chain=`, `?add=`…): entries trimmed,
+ * empty ones dropped (`commaList`). The one reading of every comma list the API takes.
+ */
+export function commaListQuery(description: string) {
+  return v.pipe(
+    v.string(),
+    v.description(description),
+    v.transform((text) => commaList(text)),
+  );
+}
+
+/** The path's parameters; 400 `invalid_id` naming the first that breaks its rule. */
+export function params<S extends v.GenericSchema>(schema: S) {
+  return validator(
+    "param",
+    schema,
+    (result) => {
+      if (result.success) return;
+      const issue = valibotIssues(result.error)[0];
+      const key = issue?.path?.[0]?.key;
+      throw Errors.invalidId(String(key ?? "path parameter"), String(issue?.input ?? ""));
+    },
+    DOCUMENTED,
+  );
+}
+
+/** How a query that breaks its schema is refused: the route's code and status. */
+export interface QueryRefusal {
+  readonly code: string;
+  readonly status: number;
+  /** The detail; the first issue's message when absent. */
+  readonly detail?: string;
+}
+
+/**
+ * The query; a failure answers `refusal` (its detail the first issue's message, and the issues
+ * by parameter when the status is 422). A parameter sent twice is an array, which a string
+ * schema refuses.
+ */
+export function query<S extends v.GenericSchema>(schema: S, refusal: QueryRefusal) {
+  return validator(
+    "query",
+    schema,
+    (result) => {
+      if (result.success) return;
+      const issues = valibotIssues(result.error);
+      const errors: FieldError[] =
+        refusal.status === 422 ? issuesToFieldErrors(issues, undefined, [], schema) : [];
+      throw new VanceError(
+        refusal.code,
+        refusal.status,
+        refusal.detail ?? issues[0]?.message ?? "bad query",
+        errors,
+      );
+    },
+    DOCUMENTED,
+  );
+}
+
+/**
+ * A JSON body: 415 for other media types, 400 `invalid_json` for bytes that are not UTF-8 or not
+ * JSON, 413 for JSON deeper or larger in values than `JSON_SHAPE_LIMITS` (judged before it is
+ * parsed), 422 `validation_failed` with the issues by field for the wrong shape.
+ */
+export function json<S extends v.GenericSchema>(schema: S) {
+  const validate = validator(
+    "json",
+    schema,
+    (result) => {
+      if (result.success) return;
+      throw new VanceError(
+        "validation_failed",
+        422,
+        "the request body has the wrong shape",
+        issuesToFieldErrors(valibotIssues(result.error), undefined, [], schema),
+      );
+    },
+    DOCUMENTED,
+  );
+  // The body is read the API's way first: the validator alone would answer a 400 of its own.
+  const read: typeof validate = async (c, next) => {
+    await readJsonText(c);
+    return validate(c, next);
+  };
+  // Its own properties carry the validator's description for `/openapi.json`.
+  return Object.assign(read, validate);
+}
+
+/** Reads the body as JSON the API's way (see `json`), refusing what the validator would misreport. */
+async function readJsonText(c: Parameters<MiddlewareHandler>[0]): Promise<void> {
+  if (mediaType(c) !== "application/json") {
+    throw new VanceError("unsupported_media_type", 415, "this route takes application/json");
+  }
+  // textBody refuses invalid UTF-8 (400 invalid_json) instead of accepting it with U+FFFD; the
+  // validator then reads the same bytes (Hono keeps them) and parses them again.
+  parseJsonText(await textBody(c));
+}
