@@ -1,4 +1,3 @@
-import type { StandardSchemaV1 } from "@standard-schema/spec";
 import {
   commaList,
   Errors,
@@ -26,8 +25,7 @@ import { CONVERSION } from "./openapi/json-schema";
 const DOCUMENTED = { options: { ...CONVERSION } };
 
 /** The schemas of this API are valibot's: its Standard Schema issues are its own issue objects. */
-const valibotIssues = (issues: readonly StandardSchemaV1.Issue[]) =>
-  issues as readonly v.BaseIssue<unknown>[];
+const valibotIssues = (issues: readonly unknown[]) => issues as readonly v.BaseIssue<unknown>[];
 
 /** `{tenant}`: every route under `/v1/tenants/{tenant}`. */
 export const TenantPathSchema = v.object({ tenant: TenantIdSchema });
