@@ -82,7 +82,7 @@ export function createApp(services: AppServices) {
   app.use("*", requestTelemetry(services.logger));
   app.use("*", secureHeaders());
   app.use("*", limitBodies());
-  // Every route under /v1 but /v1/health states the role it needs (`need`); the token is verified here.
+  // Authentication of /v1, mounted once: each route but /v1/health states what it needs (`need`).
   app.use("/v1/*", authentication(verifier));
 
   app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
