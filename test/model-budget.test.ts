@@ -19,7 +19,7 @@ import {
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type Claims, mintToken } from "../functions/api/auth";
+import { authentication, type Claims, mintToken } from "../functions/api/auth";
 import { TokenVerifier } from "../functions/api/identity/verifier";
 import { problemResponse } from "../functions/api/problem";
 import { modelRoutes } from "../functions/api/routes/models";
@@ -356,6 +356,12 @@ describe("/v1/models routes", () => {
     const services = setup(objects);
     const hono = new Hono();
     hono.onError((error) => problemResponse(error, () => {}));
+    hono.use(
+      "/v1/*",
+      authentication(
+        new TokenVerifier({ secret: SECRET, localTokens: true, issuers: [] }, { logger: silentLogger }),
+      ),
+    );
     const editor = new CatalogEditor({
       store: services.bucket,
       rebuild: () => syncCatalog({ store: services.bucket, bundled: BUNDLED, logger: services.logger }),
@@ -368,10 +374,6 @@ describe("/v1/models routes", () => {
         observed: services.observed,
         catalog: services.catalog,
         editor,
-        verifier: new TokenVerifier(
-          { secret: SECRET, localTokens: true, issuers: [] },
-          { logger: silentLogger },
-        ),
       }),
     );
     return { app: hono, ...services };

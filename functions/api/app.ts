@@ -1,9 +1,8 @@
-import { assertProjectId, assertTenantId, VanceError } from "@vance/core";
+import { VanceError } from "@vance/core";
 import { Hono } from "hono";
-import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppServices } from "./app-services";
-import { type AuthEnv, authenticate, ENGINE } from "./auth";
+import { type AuthEnv, authentication, ENGINE, need } from "./auth";
 import { limitBodies } from "./body-limits";
 import {
   describe,
@@ -29,12 +28,7 @@ import { secretRoutes } from "./routes/secrets";
 import { toolRoutes } from "./routes/tools";
 import { docsPage } from "./ui/docs";
 import { UI_CSP, uiRoutes } from "./ui/routes";
-
-const validIds = createMiddleware(async (c, next) => {
-  assertTenantId(c.req.param("tenant") ?? "");
-  assertProjectId(c.req.param("project") ?? "");
-  await next();
-});
+import { ProjectPathSchema, params } from "./validate";
 
 /** The routes of this file as `/openapi.json` describes them. */
 const DOCS = {
@@ -88,6 +82,8 @@ export function createApp(services: AppServices) {
   app.use("*", requestTelemetry(services.logger));
   app.use("*", secureHeaders());
   app.use("*", limitBodies());
+  // Authentication of /v1, mounted once: each route but /v1/health states what it needs (`need`).
+  app.use("/v1/*", authentication(verifier));
 
   app.get("/v1/health", describe(DOCS.health), (c) => c.json({ status: "ok", version: services.version }));
   // Generated once, on first request: every route is registered by then.
@@ -101,10 +97,10 @@ export function createApp(services: AppServices) {
     c.header("content-security-policy", UI_CSP);
     return c.html(await docsPage(await openApi()));
   });
-  app.get("/v1/types", describe(DOCS.types), authenticate(verifier, undefined, ENGINE), (c) =>
+  app.get("/v1/types", describe(DOCS.types), need(undefined, ENGINE), (c) =>
     c.json({ types: services.types.describe() }),
   );
-  app.get("/v1/types/:typeId", describe(DOCS.type), authenticate(verifier, undefined, ENGINE), (c) => {
+  app.get("/v1/types/:typeId", describe(DOCS.type), need(undefined, ENGINE), (c) => {
     const typeId = c.req.param("typeId");
     const type = services.types.describe().find((described) => described.typeId === typeId);
     if (!type) {
@@ -113,11 +109,8 @@ export function createApp(services: AppServices) {
     }
     return c.json(type);
   });
-  app.get(
-    "/v1/metrics",
-    describe(DOCS.metrics),
-    authenticate(verifier, undefined, { platformOnly: true }),
-    (c) => c.json(services.metrics()),
+  app.get("/v1/metrics", describe(DOCS.metrics), need(undefined, { platformOnly: true }), (c) =>
+    c.json(services.metrics()),
   );
 
   // OAuth discovery for MCP clients (RFC 9728), and the development issuer while local tokens are on.
@@ -133,25 +126,24 @@ export function createApp(services: AppServices) {
       observed: services.observedLimits,
       catalog: services.catalog,
       editor: services.catalogEditor,
-      verifier,
     }),
   );
 
-  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets, verifier));
-  app.route("/v1/tenants/:tenant/projects", projectRoutes(services.documents, verifier));
+  app.route("/v1/tenants/:tenant/secrets", secretRoutes(services.secrets));
+  app.route("/v1/tenants/:tenant/projects", projectRoutes(services.documents));
 
   const project = "/v1/tenants/:tenant/projects/:project";
-  app.use(`${project}/*`, validIds);
-  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher, verifier));
-  app.route(`${project}/documents`, documentRoutes(services.documents, verifier));
-  app.route(`${project}/recipes`, recipeRoutes(services.recipes, verifier));
-  app.route(`${project}/processes`, processRoutes(services.processes, verifier, services.wire));
-  app.route(`${project}/insights`, insightRoutes(services.usage, verifier));
-  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics, verifier));
+  // A malformed tenant or project is 400 before the token is looked at.
+  app.use(`${project}/*`, params(ProjectPathSchema));
+  app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher));
+  app.route(`${project}/documents`, documentRoutes(services.documents));
+  app.route(`${project}/recipes`, recipeRoutes(services.recipes));
+  app.route(`${project}/processes`, processRoutes(services.processes, services.wire));
+  app.route(`${project}/insights`, insightRoutes(services.usage));
+  app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics));
   app.route(
     project,
     mcpRoutes(services.processes, {
-      verifier,
       version: services.version,
       settings: services.mcp,
       logger: services.logger,

@@ -8,7 +8,8 @@ import { type Audience, signLocal, type TokenVerifier } from "./identity/verifie
 
 export type { Caller, Claims, Role, TokenVerifier };
 
-export type AuthEnv = { Variables: { claims: Caller } };
+/** What an authenticated prefix binds (`bearer`) and what a route's `need` then sets (`claims`). */
+export type AuthEnv = { Variables: { claims: Caller; bearer: Bearer } };
 
 /** What a route needs of its caller besides a valid token. */
 export interface Need {
@@ -42,22 +43,59 @@ export function publicBase(requestUrl: string, publicUrl: string | undefined): s
   return publicUrl ?? new URL(requestUrl).origin;
 }
 
+/** The bearer token of one request, verified once, on the first route that asks. */
+interface Bearer {
+  readonly verifier: TokenVerifier;
+  caller(): Promise<Caller>;
+}
+
 /**
- * Verifies the bearer token and, when given, the role the route needs and that the path's
- * tenant (and project) is the token's. A refusal's `WWW-Authenticate` names the reason
- * (`invalid_token`, `insufficient_scope` with the scope needed) and the resource's metadata.
+ * Authentication of every route under a prefix, mounted once on it (`/v1/*`): binds the token
+ * verifier. Each route states what it needs with {@link need}; the token is verified when the
+ * first one asks, so what answers before a route does — a 404 for no route, a 405, a CORS
+ * preflight, the MCP browser guard — answers as it would without a token.
  */
-export function authenticate(verifier: TokenVerifier, role?: Role, options: AuthOptions = {}) {
+export function authentication(verifier: TokenVerifier) {
   return createMiddleware<AuthEnv>(async (c, next) => {
-    const { resource, context } = resourceOf(c, verifier, options.endpoint === true);
+    let caller: Promise<Caller> | undefined;
+    c.set("bearer", {
+      verifier,
+      caller: () => {
+        caller ??= verifyBearer(c, verifier);
+        return caller;
+      },
+    });
+    await next();
+  });
+}
+
+/** The request's bearer token as a caller: 401 without one, or as `authorise` refuses it. */
+async function verifyBearer(c: Context, verifier: TokenVerifier): Promise<Caller> {
+  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  if (!match)
+    throw new BearerError(401, "a bearer token is required (Authorization: Bearer <jwt>)", undefined);
+  return verify(verifier, match[1]!, { audience: "api", resource: resourceOf(c, verifier, false).resource });
+}
+
+/**
+ * What a route needs of its caller under an authenticated prefix: the role when given, and that
+ * the path's tenant (and project) is the token's. A refusal's `WWW-Authenticate` names the
+ * reason (`invalid_token`, `insufficient_scope` with the scope needed) and the resource's
+ * metadata. Sets `claims` for the handler.
+ */
+export function need(role?: Role, options: AuthOptions = {}) {
+  return createMiddleware<AuthEnv>(async (c, next) => {
+    const bearer = c.get("bearer");
+    if (bearer === undefined)
+      throw new Error("a route that needs a token is outside an authenticated prefix");
     try {
-      const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
-      if (!match)
-        throw new BearerError(401, "a bearer token is required (Authorization: Bearer <jwt>)", undefined);
-      const need = { tenant: c.req.param("tenant"), project: c.req.param("project"), role, ...options };
-      c.set("claims", await authorise(verifier, match[1]!, need, { audience: "api", resource }));
+      const caller = await bearer.caller();
+      permit(caller, { tenant: c.req.param("tenant"), project: c.req.param("project"), role, ...options });
+      c.set("claims", caller);
     } catch (error) {
-      throw error instanceof BearerError ? error.at(context) : error;
+      throw error instanceof BearerError
+        ? error.at(resourceOf(c, bearer.verifier, options.endpoint === true).context)
+        : error;
     }
     await next();
   });
@@ -85,7 +123,7 @@ function resourceOf(
 /**
  * The caller `token` stands for when it may act as `need` says: 401 `unauthenticated` (the
  * token does not verify), 403 `forbidden` (it does not reach the route), 503
- * `issuer_unavailable` (its issuer's keys cannot be read). The one rule behind `authenticate`
+ * `issuer_unavailable` (its issuer's keys cannot be read). The one rule behind `need`
  * and the web listing's session.
  */
 export async function authorise(
@@ -94,16 +132,24 @@ export async function authorise(
   need: Need,
   at: { readonly audience: Audience; readonly resource: string },
 ): Promise<Caller> {
-  let caller: Caller;
+  const caller = await verify(verifier, token, at);
+  permit(caller, need);
+  return caller;
+}
+
+/** The caller `token` stands for: 401 `unauthenticated`, 503 `issuer_unavailable` as `authorise` says. */
+async function verify(
+  verifier: TokenVerifier,
+  token: string,
+  at: { readonly audience: Audience; readonly resource: string },
+): Promise<Caller> {
   try {
-    caller = await verifier.verify(token, at);
+    return await verifier.verify(token, at);
   } catch (error) {
     if (error instanceof TokenRefused) throw new BearerError(401, error.message, "invalid_token");
     if (error instanceof IssuerUnavailable) throw new VanceError("issuer_unavailable", error.message);
     throw error;
   }
-  permit(caller, need);
-  return caller;
 }
 
 /** The writer of a document, as its audit fields name it: the token's subject, when it has one. */

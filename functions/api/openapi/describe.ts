@@ -1,4 +1,3 @@
-import { ProjectIdSchema, TenantIdSchema } from "@vance/core";
 import type { MiddlewareHandler } from "hono";
 import { type ContentWithResolver, type DescribeRouteOptions, describeRoute, resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -35,7 +34,12 @@ export interface Operation {
     | "oauth";
   /** `false` for the public routes; every other route takes a bearer token (API.md "Conventions"). */
   readonly auth?: false;
+  /**
+   * Only parameters no validator declares (a wildcard's `{path}`, ids the route looks up as they
+   * come): the route's `params`/`query` validators (`validate.ts`) declare the others.
+   */
   readonly parameters?: readonly OpenAPIV3_1.ParameterObject[];
+  /** Only a body no `json` validator declares: a document stored as sent, the MCP messages. */
   readonly body?: RequestBody;
   /** The success answers, by status. */
   readonly responses: Readonly<Record<number, Response>>;
@@ -48,7 +52,10 @@ export interface Operation {
 /** A valibot schema as the document shows it (converted while the document is generated). */
 const schemaOf = (schema: v.GenericSchema) => resolver(schema, { options: CONVERSION });
 
-/** A JSON body validated with `schema` (the same object the route parses with). */
+/**
+ * A JSON body described, not validated, with `schema` (the MCP messages, which the SDK's transport
+ * checks); a route that validates its body declares it with `json` of `validate.ts` instead.
+ */
 export function jsonRequest(schema: v.GenericSchema): RequestBody {
   return {
     content: { "application/json": { schema: schemaOf(schema) } },
@@ -107,17 +114,6 @@ export function pathParam(
   };
 }
 
-/** A query parameter, optional unless `required`. */
-export function queryParam(
-  name: string,
-  schema: v.GenericSchema,
-  description: string,
-  required = false,
-): OpenAPIV3_1.ParameterObject {
-  return { name, in: "query", required, description, schema: openApiSchemaOf(schema) };
-}
-
-/** `{tenant}` and `{project}`, which every route under `T` (API.md) has. */
 /** What a document write (a tool, or any document) can be refused with, besides the shared codes. */
 export const DOCUMENT_WRITE_PROBLEMS = {
   400: ["invalid_precondition"],
@@ -126,8 +122,6 @@ export const DOCUMENT_WRITE_PROBLEMS = {
   422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
 };
 
-export const PROJECT_PARAMS = [pathParam("tenant", TenantIdSchema), pathParam("project", ProjectIdSchema)];
-
 /** Problems any authenticated route can answer, and any route at all. */
 const AUTH_PROBLEMS: Problems = {
   401: ["unauthenticated"],
@@ -135,6 +129,21 @@ const AUTH_PROBLEMS: Problems = {
   503: ["store_unavailable", "issuer_unavailable"],
 };
 const ANY_PROBLEMS: Problems = { 500: ["internal_error"] };
+/** What reading a JSON body can answer (`json` of `validate.ts`, and any body sent as JSON). */
+const JSON_BODY_PROBLEMS: Problems = {
+  400: ["invalid_json"],
+  413: ["payload_too_large"],
+  415: ["unsupported_media_type"],
+  422: ["validation_failed"],
+};
+/** What a path parameter breaking its rule answers (`params` of `validate.ts`). */
+const PATH_PROBLEMS: Problems = { 400: ["invalid_id"] };
+
+/**
+ * Where `describe` leaves a route's own problems in its operation: the ones its input answers
+ * are known only once the validators' parameters and body are merged in (`withProblems`).
+ */
+const PROBLEMS_KEY = "x-vance-problems";
 
 function mergeProblems(...all: (Problems | undefined)[]): Map<number, string[]> {
   const merged = new Map<number, string[]>();
@@ -147,7 +156,7 @@ function mergeProblems(...all: (Problems | undefined)[]): Map<number, string[]> 
   return merged;
 }
 
-function problemResponse(codes: readonly string[]): Response {
+function problemResponse(codes: readonly string[]): OpenAPIV3_1.ResponseObject {
   return {
     description: codes.join(" | "),
     content: {
@@ -165,19 +174,11 @@ function problemResponse(codes: readonly string[]): Response {
 
 /**
  * Describes a route for `/openapi.json` (hono-openapi's `describeRoute`): schemas are the route's
- * own valibot schemas, converted when the document is generated.
+ * own valibot schemas, converted when the document is generated; its input is described by its
+ * validators (`validate.ts`).
  */
 export function describe(operation: Operation): MiddlewareHandler {
-  const hasPathParams = operation.parameters?.some((param) => param.in === "path") ?? false;
-  const problems = mergeProblems(
-    operation.problems,
-    operation.body?.problems,
-    hasPathParams ? { 400: ["invalid_id"] } : undefined,
-    operation.auth === false ? undefined : AUTH_PROBLEMS,
-    ANY_PROBLEMS,
-  );
-  const responses: Responses = { ...operation.responses };
-  for (const [status, codes] of problems) responses[status] = problemResponse(codes);
+  const own = mergeProblems(operation.problems, operation.body?.problems);
   return describeRoute({
     summary: operation.summary,
     ...(operation.operationId ? { operationId: operation.operationId } : {}),
@@ -185,6 +186,31 @@ export function describe(operation: Operation): MiddlewareHandler {
     ...(operation.auth === false ? { security: [] } : {}),
     ...(operation.parameters ? { parameters: [...operation.parameters] } : {}),
     ...(operation.body ? { requestBody: { required: true, content: operation.body.content } } : {}),
-    responses,
+    responses: { ...operation.responses },
+    // An extension of the operation object (`x-…`), which hono-openapi passes through.
+    ...({ [PROBLEMS_KEY]: Object.fromEntries(own) } as Record<`x-${string}`, unknown>),
   });
+}
+
+/**
+ * The operation with its failures as problem+json answers, by status: its own (`describe`),
+ * then what its input answers — a JSON body, a path parameter — then, unless it is public,
+ * what authentication answers, and what any route can.
+ */
+export function withProblems(operation: OpenAPIV3_1.OperationObject): OpenAPIV3_1.OperationObject {
+  const { [PROBLEMS_KEY]: own, ...rest } = operation as OpenAPIV3_1.OperationObject & {
+    [PROBLEMS_KEY]?: Problems;
+  };
+  const body = rest.requestBody && "content" in rest.requestBody ? rest.requestBody.content : {};
+  const parameters = (rest.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+  const problems = mergeProblems(
+    own,
+    "application/json" in body ? JSON_BODY_PROBLEMS : undefined,
+    parameters.some((param) => param.in === "path") ? PATH_PROBLEMS : undefined,
+    rest.security?.length === 0 ? undefined : AUTH_PROBLEMS,
+    ANY_PROBLEMS,
+  );
+  const responses = { ...rest.responses };
+  for (const [status, codes] of problems) responses[status] = problemResponse(codes);
+  return { ...rest, responses };
 }

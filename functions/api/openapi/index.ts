@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { ProblemSchema } from "../responses";
+import { withProblems } from "./describe";
 import { jsonSchemaOf, RULE_COMPONENTS } from "./json-schema";
 
 export {
@@ -12,9 +13,7 @@ export {
   jsonResponse,
   mediaResponse,
   type Operation,
-  PROJECT_PARAMS,
   pathParam,
-  queryParam,
 } from "./describe";
 
 /** The OpenAPI 3.1 document of the HTTP API. */
@@ -22,7 +21,8 @@ export type OpenApiDocument = OpenAPIV3_1.Document;
 
 /**
  * The OpenAPI document of `app`, generated from the routes' descriptions (`describe`) and the
- * valibot schemas the routes validate with; a test checks that every registered route is in it.
+ * valibot schemas the routes validate with (their validators, `validate.ts`); a test checks that
+ * every registered route is in it.
  */
 export async function openApiDocument(
   // biome-ignore lint/suspicious/noExplicitAny: any app, whatever its environment and route types
@@ -32,6 +32,8 @@ export async function openApiDocument(
   const document = await generateSpecs(app, {
     // `/openapi.json` is a route, not a static file.
     excludeStaticFile: false,
+    // Each operation's failures are its problem+json answers (`withProblems`), not a generic 400.
+    defaultValidationErrorResponse: false,
     documentation: {
       info: {
         title: "Vance Server Tools",
@@ -52,7 +54,12 @@ export async function openApiDocument(
   // A route ending in a wildcard (`documents/*`) takes the rest of the URL as its `{path}` parameter.
   const paths = Object.entries(document.paths).map(([path, item]) => [
     path.replace(/\/\*$/, "/{path}"),
-    item,
+    Object.fromEntries(
+      Object.entries(item ?? {}).map(([method, operation]) => [
+        method,
+        withProblems(operation as OpenAPIV3_1.OperationObject),
+      ]),
+    ),
   ]);
   return { ...document, paths: Object.fromEntries(paths) } as OpenApiDocument;
 }

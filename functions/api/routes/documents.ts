@@ -9,7 +9,7 @@ import {
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
+import { type AuthEnv, authorOf, need } from "../auth";
 import { documentText, preconditions, requireDocumentContentType, textBody } from "../http";
 import {
   DOCUMENT_WRITE_PROBLEMS,
@@ -18,12 +18,10 @@ import {
   jsonResponse,
   mediaResponse,
   type Operation,
-  PROJECT_PARAMS,
   pathParam,
-  queryParam,
 } from "../openapi";
-import { pathParams } from "../params";
 import { DocumentWrittenSchema, LayerDocumentsSchema, ToolViewSchema } from "../responses";
+import { ProjectPathSchema, params, query } from "../validate";
 import { auditView, toolView } from "./tools";
 
 /** The document path addressed by the request: everything after `/documents/`, decoded. */
@@ -47,7 +45,23 @@ function servedContentType(stored: string | undefined): string {
   return active ? "text/plain; charset=utf-8" : stored!;
 }
 
-const DOCUMENT_PARAMS = [...PROJECT_PARAMS, pathParam("path", DocumentPathSchema)];
+/** `{path}` is the rest of the URL (a wildcard), read by `documentPath`: no validator declares it. */
+const DOCUMENT_PATH = [pathParam("path", DocumentPathSchema)];
+
+const ListQuerySchema = v.object({
+  // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
+  prefix: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (prefix) => prefix === "" || documentPathProblem(`${prefix}x`) === null,
+        (issue) => `'${String(issue.input)}' is not a folder of document paths`,
+      ),
+      v.description("only paths starting with this folder, e.g. server-tools/"),
+    ),
+    "",
+  ),
+});
 const WRITTEN = v.union([DocumentWrittenSchema, ToolViewSchema]);
 
 /** The routes below as `/openapi.json` describes them (`{path}` is the rest of the URL). */
@@ -56,17 +70,13 @@ const DOCS = {
     summary: "The documents of this layer alone (not the cascade), with their ETags (`vance-tools pull`)",
     tag: "documents",
     operationId: "listLayerDocuments",
-    parameters: [
-      ...PROJECT_PARAMS,
-      queryParam("prefix", v.string(), "only paths starting with this folder, e.g. server-tools/"),
-    ],
     responses: { 200: jsonResponse("The layer's documents, sorted by path", LayerDocumentsSchema) },
     problems: { 400: ["invalid_id"] },
   },
   get: {
     summary: "A document resolved through the cascade, as stored (`ETag`, `X-Vance-Layer` and audit headers)",
     tag: "documents",
-    parameters: DOCUMENT_PARAMS,
+    parameters: DOCUMENT_PATH,
     responses: {
       200: {
         ...mediaResponse("The stored bytes, with their content type", "*/*"),
@@ -92,7 +102,7 @@ const DOCS = {
   put: {
     summary: "Create or replace a document of this layer; server-tools/ paths are validated as tools",
     tag: "documents",
-    parameters: DOCUMENT_PARAMS,
+    parameters: DOCUMENT_PATH,
     body: documentRequest(["text/*", "application/yaml", "application/json", "application/javascript"]),
     responses: {
       200: jsonResponse("Replaced; a tool document answers as `GET T/tools/{name}`", WRITTEN),
@@ -103,29 +113,32 @@ const DOCS = {
   delete: {
     summary: "Delete a document of this layer (`If-Match` honoured)",
     tag: "documents",
-    parameters: DOCUMENT_PARAMS,
+    parameters: DOCUMENT_PATH,
     responses: { 204: { description: "Deleted" } },
     problems: { 404: ["document_not_found"], 412: ["precondition_failed"] },
   },
 } satisfies Record<string, Operation>;
 
 /** Any document of a layer (scripts, markdown, MCP server configs) under `/documents/{path}`. */
-export function documentRoutes(documents: DocumentService, verifier: TokenVerifier) {
+export function documentRoutes(documents: DocumentService) {
   const app = new Hono<AuthEnv>();
+  const projectPath = params(ProjectPathSchema);
 
-  app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
-    const prefix = c.req.query("prefix") ?? "";
-    // A prefix is a folder of document paths ("server-tools/"), so it follows the path rule.
-    if (prefix !== "" && documentPathProblem(`${prefix}x`) !== null) {
-      throw new VanceError("invalid_id", `'${prefix}' is not a folder of document paths`);
-    }
-    const listed = await documents.list(tenant, project, prefix);
-    return c.json({ layer: addressedLayer(project), documents: listed });
-  });
+  app.get(
+    "/",
+    describe(DOCS.list),
+    need("read"),
+    projectPath,
+    query(ListQuerySchema, { code: "invalid_id" }),
+    async (c) => {
+      const { tenant, project } = c.req.valid("param");
+      const listed = await documents.list(tenant, project, c.req.valid("query").prefix);
+      return c.json({ layer: addressedLayer(project), documents: listed });
+    },
+  );
 
-  app.get("/*", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
+  app.get("/*", describe(DOCS.get), need("read"), projectPath, async (c) => {
+    const { tenant, project } = c.req.valid("param");
     const hit = await documents.get(tenant, project, documentPath(c));
     if (hit.etag) c.header("ETag", hit.etag);
     c.header("X-Vance-Layer", hit.layer);
@@ -138,8 +151,8 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     return c.body(hit.body);
   });
 
-  app.put("/*", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
+  app.put("/*", describe(DOCS.put), need("write"), projectPath, async (c) => {
+    const { tenant, project } = c.req.valid("param");
     const path = documentPath(c);
     const contentType = requireDocumentContentType(c);
     const options = { ...preconditions(c, contentType), ...authorOf(c.get("claims")) };
@@ -155,8 +168,8 @@ export function documentRoutes(documents: DocumentService, verifier: TokenVerifi
     return c.json({ path, layer, etag, ...auditView(written.audit) }, written.created ? 201 : 200);
   });
 
-  app.delete("/*", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
+  app.delete("/*", describe(DOCS.delete), need("write"), projectPath, async (c) => {
+    const { tenant, project } = c.req.valid("param");
     await documents.remove(tenant, project, documentPath(c), c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });

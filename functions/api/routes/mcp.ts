@@ -1,5 +1,4 @@
 import {
-  commaList,
   type FieldError,
   issuesToFieldErrors,
   type Logger,
@@ -11,14 +10,14 @@ import {
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
+import { type AuthEnv, ENGINE, need } from "../auth";
 import { mediaType, parseJsonText, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
-import { describe, jsonRequest, type Operation, PROJECT_PARAMS, pathParam, queryParam } from "../openapi";
-import { pathParams } from "../params";
+import { describe, jsonRequest, type Operation, pathParam } from "../openapi";
 import { problemResponse } from "../problem";
+import { commaListQuery, ProjectPathSchema, params, query } from "../validate";
 
 /** What the MCP endpoints need besides the processes: browser rules and the `T/mcp` session ends. */
 export interface McpSettings extends BrowserGuardSettings {
@@ -33,17 +32,30 @@ const JsonRpcMessageSchema = v.looseObject({
   params: v.optional(v.record(v.string(), v.unknown())),
 });
 
-/** The `T/mcp` query: what `POST T/processes` takes in its body, as comma-separated lists. */
-const SPAWN_QUERY = {
+/** The `T/mcp` query: what `POST T/processes` takes in its body, lists comma-separated. */
+const SessionQuerySchema = v.object({
+  recipe: v.optional(v.pipe(v.string(), v.description("the recipe (the process's role), at initialize"))),
+  engine: v.optional(v.pipe(v.string(), v.description("the engine, at initialize"))),
+  add: v.optional(commaListQuery("allowedToolsAdd at initialize: comma-separated tool names and @labels")),
+  remove: v.optional(
+    commaListQuery("allowedToolsRemove at initialize: comma-separated tool names and @labels"),
+  ),
+  defer: v.optional(
+    commaListQuery("allowedToolsDefer at initialize: comma-separated names and name* prefixes"),
+  ),
+  models: v.optional(commaListQuery("the model chain at initialize: comma-separated instance/slug")),
+});
+type SessionQuery = v.InferOutput<typeof SessionQuerySchema>;
+
+/** The field of `POST T/processes`'s body each query parameter of `T/mcp` fills. */
+const SPAWN_FIELD = {
   recipe: "recipe",
   engine: "engine",
   add: "allowedToolsAdd",
   remove: "allowedToolsRemove",
   defer: "allowedToolsDefer",
   models: "models",
-} as const;
-type SpawnQuery = keyof typeof SPAWN_QUERY;
-const LIST_QUERY = new Set<SpawnQuery>(["add", "remove", "defer", "models"]);
+} as const satisfies Record<keyof SessionQuery, string>;
 
 const ANSWERS = {
   200: {
@@ -66,7 +78,8 @@ const DOCS = {
     summary:
       "MCP (Streamable HTTP, stateless) over the process's tools: tools/list is the manifest, tools/call its invoke; GET answers 405 (no standalone stream)",
     tag: "mcp",
-    parameters: [...PROJECT_PARAMS, pathParam("id", { type: "string", description: "the process's id" })],
+    // The process is looked up as it comes: a request for no process is answered as MCP says.
+    parameters: [pathParam("id", { type: "string", description: "the process's id" })],
     body: jsonRequest(JsonRpcMessageSchema),
     responses: ANSWERS,
     problems: { ...BROWSER_PROBLEMS, 404: ["process_not_found"] },
@@ -75,23 +88,6 @@ const DOCS = {
     summary:
       "MCP for clients that cannot spawn: initialize spawns a process from the query and answers its id as Mcp-Session-Id, which later requests carry",
     tag: "mcp",
-    parameters: [
-      ...PROJECT_PARAMS,
-      queryParam("recipe", v.string(), "the recipe (the process's role), at initialize"),
-      queryParam("engine", v.string(), "the engine, at initialize"),
-      queryParam("add", v.string(), "allowedToolsAdd at initialize: comma-separated tool names and @labels"),
-      queryParam(
-        "remove",
-        v.string(),
-        "allowedToolsRemove at initialize: comma-separated tool names and @labels",
-      ),
-      queryParam(
-        "defer",
-        v.string(),
-        "allowedToolsDefer at initialize: comma-separated names and name* prefixes",
-      ),
-      queryParam("models", v.string(), "the model chain at initialize: comma-separated instance/slug"),
-    ],
     body: jsonRequest(JsonRpcMessageSchema),
     responses: ANSWERS,
     problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS },
@@ -99,7 +95,6 @@ const DOCS = {
   endSession: {
     summary: "Ends the MCP session named by Mcp-Session-Id (the process record stays)",
     tag: "mcp",
-    parameters: PROJECT_PARAMS,
     responses: { 204: { description: "Ended; later requests of the session answer 404" } },
     problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS },
   },
@@ -113,13 +108,12 @@ const DOCS = {
 export function mcpRoutes(
   processes: ProcessService,
   options: {
-    readonly verifier: TokenVerifier;
     readonly version: string;
     readonly settings: McpSettings;
     readonly logger: Logger;
   },
 ) {
-  const { verifier, settings } = options;
+  const { settings } = options;
   // The MCP SDK (and zod beneath it) is a third of the bundle: loaded by the first MCP request,
   // not at every cold start.
   let loaded: Promise<ProcessMcpServer> | undefined;
@@ -132,7 +126,8 @@ export function mcpRoutes(
   const allowed = new Set(settings.allowedOrigins);
   const guard = browserGuard(settings);
   // Each endpoint is a protected resource of its own (RFC 9728): its 401s point at its metadata.
-  const reader = authenticate(verifier, "read", { ...ENGINE, endpoint: true });
+  const reader = need("read", { ...ENGINE, endpoint: true });
+  const projectPath = params(ProjectPathSchema);
   const app = new Hono<AuthEnv>();
 
   // Browser clients (the MCP Inspector's direct mode) from listed origins need CORS.
@@ -151,45 +146,56 @@ export function mcpRoutes(
   app.use("/processes/:id/mcp", crossOrigin);
   app.use("/mcp", crossOrigin);
 
-  app.post("/processes/:id/mcp", describe(DOCS.process), guard, reader, async (c) => {
-    const { tenant, project, id } = pathParams(c, "tenant", "project", "id");
+  app.post("/processes/:id/mcp", describe(DOCS.process), guard, reader, projectPath, async (c) => {
+    const { tenant, project } = c.req.valid("param");
     const message = await jsonRpcBody(c);
-    return (await mcpServer()).answer(c.req.raw, message, { tenant, project, processId: id });
+    return (await mcpServer()).answer(c.req.raw, message, { tenant, project, processId: c.req.param("id") });
   });
 
-  app.post("/mcp", describe(DOCS.session), guard, reader, async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
-    const message = await jsonRpcBody(c);
-    if (!isInitialize(message)) {
-      const key = await session(c, settings.sessions, processes);
-      return (await mcpServer()).answer(c.req.raw, message, key);
-    }
-    // A process record is made only for an initialize the transport will accept: a refused one
-    // (406, 400, a notification answered 202) leaves nothing behind.
-    if (!acceptableInitialize(c, message)) return (await mcpServer()).refuse(c.req.raw, message);
-    const { record, warnings, stalePacks } = await processes.spawn(
-      tenant,
-      project,
-      spawnRequestOf(c.req.query()),
-    );
-    // An MCP client has no place for a spawn's warnings: the log line is where they show.
-    if (warnings.length > 0 || stalePacks.length > 0) {
-      options.logger.warn("process.spawn_warnings", {
+  app.post(
+    "/mcp",
+    describe(DOCS.session),
+    guard,
+    reader,
+    projectPath,
+    query(SessionQuerySchema, {
+      code: "validation_failed",
+      detail: "the query does not describe a process",
+    }),
+    async (c) => {
+      const { tenant, project } = c.req.valid("param");
+      const message = await jsonRpcBody(c);
+      if (!isInitialize(message)) {
+        const key = await session(c, { tenant, project }, settings.sessions, processes);
+        return (await mcpServer()).answer(c.req.raw, message, key);
+      }
+      // A process record is made only for an initialize the transport will accept: a refused one
+      // (406, 400, a notification answered 202) leaves nothing behind.
+      if (!acceptableInitialize(c, message)) return (await mcpServer()).refuse(c.req.raw, message);
+      const { record, warnings, stalePacks } = await processes.spawn(
         tenant,
         project,
-        processId: record.processId,
-        warnings,
-        stalePacks,
-      });
-    }
-    const key = { tenant, project, processId: record.processId };
-    const response = await (await mcpServer()).answer(c.req.raw, message, key);
-    if (response.ok) response.headers.set("mcp-session-id", record.processId);
-    return response;
-  });
+        spawnRequestOf(c.req.valid("query"), Object.keys(c.req.query())),
+      );
+      // An MCP client has no place for a spawn's warnings: the log line is where they show.
+      if (warnings.length > 0 || stalePacks.length > 0) {
+        options.logger.warn("process.spawn_warnings", {
+          tenant,
+          project,
+          processId: record.processId,
+          warnings,
+          stalePacks,
+        });
+      }
+      const key = { tenant, project, processId: record.processId };
+      const response = await (await mcpServer()).answer(c.req.raw, message, key);
+      if (response.ok) response.headers.set("mcp-session-id", record.processId);
+      return response;
+    },
+  );
 
-  app.delete("/mcp", describe(DOCS.endSession), guard, reader, async (c) => {
-    await settings.sessions.end(await session(c, settings.sessions, processes));
+  app.delete("/mcp", describe(DOCS.endSession), guard, reader, projectPath, async (c) => {
+    await settings.sessions.end(await session(c, c.req.valid("param"), settings.sessions, processes));
     return c.body(null, 204);
   });
 
@@ -244,8 +250,12 @@ function isInitialize(message: unknown): boolean {
  * The process the request's `Mcp-Session-Id` names: 400 without one, 404 (MCP: start a new
  * session) when no such process lives in this project or its session was ended.
  */
-async function session(c: Context, sessions: McpSessions, processes: ProcessService): Promise<ProcessKey> {
-  const { tenant, project } = pathParams(c, "tenant", "project");
+async function session(
+  c: Context,
+  { tenant, project }: { readonly tenant: string; readonly project: string },
+  sessions: McpSessions,
+  processes: ProcessService,
+): Promise<ProcessKey> {
   const id = c.req.header("mcp-session-id");
   if (id === undefined) {
     throw new VanceError("session_required", "requests after initialize carry the Mcp-Session-Id header");
@@ -267,25 +277,24 @@ async function session(c: Context, sessions: McpSessions, processes: ProcessServ
   return key;
 }
 
-/** `POST T/processes`'s body from the `T/mcp` query; 422 naming the query parameter at fault. */
-function spawnRequestOf(query: Record<string, string>) {
-  const errors: FieldError[] = Object.keys(query)
-    .filter((name) => !(name in SPAWN_QUERY))
+/** `POST T/processes`'s body from the `T/mcp` query (`sent` its parameters' names); 422 naming the query parameter at fault. */
+function spawnRequestOf(query: SessionQuery, sent: readonly string[]) {
+  const errors: FieldError[] = sent
+    .filter((name) => !(name in SPAWN_FIELD))
     .map((name) => ({
       path: name,
-      message: `not a parameter of T/mcp (${Object.keys(SPAWN_QUERY).join(", ")})`,
+      message: `not a parameter of T/mcp (${Object.keys(SPAWN_FIELD).join(", ")})`,
     }));
   const body: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(SPAWN_QUERY) as [SpawnQuery, string][]) {
-    const value = query[name];
-    if (value === undefined) continue;
-    body[field] = LIST_QUERY.has(name) ? commaList(value) : value;
+  for (const [name, field] of Object.entries(SPAWN_FIELD)) {
+    const value = query[name as keyof SessionQuery];
+    if (value !== undefined) body[field] = value;
   }
   body.models ??= [];
   const result = v.safeParse(SpawnRequestSchema, body);
   if (!result.success) {
     const byField = new Map<string, string>(
-      Object.entries(SPAWN_QUERY).map(([name, field]) => [field, name]),
+      Object.entries(SPAWN_FIELD).map(([name, field]) => [field, name]),
     );
     for (const error of issuesToFieldErrors(result.issues, undefined, [], SpawnRequestSchema)) {
       const [field, ...rest] = error.path.split(".");

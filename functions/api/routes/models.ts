@@ -1,7 +1,6 @@
 import {
   type CatalogEditor,
   catalogView,
-  commaList,
   INSTANCE_PATTERN,
   type ModelCatalogService,
   type ObservedToolLimits,
@@ -12,19 +11,11 @@ import {
   VanceError,
 } from "@vance/core";
 import { type Context, Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, ENGINE, type TokenVerifier } from "../auth";
+import { type AuthEnv, ENGINE, need } from "../auth";
 import { documentText, requireYamlOrJson } from "../http";
-import { jsonBody } from "../json-body";
-import {
-  describe,
-  documentRequest,
-  jsonRequest,
-  jsonResponse,
-  type Operation,
-  pathParam,
-  queryParam,
-} from "../openapi";
+import { describe, documentRequest, jsonResponse, type Operation } from "../openapi";
 import {
   CatalogDocumentSchema,
   CatalogWrittenSchema,
@@ -32,24 +23,37 @@ import {
   ModelCatalogSchema,
   ObservedLimitSchema,
 } from "../responses";
+import { commaListQuery, json, params, query } from "../validate";
 
 const ObservedLimitBodySchema = v.strictObject({
   model: v.string(),
   error: v.pipe(v.string(), v.minLength(1, "error must be the provider's error text")),
 });
 
-const DOCUMENT_PARAMS = [
-  pathParam("instance", {
-    type: "string",
-    pattern: INSTANCE_PATTERN.source,
-    description: "the catalog instance (the endpoint), e.g. openai, cortecs",
-  }),
-  pathParam("file", {
-    type: "string",
-    pattern: `^(?:${PROVIDER_FILE}|${SLUG_PATTERN.source.slice(1, -1)})$`,
-    description: "`_provider` (the instance's defaults) or a model slug",
-  }),
-];
+/** A catalog document's path, `model/{instance}/{file}.yaml`. */
+const DocumentPathSchema = v.object({
+  instance: v.pipe(
+    v.string(),
+    v.regex(INSTANCE_PATTERN),
+    v.description("the catalog instance (the endpoint), e.g. openai, cortecs"),
+  ),
+  file: v.pipe(
+    v.string(),
+    v.regex(new RegExp(`^(?:${PROVIDER_FILE}|${SLUG_PATTERN.source.slice(1, -1)})$`)),
+    v.description("`_provider` (the instance's defaults) or a model slug"),
+  ),
+});
+
+const CHAIN_REQUIRED = "chain must name at least one model: ?chain=instance/slug,…";
+const BudgetQuerySchema = v.object(
+  {
+    chain: v.pipe(
+      commaListQuery("comma-separated model ids, instance/slug"),
+      v.check((chain) => chain.length > 0, CHAIN_REQUIRED),
+    ),
+  },
+  CHAIN_REQUIRED,
+);
 
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
@@ -62,7 +66,6 @@ const DOCS = {
     summary:
       "Create or replace a catalog document (platform admin); validated, stored, and the compiled catalog rebuilt before the answer",
     tag: "models",
-    parameters: DOCUMENT_PARAMS,
     body: documentRequest(["application/yaml", "application/json"], CatalogDocumentSchema),
     responses: {
       200: jsonResponse("Replaced; the instance as the rebuilt catalog shows it", CatalogWrittenSchema),
@@ -74,7 +77,6 @@ const DOCS = {
     summary:
       "Delete a stored catalog document (platform admin); a bundled one at the same path applies again",
     tag: "models",
-    parameters: DOCUMENT_PARAMS,
     responses: { 204: { description: "Deleted; the compiled catalog is rebuilt" } },
     problems: { 400: ["invalid_id"], 404: ["document_not_found"] },
   },
@@ -82,7 +84,6 @@ const DOCS = {
     summary:
       "maxTools for a model chain: the minimum over the chain of catalog and observed limits (any valid token; a tenant token includes that tenant's own observations)",
     tag: "models",
-    parameters: [queryParam("chain", v.string(), "comma-separated model ids, instance/slug", true)],
     responses: { 200: jsonResponse("The chain's budget", ChainBudgetSchema) },
     problems: { 400: ["invalid_model"] },
   },
@@ -90,7 +91,6 @@ const DOCS = {
     summary:
       "Learn an endpoint's tool limit from a provider's rejection text: a platform admin's binds every tenant, a tenant's read token binds that tenant's processes",
     tag: "models",
-    body: jsonRequest(ObservedLimitBodySchema),
     responses: { 200: jsonResponse("The limit learned", ObservedLimitSchema) },
     problems: { 400: ["invalid_model"], 422: ["no_limit_in_error"] },
   },
@@ -102,68 +102,89 @@ function tenantOf(c: Context<AuthEnv>): string | undefined {
   return tenant === PLATFORM_SCOPE ? undefined : tenant;
 }
 
+/** Who may report a rejection (`POST /observed-limits`), judged before its body is read. */
+const reporter = createMiddleware<AuthEnv>(async (c, next) => {
+  const { roles } = c.get("claims");
+  const tenant = tenantOf(c);
+  if (!roles.includes(tenant === undefined ? "admin" : "read")) {
+    throw new VanceError(
+      "forbidden",
+      tenant === undefined
+        ? "a platform report changes every tenant's budget and needs the 'admin' role"
+        : "reporting a rejection needs the 'read' role",
+    );
+  }
+  await next();
+});
+
 /** The model catalog, the tool budget of model chains and limits learned from rejections, under `/v1/models`. */
 export function modelRoutes(deps: {
   budget: ToolBudgetService;
   observed: ObservedToolLimits;
   catalog: Pick<ModelCatalogService, "catalog">;
   editor: CatalogEditor;
-  verifier: TokenVerifier;
 }) {
   const app = new Hono<AuthEnv>();
   // Catalog writes change every tenant's budget: a platform admin's.
-  const platformAdmin = authenticate(deps.verifier, "admin", { platformOnly: true });
+  const platformAdmin = need("admin", { platformOnly: true });
 
-  app.get("/", describe(DOCS.catalog), authenticate(deps.verifier, "read"), async (c) =>
+  app.get("/", describe(DOCS.catalog), need("read"), async (c) =>
     c.json(catalogView(await deps.catalog.catalog())),
   );
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
-  app.get("/budget", describe(DOCS.budget), authenticate(deps.verifier, undefined, ENGINE), async (c) => {
-    const chain = commaList(c.req.query("chain"));
-    if (chain.length === 0) {
-      throw new VanceError("invalid_model", "chain must name at least one model: ?chain=instance/slug,…");
-    }
-    const tenant = tenantOf(c);
-    return c.json(await deps.budget.budgetForChain(chain, tenant === undefined ? {} : { tenant }));
-  });
+  app.get(
+    "/budget",
+    describe(DOCS.budget),
+    need(undefined, ENGINE),
+    query(BudgetQuerySchema, { code: "invalid_model" }),
+    async (c) => {
+      const tenant = tenantOf(c);
+      const { chain } = c.req.valid("query");
+      return c.json(await deps.budget.budgetForChain(chain, tenant === undefined ? {} : { tenant }));
+    },
+  );
 
   // A platform report cuts every tenant's manifests, so it takes a platform admin; a tenant's
   // engine reports with its read token, and its report cuts only its own tenant's.
   app.post(
     "/observed-limits",
     describe(DOCS.observedLimit),
-    authenticate(deps.verifier, undefined, ENGINE),
+    need(undefined, ENGINE),
+    reporter,
+    json(ObservedLimitBodySchema),
     async (c) => {
-      const { roles } = c.get("claims");
       const tenant = tenantOf(c);
-      const needed = tenant === undefined ? "admin" : "read";
-      if (!roles.includes(needed)) {
-        throw new VanceError(
-          "forbidden",
-          tenant === undefined
-            ? "a platform report changes every tenant's budget and needs the 'admin' role"
-            : "reporting a rejection needs the 'read' role",
-        );
-      }
-      const body = await jsonBody(c, ObservedLimitBodySchema);
+      const body = c.req.valid("json");
       const maxTools = await deps.observed.learn(body.model, body.error, tenant ?? PLATFORM_SCOPE);
       return c.json({ model: body.model, maxTools });
     },
   );
 
-  app.put("/:instance/:file", describe(DOCS.putDocument), platformAdmin, async (c) => {
-    const { instance, file } = c.req.param();
-    requireYamlOrJson(c, "a catalog document");
-    const { created, provider } = await deps.editor.put(instance, file, await documentText(c));
-    return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
-  });
+  app.put(
+    "/:instance/:file",
+    describe(DOCS.putDocument),
+    platformAdmin,
+    params(DocumentPathSchema),
+    async (c) => {
+      const { instance, file } = c.req.valid("param");
+      requireYamlOrJson(c, "a catalog document");
+      const { created, provider } = await deps.editor.put(instance, file, await documentText(c));
+      return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
+    },
+  );
 
-  app.delete("/:instance/:file", describe(DOCS.deleteDocument), platformAdmin, async (c) => {
-    const { instance, file } = c.req.param();
-    await deps.editor.delete(instance, file);
-    return c.body(null, 204);
-  });
+  app.delete(
+    "/:instance/:file",
+    describe(DOCS.deleteDocument),
+    platformAdmin,
+    params(DocumentPathSchema),
+    async (c) => {
+      const { instance, file } = c.req.valid("param");
+      await deps.editor.delete(instance, file);
+      return c.body(null, 204);
+    },
+  );
 
   return app;
 }

@@ -1,11 +1,12 @@
-import { assertProjectId, assertTenantId, VanceError } from "@vance/core";
+import { VanceError } from "@vance/core";
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { publicBase, RESOURCE_METADATA_PATH, type TokenVerifier } from "../auth";
 import { TokenRefused } from "../identity/claims";
 import { IssuerUnavailable } from "../identity/issuer-keys";
-import { describe, jsonResponse, type Operation, PROJECT_PARAMS, pathParam } from "../openapi";
+import { describe, jsonResponse, type Operation, pathParam } from "../openapi";
 import { AuthorizationServerSchema, ProtectedResourceSchema } from "../responses";
+import { ProjectPathSchema, params } from "../validate";
 
 /** Where the development issuer's metadata is (RFC 8414 §3). */
 const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-server";
@@ -36,14 +37,14 @@ const DOCS = {
       "Protected-resource metadata of the T/mcp endpoint (RFC 9728 §3.1): its resource and the scopes for its tenant",
     tag: "oauth",
     auth: false,
-    parameters: PROJECT_PARAMS,
     responses: { 200: jsonResponse("The metadata", ProtectedResourceSchema) },
   },
   processEndpoint: {
     summary: "Protected-resource metadata of a process's MCP endpoint (RFC 9728 §3.1)",
     tag: "oauth",
     auth: false,
-    parameters: [...PROJECT_PARAMS, pathParam("id", { type: "string", description: "the process's id" })],
+    // Metadata for any process id: the endpoint it describes answers for the process.
+    parameters: [pathParam("id", { type: "string", description: "the process's id" })],
     responses: { 200: jsonResponse("The metadata", ProtectedResourceSchema) },
   },
   authorizationServer: {
@@ -72,9 +73,7 @@ export function oauthRoutes(verifier: TokenVerifier) {
   app.use("/.well-known/*", anyOrigin);
   app.use("/oauth/*", anyOrigin);
 
-  const metadata = (c: Context, tenant?: string, project?: string) => {
-    if (tenant !== undefined) assertTenantId(tenant);
-    if (project !== undefined) assertProjectId(project);
+  const metadata = (c: Context, tenant?: string) => {
     const base = publicBase(c.req.url, verifier.publicUrl);
     const path = new URL(c.req.url).pathname.slice(RESOURCE_METADATA_PATH.length);
     const scopes = verifier.scopes(tenant);
@@ -89,11 +88,13 @@ export function oauthRoutes(verifier: TokenVerifier) {
   };
   const endpoint = `${RESOURCE_METADATA_PATH}/v1/tenants/:tenant/projects/:project`;
   app.get(RESOURCE_METADATA_PATH, describe(DOCS.resource), (c) => metadata(c));
-  app.get(`${endpoint}/mcp`, describe(DOCS.sessionEndpoint), (c) =>
-    metadata(c, c.req.param("tenant"), c.req.param("project")),
+  const projectPath = params(ProjectPathSchema);
+  // `projectPath` first: the document lists {tenant} and {project} before {id}.
+  app.get(`${endpoint}/mcp`, projectPath, describe(DOCS.sessionEndpoint), (c) =>
+    metadata(c, c.req.valid("param").tenant),
   );
-  app.get(`${endpoint}/processes/:id/mcp`, describe(DOCS.processEndpoint), (c) =>
-    metadata(c, c.req.param("tenant"), c.req.param("project")),
+  app.get(`${endpoint}/processes/:id/mcp`, projectPath, describe(DOCS.processEndpoint), (c) =>
+    metadata(c, c.req.valid("param").tenant),
   );
 
   if (!verifier.localTokens) return app;

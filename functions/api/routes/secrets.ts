@@ -1,17 +1,10 @@
-import {
-  assertSecretName,
-  assertTenantId,
-  SECRET_NAME_PATTERN,
-  type SecretService,
-  TenantIdSchema,
-} from "@vance/core";
+import { SECRET_NAME_PATTERN, type SecretService } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, type TokenVerifier } from "../auth";
-import { jsonBody } from "../json-body";
-import { describe, jsonRequest, jsonResponse, type Operation, pathParam } from "../openapi";
-import { pathParams } from "../params";
+import { type AuthEnv, need } from "../auth";
+import { describe, jsonResponse, type Operation } from "../openapi";
 import { SecretListSchema } from "../responses";
+import { json, params, TenantPathSchema } from "../validate";
 
 // Messages name the problem, never the received value: a wrong-shaped body may still hold a secret.
 const PutSecretBodySchema = v.strictObject(
@@ -19,32 +12,27 @@ const PutSecretBodySchema = v.strictObject(
   'the body must be { "value": "…" } and nothing else',
 );
 
-const TENANT_PARAMS = [pathParam("tenant", TenantIdSchema)];
-const SECRET_PARAMS = [
-  ...TENANT_PARAMS,
-  pathParam("name", { type: "string", pattern: SECRET_NAME_PATTERN.source }),
-];
+const SecretPathSchema = v.object({
+  ...TenantPathSchema.entries,
+  name: v.pipe(v.string(), v.regex(SECRET_NAME_PATTERN)),
+});
 
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
   list: {
     summary: "The tenant's secrets: names and write times, never values (admin)",
     tag: "secrets",
-    parameters: TENANT_PARAMS,
     responses: { 200: jsonResponse("The secrets", SecretListSchema) },
   },
   put: {
     summary:
       "Create or replace a secret for ${secret:NAME} in this tenant's documents (admin; value at most 8 KiB)",
     tag: "secrets",
-    parameters: SECRET_PARAMS,
-    body: jsonRequest(PutSecretBodySchema),
     responses: { 204: { description: "Stored, encrypted; the value is never returned" } },
   },
   delete: {
     summary: "Delete a secret (admin)",
     tag: "secrets",
-    parameters: SECRET_PARAMS,
     responses: { 204: { description: "Deleted" } },
     problems: { 404: ["secret_not_found"] },
   },
@@ -54,26 +42,31 @@ const DOCS = {
  * Tenant secrets under `/v1/tenants/{tenant}/secrets` (API.md "Secrets"): admin only, and
  * write-only: no answer carries a value.
  */
-export function secretRoutes(secrets: SecretService, verifier: TokenVerifier) {
+export function secretRoutes(secrets: SecretService) {
   const app = new Hono<AuthEnv>();
+  const admin = need("admin");
 
-  app.get("/", describe(DOCS.list), authenticate(verifier, "admin"), async (c) => {
-    const { tenant } = pathParams(c, "tenant");
+  app.get("/", describe(DOCS.list), admin, params(TenantPathSchema), async (c) => {
+    const { tenant } = c.req.valid("param");
     return c.json({ secrets: await secrets.list(tenant) });
   });
 
-  app.put("/:name", describe(DOCS.put), authenticate(verifier, "admin"), async (c) => {
-    const { tenant, name } = pathParams(c, "tenant", "name");
-    // Ids first, so a bad path is 400 before the body is read.
-    assertTenantId(tenant);
-    assertSecretName(name);
-    const body = await jsonBody(c, PutSecretBodySchema);
-    await secrets.put(tenant, name, body.value);
-    return c.body(null, 204);
-  });
+  // Ids first, so a bad path is 400 before the body is read.
+  app.put(
+    "/:name",
+    describe(DOCS.put),
+    admin,
+    params(SecretPathSchema),
+    json(PutSecretBodySchema),
+    async (c) => {
+      const { tenant, name } = c.req.valid("param");
+      await secrets.put(tenant, name, c.req.valid("json").value);
+      return c.body(null, 204);
+    },
+  );
 
-  app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "admin"), async (c) => {
-    const { tenant, name } = pathParams(c, "tenant", "name");
+  app.delete("/:name", describe(DOCS.delete), admin, params(SecretPathSchema), async (c) => {
+    const { tenant, name } = c.req.valid("param");
     await secrets.delete(tenant, name);
     return c.body(null, 204);
   });

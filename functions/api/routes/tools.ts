@@ -12,22 +12,11 @@ import {
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
-import { type AuthEnv, authenticate, authorOf, type TokenVerifier } from "../auth";
+import { type AuthEnv, authorOf, need } from "../auth";
 import { documentText, preconditions, requireToolContentType } from "../http";
-import { jsonBody } from "../json-body";
-import {
-  DOCUMENT_WRITE_PROBLEMS,
-  describe,
-  documentRequest,
-  jsonRequest,
-  jsonResponse,
-  type Operation,
-  PROJECT_PARAMS,
-  pathParam,
-  queryParam,
-} from "../openapi";
-import { pathParams } from "../params";
+import { DOCUMENT_WRITE_PROBLEMS, describe, documentRequest, jsonResponse, type Operation } from "../openapi";
 import { InvocationSchema, ToolListSchema, ToolViewSchema } from "../responses";
+import { json, ProjectPathSchema, params, query } from "../validate";
 
 const InvokeBodySchema = v.strictObject({
   params: v.optional(v.unknown(), {}),
@@ -87,8 +76,13 @@ function summary(tool: ResolvedTool) {
   };
 }
 
-const CALLED_NAME = [...PROJECT_PARAMS, pathParam("name", InvocableToolNameSchema)];
-const CONFIGURED_NAME = [...PROJECT_PARAMS, pathParam("name", ToolNameSchema)];
+/** A tool as it is called (pack sub-tools too), and as it is configured (a document of a layer). */
+const CalledNameSchema = v.object({ ...ProjectPathSchema.entries, name: InvocableToolNameSchema });
+const ConfiguredNameSchema = v.object({ ...ProjectPathSchema.entries, name: ToolNameSchema });
+
+const ListQuerySchema = v.object({
+  label: v.optional(v.pipe(LabelSchema, v.description("only tools carrying this label"))),
+});
 
 /** The routes below as `/openapi.json` describes them. */
 const DOCS = {
@@ -96,13 +90,12 @@ const DOCS = {
     summary:
       "The merged cascade (built-in → bundled → tenant → project), disabled removed, sorted by name; with the tool documents it cannot offer and the packs whose source is not current",
     tag: "tools",
-    parameters: [...PROJECT_PARAMS, queryParam("label", LabelSchema, "only tools carrying this label")],
     responses: { 200: jsonResponse("The tools", ToolListSchema) },
+    problems: { 400: ["invalid_id"] },
   },
   get: {
     summary: "First hit of project → tenant → bundled → built-in (pack sub-tools too)",
     tag: "tools",
-    parameters: CALLED_NAME,
     responses: {
       200: jsonResponse("The tool; `ETag` header for tenant and project documents", ToolViewSchema),
     },
@@ -111,7 +104,6 @@ const DOCS = {
   put: {
     summary: "Create or replace the tool document of this layer (the YAML is stored as sent)",
     tag: "tools",
-    parameters: CONFIGURED_NAME,
     body: documentRequest(["application/yaml", "application/json"], ServerToolConfigSchema),
     responses: {
       200: jsonResponse("Replaced", ToolViewSchema),
@@ -122,15 +114,12 @@ const DOCS = {
   delete: {
     summary: "Delete the tool document of this layer (`If-Match` honoured)",
     tag: "tools",
-    parameters: CONFIGURED_NAME,
     responses: { 204: { description: "Deleted" } },
     problems: { 404: ["tool_not_found"], 412: ["precondition_failed"] },
   },
   invoke: {
     summary: "Invoke a tool: its value, or its own failure as data",
     tag: "invocation",
-    parameters: CALLED_NAME,
-    body: jsonRequest(InvokeBodySchema),
     responses: { 200: jsonResponse("The tool's outcome", InvocationSchema) },
     problems: {
       403: ["tool_not_allowed"],
@@ -142,44 +131,51 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
-export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher, verifier: TokenVerifier) {
+export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher) {
   const app = new Hono<AuthEnv>();
 
-  app.get("/", describe(DOCS.list), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project } = pathParams(c, "tenant", "project");
-    const label = c.req.query("label");
-    const listing = await tools.listing(tenant, project);
-    const listed =
-      label === undefined
-        ? listing.tools
-        : listing.tools.filter((tool) => tool.config.labels.includes(label));
-    return c.json({
-      tools: listed.map(summary),
-      invalid: listing.invalid.map(({ path, layer, error }) => ({
-        path,
-        layer,
-        message: error.message,
-        errors: error.errors,
-      })),
-      stalePacks: listing.packs.flatMap((pack) =>
-        pack.status === "current"
-          ? []
-          : [{ pack: pack.name, status: pack.status, reason: pack.reason ?? "" }],
-      ),
-      packs: listing.packs.map(packStateView),
-    });
-  });
+  app.get(
+    "/",
+    describe(DOCS.list),
+    need("read"),
+    params(ProjectPathSchema),
+    query(ListQuerySchema, { code: "invalid_id" }),
+    async (c) => {
+      const { tenant, project } = c.req.valid("param");
+      const { label } = c.req.valid("query");
+      const listing = await tools.listing(tenant, project);
+      const listed =
+        label === undefined
+          ? listing.tools
+          : listing.tools.filter((tool) => tool.config.labels.includes(label));
+      return c.json({
+        tools: listed.map(summary),
+        invalid: listing.invalid.map(({ path, layer, error }) => ({
+          path,
+          layer,
+          message: error.message,
+          errors: error.errors,
+        })),
+        stalePacks: listing.packs.flatMap((pack) =>
+          pack.status === "current"
+            ? []
+            : [{ pack: pack.name, status: pack.status, reason: pack.reason ?? "" }],
+        ),
+        packs: listing.packs.map(packStateView),
+      });
+    },
+  );
 
-  app.get("/:name", describe(DOCS.get), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
+  app.get("/:name", describe(DOCS.get), need("read"), params(CalledNameSchema), async (c) => {
+    const { tenant, project, name } = c.req.valid("param");
     const tool = await tools.require(tenant, project, name);
     if (tool.etag) c.header("ETag", tool.etag);
     const source = tool.pack ? null : await tools.packSource(tenant, project, name, "known");
     return c.json(toolView(tool, source));
   });
 
-  app.put("/:name", describe(DOCS.put), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
+  app.put("/:name", describe(DOCS.put), need("write"), params(ConfiguredNameSchema), async (c) => {
+    const { tenant, project, name } = c.req.valid("param");
     const contentType = requireToolContentType(c);
     const options = {
       ...preconditions(c, contentType === "application/json" ? "application/json" : "application/yaml"),
@@ -190,23 +186,30 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher,
     return c.json(toolView(tool), created ? 201 : 200);
   });
 
-  app.delete("/:name", describe(DOCS.delete), authenticate(verifier, "write"), async (c) => {
-    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
+  app.delete("/:name", describe(DOCS.delete), need("write"), params(ConfiguredNameSchema), async (c) => {
+    const { tenant, project, name } = c.req.valid("param");
     await tools.delete(tenant, project, name, c.req.header("if-match")?.trim());
     return c.body(null, 204);
   });
 
-  app.post("/:name/invoke", describe(DOCS.invoke), authenticate(verifier, "read"), async (c) => {
-    const { tenant, project, name } = pathParams(c, "tenant", "project", "name");
-    const body = await jsonBody(c, InvokeBodySchema);
-    const result = await dispatcher.invoke({
-      caller: { tenant, project },
-      name,
-      params: body.params,
-      allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
-    });
-    return c.json(result);
-  });
+  app.post(
+    "/:name/invoke",
+    describe(DOCS.invoke),
+    need("read"),
+    params(CalledNameSchema),
+    json(InvokeBodySchema),
+    async (c) => {
+      const { tenant, project, name } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const result = await dispatcher.invoke({
+        caller: { tenant, project },
+        name,
+        params: body.params,
+        allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
+      });
+      return c.json(result);
+    },
+  );
 
   app.all("/:name", () => {
     throw new VanceError("method_not_allowed", "tools support GET, PUT and DELETE");

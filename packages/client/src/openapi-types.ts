@@ -1066,7 +1066,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description `_provider` (the instance's defaults) or a model slug */
                 file: string;
+                /** @description the catalog instance (the endpoint), e.g. openai, cortecs */
                 instance: string;
             };
             cookie?: never;
@@ -1253,7 +1255,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description `_provider` (the instance's defaults) or a model slug */
                 file: string;
+                /** @description the catalog instance (the endpoint), e.g. openai, cortecs */
                 instance: string;
             };
             cookie?: never;
@@ -2880,6 +2884,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the `processId` a spawn answered */
                 id: string;
                 project: components["schemas"]["ProjectId"];
                 tenant: components["schemas"]["TenantId"];
@@ -3006,6 +3011,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description the `processId` a spawn answered */
                 id: string;
                 project: components["schemas"]["ProjectId"];
                 tenant: components["schemas"]["TenantId"];
@@ -3179,6 +3185,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description the `processId` a spawn answered */
                 id: string;
                 project: components["schemas"]["ProjectId"];
                 tenant: components["schemas"]["TenantId"];
