@@ -16,6 +16,8 @@
  * - HTTP direct: one plain POST of `tools/call` on a session of the server, over a keep-alive
  *   `node:http` agent (`fetch` adds 1.5–2.5 ms per request here and would hide the costs) — the
  *   floor the HTTP cases are held to;
+ * - HTTP pass-through: the same POST through a bare `node:http` proxy (no parsing, keep-alive
+ *   upstream): what any HTTP hop in front of the server costs, the floor of every gateway;
  * - HTTP invoke: `POST …/tools/local__echo/invoke` on this service (served on 127.0.0.1 too);
  * - HTTP served MCP: `tools/call` of `local__echo` on a spawned process's `…/processes/{id}/mcp`.
  * And warm `ServerToolService.listAll` of a project with a 40-tool pack against one without.
@@ -38,7 +40,9 @@
  * Goals (printed, not asserted): the dispatcher adds ≤ 1 ms median over the direct SDK call; a
  * call through a process's pack is within 1.3× the direct HTTP call.
  *
- * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`).
+ * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 6);
+ * `MCP_BENCH_CASES=<regex>` runs the matching cases and the baselines only, e.g. for
+ * `node --cpu-prof --import tsx bench/mcp.ts` of one path.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
@@ -80,6 +84,13 @@ const SECRET = "bench-secret-0123456789";
 const HTTP_PER_ROUND = 200;
 /** The floor of the server-everything group: one raw POST on its own session. */
 const EVERYTHING_FLOOR = "everything: raw POST tools/call (floor)";
+/** The cases others are compared with: kept when MCP_BENCH_CASES picks some. */
+const BASELINES = [
+  "SDK direct (baseline)",
+  "HTTP direct: tools/call POST",
+  EVERYTHING_FLOOR,
+  "listAll: 20 tools",
+];
 
 /** Runs the bench and prints a table: median, p95, and the difference to the baseline. */
 export async function main(): Promise<void> {
@@ -122,6 +133,7 @@ export async function main(): Promise<void> {
   /** The server-everything group's agents and SDK clients, closed at the end. */
   const agents: Agent[] = [];
   const sdkClients: Client[] = [];
+  const stops: (() => Promise<void>)[] = [];
   try {
     const put = (project: string, path: string, body: string) =>
       services.documents.put(TENANT, project, path, body, {});
@@ -305,7 +317,12 @@ export async function main(): Promise<void> {
       const tools = await services.tools.listAll(TENANT, project);
       if (tools.length < count) throw new Error(`listAll of ${project}: ${tools.length} tools`);
     };
-    const cases: BenchCase[] = [
+    const testServerHop = await startPassThroughProxy(server.url);
+    stops.push(testServerHop.stop);
+    const hopAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(hopAgent);
+    const hopSession = await openSession(hopAgent, testServerHop.url);
+    const allCases: BenchCase[] = [
       { name: "SDK direct (baseline)", perRound: PER_ROUND, once: () => sdkCall(direct) },
       { name: "SDK direct, guarded fetch", perRound: PER_ROUND, once: () => sdkCall(guarded) },
       {
@@ -322,6 +339,12 @@ export async function main(): Promise<void> {
         name: "HTTP direct: tools/call POST",
         perRound: HTTP_PER_ROUND,
         once: async () => expectEchoIn(await post(agent, server.url, onSession, rpcCall(rpcId++, "echo"))),
+      },
+      {
+        name: "HTTP: node:http pass-through proxy, tools/call POST",
+        perRound: HTTP_PER_ROUND,
+        once: async () =>
+          expectEchoIn(await post(hopAgent, testServerHop.url, hopSession.headers, rpcCall(rpcId++, "echo"))),
       },
       {
         name: "HTTP: invoke pack sub-tool",
@@ -348,6 +371,11 @@ export async function main(): Promise<void> {
       { name: "listAll: 20 tools", perRound: LIST_PER_ROUND, once: () => listed("q", 20) },
       { name: "listAll: 20 tools + 40-tool pack", perRound: LIST_PER_ROUND, once: () => listed("p", 60) },
     ];
+    // MCP_BENCH_CASES=regex runs only the matching cases (and their baselines): for a profile of one.
+    const only = process.env.MCP_BENCH_CASES ? new RegExp(process.env.MCP_BENCH_CASES) : null;
+    const cases = only
+      ? allCases.filter((bench) => only.test(bench.name) || BASELINES.includes(bench.name))
+      : allCases;
 
     const { samples, elapsedSeconds: elapsed } = await interleavedRounds(cases, {
       rounds: ROUNDS,
@@ -394,33 +422,45 @@ export async function main(): Promise<void> {
         rows,
       ),
     );
+    const has = (...names: string[]) => names.every((name) => samples.has(name));
     const over = (name: string, baseline: string) => medianOf(name) - medianOf(baseline);
     const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${ms.toFixed(3)} ms`;
-    const added = over("dispatcher: mcp tool", "SDK direct (baseline)");
-    const addedPack = over("dispatcher: pack sub-tool", "SDK direct (baseline)");
-    // The same transport on both sides isolates what the service itself adds.
-    const sameFetch = over("dispatcher: mcp tool", "SDK direct, guarded fetch");
-    const sameFetchPack = over("dispatcher: pack sub-tool", "SDK direct, guarded fetch");
     const verdict = (met: boolean) => (met ? "met" : "NOT met");
-    console.log(
-      `\ngoal: an mcp invoke adds ≤ 1 ms median over the direct SDK call: ${verdict(Math.max(added, sameFetch) <= 1)}` +
-        ` (over the SDK with its default fetch: mcp tool ${signed(added)}, pack sub-tool ${signed(addedPack)};` +
-        ` over the SDK with the same guarded fetch: mcp tool ${signed(sameFetch)}, pack sub-tool ${signed(sameFetchPack)})`,
-    );
-    const throughPack =
-      medianOf("HTTP: process MCP tools/call of the pack") / medianOf("HTTP direct: tools/call POST");
-    console.log(
-      `goal: a tools/call through a process's pack ≤ 1.3× the direct HTTP call: ${verdict(throughPack <= 1.3)} (${throughPack.toFixed(2)}×)`,
-    );
+    if (has("dispatcher: mcp tool", "dispatcher: pack sub-tool", "SDK direct, guarded fetch")) {
+      const added = over("dispatcher: mcp tool", "SDK direct (baseline)");
+      const addedPack = over("dispatcher: pack sub-tool", "SDK direct (baseline)");
+      // The same transport on both sides isolates what the service itself adds.
+      const sameFetch = over("dispatcher: mcp tool", "SDK direct, guarded fetch");
+      const sameFetchPack = over("dispatcher: pack sub-tool", "SDK direct, guarded fetch");
+      console.log(
+        `\ngoal: an mcp invoke adds ≤ 1 ms median over the direct SDK call: ${verdict(Math.max(added, sameFetch) <= 1)}` +
+          ` (over the SDK with its default fetch: mcp tool ${signed(added)}, pack sub-tool ${signed(addedPack)};` +
+          ` over the SDK with the same guarded fetch: mcp tool ${signed(sameFetch)}, pack sub-tool ${signed(sameFetchPack)})`,
+      );
+    }
+    const served = "HTTP: process MCP tools/call of the pack";
+    const testHop = "HTTP: node:http pass-through proxy, tools/call POST";
+    if (has(served, testHop)) {
+      const direct = medianOf("HTTP direct: tools/call POST");
+      const throughPack = medianOf(served) / direct;
+      console.log(
+        `goal: a tools/call through a process's pack ≤ 1.3× the direct HTTP call: ${verdict(throughPack <= 1.3)} (${throughPack.toFixed(2)}×;` +
+          ` a bare pass-through hop alone is ${(medianOf(testHop) / direct).toFixed(2)}×, the service ${(medianOf(served) / medianOf(testHop)).toFixed(2)}× that hop)`,
+      );
+    }
+    const ourCase = "everything: this service, process MCP tools/call";
+    const hopCase = "everything: node:http pass-through proxy";
+    if (!has(ourCase, hopCase, "everything: SDK client callTool")) return;
     const floor = medianOf(EVERYTHING_FLOOR);
-    const ours = medianOf("everything: this service, process MCP tools/call");
-    const hop = medianOf("everything: node:http pass-through proxy");
+    const ours = medianOf(ourCase);
+    const hop = medianOf(hopCase);
     console.log(
       `server-everything: this service ${ours.toFixed(3)} ms = ${(ours / floor).toFixed(2)}× the raw POST (${floor.toFixed(3)} ms); ` +
         `a bare pass-through hop ${(hop / floor).toFixed(2)}×, so the service adds ${(ours - hop).toFixed(3)} ms over any HTTP hop` +
         ` (${(ours / hop).toFixed(2)}× the hop); the SDK client direct ${(medianOf("everything: SDK client callTool") / floor).toFixed(2)}×`,
     );
   } finally {
+    for (const stop of stops) await stop();
     for (const own of agents) own.destroy();
     await Promise.all(sdkClients.map((client) => client.close()));
     for (const peer of peers.started) await peer.stop();
