@@ -308,11 +308,13 @@ export async function buildServices(
   });
   const documentStore = overrides.documents ?? objectStore(config, "documents");
   // A release may parse differently: an index compiled by another version is rebuilt once.
-  const compiledLayers = new CompiledToolLayers(documentStore, compiledToolsFingerprint(VERSION, types));
+  const fingerprint = compiledToolsFingerprint(VERSION, types);
+  const compiledLayers = new CompiledToolLayers(documentStore, fingerprint);
   // Off the write's answer: the write has returned before its layer's index is rebuilt.
   const layerBuilder = new CompiledLayerBuilder({
     store: documentStore,
-    layers: compiledLayers,
+    // Its own counters: the listing's index reads are what /v1/metrics reports as cache hits.
+    layers: new CompiledToolLayers(documentStore, fingerprint),
     types,
     generation: async (marker) => (await state.getGenerations([marker]))[0] ?? 0,
     now,
