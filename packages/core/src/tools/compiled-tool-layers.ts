@@ -255,8 +255,8 @@ export interface CompiledLayerBuilderStats {
  * layer costs one index GET, one LIST (pages of 1,000), the changed document's GET and one PUT.
  * Scheduled rebuilds of one layer wait `delayMs` and coalesce: while one waits or runs, any
  * number of writes make one more run after it, so a push of many documents into a layer rebuilds
- * about once per delay and rebuild, not once per document. A failed rebuild is logged, never a write's error: the index is a cache, and the
- * next cold reader rebuilds one it finds stale.
+ * about once per delay and rebuild, not once per document. A failed rebuild is logged, never a
+ * write's error: the index is a cache, and the next cold reader rebuilds one it finds stale.
  */
 export class CompiledLayerBuilder {
   readonly #options: CompiledLayerBuilderOptions;
