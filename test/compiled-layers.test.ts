@@ -52,6 +52,23 @@ async function seedStore(fs: FsObjectStore, count: number): Promise<void> {
 
 const NO_WRITES = { put: 0, delete: 0 };
 
+/**
+ * Runs `writes` through the API, lets the rebuilds they schedule finish, then puts the layer's
+ * index back as it was: the index a writer leaves when its process ends before its rebuild ran.
+ */
+async function staleAfter(
+  a: Awaited<ReturnType<typeof instance>>,
+  writes: () => Promise<void>,
+): Promise<void> {
+  const key = compiledLayerKey("acme", "shop");
+  const index = await a.fs.get(key);
+  if (index === null || "notModified" in index) throw new Error("no index to keep");
+  await writes();
+  await a.services.compiledLayers.settled();
+  expect(a.services.compiledLayers.stats.written).toBeGreaterThan(0);
+  expect((await a.fs.put(key, index.body, { contentType: "application/json" })).ok).toBe(true);
+}
+
 describe("compiled layer index: a cold project in one read per layer", () => {
   it("a cold instance's first manifest of 5,000 tools reads one object per layer (no LIST, no document GET) and equals the manifest built document by document", async () => {
     const dir = dataDir();
@@ -88,9 +105,11 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const listed = a.documents.counts;
     expect(listed.put).toBe(2);
 
-    // Through the API: the project layer's generation moves past the index's.
-    await a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n"));
-    await a.client.putTool("fresh", docTool("a new tool", "labels: [bulk]\n"));
+    // Through the API: the project layer's generation moves past the index's (whose rebuild is lost).
+    await staleAfter(a, async () => {
+      await a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n"));
+      await a.client.putTool("fresh", docTool("a new tool", "labels: [bulk]\n"));
+    });
 
     const b = await instance(dir);
     b.documents.reset();
@@ -150,12 +169,93 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
   });
 
+  it("a write through the API rebuilds the layer's index off its answer: a fresh instance's cold manifest then reads one object per layer and no document", async () => {
+    const dir = dataDir();
+    const a = await instance(dir);
+    await a.services.syncCatalog();
+    await seedStore(a.fs, 200);
+    const { processId } = await a.client.spawn({ allowedToolsAdd: ["@bulk"], models: ["openai/gpt-4.1"] });
+    await a.client.manifest(processId);
+    await a.services.compiledLayers.settled();
+
+    // A replacement, a creation, a deletion, a document beside the tools, and a tenant tool.
+    a.documents.reset();
+    await a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n"));
+    await a.services.compiledLayers.settled();
+    // The rebuild: the index GET, one LIST, the one changed document's GET, the index PUT.
+    expect(a.documents.counts).toMatchObject({ get: 1 + 1, list: 1 });
+    expect(a.services.compiledLayers.stats).toMatchObject({ written: 1, failed: 0 });
+    await a.client.putTool("fresh", docTool("a new tool", "labels: [bulk]\n"));
+    await a.client.putTool("shared", docTool("a tenant tool", "labels: [bulk]\n"), "_tenant");
+    const removed = await a.client.call("DELETE", "/tools/f0_t1");
+    expect(removed.status).toBe(204);
+    const guide = await a.client.call("PUT", "/documents/documents/guide.md", "# guide", "text/markdown");
+    expect(guide.status).toBeLessThan(300);
+    await a.services.compiledLayers.settled();
+    expect(a.services.compiledLayers.stats.failed).toBe(0);
+    const after = await a.client.spawn({ allowedToolsAdd: ["@bulk"], models: ["openai/gpt-4.1"] });
+    const expected = await a.client.manifest(after.processId);
+    const names = [...expected.primary, ...expected.deferred, ...expected.demoted];
+    expect(names).toContain("fresh");
+    expect(names).toContain("shared");
+    expect(names).not.toContain("f0_t1");
+
+    const b = await instance(dir);
+    b.documents.reset();
+    expect(await b.client.manifest(after.processId)).toEqual(expected);
+    // Each layer's index, current: one GET each — no LIST, no document read, no rewrite.
+    expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
+    expect(
+      (await b.services.tools.listAll("acme", "shop", "known")).find((tool) => tool.name === "f0_t0")?.config
+        .description,
+    ).toBe("tool 0, rewritten");
+    expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
+  });
+
+  it("a write into a layer that had no index yet writes one: the next cold instance reads no document", async () => {
+    const dir = dataDir();
+    const a = await instance(dir);
+    await seedStore(a.fs, 30);
+    // No listing ever ran on this store: the write's rebuild reads every document once.
+    a.documents.reset();
+    await a.client.putTool("fresh", docTool("a new tool", "labels: [bulk]\n"));
+    await a.services.compiledLayers.settled();
+    expect(a.documents.counts).toMatchObject({ get: 1 + 31, list: 1 });
+
+    const b = await instance(dir);
+    b.documents.reset();
+    const tools = await b.services.tools.listAll("acme", "shop");
+    expect(tools.filter((tool) => tool.layer === "project")).toHaveLength(31);
+    // The project layer's index; the tenant layer has none (nothing was written there): its LIST.
+    expect(b.documents.counts).toMatchObject({ get: 2, list: 1 });
+  });
+
+  it("the store scan (the local stand-in for bucket events) rebuilds the index of each layer it bumps", async () => {
+    const dir = dataDir();
+    const a = await instance(dir);
+    await seedStore(a.fs, 20);
+    await a.services.tools.listAll("acme", "shop");
+    await a.services.scanStores();
+    // Behind the service's back, as an editor or `cp` would.
+    expect(
+      (await a.fs.put("acme/shop/server-tools/behind.yaml", docTool("behind", "labels: [bulk]\n"))).ok,
+    ).toBe(true);
+    expect(await a.services.scanStores()).toEqual(["documents/acme/shop"]);
+    await a.services.compiledLayers.settled();
+
+    const b = await instance(dir);
+    b.documents.reset();
+    const tools = await b.services.tools.listAll("acme", "shop");
+    expect(tools.find((tool) => tool.name === "behind")?.config.description).toBe("behind");
+    expect(b.documents.counts).toMatchObject({ get: 2, list: 0, ...NO_WRITES });
+  });
+
   it("concurrent cold listings of one instance share the index GET and write the rebuilt index once", async () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 10);
     await a.services.tools.listAll("acme", "shop");
-    await a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n"));
+    await staleAfter(a, () => a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n")));
 
     const b = await instance(dir);
     b.documents.reset();

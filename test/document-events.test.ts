@@ -15,7 +15,7 @@ import {
 import { CountingObjectStore } from "@vance/adapters/testing";
 import { compiledLayerKey, silentLogger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { decodeEventKey, documentEventsHandler } from "../functions/document-events/handler";
+import { compiledIndexes, decodeEventKey, documentEventsHandler } from "../functions/document-events/handler";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
 import { docTool } from "./support/fixtures";
@@ -169,5 +169,93 @@ describe("document events (S3 notifications → generation bumps)", () => {
     expect(bumps).toEqual([]);
     // Only the README: a key of no layer, so worth a WARN.
     expect(warnings).toEqual(["document_events.foreign_key"]);
+  });
+
+  it("rebuilds the compiled index of each layer it bumped: a fresh instance's cold listing then reads one object per layer and no document", async () => {
+    const instance = async () => {
+      const documents = new CountingObjectStore(new S3ObjectStore({ client: s3, bucket }));
+      const { app, services } = await testApp({
+        documents,
+        state: new DynamoStateStore({ client: dynamo, tableName }),
+      });
+      return { documents, services, client: await projectClient(app, "evt", "shop") };
+    };
+    const a = await instance();
+    await a.client.putTool("listed", docTool("through the API"));
+    await a.client.putTool("shared", docTool("a tenant tool"), "_tenant");
+    await a.services.compiledLayers.settled();
+
+    // The function as its Lambda entry builds it: its own clients over the bucket and the table.
+    const state = new DynamoStateStore({ client: dynamo, tableName });
+    const documents = new CountingObjectStore(new S3ObjectStore({ client: s3, bucket }));
+    const handler = documentEventsHandler({
+      state,
+      indexes: compiledIndexes({ documents, state, networkAllowlist: [], logger: silentLogger }),
+      documentsBucket: bucket,
+      catalogBucket: CATALOG_BUCKET,
+      logger: silentLogger,
+    });
+    const key = "evt/shop/server-tools/straight.yaml";
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: docTool("straight into the bucket") }),
+    );
+    const created = await handler({
+      Records: [
+        record("ObjectCreated:Put", bucket, key),
+        record("ObjectCreated:Put", bucket, "evt/shop/documents/a.md"),
+      ],
+    });
+    expect(created.rebuilt).toEqual({ "documents/evt/shop": "written" });
+    // The index GET, one LIST, the one document the index lacked, the index PUT.
+    expect(documents.counts).toMatchObject({ get: 2, list: 1, put: 1, delete: 0 });
+
+    const b = await instance();
+    b.documents.reset();
+    const tools = await b.services.tools.listAll("evt", "shop");
+    expect(tools.find((tool) => tool.name === "straight")?.config.description).toBe(
+      "straight into the bucket",
+    );
+    expect(tools.find((tool) => tool.name === "listed")?.layer).toBe("project");
+    expect(tools.find((tool) => tool.name === "shared")?.layer).toBe("tenant");
+    expect(b.documents.counts).toEqual({ get: 2, list: 0, put: 0, delete: 0 });
+
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    documents.reset();
+    const removed = await handler({ Records: [record("ObjectRemoved:Delete", bucket, key)] });
+    expect(removed.rebuilt).toEqual({ "documents/evt/shop": "written" });
+    // Every remaining document's result comes from the index it replaces: no document read.
+    expect(documents.counts).toMatchObject({ get: 1, list: 1, put: 1 });
+    const c = await instance();
+    c.documents.reset();
+    expect((await c.services.tools.listAll("evt", "shop")).map((tool) => tool.name)).not.toContain(
+      "straight",
+    );
+    expect(c.documents.counts).toEqual({ get: 2, list: 0, put: 0, delete: 0 });
+  });
+
+  it("leaves the rebuild to a later event when the layer's generation moved past its own bump", async () => {
+    const real = new DynamoStateStore({ client: dynamo, tableName });
+    const documents = new CountingObjectStore(new S3ObjectStore({ client: s3, bucket }));
+    // Another write's bump lands right after this event's.
+    const state = {
+      bumpGeneration: async (marker: string) => {
+        const generation = await real.bumpGeneration(marker);
+        await real.bumpGeneration(marker);
+        return generation;
+      },
+      getGenerations: (markers: readonly string[]) => real.getGenerations(markers),
+    };
+    const handler = documentEventsHandler({
+      state,
+      indexes: compiledIndexes({ documents, state, networkAllowlist: [], logger: silentLogger }),
+      documentsBucket: bucket,
+      catalogBucket: CATALOG_BUCKET,
+      logger: silentLogger,
+    });
+    const result = await handler({
+      Records: [record("ObjectCreated:Put", bucket, "evt/other/server-tools/x.yaml")],
+    });
+    expect(result.rebuilt).toEqual({ "documents/evt/other": "superseded" });
+    expect(documents.total).toBe(0);
   });
 });

@@ -21,8 +21,10 @@ import {
   CATALOG_MARKER,
   CacheRegistry,
   CatalogEditor,
+  CompiledLayerBuilder,
   type CompiledOperations,
   CompiledToolLayers,
+  compiledToolsFingerprint,
   createNetworkPolicy,
   DemotionLog,
   DiagnosticWebhook,
@@ -71,6 +73,7 @@ import {
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
 import { dynamoClientFor, s3ClientFor } from "../clients";
+import { VERSION } from "../version";
 import type { AppServices } from "./app-services";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
@@ -80,7 +83,10 @@ import { McpSessions } from "./mcp/sessions";
 import { PARSE_WORKER_BUNDLE } from "./worker-files";
 
 /** The service version reported by health and OpenAPI. */
-export const VERSION = "0.1.0";
+export { VERSION };
+
+/** How long a write's layer index rebuild waits for further writes into the layer. */
+const COMPILED_REBUILD_DELAY_MS = 250;
 
 /** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
 function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
@@ -261,6 +267,8 @@ export interface Services extends AppServices {
   readonly syncCatalog: () => Promise<CatalogSyncResult>;
   /** The phantom sink when `VANCE_DIAGNOSTIC_WEBHOOK_URL` is set (its `settled()` waits for posts in flight). */
   readonly diagnosticWebhook: DiagnosticWebhook | undefined;
+  /** Rebuilds a layer's compiled tool index after each write through the API and each store scan's bump. */
+  readonly compiledLayers: CompiledLayerBuilder;
   /**
    * Scans both stores for writes made behind the service's back and bumps what they changed
    * (`StoreScan`): the local server's stand-in for the bucket events. The first call takes the
@@ -310,9 +318,25 @@ export async function buildServices(
     revalidateAfterMs: config.VANCE_CACHE_REVALIDATE_SECONDS * 1000,
   });
   const documentStore = overrides.documents ?? objectStore(config, "documents");
+  // A release may parse differently: an index compiled by another version is rebuilt once.
+  const fingerprint = compiledToolsFingerprint(VERSION, types);
+  const compiledLayers = new CompiledToolLayers(documentStore, fingerprint);
+  // Off the write's answer: the write has returned before its layer's index is rebuilt.
+  const layerBuilder = new CompiledLayerBuilder({
+    store: documentStore,
+    // Its own counters: the listing's index reads are what /v1/metrics reports as cache hits.
+    layers: new CompiledToolLayers(documentStore, fingerprint),
+    types,
+    generation: async (marker) => (await state.getGenerations([marker]))[0] ?? 0,
+    now,
+    logger,
+    // A push of many documents into a layer: one rebuild per quarter second, not one per document.
+    delayMs: COMPILED_REBUILD_DELAY_MS,
+  });
   const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
     generations,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
+    onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
   });
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
   const bundledCatalog = loadBundledCatalog(defaultsDir);
@@ -372,8 +396,7 @@ export async function buildServices(
   const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {
     maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
     sources,
-    // A release may parse differently: an index compiled by another version is rebuilt once.
-    compiled: new CompiledToolLayers(documentStore, `${VERSION}\n${types.ids().join(",")}`),
+    compiled: compiledLayers,
   });
   const documents = new DocumentService(cascade, tools);
   const recipes = new RecipeResolver(tools);
@@ -508,8 +531,20 @@ export async function buildServices(
       if (result.changed) await generations.bump(CATALOG_MARKER);
       return result;
     },
+    compiledLayers: layerBuilder,
     scanStores: storeScan([
-      new StoreScan({ store: documentStore, markerOf: markerOfDocumentKey, generations }),
+      // The local stand-in for the bucket events: each layer it bumps has its index rebuilt too.
+      new StoreScan({
+        store: documentStore,
+        markerOf: markerOfDocumentKey,
+        generations: {
+          bump: async (marker) => {
+            const generation = await generations.bump(marker);
+            layerBuilder.scheduleMarker(marker);
+            return generation;
+          },
+        },
+      }),
       new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
     ]),
   };

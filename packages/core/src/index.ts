@@ -219,7 +219,13 @@ export {
   type SourceList,
   type SourceTool,
 } from "./tool-types/tool-type";
-export { CompiledToolLayers, compiledLayerKey } from "./tools/compiled-tool-layers";
+export {
+  CompiledLayerBuilder,
+  CompiledToolLayers,
+  compiledLayerKey,
+  compiledToolsFingerprint,
+  type RebuildOutcome,
+} from "./tools/compiled-tool-layers";
 export {
   type PackSource,
   type ResolvedTool,

@@ -66,6 +66,11 @@ export interface DocumentCascadeOptions {
   readonly generations?: Generations;
   /** Bytes of document bodies and layer listings a warm instance keeps. */
   readonly maxCacheBytes?: number;
+  /**
+   * Told of every write and delete through the cascade once its generation bump answered (with
+   * generation markers only): the composition root rebuilds the layer's compiled tool index.
+   */
+  readonly onChanged?: (tenant: string, project: string) => void;
 }
 
 /** One directory of one layer, listed whole; `version` changes whenever the listing may differ. */
@@ -113,6 +118,7 @@ const ENTRY_OVERHEAD_BYTES = 96;
 export class DocumentCascade {
   readonly #cache: ByteCache<CachedBody | LayerIndex>;
   readonly #generations: Generations | undefined;
+  readonly #onChanged: ((tenant: string, project: string) => void) | undefined;
   #versions = 0;
 
   constructor(
@@ -121,6 +127,7 @@ export class DocumentCascade {
     options: DocumentCascadeOptions = {},
   ) {
     this.#generations = options.generations;
+    this.#onChanged = options.onChanged;
     this.#cache = new ByteCache({
       maxBytes: options.maxCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
       sizeOf: (entry, key) =>
@@ -366,6 +373,7 @@ export class DocumentCascade {
     const marker = layerMarker(tenant, project);
     const before = this.#cache.get(layerKey(marker));
     const generation = await generations.bump(marker);
+    this.#onChanged?.(tenant, project);
     if (before?.kind !== "layer" || before.stamp.generation !== generation - 1) return;
     if (this.#cache.get(layerKey(marker)) !== before) return;
     this.#store(this.#carriedOver(before, generation, key, path, object));

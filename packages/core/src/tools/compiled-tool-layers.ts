@@ -1,10 +1,19 @@
-import type { GenerationStamp } from "../cascade/generations";
+import { type GenerationStamp, layerMarker } from "../cascade/generations";
+import { mapWithConcurrency } from "../concurrency";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
 import { isErrorCode, VanceError } from "../errors";
-import { COMPILED_PREFIX } from "../ids";
-import type { ObjectAudit, ObjectMeta, ObjectStore } from "../ports/object-store";
-import type { ToolDocumentResult } from "../tool-types/parse";
+import { COMPILED_PREFIX, TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
+import type { Logger } from "../ports/logger";
+import {
+  isNotModified,
+  listAllObjects,
+  type ObjectAudit,
+  type ObjectMeta,
+  type ObjectStore,
+} from "../ports/object-store";
+import { parseToolDocument, type ToolDocumentResult } from "../tool-types/parse";
+import type { ToolTypeRegistry } from "../tool-types/registry";
 
 /**
  * Where compiled layer indexes live in the documents store: outside every layer's keys (a tenant
@@ -184,6 +193,234 @@ export class CompiledToolLayers {
       entries.push(entry);
     }
     return { stamp: { generation: value.generation as number, at: value.at }, entries };
+  }
+}
+
+/**
+ * What a compiled result depends on beside its document: the release and the registered tool
+ * types. The API and the bucket-event function build it alike, so each uses the other's index.
+ */
+export function compiledToolsFingerprint(version: string, types: ToolTypeRegistry): string {
+  return `${version}\n${types.ids().join(",")}`;
+}
+
+/** GETs in flight at once when a rebuild reads the documents its previous index lacks. */
+const REBUILD_FETCH_CONCURRENCY = 16;
+
+/** What one rebuild did. */
+export type RebuildOutcome =
+  /** A new index under the layer's current generation was stored. */
+  | "written"
+  /** The stored index is already of this generation or a later one: nothing written. */
+  | "current"
+  /** The layer's generation moved past the one asked for: the later change's rebuild covers it. */
+  | "superseded"
+  /** Another builder wrote the index in between, twice: its index stands. */
+  | "conflict";
+
+export interface CompiledLayerBuilderOptions {
+  readonly store: ObjectStore;
+  readonly layers: CompiledToolLayers;
+  /** The registry the service validates against (the one `layers`' fingerprint names). */
+  readonly types: ToolTypeRegistry;
+  /** The marker's current generation, read from the state store (one request). */
+  readonly generation: (marker: string) => Promise<number>;
+  /** Epoch milliseconds: the index's stamp, which the safety net ages. */
+  readonly now?: () => number;
+  readonly logger?: Logger;
+  /**
+   * How long a scheduled rebuild waits before it starts (default 0: the next macrotask), so a
+   * burst of writes into one layer — a push of many documents — makes one rebuild, not one each.
+   * `settled` starts waiting rebuilds at once.
+   */
+  readonly delayMs?: number;
+}
+
+/** Counters of the rebuilds on write and by event. */
+export interface CompiledLayerBuilderStats {
+  readonly scheduled: number;
+  readonly written: number;
+  readonly current: number;
+  readonly superseded: number;
+  readonly conflicts: number;
+  readonly failed: number;
+}
+
+/**
+ * Rebuilds a layer's compiled index from the store, after a change: what every write through the
+ * API schedules (`schedule`, off the write's answer) and what the bucket-event function runs for
+ * a layer it bumped (`rebuild`). The generation is read before the layer is listed, so the index
+ * never claims a generation its listing is older than. Results are taken from the stored index
+ * by ETag, so only the documents changed since are read and parsed: a write into a 5,000-tool
+ * layer costs one index GET, one LIST (pages of 1,000), the changed document's GET and one PUT.
+ * Scheduled rebuilds of one layer wait `delayMs` and coalesce: while one waits or runs, any
+ * number of writes make one more run after it, so a push of many documents into a layer rebuilds
+ * about once per delay and rebuild, not once per document. A failed rebuild is logged, never a
+ * write's error: the index is a cache, and the next cold reader rebuilds one it finds stale.
+ */
+export class CompiledLayerBuilder {
+  readonly #options: CompiledLayerBuilderOptions;
+  readonly #now: () => number;
+  readonly #delayMs: number;
+  /** Rebuilds running (or waiting to start) by layer key, and the layers changed again while theirs ran. */
+  readonly #running = new Map<string, Promise<void>>();
+  /** The start of each rebuild still waiting out the delay, by layer key. */
+  readonly #waiting = new Map<
+    string,
+    { readonly timer: ReturnType<typeof setTimeout>; readonly start: () => void }
+  >();
+  readonly #again = new Set<string>();
+  /** `settled` calls waiting: meanwhile no rebuild waits out the delay. */
+  #flushing = 0;
+  #scheduled = 0;
+  #written = 0;
+  #current = 0;
+  #superseded = 0;
+  #conflicts = 0;
+  #failed = 0;
+
+  constructor(options: CompiledLayerBuilderOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => Date.now());
+    this.#delayMs = options.delayMs ?? 0;
+  }
+
+  get stats(): CompiledLayerBuilderStats {
+    return {
+      scheduled: this.#scheduled,
+      written: this.#written,
+      current: this.#current,
+      superseded: this.#superseded,
+      conflicts: this.#conflicts,
+      failed: this.#failed,
+    };
+  }
+
+  /**
+   * After a change of the layer: rebuilds its index off the caller's path, after the delay.
+   * Coalesced with a rebuild of the layer already waiting or running: every change meanwhile
+   * makes one more run after it (after the delay again).
+   */
+  schedule(tenant: string, project: string): void {
+    this.#scheduled++;
+    const key = `${tenant}/${project}`;
+    if (this.#running.has(key)) {
+      this.#again.add(key);
+      return;
+    }
+    const run = async () => {
+      try {
+        do {
+          await this.#pause(key);
+          this.#again.delete(key);
+          await this.rebuild(tenant, project).catch(() => undefined);
+        } while (this.#again.has(key));
+      } finally {
+        // In the same turn as the last check: a change arriving now starts a run of its own.
+        this.#running.delete(key);
+      }
+    };
+    this.#running.set(key, run());
+  }
+
+  /** The delay before a layer's next rebuild; none while `settled` waits. */
+  #pause(key: string): Promise<void> {
+    return new Promise((resolve) => {
+      const start = () => {
+        this.#waiting.delete(key);
+        resolve();
+      };
+      if (this.#flushing > 0) start();
+      else this.#waiting.set(key, { timer: setTimeout(start, this.#delayMs), start });
+    });
+  }
+
+  /** `schedule` for a generation marker: a document layer's (`documents/{tenant}/{project}`), else nothing. */
+  scheduleMarker(marker: string): void {
+    const [kind, tenant, project, ...rest] = marker.split("/");
+    if (kind === "documents" && tenant && project && rest.length === 0) this.schedule(tenant, project);
+  }
+
+  /** Starts every waiting rebuild now and resolves when all have finished (shutdown, tests). */
+  async settled(): Promise<void> {
+    this.#flushing++;
+    try {
+      while (this.#running.size > 0) {
+        for (const { timer, start } of [...this.#waiting.values()]) {
+          clearTimeout(timer);
+          start();
+        }
+        await Promise.all([...this.#running.values()]);
+      }
+    } finally {
+      this.#flushing--;
+    }
+  }
+
+  /**
+   * Rebuilds the layer's index now, under its current generation. With `unlessPast`, does
+   * nothing once the generation has moved past it (a later change's rebuild follows). Throws
+   * only what the store or state store threw, after logging it.
+   */
+  async rebuild(
+    tenant: string,
+    project: string,
+    options: { readonly unlessPast?: number } = {},
+  ): Promise<RebuildOutcome> {
+    try {
+      const outcome = await this.#rebuild(tenant, project, options.unlessPast);
+      if (outcome === "written") this.#written++;
+      else if (outcome === "current") this.#current++;
+      else if (outcome === "superseded") this.#superseded++;
+      else this.#conflicts++;
+      return outcome;
+    } catch (error) {
+      this.#failed++;
+      this.#options.logger?.warn("tool.compiled_layer_rebuild_failed", {
+        tenant,
+        project,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  }
+
+  async #rebuild(tenant: string, project: string, unlessPast: number | undefined): Promise<RebuildOutcome> {
+    const { store, layers, types } = this.#options;
+    // The stamp first, then the listing: every write the stamp's generation counts is listed.
+    const at = this.#now();
+    const generation = await this.#options.generation(layerMarker(tenant, project));
+    if (unlessPast !== undefined && generation > unlessPast) return "superseded";
+    const layerPrefix = `${tenant}/${project}/`;
+    const [previous, items] = await Promise.all([
+      layers.read(tenant, project),
+      listAllObjects(store, `${layerPrefix}${TOOL_DOCUMENTS_DIR}`),
+    ]);
+    if (previous.status === "found" && previous.layer.stamp.generation >= generation) return "current";
+    const known = new Map<string, CompiledEntry["compiled"]>();
+    if (previous.status === "found") {
+      for (const { meta, compiled } of previous.layer.entries)
+        if (compiled) known.set(`${meta.key}\n${meta.etag}`, compiled);
+    }
+    const entries = await mapWithConcurrency(items, REBUILD_FETCH_CONCURRENCY, async (meta) => {
+      const name = toolNameFromPath(meta.key.slice(layerPrefix.length));
+      if (name === null) return { meta };
+      const compiled = known.get(`${meta.key}\n${meta.etag}`);
+      if (compiled) return { meta, compiled };
+      const object = await store.get(meta.key);
+      // Gone or replaced since the LIST: a later generation's rebuild (or reader) parses it.
+      if (object === null || isNotModified(object) || object.etag !== meta.etag) return { meta };
+      const result = parseToolDocument(object.body, name, types);
+      return { meta, compiled: { result, audit: object.audit ?? null } };
+    });
+    const layer: CompiledLayer = { stamp: { generation, at }, entries };
+    const previousEtag = previous.status === "missing" ? null : previous.etag;
+    if (await layers.write(tenant, project, layer, previousEtag)) return "written";
+    // Another builder came first: keep its index unless it is older than ours.
+    const now = await layers.read(tenant, project);
+    if (now.status === "found" && now.layer.stamp.generation >= generation) return "current";
+    const retry = now.status === "missing" ? null : now.etag;
+    return (await layers.write(tenant, project, layer, retry)) ? "written" : "conflict";
   }
 }
 
