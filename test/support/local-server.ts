@@ -45,7 +45,8 @@ export async function startLocalServer(
   });
   const stop = () => {
     if (child.pid && child.exitCode === null) process.kill(child.pid, "SIGTERM");
-    rmSync(dataDir, { recursive: true, force: true });
+    // The server may still be writing (a compiled layer index rebuilt after a write) while it exits.
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   let out = "";
   try {

@@ -5,11 +5,13 @@ import {
   type ModelCatalogService,
   type ObservedToolLimits,
   PLATFORM_SCOPE,
-  PROVIDER_FILE,
-  SLUG_PATTERN,
   type ToolBudgetService,
   VanceError,
 } from "@vance/core";
+
+/** A catalog file's name: `_provider` (PROVIDER_FILE) or a model slug (SLUG_PATTERN), spelled out as one linear literal. */
+const CATALOG_FILE_PATTERN = /^(?:_provider|[A-Za-z0-9][A-Za-z0-9._-]{0,127})$/;
+
 import { type Context, Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import * as v from "valibot";
@@ -39,7 +41,7 @@ const DocumentPathSchema = v.object({
   ),
   file: v.pipe(
     v.string(),
-    v.regex(new RegExp(`^(?:${PROVIDER_FILE}|${SLUG_PATTERN.source.slice(1, -1)})$`)),
+    v.regex(CATALOG_FILE_PATTERN),
     v.description("`_provider` (the instance's defaults) or a model slug"),
   ),
 });
