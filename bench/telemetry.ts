@@ -31,8 +31,8 @@ import { median, percentile, renderTable, runIfMain } from "./support/report";
 import type { ServerAnswer, ServerRequest } from "./support/telemetry-server";
 
 const WARMUP_PER_CASE = 200;
-const ROUNDS = 6;
-const PER_ROUND = 150;
+const ROUNDS = 12;
+const PER_ROUND = 75;
 const TOOLS = 50;
 const SECRET = "bench-secret-0123456789";
 const MODES = ["off", "noop", "otlp"] as const;
