@@ -12,7 +12,7 @@
  *   lines on stdout (for Lambda, see `emf.ts`).
  * - `OTEL_SERVICE_NAME` (default `vance-server-tools`); `OTEL_METRIC_EXPORT_INTERVAL` (ms).
  */
-import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { type ContextManager, context, metrics, propagation, trace } from "@opentelemetry/api";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import * as v from "valibot";
 
@@ -58,7 +58,7 @@ export function parseTelemetryEnv(env: Readonly<Record<string, string | undefine
 
 /**
  * Registers the tracer and meter providers the environment asks for (nothing when it asks for
- * none) with the W3C trace-context propagator and an AsyncLocalStorage context manager. The SDK
+ * none) with the W3C trace-context propagator and a context manager ({@link newContextManager}). The SDK
  * is imported only then: a function without telemetry does not load it at a cold start.
  */
 export async function startTelemetry(
@@ -92,10 +92,10 @@ export async function startTelemetry(
 
   let tracerProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
   if (traces !== "off") {
-    const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, sdk] = await Promise.all([
-      import("@opentelemetry/context-async-hooks"),
+    const [{ W3CTraceContextPropagator }, sdk, contextManager] = await Promise.all([
       import("@opentelemetry/core"),
       import("@opentelemetry/sdk-trace-base"),
+      newContextManager(),
     ]);
     const exporter: SpanExporter =
       traces === "noop"
@@ -112,7 +112,7 @@ export async function startTelemetry(
     trace.disable();
     context.disable();
     propagation.disable();
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    context.setGlobalContextManager(contextManager.enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
   }
@@ -153,6 +153,20 @@ export async function startTelemetry(
       if (meterProvider) metrics.disable();
     },
   };
+}
+
+/**
+ * AsyncLocalStorage where it runs without async_hooks (Node 24; 22 with
+ * `--experimental-async-context-frame`), else the promise-hook manager: on Node 20
+ * AsyncLocalStorage's hooks cost every promise of the process far more (see `promise-context.ts`).
+ */
+async function newContextManager(): Promise<ContextManager> {
+  const { asyncContextFrameOn, PromiseContextManager } = await import("./promise-context");
+  if (asyncContextFrameOn()) {
+    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+    return new AsyncLocalStorageContextManager();
+  }
+  return new PromiseContextManager();
 }
 
 /** The base endpoint gets the signal's path; a per-signal endpoint is used as given (the spec's rule). */
