@@ -3,7 +3,10 @@
  * and dropped (`OTEL_TRACES_EXPORTER=noop`: the instrumentation's own cost), and on with an
  * OTLP/HTTP exporter sending to a receiver on 127.0.0.1 (batched, as in production).
  *
- * Cases, each in the three modes, measured interleaved in rounds so machine load hits them alike:
+ * A fourth mode, `noop-als`, is the no-op exporter with `VANCE_OTEL_CONTEXT=async-local-storage`:
+ * the context manager tracing used before the promise-hook one, side by side.
+ *
+ * Cases, each in every mode, measured interleaved in rounds so machine load hits them alike:
  * - `invoke`: `POST …/tools/summary/invoke`, a scripted tool making one sibling call (a second
  *   scripted tool): request, two tool spans, cascade reads, validations and two script runs;
  * - `manifest`: `GET …/processes/{id}/manifest` of a process over 50 tools (warm: one span).
@@ -37,7 +40,7 @@ const ROUNDS = 12;
 const PER_ROUND = 75;
 const TOOLS = 50;
 const SECRET = "bench-secret-0123456789";
-const MODES = ["off", "noop", "otlp"] as const;
+const MODES = ["off", "noop", "noop-als", "otlp"] as const;
 type Mode = (typeof MODES)[number];
 
 /** A bench server in its own process. */
@@ -45,6 +48,7 @@ interface BenchServer {
   readonly mode: Mode;
   readonly base: string;
   readonly traces: string;
+  readonly context: string;
   readonly node: string;
   /** The process's CPU time so far, µs (every thread). */
   cpu(): Promise<number>;
@@ -62,9 +66,13 @@ export async function main(): Promise<void> {
           mode,
           mode === "off"
             ? {}
-            : mode === "noop"
-              ? { OTEL_TRACES_EXPORTER: "noop", OTEL_METRICS_EXPORTER: "none" }
-              : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: "none" },
+            : mode === "otlp"
+              ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: "none" }
+              : {
+                  OTEL_TRACES_EXPORTER: "noop",
+                  OTEL_METRICS_EXPORTER: "none",
+                  ...(mode === "noop-als" ? { VANCE_OTEL_CONTEXT: "async-local-storage" } : {}),
+                },
         ),
       );
     }
@@ -108,7 +116,7 @@ export async function main(): Promise<void> {
     };
     const rows = cases.map((bench) => {
       const own = stats(bench.name);
-      const off = stats(bench.name.replace(/tracing \w+$/, "tracing off"));
+      const off = stats(bench.name.replace(/tracing [\w-]+$/, "tracing off"));
       return [
         bench.name,
         own.median.toFixed(3),
@@ -123,7 +131,7 @@ export async function main(): Promise<void> {
     const flags = process.env.BENCH_NODE_FLAGS?.trim();
     console.log(
       `telemetry: ${ROUNDS} interleaved rounds (${elapsedSeconds.toFixed(1)} s); servers on Node ${servers[0]!.node}` +
-        `${flags ? ` ${flags}` : ""} (traces ${servers.map((s) => s.traces).join(", ")}); ${cpus().length} CPUs, ` +
+        `${flags ? ` ${flags}` : ""} (${servers.map((s) => `${s.mode}: ${s.traces}, context ${s.context}`).join("; ")}); ${cpus().length} CPUs, ` +
         `load average ${loadavg()[0]?.toFixed(2)}; the receiver got ${receiver.spans()} spans in ${receiver.posts()} posts\n`,
     );
     console.log(
@@ -141,13 +149,14 @@ export async function main(): Promise<void> {
         rows,
       ),
     );
-    const added = (what: string, of: "median" | "cpu") =>
-      stats(`${what}, tracing noop`)[of] / stats(`${what}, tracing off`)[of] - 1;
+    const added = (what: string, of: "median" | "cpu", mode = "noop") =>
+      stats(`${what}, tracing ${mode}`)[of] / stats(`${what}, tracing off`)[of] - 1;
     const verdict = (share: number) => `${(share * 100).toFixed(1)}% (${share <= 0.05 ? "met" : "NOT met"})`;
     for (const of of ["median", "cpu"] as const) {
       console.log(
         `${of === "median" ? "\n" : ""}goal ≤ 5% added with the no-op exporter (${of === "cpu" ? "server CPU time" : "median"}): ` +
-          `invoke ${verdict(added("invoke", of))}, manifest ${verdict(added("manifest", of))}`,
+          `invoke ${verdict(added("invoke", of))}, manifest ${verdict(added("manifest", of))}` +
+          ` (with AsyncLocalStorage: invoke ${verdict(added("invoke", of, "noop-als"))}, manifest ${verdict(added("manifest", of, "noop-als"))})`,
       );
     }
   } finally {
@@ -223,19 +232,22 @@ async function startServer(mode: Mode, env: Record<string, string>): Promise<Ben
   });
   const waiting = new Map<number, (micros: number) => void>();
   let asked = 0;
-  const ready = new Promise<{ port: number; traces: string; node: string }>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the ${mode} server exited (${code}) before listening`)));
-    child.on("message", (answer: ServerAnswer) => {
-      if ("port" in answer) resolve(answer);
-      else waiting.get(answer.cpu)?.(answer.micros);
-    });
-  });
-  const { port, traces, node } = await ready;
+  const ready = new Promise<{ port: number; traces: string; context: string; node: string }>(
+    (resolve, reject) => {
+      child.once("exit", (code) => reject(new Error(`the ${mode} server exited (${code}) before listening`)));
+      child.on("message", (answer: ServerAnswer) => {
+        if ("port" in answer) resolve(answer);
+        else waiting.get(answer.cpu)?.(answer.micros);
+      });
+    },
+  );
+  const { port, traces, context, node } = await ready;
   const ask = (request: ServerRequest) => child.send(request);
   return {
     mode,
     base: `http://127.0.0.1:${port}`,
     traces,
+    context,
     node,
     cpu: () =>
       new Promise<number>((resolve) => {

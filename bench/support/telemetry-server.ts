@@ -22,7 +22,7 @@ import { startTelemetry } from "../../functions/api/telemetry";
 export type ServerRequest = { readonly cpu: number } | { readonly stop: true };
 /** What this process answers. */
 export type ServerAnswer =
-  | { readonly port: number; readonly traces: string; readonly node: string }
+  | { readonly port: number; readonly traces: string; readonly context: string; readonly node: string }
   | { readonly cpu: number; readonly micros: number };
 
 async function main(): Promise<void> {
@@ -51,7 +51,12 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     process.disconnect();
   });
-  send({ port: (server.address() as AddressInfo).port, traces: telemetry.traces, node: process.version });
+  send({
+    port: (server.address() as AddressInfo).port,
+    traces: telemetry.traces,
+    context: telemetry.context,
+    node: process.version,
+  });
 }
 
 main().catch((error: unknown) => {
