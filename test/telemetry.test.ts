@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createJsonLogger } from "@vance/adapters";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { asyncContextFrameOn } from "../functions/api/promise-context";
 import { startTelemetry, type Telemetry } from "../functions/api/telemetry";
 import { bearer, testApp } from "./support/app";
 import { type McpTestServer, startMcpTestServer } from "./support/mcp-test-server";
@@ -150,6 +151,11 @@ afterAll(async () => {
 });
 
 describe("traces over OTLP/HTTP", () => {
+  it("follows the request with promise hooks, or AsyncLocalStorage where that needs no async_hooks", () => {
+    expect(telemetry.traces).toBe("otlp");
+    expect(telemetry.context).toBe(asyncContextFrameOn() ? "async-local-storage" : "promise-hooks");
+  });
+
   it("a scripted invoke: request, tool, its cascade read, validation, script run and sibling call with its upstream request", async () => {
     const { status, body, spans, root, traceId } = await tracedInvoke("ticket_summary", {
       ticket: PARAM_VALUE,

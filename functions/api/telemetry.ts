@@ -11,8 +11,11 @@
  *   baseline of the instrumentation's own cost); metrics `emf`: CloudWatch embedded-metric
  *   lines on stdout (for Lambda, see `emf.ts`).
  * - `OTEL_SERVICE_NAME` (default `vance-server-tools`); `OTEL_METRIC_EXPORT_INTERVAL` (ms).
+ * - `VANCE_OTEL_CONTEXT`: how the active span follows the request, `auto` (the default: see
+ *   {@link newContextManager}), `promise-hooks`, or `async-local-storage` (also into timers and
+ *   emitters, at the cost of async_hooks on Node 20).
  */
-import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { type ContextManager, context, metrics, propagation, trace } from "@opentelemetry/api";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import * as v from "valibot";
 
@@ -25,6 +28,7 @@ const TelemetryEnvSchema = v.object({
   OTEL_TRACES_EXPORTER: ExporterSchema,
   OTEL_METRICS_EXPORTER: ExporterSchema,
   OTEL_SERVICE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), "vance-server-tools"),
+  VANCE_OTEL_CONTEXT: v.optional(v.picklist(["auto", "promise-hooks", "async-local-storage"]), "auto"),
   OTEL_METRIC_EXPORT_INTERVAL: v.optional(
     v.pipe(v.string(), v.transform(Number), v.integer(), v.minValue(1_000)),
     "60000",
@@ -34,6 +38,8 @@ const TelemetryEnvSchema = v.object({
 /** The SDK's state in this process: what it exports, and how to flush and stop it. */
 export interface Telemetry {
   readonly traces: "otlp" | "noop" | "off";
+  /** The context manager tracing registered (none when traces are off). */
+  readonly context: ContextManagerKind | "none";
   readonly metrics: "otlp" | "emf" | "off";
   /** Sends what is buffered (a Lambda invocation ends with this: a frozen sandbox sends nothing). */
   flush(): Promise<void>;
@@ -58,7 +64,7 @@ export function parseTelemetryEnv(env: Readonly<Record<string, string | undefine
 
 /**
  * Registers the tracer and meter providers the environment asks for (nothing when it asks for
- * none) with the W3C trace-context propagator and an AsyncLocalStorage context manager. The SDK
+ * none) with the W3C trace-context propagator and a context manager ({@link newContextManager}). The SDK
  * is imported only then: a function without telemetry does not load it at a cold start.
  */
 export async function startTelemetry(
@@ -82,7 +88,7 @@ export async function startTelemetry(
         ? "otlp"
         : "off";
   if (traces === "off" && metricsMode === "off") {
-    return { traces, metrics: metricsMode, flush: async () => {}, shutdown: async () => {} };
+    return { traces, context: "none", metrics: metricsMode, flush: async () => {}, shutdown: async () => {} };
   }
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
   const resource = resourceFromAttributes({
@@ -90,12 +96,13 @@ export async function startTelemetry(
     "service.version": version,
   });
 
+  let contextKind: ContextManagerKind | undefined;
   let tracerProvider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
   if (traces !== "off") {
-    const [{ AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, sdk] = await Promise.all([
-      import("@opentelemetry/context-async-hooks"),
+    const [{ W3CTraceContextPropagator }, sdk, contextManager] = await Promise.all([
       import("@opentelemetry/core"),
       import("@opentelemetry/sdk-trace-base"),
+      newContextManager(settings.VANCE_OTEL_CONTEXT),
     ]);
     const exporter: SpanExporter =
       traces === "noop"
@@ -108,11 +115,12 @@ export async function startTelemetry(
       spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
     });
     tracerProvider = provider;
+    contextKind = contextManager.kind;
     // Registration is global by the API's design; a second start in one process (tests) replaces the first.
     trace.disable();
     context.disable();
     propagation.disable();
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    context.setGlobalContextManager(contextManager.manager.enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     trace.setGlobalTracerProvider(provider);
   }
@@ -139,6 +147,7 @@ export async function startTelemetry(
   }
   return {
     traces,
+    context: contextKind ?? "none",
     metrics: metricsMode,
     async flush() {
       await Promise.all([tracerProvider?.forceFlush(), meterProvider?.forceFlush()]);
@@ -153,6 +162,24 @@ export async function startTelemetry(
       if (meterProvider) metrics.disable();
     },
   };
+}
+
+type ContextManagerKind = "promise-hooks" | "async-local-storage";
+
+/**
+ * `auto`: AsyncLocalStorage where it runs without async_hooks (Node 24; 22 with
+ * `--experimental-async-context-frame`), else the promise-hook manager: on Node 20
+ * AsyncLocalStorage's hooks cost every promise of the process far more (see `promise-context.ts`).
+ */
+async function newContextManager(
+  wanted: "auto" | ContextManagerKind,
+): Promise<{ kind: ContextManagerKind; manager: ContextManager }> {
+  const { asyncContextFrameOn, PromiseContextManager } = await import("./promise-context");
+  if (wanted === "async-local-storage" || (wanted === "auto" && asyncContextFrameOn())) {
+    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+    return { kind: "async-local-storage", manager: new AsyncLocalStorageContextManager() };
+  }
+  return { kind: "promise-hooks", manager: new PromiseContextManager() };
 }
 
 /** The base endpoint gets the signal's path; a per-signal endpoint is used as given (the spec's rule). */

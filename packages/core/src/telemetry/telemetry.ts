@@ -37,25 +37,50 @@ export const TraceAttributes = {
  * Runs `work` inside a child span of the active one, named `name`; the span ends when it
  * settles. A throw ends it with status ERROR and the error's `code` (or name) as outcome —
  * the message stays out, it may quote a param.
+ *
+ * One `then` and no async wrapper: with a context manager on, every promise a span adds is
+ * paid for in hooks (`startActiveSpan` with an async callback added four more per span).
  */
-export async function inSpan<T>(
+export function inSpan<T>(
   name: string,
   attributes: Attributes,
   work: (span: Span) => Promise<T>,
   kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
-  return trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes, kind }, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      const code = errorCode(error);
-      span.setAttribute(TraceAttributes.outcome, code);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: code });
-      throw error;
-    } finally {
+  const parent = context.active();
+  const span = tracer().startSpan(name, { attributes, kind }, parent);
+  let running: Promise<T>;
+  try {
+    running = context.with(trace.setSpan(parent, span), work, undefined, span);
+  } catch (error) {
+    failed(span, error);
+    return Promise.reject(error);
+  }
+  return running.then(
+    (value) => {
       span.end();
-    }
-  });
+      return value;
+    },
+    (error: unknown) => {
+      failed(span, error);
+      throw error;
+    },
+  );
+}
+
+function failed(span: Span, error: unknown): void {
+  const code = errorCode(error);
+  span.setAttribute(TraceAttributes.outcome, code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+  span.end();
+}
+
+/**
+ * The service's tracer, asked of the global provider each time (a test or bench may register
+ * another); the provider caches it by name.
+ */
+function tracer() {
+  return trace.getTracer(TRACER_NAME);
 }
 
 /** Marks how a span's work ended; anything but `ok` is an error status. */
