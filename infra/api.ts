@@ -45,5 +45,8 @@ export const api = new sst.aws.Function("Api", {
       }),
     ),
     OTEL_METRICS_EXPORTER: METRICS_EXPORTER,
+    // Node 22's AsyncLocalStorage without async_hooks: `VANCE_OTEL_CONTEXT=auto` then takes it as
+    // the trace context manager, at ~0.3 µs per 50 awaits instead of ~8 µs (bench/context-hooks).
+    NODE_OPTIONS: "--experimental-async-context-frame",
   },
 });
