@@ -383,7 +383,11 @@ describe("processes on DynamoDB Local (the cloud's state store)", () => {
     await ensureStateTable(client, tableName);
     const state = new DynamoStateStore({ client, tableName });
     const now = { t: 3_000_000 };
-    const { app } = await testApp({ state, now: () => now.t, env: { VANCE_ACTIVATION_TTL_SECONDS: "600" } });
+    const { app, services } = await testApp({
+      state,
+      now: () => now.t,
+      env: { VANCE_ACTIVATION_TTL_SECONDS: "600" },
+    });
     const api = await projectClient(app);
     await api.putTool("notes_a", doc("Note A."));
     await api.putTool("notes_b", doc("Note B."));
@@ -397,6 +401,8 @@ describe("processes on DynamoDB Local (the cloud's state store)", () => {
     expect((await api.manifest(processId)).primary).not.toContain("notes_b");
 
     await api.invoke(processId, "notes_a");
+    // Usage is written behind the answer (issue 24): the call's count lands once the flush settles.
+    await services.usage.flush();
     const rows = await state.listToolUsage("acme", "shop", "default");
     expect(rows.map((row) => [row.tool, row.calls, row.discoveryHits])).toEqual([
       ["notes_a", 1, 0],
