@@ -5,7 +5,14 @@ import { performance } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
-import { byString, CAPABILITY_FLOOR, type Manifest, mapWithConcurrency, silentLogger } from "@vance/core";
+import {
+  byString,
+  CAPABILITY_FLOOR,
+  type Manifest,
+  mapWithConcurrency,
+  silentLogger,
+  TOOL_SEARCH_AUTO_SIZE,
+} from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { ScriptPool } from "@vance/sandbox";
 import { createApp } from "../functions/api/app";
@@ -275,7 +282,8 @@ function verifyManifest(body: Manifest, size: number): void {
   const fail = (why: string) => {
     throw new Error(`manifest of ${size} tools: ${why}`);
   };
-  const tools = size + CAPABILITY_FLOOR.length;
+  // The floor pair, and `tool_search`, which a spawn adds by itself above TOOL_SEARCH_AUTO_SIZE.
+  const tools = size + CAPABILITY_FLOOR.length + (size > TOOL_SEARCH_AUTO_SIZE ? 1 : 0);
   if (body.primary.length + body.deferred.length !== tools)
     fail(`${body.primary.length} primary + ${body.deferred.length} deferred ≠ ${tools}`);
   if (body.budget.limit !== OPENAI_LIMIT) fail(`limit ${body.budget.limit}, expected ${OPENAI_LIMIT}`);

@@ -154,7 +154,12 @@ export {
 } from "./ports/index";
 export { ProcessService } from "./processes/process-service";
 export { loadedRe2, loadRe2 } from "./re2";
-export { HintEntrySchema, RecipeEntrySchema, RecipeResolver } from "./recipes/recipe-resolver";
+export {
+  HintEntrySchema,
+  RecipeEntrySchema,
+  RecipeResolver,
+  TOOL_SEARCH_AUTO_SIZE,
+} from "./recipes/recipe-resolver";
 export { SecretScrubber } from "./secrets/scrub";
 export { SecretService } from "./secrets/secret-service";
 export { subToolOp } from "./sources/sub-tools";
