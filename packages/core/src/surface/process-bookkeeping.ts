@@ -1,5 +1,6 @@
 import type { CallResult } from "../calls/built-in-tool";
 import { inCapabilityFloor } from "../calls/capability-floor";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { META_TOOL } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
@@ -42,6 +43,7 @@ export class ProcessBookkeeping {
    */
   async called(
     record: ProcessRecord,
+    read: CascadeRead,
     name: string,
     result: CallResult,
     skillTools: readonly string[] = [],
@@ -50,7 +52,7 @@ export class ProcessBookkeeping {
     if ("error" in result || !counted(name)) return;
     const at = this.now();
     await this.settle(record, name, [
-      activates ? this.activateIfOutside(record, name, skillTools, at) : null,
+      activates ? this.activateIfOutside(record, read, name, skillTools, at) : null,
       this.options.usage.countCall(record, name, at),
     ]);
   }
@@ -83,13 +85,14 @@ export class ProcessBookkeeping {
   /** Touches `name` when it is activated already, or was not in this turn's tools array. */
   private async activateIfOutside(
     record: ProcessRecord,
+    read: CascadeRead,
     name: string,
     skillTools: readonly string[],
     at: number,
   ): Promise<void> {
     if (!Object.hasOwn(record.activatedTools, name)) {
       // The surface the turn's manifest was built from (kept per process, so warm it costs nothing).
-      const { classification } = await this.options.surface.classify(record, skillTools);
+      const { classification } = await this.options.surface.classify(record, read, skillTools);
       if (!classification.deferred.includes(name)) return;
     }
     await this.options.records.touch(record, [name], at);
