@@ -435,7 +435,7 @@ export async function buildServices(
     wire,
     hints,
   });
-  const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
+  const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
   const compileCatalog = () => syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger });
   const diagnosticWebhook =

@@ -14,7 +14,7 @@ import type { ToolSurface } from "../surface/tool-surface";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";
 
 export interface DiscoveryApiOptions {
-  readonly surface: Pick<ToolSurface, "classify">;
+  readonly surface: Pick<ToolSurface, "classify" | "wasDeferred">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
 }
 
@@ -200,7 +200,13 @@ export class DiscoveryApi {
   ): Promise<ToolOutcome> {
     try {
       const result = await call(name, params);
-      await this.options.bookkeeping.called(record, read, name, result, skillTools, activates);
+      await this.options.bookkeeping.called(
+        record,
+        name,
+        result,
+        () => this.options.surface.wasDeferred(record, read, name, skillTools),
+        activates,
+      );
       return "route" in result
         ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
         : result;

@@ -8,7 +8,7 @@ import type { WireFormat } from "../surface/wire";
 
 export interface ProcessServiceOptions {
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;
-  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit">;
+  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -93,7 +93,10 @@ export class ProcessService {
       // `get` read the generations with the record.
       read,
     });
-    await this.options.bookkeeping.called(record, read, name, result, skillTools);
+    // Asked only when the call may activate the tool: from the surface this turn's manifest built.
+    await this.options.bookkeeping.called(record, name, result, () =>
+      this.options.surface.wasDeferred(record, read, name, skillTools),
+    );
     return result;
   }
 }

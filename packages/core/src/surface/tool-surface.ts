@@ -285,6 +285,21 @@ export class ToolSurface {
     return (await this.memoised(record, read, additional)).surface;
   }
 
+  /**
+   * Whether `name` was outside this turn's tools array (deferred, or demoted by the budget): asked
+   * of the classification the turn's manifest built, kept per process — classified only when no
+   * kept one matches the turn's inputs, exactly as {@link classify}.
+   */
+  async wasDeferred(
+    record: ProcessRecord,
+    read: CascadeRead,
+    name: string,
+    additional: readonly string[] = [],
+  ): Promise<boolean> {
+    const { classification } = await this.classify(record, read, additional);
+    return classification.deferred.includes(name);
+  }
+
   /** {@link classify}, with the manifests already built from the classification it answers. */
   private async memoised(
     record: ProcessRecord,
