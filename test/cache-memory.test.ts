@@ -7,6 +7,7 @@ import { FsObjectStore } from "@vance/adapters";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import {
   BUILT_IN_TOOL_TYPES,
+  CascadeRead,
   DocumentCascade,
   Generations,
   MAX_YAML_DOCUMENT_CHARS,
@@ -104,7 +105,7 @@ describe("caches bounded by bytes", () => {
     const before = heapUsed();
     let peak = 0;
     for (let i = 0; i < count; i++) {
-      const found = await tools.lookup("acme", "shop", `big_tool_${i}`, "known");
+      const found = await tools.lookup("acme", "shop", `big_tool_${i}`, CascadeRead.trusting());
       expect(found.status === "found" && found.tool.config.description.length).toBe(TOOL_DOCUMENT_CHARS);
       peak = Math.max(peak, tools.stats.bytes);
     }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsObjectStore } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import { CompiledToolLayers, compiledLayerKey, mapWithConcurrency } from "@vance/core";
+import { CascadeRead, CompiledToolLayers, compiledLayerKey, mapWithConcurrency } from "@vance/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -206,8 +206,9 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     // Each layer's index, current: one GET each — no LIST, no document read, no rewrite.
     expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
     expect(
-      (await b.services.tools.listAll("acme", "shop", "known")).find((tool) => tool.name === "f0_t0")?.config
-        .description,
+      (await b.services.tools.listAll("acme", "shop", CascadeRead.trusting())).find(
+        (tool) => tool.name === "f0_t0",
+      )?.config.description,
     ).toBe("tool 0, rewritten");
     expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
   });

@@ -423,12 +423,10 @@ export async function buildServices(
   });
   const wire = new WireCache();
   const hints = new ToolHintCache();
-  // The surface runs only below ProcessService, which read the generations with the process record.
+  // The surface runs only below ProcessService, which hands it the request's read.
   const surface = new ToolSurface({
-    tools: { listing: (tenant, project) => tools.listing(tenant, project, "known") },
-    budget: {
-      budgetForChain: (models, tenant) => budget.budgetForChain(models, { tenant, freshness: "known" }),
-    },
+    tools,
+    budget,
     records,
     usage,
     demotions: new DemotionLog({ logger, state }),
@@ -437,7 +435,7 @@ export async function buildServices(
     wire,
     hints,
   });
-  const bookkeeping = new ProcessBookkeeping({ records, surface, usage, logger, now });
+  const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
   const compileCatalog = () => syncCatalog({ store: catalogStore, bundled: bundledCatalog, logger });
   const diagnosticWebhook =

@@ -1,4 +1,5 @@
 import {
+  CascadeRead,
   InvocableToolNameSchema,
   LabelSchema,
   type ObjectAudit,
@@ -168,9 +169,11 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
 
   app.get("/:name", describe(DOCS.get), need("read"), params(CalledNameSchema), async (c) => {
     const { tenant, project, name } = c.req.valid("param");
-    const tool = await tools.require(tenant, project, name);
+    // One read of the generations for the request: the pack's source is read under it too.
+    const read = CascadeRead.begin();
+    const tool = await tools.require(tenant, project, name, read);
     if (tool.etag) c.header("ETag", tool.etag);
-    const source = tool.pack ? null : await tools.packSource(tenant, project, name, "known");
+    const source = tool.pack ? null : await tools.packSource(tenant, project, name, read);
     return c.json(toolView(tool, source));
   });
 

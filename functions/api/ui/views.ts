@@ -3,6 +3,7 @@
  * details and the model view. The pages render these; the routes pick which one.
  */
 import {
+  CascadeRead,
   commaList,
   Errors,
   inCapabilityFloor,
@@ -168,7 +169,8 @@ function targetOf(tool: ResolvedTool): ToolTarget | undefined {
 /** One tool as the cascade resolves it, and its document in every layer that holds one. */
 export async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
   const { tenant, project } = at;
-  const found = await services.tools.lookup(tenant, project, name);
+  const read = CascadeRead.begin();
+  const found = await services.tools.lookup(tenant, project, name, read);
   if (found.status === "not_found") throw Errors.toolNotFound(name);
   const builtIn = found.status === "found" && found.tool.layer === "builtin";
   const documentPath = builtIn ? null : toolDocumentPath(packOf(name) ?? name);
@@ -190,7 +192,7 @@ export async function toolDetails(services: UiServices, at: ProjectRef, name: st
         pack: tool.pack?.name,
         stale: tool.stale,
         source:
-          tool.kind === "document" ? await services.tools.packSource(tenant, project, name, "known") : null,
+          tool.kind === "document" ? await services.tools.packSource(tenant, project, name, read) : null,
         runs: targetOf(tool),
         audit: {
           createdAt: tool.audit?.createdAt ?? null,

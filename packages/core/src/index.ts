@@ -3,6 +3,7 @@ export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
 export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
+export { CascadeRead } from "./cascade/cascade-read";
 export { addressedLayer, type BundledDocuments, DocumentCascade } from "./cascade/document-cascade";
 export {
   CATALOG_MARKER,

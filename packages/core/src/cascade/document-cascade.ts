@@ -19,6 +19,7 @@ import {
   type PutOptions,
   type StoredObject,
 } from "../ports/object-store";
+import { CascadeRead } from "./cascade-read";
 import { type GenerationStamp, type Generations, layerMarker, requestMarkers } from "./generations";
 
 /** The layers of the cascade, innermost first. `builtin` exists only for tools. */
@@ -152,13 +153,14 @@ export class DocumentCascade {
   }
 
   /**
-   * Reads the generations a request about this project trusts afterwards (one state-store
-   * request), so its reads see every write that finished before it started.
+   * Makes current for `read` the generations a request about this project trusts afterwards:
+   * one state-store request unless the request read them already, so its reads see every write
+   * that finished before it started.
    */
-  async refresh(tenant: string, project: string): Promise<void> {
+  async refresh(tenant: string, project: string, read: CascadeRead = CascadeRead.begin()): Promise<void> {
     assertTenantId(tenant);
     assertProjectId(project);
-    await this.#generations?.read(requestMarkers(tenant, project));
+    await read.ensure(this.#generations, requestMarkers(tenant, project));
   }
 
   /** The first hit of project → tenant → bundled, or null. Trusts the known generations (see `refresh`). */

@@ -51,16 +51,6 @@ export interface GenerationStamp {
   readonly at: number;
 }
 
-/** Whether a read trusts what the request already knows, or reads the generations first. */
-export type Freshness =
-  /** Reads the generations first (one state-store request): the read sees every write finished before it. */
-  | "fresh"
-  /**
-   * Trusts the generations this request has read already — ProcessService reads them in the
-   * same request as the process record. Only for code that runs below such a read.
-   */
-  | "known";
-
 /** The safety net's default: anything cached is read again after 5 minutes, moved generation or not. */
 export const DEFAULT_REVALIDATE_AFTER_MS = 5 * 60 * 1000;
 

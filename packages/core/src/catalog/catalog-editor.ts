@@ -1,3 +1,4 @@
+import { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type Generations } from "../cascade/generations";
 import { Errors, VanceError } from "../errors";
 import { INSTANCE_PATTERN, SLUG_PATTERN } from "../ids";
@@ -50,7 +51,7 @@ export class CatalogEditor {
     }
     if (!written.ok) throw Errors.pathConflict(path);
     await this.#rebuild();
-    const catalog = await this.options.catalog.catalog("known");
+    const catalog = await this.options.catalog.catalog(CascadeRead.trusting());
     const provider = Object.hasOwn(catalog.providers, instance) ? catalog.providers[instance] : undefined;
     return { created, provider: providerView(instance, provider ?? { models: {} }) };
   }

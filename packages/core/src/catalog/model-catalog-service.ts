@@ -1,9 +1,5 @@
-import {
-  CATALOG_MARKER,
-  type Freshness,
-  type GenerationStamp,
-  type Generations,
-} from "../cascade/generations";
+import { CascadeRead } from "../cascade/cascade-read";
+import { CATALOG_MARKER, type GenerationStamp, type Generations } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import type { Logger } from "../ports/logger";
 import { isNotModified, listAllObjects, type ObjectStore } from "../ports/object-store";
@@ -58,11 +54,10 @@ export class ModelCatalogService {
    * The current catalog: `catalog.json` when the sync has written it, else compiled from the
    * sources. With generation markers, no store request while the catalog's generation stands.
    */
-  async catalog(freshness: Freshness = "fresh"): Promise<CompiledCatalog> {
+  async catalog(read: CascadeRead = CascadeRead.begin()): Promise<CompiledCatalog> {
     const generations = this.#generations;
     if (!generations) return this.#revalidate();
-    if (freshness === "fresh") await generations.read([CATALOG_MARKER]);
-    else await generations.ensure([CATALOG_MARKER]);
+    await read.ensure(generations, [CATALOG_MARKER]);
     const current = this.#current;
     if (current && generations.isCurrent(CATALOG_MARKER, current.stamp)) return current.catalog;
     const stamp = generations.stamp(CATALOG_MARKER);

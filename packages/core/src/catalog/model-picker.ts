@@ -1,3 +1,4 @@
+import { CascadeRead } from "../cascade/cascade-read";
 import { compareStrings } from "../order";
 import type { LlmChoice, LlmEndpoint, LlmModels } from "../ports/tool-runtime";
 import type { PlatformSecrets } from "../secrets/secret-service";
@@ -25,7 +26,7 @@ export class ModelPicker implements LlmModels {
 
   async pick(tenant: string, choice: LlmChoice): Promise<LlmEndpoint | Failure> {
     // The invocation read the catalog's generation with its request.
-    const catalog = await this.options.catalog.catalog("known");
+    const catalog = await this.options.catalog.catalog(CascadeRead.trusting());
     const target = this.#target(catalog, tenant, choice);
     if ("error" in target) return target;
     const { instance, slug, provider } = target;

@@ -1,11 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
-import {
-  type Freshness,
-  type GenerationStamp,
-  type Generations,
-  OBSERVED_LIMITS_MARKER,
-} from "../cascade/generations";
+import { CascadeRead } from "../cascade/cascade-read";
+import { type GenerationStamp, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
 import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
@@ -210,7 +206,7 @@ export class ObservedToolLimits {
   async limitsFor(
     models: readonly string[],
     tenant: string | null,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
     const keysOf = (model: string): string[] => {
@@ -220,7 +216,7 @@ export class ObservedToolLimits {
         : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
     };
     const keys = [...new Set(models.flatMap(keysOf))];
-    const limits = await this.#limitsByKey(keys, freshness);
+    const limits = await this.#limitsByKey(keys, read);
     const result = new Map<string, number>();
     for (const model of models) {
       const found = keysOf(model).flatMap((key) => {
@@ -233,14 +229,13 @@ export class ObservedToolLimits {
   }
 
   /** The limit under each key (`NONE_OBSERVED` for none), from the cache where it is current. */
-  async #limitsByKey(keys: readonly string[], freshness: Freshness): Promise<Map<string, number>> {
+  async #limitsByKey(keys: readonly string[], read: CascadeRead): Promise<Map<string, number>> {
     const generations = this.#generations;
     if (!generations) {
       const found = await this.#state.getObservedToolLimits(keys);
       return new Map(found.map((limit) => [limit.key, limit.maxTools]));
     }
-    if (freshness === "fresh") await generations.read([OBSERVED_LIMITS_MARKER]);
-    else await generations.ensure([OBSERVED_LIMITS_MARKER]);
+    await read.ensure(generations, [OBSERVED_LIMITS_MARKER]);
     let known = this.#known;
     if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
       known = {

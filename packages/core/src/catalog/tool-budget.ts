@@ -1,9 +1,5 @@
-import {
-  CATALOG_MARKER,
-  type Freshness,
-  type Generations,
-  OBSERVED_LIMITS_MARKER,
-} from "../cascade/generations";
+import { CascadeRead } from "../cascade/cascade-read";
+import { CATALOG_MARKER, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
 import { type LimitSource, maxToolsFor, maxToolTokensFor, parseModelId } from "./model-catalog";
 import type { ModelCatalogService } from "./model-catalog-service";
@@ -52,21 +48,19 @@ export class ToolBudgetService {
 
   /**
    * Per model the smaller of the catalog's and the observed limit of its endpoint (the platform's,
-   * and `tenant`'s own when given); the chain's is the min over all. `"known"` trusts the
-   * generations the request read already (the tool surface).
+   * and `tenant`'s own when given); the chain's is the min over all. `read` is the request's:
+   * the catalog's and the observed limits' markers are read with it, both in one request.
    */
   async budgetForChain(
     models: readonly string[],
-    options: { readonly tenant?: string; readonly freshness?: Freshness } = {},
+    options: { readonly tenant?: string; readonly read?: CascadeRead } = {},
   ): Promise<ChainBudget> {
-    const freshness = options.freshness ?? "fresh";
+    const read = options.read ?? CascadeRead.begin();
     if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);
     const generations = this.#generations;
-    if (generations && freshness === "fresh")
-      await generations.read([OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
-    const read: Freshness = generations ? "known" : freshness;
+    await read.ensure(generations, [OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
     const [catalog, observed] = await Promise.all([
       this.#catalog.catalog(read),
       this.#observed.limitsFor(models, options.tenant ?? null, read),

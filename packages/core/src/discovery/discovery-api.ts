@@ -2,6 +2,7 @@ import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
 import { inCapabilityFloor } from "../calls/capability-floor";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { toolFailureOf, VanceError } from "../errors";
 import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
@@ -13,13 +14,15 @@ import type { ToolSurface } from "../surface/tool-surface";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";
 
 export interface DiscoveryApiOptions {
-  readonly surface: Pick<ToolSurface, "classify">;
+  readonly surface: Pick<ToolSurface, "classify" | "wasDeferred">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
 }
 
 /** How the bound call's uses count: `activates: false` inside a model's script (they count, but activate nothing). */
 export interface ProcessToolsOptions {
   readonly activates: boolean;
+  /** The call's read of the generations: the surface answers from it. */
+  readonly read: CascadeRead;
 }
 
 /**
@@ -45,14 +48,14 @@ export class DiscoveryApi {
     record: ProcessRecord,
     call: NestedCall,
     skillTools: readonly string[] = [],
-    options: ProcessToolsOptions = { activates: true },
+    options: ProcessToolsOptions,
   ): ProcessToolsApi {
-    const { activates } = options;
+    const { activates, read } = options;
     return {
-      list: (prefix) => this.list(record, prefix, skillTools),
-      describe: (names) => this.describe(record, names, skillTools, activates),
-      search: (query, limit) => this.search(record, query, limit, skillTools, activates),
-      invoke: (name, params) => this.invoke(record, call, name, params, skillTools, activates),
+      list: (prefix) => this.list(record, read, prefix, skillTools),
+      describe: (names) => this.describe(record, read, names, skillTools, activates),
+      search: (query, limit) => this.search(record, read, query, limit, skillTools, activates),
+      invoke: (name, params) => this.invoke(record, read, call, name, params, skillTools, activates),
       countCalls: (calls) => this.options.bookkeeping.countCalls(record, calls),
     };
   }
@@ -64,10 +67,15 @@ export class DiscoveryApi {
    */
   async list(
     record: ProcessRecord,
+    read: CascadeRead,
     prefix: string | undefined,
     skillTools: readonly string[] = [],
   ): Promise<ToolOutcome> {
-    const { classification, tools, stalePacks } = await this.options.surface.classify(record, skillTools);
+    const { classification, tools, stalePacks } = await this.options.surface.classify(
+      record,
+      read,
+      skillTools,
+    );
     const lower = prefix?.toLowerCase();
     const filter = (names: readonly string[]) =>
       lower ? names.filter((name) => name.toLowerCase().startsWith(lower)) : [...names];
@@ -98,6 +106,7 @@ export class DiscoveryApi {
    */
   async describe(
     record: ProcessRecord,
+    read: CascadeRead,
     names: readonly string[],
     skillTools: readonly string[] = [],
     activates = true,
@@ -105,7 +114,7 @@ export class DiscoveryApi {
     const unique = [...new Set(names)];
     const asked = unique.slice(0, MAX_DESCRIBE);
     const skipped = unique.slice(MAX_DESCRIBE);
-    const { tools, classification } = await this.options.surface.classify(record, skillTools);
+    const { tools, classification } = await this.options.surface.classify(record, read, skillTools);
     const described: { name: string; description: string; paramsSchema: JsonSchema }[] = [];
     const unknown: string[] = [];
     for (const name of asked) {
@@ -139,12 +148,13 @@ export class DiscoveryApi {
    */
   async search(
     record: ProcessRecord,
+    read: CascadeRead,
     query: string,
     limit: number | undefined,
     skillTools: readonly string[] = [],
     activates = true,
   ): Promise<ToolOutcome> {
-    const { tools } = await this.options.surface.classify(record, skillTools);
+    const { tools } = await this.options.surface.classify(record, read, skillTools);
     let index = this.indexReads.read(this.indexes.get(tools));
     if (!index) {
       index = new ToolSearchIndex(
@@ -165,6 +175,7 @@ export class DiscoveryApi {
     }
     const described = await this.describe(
       record,
+      read,
       hits.map((hit) => hit.name),
       skillTools,
       activates,
@@ -180,6 +191,7 @@ export class DiscoveryApi {
    */
   async invoke(
     record: ProcessRecord,
+    read: CascadeRead,
     call: NestedCall,
     name: string,
     params: unknown,
@@ -188,7 +200,13 @@ export class DiscoveryApi {
   ): Promise<ToolOutcome> {
     try {
       const result = await call(name, params);
-      await this.options.bookkeeping.called(record, name, result, skillTools, activates);
+      await this.options.bookkeeping.called(
+        record,
+        name,
+        result,
+        () => this.options.surface.wasDeferred(record, read, name, skillTools),
+        activates,
+      );
       return "route" in result
         ? { error: "ClientToolNotCallable", message: `'${name}' runs on the client; call it directly` }
         : result;

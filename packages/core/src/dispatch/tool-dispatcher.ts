@@ -1,8 +1,8 @@
 import type { Span } from "@opentelemetry/api";
 import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
+import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
-import type { Freshness } from "../cascade/generations";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
@@ -40,11 +40,11 @@ export interface DispatchRequest {
    */
   readonly parent?: CallBudget;
   /**
-   * `"known"` when the caller has read the layers' generations for this request already (with
-   * the process record); a top-level call reads them otherwise. Nested
-   * calls always run on their top-level call's read.
+   * The request's read of the generations (a call in a process: read with the process record);
+   * a top-level call without one reads them itself. Nested calls always run on their top-level
+   * call's read.
    */
-  readonly freshness?: Freshness;
+  readonly read?: CascadeRead;
   /**
    * False for calls a built-in starts (a model's `execute_javascript` script) and everything
    * below them: they count as usage of the tools they reach, but activate nothing — not even
@@ -111,14 +111,14 @@ export class ToolDispatcher {
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
-  private async resolve(request: Omit<DispatchRequest, "params">): Promise<CallTarget> {
+  private async resolve(request: Omit<DispatchRequest, "params">, read: CascadeRead): Promise<CallTarget> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError("tool_not_allowed", `tool '${request.name}' is not in the caller's allowed tools`);
     }
     const { caller, name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
     try {
-      return await this.options.tools.require(caller.tenant, caller.project, name, freshnessOf(request));
+      return await this.options.tools.require(caller.tenant, caller.project, name, read);
     } catch (error) {
       if (client && error instanceof VanceError && error.code === "tool_not_found")
         return { ...client, kind: "client" };
@@ -167,19 +167,26 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
+    // One read for the call, made where it enters: resolving and running it share it.
+    const read = readOf(request);
     let target: CallTarget;
     try {
-      target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
+      target = await inSpan("cascade.resolve", {}, () => this.resolve(request, read));
     } catch (error) {
       if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
       throw error;
     }
     seen.type = typeOf(target);
     span.setAttribute(TraceAttributes.type, seen.type);
-    return this.run(request, target, budget);
+    return this.run(request, target, budget, read);
   }
 
-  private async run(request: DispatchRequest, target: CallTarget, budget: CallBudget): Promise<CallResult> {
+  private async run(
+    request: DispatchRequest,
+    target: CallTarget,
+    budget: CallBudget,
+    read: CascadeRead,
+  ): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
       const schema = compileJsonSchema(target.inputSchema);
@@ -199,10 +206,9 @@ export class ToolDispatcher {
         return { route: "client", name: target.name, params: input };
       case "builtin": {
         // A built-in resolves without reading a layer; the meta-tools read them through the surface.
-        if (request.process && freshnessOf(request) === "fresh") {
-          await this.options.cascade.refresh(request.caller.tenant, request.caller.project);
-        }
-        const discovery = this.processTools(request, budget);
+        if (request.process)
+          await this.options.cascade.refresh(request.caller.tenant, request.caller.project, read);
+        const discovery = this.processTools(request, budget, read);
         return target.builtIn.invoke(params, request.caller, {
           budget,
           signal: request.signal ?? NEVER_ABORTED,
@@ -237,14 +243,18 @@ export class ToolDispatcher {
   }
 
   /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
-  private processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
+  private processTools(
+    request: DispatchRequest,
+    budget: CallBudget,
+    read: CascadeRead,
+  ): ProcessToolsApi | undefined {
     const { discovery } = this.options;
     if (!request.process || !discovery) return undefined;
     return discovery.forProcess(
       request.process,
       (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
       request.skillTools ?? [],
-      { activates: request.activates !== false },
+      { activates: request.activates !== false, read },
     );
   }
 
@@ -316,9 +326,9 @@ function unsupported(type: string): CallResult {
   };
 }
 
-/** A nested call runs on the generations its top-level call read; a top-level call reads them unless told. */
-function freshnessOf(request: Omit<DispatchRequest, "params">): Freshness {
-  return request.parent ? "known" : (request.freshness ?? "fresh");
+/** A nested call runs on the generations its top-level call read; a top-level call reads them unless handed its request's read. */
+function readOf(request: Omit<DispatchRequest, "params">): CascadeRead {
+  return request.parent ? CascadeRead.trusting() : (request.read ?? CascadeRead.begin());
 }
 
 /**

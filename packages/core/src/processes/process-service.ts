@@ -1,3 +1,4 @@
+import { CascadeRead } from "../cascade/cascade-read";
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
 import type { ProcessKey, ProcessRecord } from "../ports/state-store";
 import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
@@ -7,7 +8,7 @@ import type { WireFormat } from "../surface/wire";
 
 export interface ProcessServiceOptions {
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;
-  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit">;
+  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -26,8 +27,10 @@ export class ProcessService {
    * the answer names the referenced packs whose source is not current and what named nothing.
    */
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
-    const prepared = await this.options.records.prepare(tenant, project, request);
-    await this.options.surface.admit(prepared.record);
+    // The request's one read of the generations, passed to everything below.
+    const read = CascadeRead.begin();
+    const prepared = await this.options.records.prepare(tenant, project, request, read);
+    await this.options.surface.admit(prepared.record, read);
     await this.options.records.create(prepared.record);
     return prepared;
   }
@@ -39,11 +42,12 @@ export class ProcessService {
 
   /**
    * The turn's manifest: the tools array (sorted by name), the buckets, the budget and the two
-   * discovery blocks. The record is read with the generations; the surface trusts them.
+   * discovery blocks. The record is read with the generations; the surface answers from that read.
    */
   async manifest(key: ProcessKey, format: WireFormat, additional: readonly string[] = []): Promise<Manifest> {
-    const record = await this.get(key.tenant, key.project, key.processId);
-    return this.options.surface.manifest(record, format, additional);
+    const read = CascadeRead.begin();
+    const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
+    return this.options.surface.manifest(record, read, format, additional);
   }
 
   /**
@@ -56,8 +60,9 @@ export class ProcessService {
     request: SpawnRequest,
     format: WireFormat,
   ): Promise<{ readonly record: ProcessRecord; readonly manifest: Manifest }> {
-    const record = await this.options.records.draft(tenant, project, request);
-    return { record, manifest: await this.options.surface.preview(record, format) };
+    const read = CascadeRead.begin();
+    const record = await this.options.records.draft(tenant, project, request, read);
+    return { record, manifest: await this.options.surface.preview(record, read, format) };
   }
 
   /**
@@ -70,7 +75,8 @@ export class ProcessService {
     params: unknown,
     skillTools: readonly string[] = [],
   ): Promise<DispatchResult> {
-    const record = await this.get(key.tenant, key.project, key.processId);
+    const read = CascadeRead.begin();
+    const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
     const result = await this.options.dispatcher.invoke({
       caller: {
         tenant: record.tenant,
@@ -85,9 +91,12 @@ export class ProcessService {
       process: record,
       skillTools,
       // `get` read the generations with the record.
-      freshness: "known",
+      read,
     });
-    await this.options.bookkeeping.called(record, name, result, skillTools);
+    // Asked only when the call may activate the tool: from the surface this turn's manifest built.
+    await this.options.bookkeeping.called(record, name, result, () =>
+      this.options.surface.wasDeferred(record, read, name, skillTools),
+    );
     return result;
   }
 }

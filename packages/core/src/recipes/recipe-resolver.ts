@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Freshness } from "../cascade/generations";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { Errors } from "../errors";
 import {
   InvocableToolNameSchema,
@@ -111,7 +111,7 @@ export class RecipeResolver {
     tenant: string,
     project: string,
     lists: RecipeLists,
-    options: { readonly clientTools?: readonly string[]; readonly freshness?: Freshness } = {},
+    options: { readonly clientTools?: readonly string[]; readonly read?: CascadeRead } = {},
   ): Promise<RecipeResolution> {
     const entries = [
       ...(lists.engineDefault ?? []),
@@ -127,7 +127,7 @@ export class RecipeResolver {
     }
     const listing: ToolListing =
       entries.length > 0
-        ? await this.tools.listing(tenant, project, options.freshness)
+        ? await this.tools.listing(tenant, project, options.read)
         : { tools: [], invalid: [], packs: [], hidden: [] };
     const scope = new RecipeScope(listing, options.clientTools ?? []);
     const warnings: RecipeWarning[] = [];

@@ -5,12 +5,9 @@ import type { Logger } from "../ports/logger";
 import type { ProcessRecord } from "../ports/state-store";
 import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
-import type { ToolSurface } from "./tool-surface";
 
 export interface ProcessBookkeepingOptions {
   readonly records: Pick<ProcessRecords, "touch">;
-  /** Which tools the model could not see this turn: only those a call activates. */
-  readonly surface: Pick<ToolSurface, "classify">;
   readonly usage: Pick<ToolUsage, "countCall" | "countDiscoveryHit">;
   readonly logger: Logger;
   /** Epoch milliseconds. */
@@ -35,22 +32,23 @@ export class ProcessBookkeeping {
    * only when the tool was outside this turn's tools array (deferred, or demoted by the budget) —
    * or keeps an activated one alive. A primary tool's call stamps nothing: the activated class
    * outranks the recipe's `allowedToolsKeep`, and stamps of tools the model could see anyway
-   * would crowd the 40 activations out. `skillTools` are the turn's (in the array). The floor
-   * pair are not counted, nor is `invoke_tool`: a wrapper call counts its target once, when the
-   * target's own call comes back through here. `activates: false` (a call from a model's script)
-   * counts and activates nothing.
+   * would crowd the 40 activations out. The invocation says whether the tool was outside the
+   * turn's array (`deferred`, asked only when it matters: the caller knows the turn — its skill
+   * tools, its classification). The floor pair are not counted, nor is `invoke_tool`: a wrapper
+   * call counts its target once, when the target's own call comes back through here.
+   * `activates: false` (a call from a model's script) counts and activates nothing.
    */
   async called(
     record: ProcessRecord,
     name: string,
     result: CallResult,
-    skillTools: readonly string[] = [],
+    deferred: () => Promise<boolean>,
     activates = true,
   ): Promise<void> {
     if ("error" in result || !counted(name)) return;
     const at = this.now();
     await this.settle(record, name, [
-      activates ? this.activateIfOutside(record, name, skillTools, at) : null,
+      activates ? this.activateIfOutside(record, name, deferred, at) : null,
       this.options.usage.countCall(record, name, at),
     ]);
   }
@@ -84,14 +82,10 @@ export class ProcessBookkeeping {
   private async activateIfOutside(
     record: ProcessRecord,
     name: string,
-    skillTools: readonly string[],
+    deferred: () => Promise<boolean>,
     at: number,
   ): Promise<void> {
-    if (!Object.hasOwn(record.activatedTools, name)) {
-      // The surface the turn's manifest was built from (kept per process, so warm it costs nothing).
-      const { classification } = await this.options.surface.classify(record, skillTools);
-      if (!classification.deferred.includes(name)) return;
-    }
+    if (!Object.hasOwn(record.activatedTools, name) && !(await deferred())) return;
     await this.options.records.touch(record, [name], at);
   }
 

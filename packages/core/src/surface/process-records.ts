@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
+import { CascadeRead } from "../cascade/cascade-read";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
@@ -77,13 +78,13 @@ export interface ProcessRecordsOptions {
     "createProcess" | "getProcessAndGenerations" | "touchActivatedTools" | "removeActivatedTools"
   >;
   /**
-   * Learns the generations read with each record: a manifest or a call in the process then
-   * trusts them (`"known"`) and needs no second state-store request.
+   * Learns the generations read with each record: the request's `CascadeRead` then holds them,
+   * so a manifest or a call in the process needs no second state-store request.
    */
-  readonly generations: Pick<Generations, "readAlong" | "read">;
+  readonly generations: Pick<Generations, "readAlong" | "read" | "ensure">;
   readonly recipes: Pick<RecipeResolver, "resolve">;
   /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
-  readonly catalog?: { catalog(freshness: "known"): Promise<CompiledCatalog> };
+  readonly catalog?: { catalog(read: CascadeRead): Promise<CompiledCatalog> };
   readonly settings?: Partial<ActivationSettings>;
   /**
    * Allow sets and whole `allowedToolsAdd` lists of the records read (built by the composition
@@ -132,8 +133,13 @@ export class ProcessRecords {
    * compile (422 `validation_failed` otherwise): a process never carries a schema its calls
    * could not be checked against.
    */
-  async spawn(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
-    const { record } = await this.prepare(tenant, project, request);
+  async spawn(
+    tenant: string,
+    project: string,
+    request: SpawnRequest,
+    read: CascadeRead = CascadeRead.begin(),
+  ): Promise<ProcessRecord> {
+    const { record } = await this.prepare(tenant, project, request, read);
     await this.create(record);
     return record;
   }
@@ -141,19 +147,24 @@ export class ProcessRecords {
   /**
    * The record `spawn` would store now, not stored, with what its caller should hear about it:
    * the referenced packs whose source is not current, and the entries that name nothing. The
-   * generations are read first, so what follows in the request may trust them (`"known"`).
+   * generations are read first with `read`, so what follows in the request answers from them.
    */
-  async prepare(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
+  async prepare(
+    tenant: string,
+    project: string,
+    request: SpawnRequest,
+    read: CascadeRead = CascadeRead.begin(),
+  ): Promise<PreparedProcess> {
     assertTenantId(tenant);
     assertProjectId(project);
     assertUsableClientSchemas(request.clientTools);
-    await this.options.generations.read(requestMarkers(tenant, project));
+    await read.ensure(this.options.generations, requestMarkers(tenant, project));
     const removed = new Set(request.allowedToolsRemove);
     const clientTools = request.clientTools.filter((tool) => !removed.has(tool.name));
     const clientNames = clientTools.map((tool) => tool.name);
     const resolved = await this.options.recipes.resolve(tenant, project, request, {
       clientTools: request.clientTools.map((tool) => tool.name),
-      freshness: "known",
+      read,
     });
     const record: ProcessRecord = {
       tenant,
@@ -177,7 +188,7 @@ export class ProcessRecords {
     const warnings = [
       ...resolved.warnings,
       ...hintWarnings(record, this.caches.allowSet(record)),
-      ...(await this.modelWarnings(request.models)),
+      ...(await this.modelWarnings(request.models, read)),
     ];
     return { record, stalePacks: resolved.stalePacks, warnings };
   }
@@ -193,14 +204,19 @@ export class ProcessRecords {
    * The record `spawn` would store now, not stored: what a process of this request would see
    * (the web listing's model view) without leaving a process behind.
    */
-  async draft(tenant: string, project: string, request: SpawnRequest): Promise<ProcessRecord> {
-    return (await this.prepare(tenant, project, request)).record;
+  async draft(
+    tenant: string,
+    project: string,
+    request: SpawnRequest,
+    read: CascadeRead = CascadeRead.begin(),
+  ): Promise<ProcessRecord> {
+    return (await this.prepare(tenant, project, request, read)).record;
   }
 
   /** A warning per model whose instance the catalog does not know: no limit, no provider, nothing to call. */
-  private async modelWarnings(models: readonly string[]): Promise<RecipeWarning[]> {
+  private async modelWarnings(models: readonly string[], read: CascadeRead): Promise<RecipeWarning[]> {
     if (!this.options.catalog || models.length === 0) return [];
-    const { providers } = await this.options.catalog.catalog("known");
+    const { providers } = await this.options.catalog.catalog(read);
     return models.flatMap((model): RecipeWarning[] => {
       const instance = model.slice(0, model.indexOf("/"));
       if (Object.hasOwn(providers, instance)) return [];
@@ -222,12 +238,17 @@ export class ProcessRecords {
    * generations of everything the process's turn may take from a cache (`requestMarkers`), so
    * what follows in this request sees every write that finished before it.
    */
-  async get(tenant: string, project: string, processId: string): Promise<ProcessRecord> {
+  async get(
+    tenant: string,
+    project: string,
+    processId: string,
+    read: CascadeRead = CascadeRead.begin(),
+  ): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
     if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", "not a process id");
     const markers = requestMarkers(tenant, project);
-    const record = await this.options.generations.readAlong(markers, async () => {
+    const record = await read.readAlong(this.options.generations, markers, async () => {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
       return { value: read.process, generations: read.generations };
     });

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import type { BuiltInTool } from "../calls/built-in-tool";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import type { StalePack } from "../recipes/recipe-resolver";
@@ -35,7 +36,7 @@ import type { WireCache, WireFormat } from "./wire";
 export interface ToolBudget {
   budgetForChain(
     models: readonly string[],
-    tenant: string,
+    options: { readonly tenant: string; readonly read: CascadeRead },
   ): Promise<{ readonly maxTools: number | null; readonly maxToolTokens?: number }>;
 }
 
@@ -168,10 +169,11 @@ export class ToolSurface {
    */
   async manifest(
     record: ProcessRecord,
+    read: CascadeRead,
     format: WireFormat,
     additional: readonly string[] = [],
   ): Promise<Manifest> {
-    const { surface, manifests } = await this.memoised(record, additional);
+    const { surface, manifests } = await this.memoised(record, read, additional);
     const { classification } = surface;
     this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
     if (classification.demoted.length > 0) {
@@ -193,8 +195,8 @@ export class ToolSurface {
    * fresh classification that is neither kept nor logged, so a record that was never stored
    * (`ProcessRecords.draft`) leaves nothing behind.
    */
-  async preview(record: ProcessRecord, format: WireFormat): Promise<Manifest> {
-    const { surface } = await this.memoised(record, [], false);
+  async preview(record: ProcessRecord, read: CascadeRead, format: WireFormat): Promise<Manifest> {
+    const { surface } = await this.memoised(record, read, [], false);
     return this.assemble(surface, format);
   }
 
@@ -203,9 +205,12 @@ export class ToolSurface {
    * configuration error), with the numbers: 422 `budget_floor_exceeded`. Every manifest of such a
    * process would answer 409, so it is said before the process exists.
    */
-  async admit(record: ProcessRecord): Promise<void> {
+  async admit(record: ProcessRecord, read: CascadeRead): Promise<void> {
     if (record.models.length === 0) return;
-    const { maxTools } = await this.options.budget.budgetForChain(record.models, record.tenant);
+    const { maxTools } = await this.options.budget.budgetForChain(record.models, {
+      tenant: record.tenant,
+      read,
+    });
     if (maxTools === null) return;
     const limit = maxTools - this.reserve;
     const floor = CAPABILITY_FLOOR.length;
@@ -272,13 +277,33 @@ export class ToolSurface {
    * a turn that changed nothing gives back the very same classification — and the manifest built
    * from it. `additional` (skill tools) must be in the allow set: 403 `tool_not_allowed`.
    */
-  async classify(record: ProcessRecord, additional: readonly string[] = []): Promise<ProcessSurface> {
-    return (await this.memoised(record, additional)).surface;
+  async classify(
+    record: ProcessRecord,
+    read: CascadeRead,
+    additional: readonly string[] = [],
+  ): Promise<ProcessSurface> {
+    return (await this.memoised(record, read, additional)).surface;
+  }
+
+  /**
+   * Whether `name` was outside this turn's tools array (deferred, or demoted by the budget): asked
+   * of the classification the turn's manifest built, kept per process — classified only when no
+   * kept one matches the turn's inputs, exactly as {@link classify}.
+   */
+  async wasDeferred(
+    record: ProcessRecord,
+    read: CascadeRead,
+    name: string,
+    additional: readonly string[] = [],
+  ): Promise<boolean> {
+    const { classification } = await this.classify(record, read, additional);
+    return classification.deferred.includes(name);
   }
 
   /** {@link classify}, with the manifests already built from the classification it answers. */
   private async memoised(
     record: ProcessRecord,
+    read: CascadeRead,
     additional: readonly string[],
     keep = true,
   ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
@@ -291,10 +316,10 @@ export class ToolSurface {
       throw new VanceError("tool_not_allowed", `not in this process's allowed tools: ${outside.join(", ")}`);
     }
     const [listed, budget] = await Promise.all([
-      this.options.tools.listing(record.tenant, record.project),
+      this.options.tools.listing(record.tenant, record.project, read),
       record.models.length === 0
         ? { maxTools: null }
-        : this.options.budget.budgetForChain(record.models, record.tenant),
+        : this.options.budget.budgetForChain(record.models, { tenant: record.tenant, read }),
     ]);
     const memoKey = `${record.tenant}/${record.project}/${record.processId}`;
     let memo = keep ? this.memos.get(memoKey) : undefined;

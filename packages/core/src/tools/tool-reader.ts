@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { inCapabilityFloor } from "../calls/capability-floor";
+import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade, DocumentLayer, Layer } from "../cascade/document-cascade";
-import type { Freshness } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import { Errors, VanceError } from "../errors";
 import {
@@ -77,8 +77,9 @@ export interface ToolReaderParts {
  * document may override or disable a built-in — except the capability floor (spec §13.1), whose
  * names no document can take: a stored one is ignored and listed invalid.
  *
- * Reads are `"fresh"` by default: they read the layers' generations first (see `Generations`).
- * Code below a read that already did so (the tool surface, a call in a process) passes `"known"`.
+ * Every read takes the request's `CascadeRead`: the first to reach the layers reads their
+ * generations (see `Generations`); the rest of the request — the tool surface, a call in a
+ * process — answers from what it read. Without one, the read is a request of its own.
  */
 export class ToolReader {
   protected readonly cascade: DocumentCascade;
@@ -106,11 +107,11 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<ToolLookup> {
     const pack = packOf(name);
-    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, freshness);
-    const found = await this.lookupDocument(tenant, project, name, freshness);
+    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, read);
+    const found = await this.lookupDocument(tenant, project, name, read);
     // The resolved type says whether the document takes its schema from a source: no look-up.
     if (found.status !== "found" || found.tool.kind !== "document") return found;
     if (!this.expansion.active || found.tool.type.sourcing?.kind !== "schema") return found;
@@ -125,9 +126,9 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<ResolvedTool> {
-    const found = await this.lookup(tenant, project, name, freshness);
+    const found = await this.lookup(tenant, project, name, read);
     switch (found.status) {
       case "found":
         return found.tool;
@@ -148,9 +149,9 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<PackSource | null> {
-    const found = await this.lookupDocument(tenant, project, name, freshness);
+    const found = await this.lookupDocument(tenant, project, name, read);
     if (found.status !== "found" || found.tool.kind !== "document") return null;
     return this.expansion.packSource(tenant, project, found.tool);
   }
@@ -160,11 +161,9 @@ export class ToolReader {
     tenant: string,
     project: string,
     label: string,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<ResolvedTool[]> {
-    return (await this.listAll(tenant, project, freshness)).filter((tool) =>
-      tool.config.labels.includes(label),
-    );
+    return (await this.listAll(tenant, project, read)).filter((tool) => tool.config.labels.includes(label));
   }
 
   /**
@@ -174,9 +173,9 @@ export class ToolReader {
   async listAll(
     tenant: string,
     project: string,
-    freshness: Freshness = "fresh",
+    read: CascadeRead = CascadeRead.begin(),
   ): Promise<readonly ResolvedTool[]> {
-    return (await this.listing(tenant, project, freshness)).tools;
+    return (await this.listing(tenant, project, read)).tools;
   }
 
   /**
@@ -185,8 +184,12 @@ export class ToolReader {
    * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
    * while nothing of it changed.
    */
-  async listing(tenant: string, project: string, freshness: Freshness = "fresh"): Promise<ToolListing> {
-    if (freshness === "fresh") await this.cascade.refresh(tenant, project);
+  async listing(
+    tenant: string,
+    project: string,
+    read: CascadeRead = CascadeRead.begin(),
+  ): Promise<ToolListing> {
+    await this.cascade.refresh(tenant, project, read);
     const layerProjects = layerProjectsOf(project);
     const compiled = this.parsed.compiles
       ? await Promise.all(layerProjects.map((layerProject) => this.parsed.fromCompiled(tenant, layerProject)))
@@ -247,11 +250,11 @@ export class ToolReader {
     project: string,
     name: string,
     pack: string,
-    freshness: Freshness,
+    read: CascadeRead,
   ): Promise<ToolLookup> {
     const problem = invocableToolNameProblem(name);
     if (problem) throw Errors.invalidId("tool name", name);
-    const found = await this.lookupDocument(tenant, project, pack, freshness);
+    const found = await this.lookupDocument(tenant, project, pack, read);
     if (found.status !== "found") return found;
     if (this.expansion.sourcing(found.tool)?.kind !== "pack" || found.tool.kind !== "document")
       return { status: "not_found" };
@@ -277,13 +280,13 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    freshness: Freshness,
+    read: CascadeRead,
   ): Promise<ToolLookup> {
     assertToolName(name);
     const builtIn = this.builtIns.get(name);
     if (inCapabilityFloor(name))
       return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
-    if (freshness === "fresh") await this.cascade.refresh(tenant, project);
+    await this.cascade.refresh(tenant, project, read);
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.parsed.interpret(hit, name);
     const bundled = this.bundledTools().get(name);
