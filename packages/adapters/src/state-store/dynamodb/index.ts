@@ -20,16 +20,7 @@
  * Each generation marker has its own partition key: every manifest reads them, so they must not
  * share one hot partition.
  */
-import type {
-  ObservedToolLimit,
-  ProcessKey,
-  ProcessRecord,
-  ProcessWithGenerations,
-  StateStore,
-  ToolUsageDelta,
-  ToolUsageKey,
-  ToolUsageRow,
-} from "@vance/core";
+import { CompositeStateStore } from "../composite";
 import { DynamoFireOnceStore } from "./fire-once";
 import { DynamoGenerationStore } from "./generations";
 import { DynamoObservedLimitStore } from "./observed-limits";
@@ -55,24 +46,28 @@ export { DynamoUsageStore } from "./usage";
 
 /**
  * The five ports on one table, for wiring and tests: each port is its own object
- * (`processes`, `usage`, …), and the {@link StateStore} methods delegate to them. Requests of
+ * (`processes`, `usage`, …), and the `StateStore` methods delegate to them ({@link CompositeStateStore}). Requests of
  * all five are counted together ({@link requestCount}).
  */
-export class DynamoStateStore implements StateStore {
+export class DynamoStateStore extends CompositeStateStore<
+  DynamoProcessStore,
+  DynamoUsageStore,
+  DynamoObservedLimitStore,
+  DynamoGenerationStore,
+  DynamoFireOnceStore
+> {
   readonly table: DynamoStateTable;
-  readonly processes: DynamoProcessStore;
-  readonly usage: DynamoUsageStore;
-  readonly observedLimits: DynamoObservedLimitStore;
-  readonly generations: DynamoGenerationStore;
-  readonly fireOnce: DynamoFireOnceStore;
 
   constructor(options: DynamoStateStoreOptions) {
-    this.table = new DynamoStateTable(options);
-    this.processes = new DynamoProcessStore(this.table);
-    this.usage = new DynamoUsageStore(this.table);
-    this.observedLimits = new DynamoObservedLimitStore(this.table);
-    this.generations = new DynamoGenerationStore(this.table);
-    this.fireOnce = new DynamoFireOnceStore(this.table);
+    const table = new DynamoStateTable(options);
+    super({
+      processes: new DynamoProcessStore(table),
+      usage: new DynamoUsageStore(table),
+      observedLimits: new DynamoObservedLimitStore(table),
+      generations: new DynamoGenerationStore(table),
+      fireOnce: new DynamoFireOnceStore(table),
+    });
+    this.table = table;
   }
 
   /** HTTP requests sent to DynamoDB by this store (SDK retries included) since the last reset. */
@@ -83,53 +78,5 @@ export class DynamoStateStore implements StateStore {
   /** Starts counting {@link requestCount} from zero. */
   resetRequestCount(): void {
     this.table.resetRequestCount();
-  }
-
-  createProcess(record: ProcessRecord): Promise<boolean> {
-    return this.processes.createProcess(record);
-  }
-
-  getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
-    return this.processes.getProcess(key);
-  }
-
-  getProcessAndGenerations(key: ProcessKey, markers: readonly string[]): Promise<ProcessWithGenerations> {
-    return this.processes.getProcessAndGenerations(key, markers);
-  }
-
-  touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
-    return this.processes.touchActivatedTools(key, names, at);
-  }
-
-  removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
-    return this.processes.removeActivatedTools(key, names);
-  }
-
-  addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
-    return this.usage.addToolUsage(key, delta);
-  }
-
-  listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
-    return this.usage.listToolUsage(tenant, project, role);
-  }
-
-  putObservedToolLimit(limit: ObservedToolLimit): Promise<void> {
-    return this.observedLimits.putObservedToolLimit(limit);
-  }
-
-  getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]> {
-    return this.observedLimits.getObservedToolLimits(keys);
-  }
-
-  bumpGeneration(marker: string): Promise<number> {
-    return this.generations.bumpGeneration(marker);
-  }
-
-  getGenerations(markers: readonly string[]): Promise<number[]> {
-    return this.generations.getGenerations(markers);
-  }
-
-  markOnce(marker: string, ttlSeconds: number): Promise<boolean> {
-    return this.fireOnce.markOnce(marker, ttlSeconds);
   }
 }
