@@ -216,6 +216,29 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
     }
   });
 
+  it("a type: mcp tool with its own inputSchema looks its server document up once per call", async () => {
+    await put(
+      app,
+      "tools/weather_fixed",
+      "type: mcp\ndescription: Weather of a city, schema fixed\nparameters:\n  server: own\n  toolName: get-weather\n  inputSchema:\n    type: object\n    properties:\n      city: { type: string }\n",
+    );
+    await invoke(app, "weather_fixed", { city: "warm" });
+    const lookup = vi.spyOn(DocumentCascade.prototype, "lookup");
+    try {
+      const serverLookups = () =>
+        lookup.mock.calls.filter(([, , path]) => path.startsWith(MCP_SERVER_DOCUMENTS_DIR)).length;
+      for (let call = 1; call <= 3; call++) {
+        const before = serverLookups();
+        expect((await invoke(app, "weather_fixed", { city: `City ${call}` })).body).toMatchObject({
+          value: { city: `City ${call}` },
+        });
+        expect(serverLookups() - before).toBe(1);
+      }
+    } finally {
+      lookup.mockRestore();
+    }
+  });
+
   it("checks params against the server's schema (422 invalid_params) and refuses the pack document itself", async () => {
     const bad = await invoke(app, "own__echo", { message: 5 });
     expect([bad.status, bad.body.code]).toEqual([422, "invalid_params"]);

@@ -200,6 +200,13 @@ export class ToolExpansion {
   async expand(tenant: string, project: string, tool: ResolvedDocument): Promise<Expansion> {
     const sources = this.sources!;
     const sourcing = tool.type.sourcing!;
+    if (sourcing.kind === "schema" && (sourcing.schemaTool?.(tool.config.parameters) ?? null) === null) {
+      // A schema tool that fixes its own schema (`mcp` with `inputSchema`) needs nothing from its
+      // source to be listed or called: its call locates the server once, no listing does.
+      const own = this.expansions.get(tool) ?? { list: null, stale: false, problem: null, outcome: [tool] };
+      this.expansions.set(tool, own);
+      return own;
+    }
     const layerProject = layerProjectOf(tool.layer, project) ?? "";
     const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
     const sourced = await sources.tools(tenant, project, documentKey, tool.config);
