@@ -120,4 +120,30 @@ describe("usage over HTTP, written behind the answers", () => {
       roles: [{ role: "default", tools: [{ name: "doc_getting_started", calls: 20, discoveryHits: 0 }] }],
     });
   });
+
+  it("a demand read that a written use overtook is answered but not kept: the next demand reads the store again", async () => {
+    const { state } = countedState();
+    const flushes: (() => void)[] = [];
+    const usage = new ToolUsage(state, { schedule: (flush) => flushes.push(flush), demandTtlMs: 60_000 });
+    // The read starts before the use is counted and answers only after its write finished.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const listToolUsage = state.listToolUsage.bind(state);
+    let reads = 0;
+    state.listToolUsage = async (...args) => {
+      reads++;
+      const rows = await listToolUsage(...args);
+      if (reads === 1) await gate;
+      return rows;
+    };
+    const slowRead = usage.demand(scope);
+    await usage.countCall(scope, "alpha", 1_000);
+    await usage.flush();
+    release();
+    expect((await slowRead).get("alpha") ?? 0).toBe(0);
+    expect((await usage.demand(scope)).get("alpha")).toBe(1);
+    expect(reads).toBe(2);
+  });
 });

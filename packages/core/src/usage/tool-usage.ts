@@ -62,6 +62,8 @@ export interface ToolUsageOptions {
  */
 export class ToolUsage {
   /** Demand read per role, with when it was read: triage ranks by it, it need not be exact. */
+  /** Bumped whenever a cached demand is dropped: a read that spans a bump does not keep its answer. */
+  private demandsForgotten = 0;
   private readonly demands = new LRUCache<
     string,
     { readonly at: number; readonly demand: ReadonlyMap<string, number> }
@@ -109,7 +111,7 @@ export class ToolUsage {
   }
 
   private async add(key: ToolUsageKey, calls: number, discoveryHits: number, at: number): Promise<void> {
-    this.demands.delete(roleKey(key));
+    this.forgetDemand(roleKey(key));
     if (!this.schedule) {
       await this.state.addToolUsage(key, {
         ...(calls > 0 ? { calls } : {}),
@@ -156,7 +158,7 @@ export class ToolUsage {
       .finally(() => {
         this.writing.delete(written);
         // A demand read meanwhile counted this use as queued: the next one reads what is stored.
-        this.demands.delete(roleKey(use.key));
+        this.forgetDemand(roleKey(use.key));
       });
     this.writing.add(written);
     return written;
@@ -182,6 +184,7 @@ export class ToolUsage {
     }
     this.demandReads.misses++;
     const at = this.now();
+    const forgotten = this.demandsForgotten;
     const rows = await this.state.listToolUsage(scope.tenant, scope.project, scope.role);
     const demand = new Map(rows.map((row) => [row.tool, row.calls + row.discoveryHits]));
     // Uses still queued count too, without waiting for their write (which then reads it again).
@@ -189,8 +192,15 @@ export class ToolUsage {
       if (roleKey(use.key) !== key) continue;
       demand.set(use.key.tool, (demand.get(use.key.tool) ?? 0) + use.calls + use.discoveryHits);
     }
-    if (this.demandTtlMs > 0) this.demands.set(key, { at, demand });
+    // A use counted or written while this read ran may be missing from it: answer it, keep nothing.
+    if (this.demandTtlMs > 0 && forgotten === this.demandsForgotten) this.demands.set(key, { at, demand });
     return demand;
+  }
+
+  /** Drops a role's cached demand, and tells reads under way that what they read may be older. */
+  private forgetDemand(role: string): void {
+    this.demandsForgotten++;
+    this.demands.delete(role);
   }
 
   /** The demand cache: each role's counters, read once per time-to-live. */
