@@ -322,4 +322,51 @@ describe("attack suite: hostile requests", () => {
       await echo.close();
     }
   });
+
+  // The routes' one declaration (functions/api/validate.ts): query, path and comma lists are
+  // checked by hono-openapi validators before any handler runs.
+  it("a manifest query of 1,500 comma-list entries, and one with `format` sent 800 times, are answered at once", async () => {
+    const { status, body } = await answered(
+      await target.request(`${T}/processes`, json({ models: ["openai/gpt-4.1"] }, reader)),
+    );
+    expect(status, JSON.stringify(body)).toBe(201);
+    const id = String(body.processId);
+    const list = Array.from({ length: 1_500 }, (_, i) => (i % 10 === 0 ? ` s${i} ` : `s${i}`)).join(",");
+    const wide = await target.attack(
+      `GET manifest ?with= of 1,500 entries (${list.length} chars, read token)`,
+      async () =>
+        answered(await target.request(`${T}/processes/${id}/manifest?with=${list}`, { token: reader })),
+      (result) => `${result.status} ${String(result.body.code ?? "")}`,
+    );
+    expect(wide).toMatchObject({ status: 403, body: { code: "tool_not_allowed" } });
+    const repeated = await target.attack(
+      "GET manifest with `format` repeated 800 times (read token)",
+      async () =>
+        answered(
+          await target.request(`${T}/processes/${id}/manifest?${"format=openai&".repeat(800)}`, {
+            token: reader,
+          }),
+        ),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(repeated).toMatchObject({ status: 400, body: { code: "invalid_format" } });
+  });
+
+  it("path parameters of 8,000 characters and a JSON body of 8,000 unknown keys are refused by the validators", async () => {
+    const long = "a".repeat(8_000);
+    const path = await target.attack(
+      "GET T/tools/{8,000-char name} (read token)",
+      async () => answered(await target.request(`${T}/tools/${long}`, { token: reader })),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(path.status).toBe(400);
+    const keys = Object.fromEntries(Array.from({ length: 8_000 }, (_, i) => [`k${i}`, i]));
+    const body = await target.attack(
+      "POST T/processes with 8,000 unknown keys (read token)",
+      async () => answered(await target.request(`${T}/processes`, json(keys, reader))),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(body.status).toBeGreaterThanOrEqual(400);
+    expect(body.status).toBeLessThan(500);
+  });
 });
