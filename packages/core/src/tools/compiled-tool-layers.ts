@@ -3,7 +3,7 @@ import { mapWithConcurrency } from "../concurrency";
 import type { ServerToolConfig } from "../config/schema";
 import type { FieldError } from "../errors";
 import { isErrorCode, VanceError } from "../errors";
-import { COMPILED_PREFIX, TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
+import { COMPILED_PREFIX, layerKeyPrefix, TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
 import type { Logger } from "../ports/logger";
 import {
   isNotModified,
@@ -12,6 +12,7 @@ import {
   type ObjectMeta,
   type ObjectStore,
 } from "../ports/object-store";
+import { loadLazyEngines } from "../tool-types/lazy-engines";
 import { parseToolDocument, type ToolDocumentResult } from "../tool-types/parse";
 import type { ToolTypeRegistry } from "../tool-types/registry";
 
@@ -391,12 +392,16 @@ export class CompiledLayerBuilder {
     const at = this.#now();
     const generation = await this.#options.generation(layerMarker(tenant, project));
     if (unlessPast !== undefined && generation > unlessPast) return "superseded";
-    const layerPrefix = `${tenant}/${project}/`;
+    const layerPrefix = layerKeyPrefix(tenant, project);
     const [previous, items] = await Promise.all([
       layers.read(tenant, project),
       listAllObjects(store, `${layerPrefix}${TOOL_DOCUMENTS_DIR}`),
     ]);
     if (previous.status === "found" && previous.layer.stamp.generation >= generation) return "current";
+    // Parsing checks schemas (Ajv) and scripts (acorn): an entry whose engines are not loaded yet
+    // (the document-events function loads none at start) would store "not loaded" as a document's
+    // validation result, for every reader of the index.
+    await loadLazyEngines();
     const known = new Map<string, CompiledEntry["compiled"]>();
     if (previous.status === "found") {
       for (const { meta, compiled } of previous.layer.entries)
