@@ -45,7 +45,7 @@
  * `node --cpu-prof --import tsx bench/mcp.ts` of one path.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -67,6 +67,7 @@ import {
   HUB_ECHO,
   openSession,
   type PeerEndpoint,
+  post,
   rpcResult,
   type SkippedPeer,
   startPassThroughProxy,
@@ -483,31 +484,6 @@ async function sdkClient(url: string, fetch?: ReturnType<typeof createGuardedFet
   );
   await client.connect(transport);
   return client;
-}
-
-/** One POST over a keep-alive agent, its answer read whole. */
-function post(
-  agent: Agent,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, { method: "POST", agent, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          text: Buffer.concat(chunks).toString("utf8"),
-        }),
-      );
-      response.on("error", reject);
-    });
-    sent.on("error", reject);
-    sent.end(body);
-  });
 }
 
 runIfMain(import.meta.url, main);

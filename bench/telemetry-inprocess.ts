@@ -27,6 +27,7 @@ import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
 import { startTelemetry, type Telemetry } from "../functions/api/telemetry";
 import { median, renderTable, runIfMain } from "./support/report";
+import { telemetryBenchTools } from "./support/telemetry-tools";
 
 const SECRET = "bench-secret-0123456789";
 const ROUNDS = 40;
@@ -79,20 +80,7 @@ export async function main(): Promise<void> {
       });
       if (!res.ok) throw new Error(`PUT ${name}: ${res.status} ${await res.text()}`);
     };
-    await put(
-      "add",
-      "type: scripted\ndescription: a + b\nlabels: [bench]\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n",
-    );
-    await put(
-      "summary",
-      `type: scripted\ndescription: one sibling call\nlabels: [bench]\nparameters:\n  inputs:\n    - { name: a, type: number }\n  source: ${JSON.stringify('vance.tools.call("add", { a, b: 1 })')}\n`,
-    );
-    for (let i = 0; i < 48; i++) {
-      await put(
-        `tool_${i}`,
-        `type: scripted\ndescription: Tool ${i} of the bench\nlabels: [bench]\nparameters:\n  inputs: []\n  source: "${i}"\n`,
-      );
-    }
+    for (const [name, body] of telemetryBenchTools(50)) await put(name, body);
     const spawned = await app.request(`${project}/processes`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },

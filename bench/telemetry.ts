@@ -34,6 +34,7 @@ import { fileURLToPath } from "node:url";
 import { mintToken } from "../functions/api/auth";
 import { median, percentile, renderTable, runIfMain } from "./support/report";
 import type { ServerAnswer, ServerRequest } from "./support/telemetry-server";
+import { telemetryBenchTools } from "./support/telemetry-tools";
 
 const WARMUP_PER_CASE = 200;
 const ROUNDS = 12;
@@ -182,20 +183,7 @@ async function prepare(base: string, auth: Record<string, string>) {
     });
     if (!res.ok) throw new Error(`PUT ${name}: ${res.status} ${await res.text()}`);
   };
-  await put(
-    "add",
-    "type: scripted\ndescription: a + b\nlabels: [bench]\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n",
-  );
-  await put(
-    "summary",
-    `type: scripted\ndescription: one sibling call\nlabels: [bench]\nparameters:\n  inputs:\n    - { name: a, type: number }\n  source: ${JSON.stringify('vance.tools.call("add", { a, b: 1 })')}\n`,
-  );
-  for (let i = 0; i < TOOLS - 2; i++) {
-    await put(
-      `tool_${i}`,
-      `type: scripted\ndescription: Tool ${i} of the bench\nlabels: [bench]\nparameters:\n  inputs: []\n  source: "${i}"\n`,
-    );
-  }
+  for (const [name, body] of telemetryBenchTools(TOOLS)) await put(name, body);
   const spawned = await fetch(`${project}/processes`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
