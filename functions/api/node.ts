@@ -62,7 +62,10 @@ async function main(): Promise<void> {
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
-      void services.usage.flush().finally(() => process.exit(code));
+      // Counts written behind answers, and layer indexes a write scheduled, land before the exit.
+      void Promise.allSettled([services.usage.flush(), services.compiledLayers.settled()]).finally(() =>
+        process.exit(code),
+      );
     });
   }
   server.once("error", (error: NodeJS.ErrnoException) => {

@@ -45,8 +45,9 @@ export async function startLocalServer(
   });
   const stop = () => {
     if (child.pid && child.exitCode === null) process.kill(child.pid, "SIGTERM");
-    // The server may still be writing (a compiled layer index rebuilt after a write) while it exits.
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // The server may still be writing while it exits (usage counts, a layer index a write
+    // scheduled, both settled before its exit): a removal that meets a new file tries again.
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
   };
   let out = "";
   try {
