@@ -13,6 +13,7 @@ import {
   parseToolDocument,
   ServerToolService,
   ToolTypeRegistry,
+  UNBINDABLE_INPUT_NAMES,
   VanceError,
   whoami,
 } from "@vance/core";
@@ -80,7 +81,10 @@ describe("the configuration parser", () => {
   it("accepts every well-formed scripted tool and keeps what it says", () => {
     const inputs = fc.uniqueArray(
       fc.record({
-        name: fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/).filter((name) => name !== "vance"),
+        name: fc
+          .stringMatching(/^[a-z_][a-z0-9_]{0,20}$/)
+          // Identifiers in form that no script can bind (`if`, `new`, …) are refused by design.
+          .filter((name) => name !== "vance" && !UNBINDABLE_INPUT_NAMES.has(name)),
         type: fc.constantFrom("string", "number", "integer", "boolean", "object", "array"),
         description: fc.string({ maxLength: 50 }),
       }),

@@ -217,7 +217,7 @@ export { stripJsonFence } from "./tool-types/prompt-template/index";
 export { ToolTypeRegistry } from "./tool-types/registry";
 export { RestType } from "./tool-types/rest/index";
 export { scriptSyntaxMessage, scriptSyntaxProblem } from "./tool-types/script-syntax";
-export { MAX_SCRIPT_TIMEOUT_MS } from "./tool-types/scripted";
+export { MAX_SCRIPT_TIMEOUT_MS, UNBINDABLE_INPUT_NAMES } from "./tool-types/scripted";
 export {
   defineToolType,
   type InvocationContext,

@@ -14,7 +14,7 @@ export const MAX_SCRIPT_TIMEOUT_MS = 30_000;
  * (`undefined`, `NaN`, `Infinity`: the input would silently read as the global's value), the
  * names strict code cannot bind, and `__proto__` (`vance` is refused by the input schema).
  */
-const UNBINDABLE_INPUT_NAMES: ReadonlySet<string> = new Set([
+export const UNBINDABLE_INPUT_NAMES: ReadonlySet<string> = new Set([
   ...["await", "break", "case", "catch", "class", "const", "continue", "debugger", "default"],
   ...["delete", "do", "else", "enum", "export", "extends", "false", "finally", "for", "function"],
   ...["if", "implements", "import", "in", "instanceof", "interface", "let", "new", "null"],
