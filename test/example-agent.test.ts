@@ -10,7 +10,7 @@ describe("examples/agent", () => {
   beforeAll(async () => {
     server = await startLocalServer({ env: { VANCE_STORE_SCAN_SECONDS: "0" } });
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => await server?.stop());
 
   async function example(...args: string[]) {
     // Without provider keys the example starts its own fake endpoint.

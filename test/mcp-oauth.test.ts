@@ -132,8 +132,8 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
     server = await startLocalServer({ timeoutMs: 25_000 });
     home = mkdtempSync(join(tmpdir(), "vance-mcp-remote-"));
   });
-  afterAll(() => {
-    server?.stop();
+  afterAll(async () => {
+    await server?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 

@@ -41,7 +41,7 @@ describe.skipIf(!NODE_22_SUPPORTED)(
 
     afterAll(async () => {
       await new Promise((resolve) => passThrough?.close(resolve));
-      server?.stop();
+      await server?.stop();
     });
 
     it.each(CONFORMANCE_SCENARIOS)(

@@ -19,7 +19,7 @@ beforeAll(async () => {
   printedCurl = /curl -s -H "Authorization: Bearer \$TOKEN" (\S+)/.exec(server.banner)![1]!;
 }, 30_000);
 
-afterAll(() => server?.stop());
+afterAll(async () => await server?.stop());
 
 interface Run {
   status: number | null;

@@ -100,7 +100,7 @@ describe("request log on the Node server (npm start)", () => {
         [404, Buffer.byteLength(bodies[2]!)],
       ]);
     } finally {
-      server.stop();
+      await server.stop();
     }
   }, 40_000);
 });

@@ -26,9 +26,9 @@ describe("attack suite: hostile requests", () => {
     reader = await target.token_("hostile", ["read"]);
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     console.log(target?.note());
-    target?.stop();
+    await target?.stop();
   });
 
   it("an observed-limit report of 'tools' and 80,000 spaces, with a read token, is read in linear time", async () => {

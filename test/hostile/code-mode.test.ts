@@ -46,9 +46,9 @@ describe("attack suite: code mode", () => {
     processId = String(spawned.body.processId);
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     console.log(target?.note());
-    target?.stop();
+    await target?.stop();
   });
 
   it("an endless loop ends at its deadline", async () => {

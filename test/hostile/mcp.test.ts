@@ -30,9 +30,9 @@ describe("attack suite: hostile MCP servers", () => {
     target = await startTarget();
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     console.log(target?.note());
-    target?.stop();
+    await target?.stop();
   });
 
   it("a tools/call answered by a stream of 20,000 pings fails after a handful, answered by as few POSTs", async () => {

@@ -32,9 +32,9 @@ describe("attack suite: hostile OpenAPI documents", () => {
     target = await startTarget();
   });
 
-  afterAll(() => {
+  afterAll(async () => {
     console.log(target?.note());
-    target?.stop();
+    await target?.stop();
   });
 
   it("a 1.8 KB document whose 31 schemas each reference the previous one twice is refused, listing after listing", async () => {

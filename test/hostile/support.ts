@@ -86,7 +86,7 @@ export interface Target {
   attack<T>(name: string, run: () => Promise<T>, outcome: (result: T) => string): Promise<T>;
   /** The closing note: one line per case. */
   note(): string;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /**
@@ -202,9 +202,9 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
             `  ${item.name} → ${item.outcome} (${item.maxMs.toFixed(0)} ms / ${item.medianMs.toFixed(1)} ms, ${item.polls} polls)`,
         ),
       ].join("\n"),
-    stop: () => {
+    stop: async () => {
       poller.stop();
-      server.stop();
+      await server.stop();
     },
   };
 }

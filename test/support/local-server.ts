@@ -23,8 +23,8 @@ export interface LocalServer {
   readonly banner: string;
   /** The development token the banner printed. */
   readonly token: string;
-  /** Stops the server (by PID) and removes its data directory. */
-  stop(): void;
+  /** Stops the server (by PID), waits for it to exit, then removes its data directory. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -43,11 +43,17 @@ export async function startLocalServer(
     env: { ...env, PORT: String(port), VANCE_DATA_DIR: dataDir, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const stop = () => {
-    if (child.pid && child.exitCode === null) process.kill(child.pid, "SIGTERM");
-    // The server may still be writing while it exits (usage counts, a layer index a write
-    // scheduled, both settled before its exit): a removal that meets a new file tries again.
-    rmSync(dataDir, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.pid && child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid, "SIGTERM");
+      // The server settles usage counts and scheduled layer-index rebuilds before it exits;
+      // removing its data directory before then races those writes (ENOTEMPTY in CI).
+      const killer = setTimeout(() => child.pid && process.kill(child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   let out = "";
   try {
@@ -66,7 +72,7 @@ export async function startLocalServer(
       child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
     });
   } catch (error) {
-    stop();
+    await stop();
     throw error;
   }
   return { child, base, dataDir, banner: out, token: /export TOKEN=(\S+)/.exec(out)![1]!, stop };
