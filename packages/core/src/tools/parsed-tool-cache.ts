@@ -116,9 +116,13 @@ export class ParsedToolCache {
     return this.#parsed.stats;
   }
 
-  /** Whether compiled layer indexes are read and written. */
-  get compiles(): boolean {
-    return this.compiled !== undefined;
+  /** `fromCompiled` for each of a listing's layers, together; none when no indexes are kept. */
+  async fromCompiledLayers(
+    tenant: string,
+    layerProjects: readonly string[],
+  ): Promise<readonly (CompiledState | null)[]> {
+    if (!this.compiled) return [];
+    return Promise.all(layerProjects.map((layerProject) => this.fromCompiled(tenant, layerProject)));
   }
 
   /** The parsed cache, the listed layers and the compiled indexes read so far. */
@@ -182,13 +186,19 @@ export class ParsedToolCache {
       : resolveDocument(result.config, this.types.find(result.config.type)!, layer, etag, audit);
   }
 
-  /** The merged listing of `tenant`/`project` for these layer listing versions, counted; undefined on a miss. */
-  listing(
+  /**
+   * After its layers were listed: marks them listed by this instance, and answers the merged
+   * listing of `tenant`/`project` for these layer listing versions, counted; undefined on a miss.
+   */
+  listingOf(
     tenant: string,
     project: string,
+    layerProjects: readonly string[],
     projectVersion: number,
     tenantVersion: number,
   ): MergedListing | undefined {
+    for (const layerProject of layerProjects)
+      this.listedLayers.set(layerKeyPrefix(tenant, layerProject), true);
     const cached = this.#parsed.get(listingKey(tenant, project));
     if (
       cached?.kind === "listing" &&
@@ -216,12 +226,6 @@ export class ParsedToolCache {
     const listing: MergedListing = { kind: "listing", ...merged, bytes };
     this.#parsed.set(listingKey(tenant, project), listing);
     return listing;
-  }
-
-  /** Marks the layers of a listing as listed by this instance. */
-  listed(tenant: string, layerProjects: readonly string[]): void {
-    for (const layerProject of layerProjects)
-      this.listedLayers.set(layerKeyPrefix(tenant, layerProject), true);
   }
 
   /** The accounted size of a stored tool's parsed document, for a merged listing that holds it. */

@@ -191,16 +191,19 @@ export class ToolReader {
   ): Promise<ToolListing> {
     await this.cascade.refresh(tenant, project, read);
     const layerProjects = layerProjectsOf(project);
-    const compiled = this.parsed.compiles
-      ? await Promise.all(layerProjects.map((layerProject) => this.parsed.fromCompiled(tenant, layerProject)))
-      : [];
+    const compiled = await this.parsed.fromCompiledLayers(tenant, layerProjects);
     const [projectListing, tenantListing] = await Promise.all([
       project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
       this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
     ]);
-    this.parsed.listed(tenant, layerProjects);
     const projectVersion = projectListing?.version ?? 0;
-    const cached = this.parsed.listing(tenant, project, projectVersion, tenantListing.version);
+    const cached = this.parsed.listingOf(
+      tenant,
+      project,
+      layerProjects,
+      projectVersion,
+      tenantListing.version,
+    );
     if (cached) return cached.sourced ? this.expansion.expandAll(tenant, project, cached) : cached.view;
     const { tools, invalid, hidden } = await this.merge(
       tenant,
