@@ -16,8 +16,8 @@ import { performance } from "node:perf_hooks";
 import { createS3Client, FsObjectStore, loadBundledDocuments, S3ObjectStore } from "@vance/adapters";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
-  BUILT_IN_TOOL_TYPES,
   type BundledDocuments,
+  builtInToolTypes,
   DocumentCascade,
   loadLazyEngines,
   mapWithConcurrency,
@@ -305,7 +305,7 @@ async function timedListAll(
 
 function services(subject: Subject, bundled: BundledDocuments): ServerToolService {
   const cascade = new DocumentCascade(subject.counting, bundled);
-  return new ServerToolService(cascade, new ToolTypeRegistry(BUILT_IN_TOOL_TYPES), [whoami]);
+  return new ServerToolService(cascade, new ToolTypeRegistry(builtInToolTypes()), [whoami]);
 }
 
 function usage(subject: Subject): Usage {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILT_IN_TOOL_TYPES, cutAtWord, toolHint } from "@vance/core";
+import { builtInToolTypes, cutAtWord, toolHint } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -13,7 +13,7 @@ describe("the bundled docs", () => {
       parameters: { path: string };
     };
     const text = readFileSync(join(DEFAULTS_DIR, tool.parameters.path), "utf8");
-    const types = BUILT_IN_TOOL_TYPES.map((type) => type.typeId);
+    const types = builtInToolTypes().map((type) => type.typeId);
     expect(types).toContain("openapi");
     expect(types.filter((type) => !text.includes(`| \`${type}\``))).toEqual([]);
     expect(types.filter((type) => !tool.description.includes(type))).toEqual([]);

@@ -5,6 +5,7 @@ import { FsObjectStore } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
 import {
   createNetworkPolicy,
+  JsonSchemaValidator,
   type ScriptRunner,
   type ScriptRunRequest,
   ToolDispatcher,
@@ -118,7 +119,7 @@ describe("ToolDispatcher callLimits", () => {
       tools,
       cascade,
       runtime,
-      networkPolicy: createNetworkPolicy([]),
+      environment: { networkPolicy: createNetworkPolicy([]), jsonSchemas: new JsonSchemaValidator() },
       secrets: { lookupFor: () => async () => undefined },
       callLimits,
     });

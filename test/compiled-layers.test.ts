@@ -206,7 +206,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     // Each layer's index, current: one GET each — no LIST, no document read, no rewrite.
     expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
     expect(
-      (await b.services.tools.listAll("acme", "shop", CascadeRead.trusting())).find(
+      (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).find(
         (tool) => tool.name === "f0_t0",
       )?.config.description,
     ).toBe("tool 0, rewritten");

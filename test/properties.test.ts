@@ -5,8 +5,7 @@ import {
   assertProjectId,
   assertTenantId,
   assertToolName,
-  BUILT_IN_TOOL_TYPES,
-  compileJsonSchema,
+  builtInToolTypes,
   createNetworkPolicy,
   DocumentCascade,
   META_TOOLS,
@@ -30,10 +29,10 @@ import { bearer, testApp } from "./support/app";
 const RUNS = { numRuns: 300 } as const;
 const HTTP_RUNS = { numRuns: 60 } as const;
 
-const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy: createNetworkPolicy([]) });
+const registry = new ToolTypeRegistry(builtInToolTypes(), { networkPolicy: createNetworkPolicy([]) });
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;
 const toolName = fc.stringMatching(NAME).filter((name) => !name.includes("__"));
-const TYPE_IDS = BUILT_IN_TOOL_TYPES.map((type) => type.typeId);
+const TYPE_IDS = builtInToolTypes().map((type) => type.typeId);
 
 /** Anything a client may send as a document: text, JSON, and YAML of random values near the schema. */
 const documentText = fc.oneof(
@@ -200,7 +199,7 @@ const OBJECT_SCHEMA = {
   required: ["type"],
   properties: { type: { const: "object" }, properties: { type: "object" }, required: { type: "array" } },
 };
-const OpenAiTool = compileJsonSchema({
+const OpenAiTool = registry.environment.jsonSchemas.compile({
   type: "object",
   required: ["type", "function"],
   additionalProperties: false,
@@ -218,7 +217,7 @@ const OpenAiTool = compileJsonSchema({
     },
   },
 });
-const AnthropicTool = compileJsonSchema({
+const AnthropicTool = registry.environment.jsonSchemas.compile({
   type: "object",
   required: ["name", "input_schema"],
   additionalProperties: false,

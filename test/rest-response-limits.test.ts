@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
 import { createGuardedFetch } from "@vance/adapters";
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   createNetworkPolicy,
   type InvocationContext,
   parseToolDocument,
@@ -220,7 +220,7 @@ describe("rest over HTTP: VANCE_REST_MAX_RESPONSE_BYTES counts decoded bytes", (
 });
 
 const allowLoopback = createNetworkPolicy(["127.0.0.1"]);
-const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+const registry = new ToolTypeRegistry(builtInToolTypes());
 
 function contextFor(signal: AbortSignal = new AbortController().signal): InvocationContext {
   return restContext({ policy: allowLoopback, signal });

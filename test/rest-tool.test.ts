@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createGuardedFetch, dnsHostResolver } from "@vance/adapters";
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   createNetworkPolicy,
   type HostResolver,
   type HttpFetch,
@@ -123,7 +123,7 @@ function contextFor(
 }
 
 /** No network policy on write, so that the call-time guard and `check` can be tested apart. */
-const unchecked = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+const unchecked = new ToolTypeRegistry(builtInToolTypes());
 
 /** Parses a rest tool document (JSON is YAML) the way the service does, defaults filled. */
 function restTool(parameters: Record<string, unknown>): ServerToolConfig {
@@ -501,12 +501,15 @@ describe("rest: SSRF guard at call time", () => {
 });
 
 describe("rest: check on write", () => {
-  const strictRegistry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy: strict });
+  const strictRegistry = new ToolTypeRegistry(builtInToolTypes(), { networkPolicy: strict });
 
   function checkUrl(url: string, policy: NetworkPolicy = strict) {
     const config = restTool({ url });
     if (!RestType.check) throw new Error("rest has no check");
-    return RestType.check(config.parameters, { networkPolicy: policy });
+    return RestType.check(config.parameters, {
+      networkPolicy: policy,
+      jsonSchemas: strictRegistry.environment.jsonSchemas,
+    });
   }
 
   it.each([
@@ -552,7 +555,7 @@ describe("rest: check on write", () => {
   it("parseToolDocument refuses 10.0.0.1 unless the allowlist names it", () => {
     const text = `type: rest\ndescription: internal\nparameters:\n  url: http://10.0.0.1/api\n`;
     expect(parseToolDocument(text, "internal", strictRegistry).ok).toBe(false);
-    const allowing = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, {
+    const allowing = new ToolTypeRegistry(builtInToolTypes(), {
       networkPolicy: createNetworkPolicy(["10.0.0.0/8"]),
     });
     expect(parseToolDocument(text, "internal", allowing).ok).toBe(true);

@@ -1,6 +1,6 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   DocumentCascade,
   defineToolType,
   type JsonSchema,
@@ -82,7 +82,7 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
       return { value: "single" };
     },
   });
-  const types = new ToolTypeRegistry([...BUILT_IN_TOOL_TYPES, FakePack, FakeSingle]);
+  const types = new ToolTypeRegistry([...builtInToolTypes(), FakePack, FakeSingle]);
   const cascade = new DocumentCascade(new MemoryObjectStore(), new Map());
   const sources = new ToolSources({
     types,
@@ -111,7 +111,7 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
       now: () => clock,
     },
     secrets: { lookupFor: () => async () => undefined },
-    networkPolicy: { addressProblem: () => null },
+    environment: types.environment,
   });
   const names = async () => (await tools.listAll(T, P)).map((tool) => tool.name);
   return {

@@ -4,10 +4,14 @@
  * parse-worker.mjs (`npm run build:worker`, and beside each API function bundle).
  */
 import { compileOpenApi } from "@vance/adapters/openapi";
-import { loadLazyEngines } from "@vance/core";
+import { JsonSchemaValidator, loadLazyEngines } from "@vance/core";
 import { serveTasks } from "@vance/sandbox/serve-tasks";
 
 // The compiler checks the operations' schemas with Ajv, which core loads on demand (issue 24's
 // cold start): this thread loads it before it takes its first task.
 await loadLazyEngines();
-serveTasks({ openapi: compileOpenApi });
+// One validator per thread: a document compiled again (a new ETag) reuses its operations' schemas.
+const jsonSchemas = new JsonSchemaValidator();
+serveTasks({
+  openapi: (input: Parameters<typeof compileOpenApi>[0]) => compileOpenApi(input, { jsonSchemas }),
+});

@@ -67,7 +67,6 @@ import {
   ToolUsage,
   tracedFetch,
   tracedScripts,
-  useJsonSchemaValidator,
   WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
@@ -298,9 +297,8 @@ export async function buildServices(
     lazyEngines?: boolean;
   } = {},
 ): Promise<Services> {
-  // The instance's compiled schemas, for every module function that compiles one.
+  // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use it.
   const jsonSchemas = new JsonSchemaValidator();
-  useJsonSchemaValidator(jsonSchemas);
   if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
@@ -308,7 +306,7 @@ export async function buildServices(
   const env = overrides.env ?? process.env;
   const networkPolicy = createNetworkPolicy(config.VANCE_NETWORK_ALLOWLIST);
   const mcpServers = new McpServerCaches();
-  const types = new ToolTypeRegistry(builtInToolTypes(mcpServers), { networkPolicy });
+  const types = new ToolTypeRegistry(builtInToolTypes(mcpServers), { networkPolicy, jsonSchemas });
   const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
   const now = overrides.now ?? (() => Date.now());
   const state = overrides.state ?? (await stateStore(config));
@@ -365,12 +363,6 @@ export async function buildServices(
     openApi: overrides.openApi ?? workerOpenApiCompiler(config),
     // Beside the spec documents: a cold instance reads a spec's compiled list instead of parsing it.
     compiledOperations: new ObjectStoreCompiledOperations(documentStore, logger),
-    // The provider keys are platform secrets: read through the secret service's platform lookup.
-    models: new ModelPicker({
-      catalog,
-      platformSecret: (name) => secrets.platform(name),
-      defaultInstance: config.VANCE_DEFAULT_MODEL_INSTANCE,
-    }),
   };
   const secrets = new SecretService({
     store: overrides.secrets ?? (await secretStore(config)),
@@ -413,6 +405,7 @@ export async function buildServices(
     state,
     generations,
     recipes,
+    jsonSchemas,
     catalog,
     caches: recordCaches,
     now,
@@ -455,7 +448,13 @@ export async function buildServices(
     cascade,
     runtime,
     secrets,
-    networkPolicy,
+    environment: types.environment,
+    // The provider keys are platform secrets: read through the secret service's platform lookup.
+    models: new ModelPicker({
+      catalog,
+      platformSecret: (name) => secrets.platform(name),
+      defaultInstance: config.VANCE_DEFAULT_MODEL_INSTANCE,
+    }),
     discovery,
     metrics: serviceMetrics,
   });

@@ -1,5 +1,5 @@
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   CATALOG_MARKER,
   CompiledLayerBuilder,
   CompiledToolLayers,
@@ -47,7 +47,7 @@ export function compiledIndexes(options: {
   readonly networkAllowlist: readonly string[];
   readonly logger: Logger;
 }): CompiledLayerBuilder {
-  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, {
+  const types = new ToolTypeRegistry(builtInToolTypes(), {
     networkPolicy: createNetworkPolicy(options.networkAllowlist),
   });
   return new CompiledLayerBuilder({

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { RegExpParser } from "@eslint-community/regexpp";
 import { countRequests } from "@vance/adapters/mcp";
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   controlCharacterProblem,
   createNetworkPolicy,
   jsonSchemaSizeProblem,
@@ -62,7 +62,7 @@ const READERS: Record<string, (text: string) => unknown> = {
     parseToolDocument(
       text,
       "probe",
-      new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy: createNetworkPolicy([]) }),
+      new ToolTypeRegistry(builtInToolTypes(), { networkPolicy: createNetworkPolicy([]) }),
     ),
   parseMcpServerDocument: (text) => parseMcpServerDocument(text, { networkPolicy: createNetworkPolicy([]) }),
   parseCatalogDocument: (text) => parseCatalogDocument("model/probe/_provider.yaml", text),

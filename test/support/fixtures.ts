@@ -1,8 +1,8 @@
 import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
-  BUILT_IN_TOOL_TYPES,
   type BuiltInTool,
   type BundledDocuments,
+  builtInToolTypes,
   DocumentCascade,
   type Generations,
   NO_INPUT_SCHEMA,
@@ -48,7 +48,7 @@ export function toolServices(
       { body, contentType: "application/yaml" },
     ]),
   );
-  const types = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+  const types = new ToolTypeRegistry(builtInToolTypes());
   const cascade = new DocumentCascade(
     store,
     bundled,

@@ -1,4 +1,7 @@
-import { compileJsonSchema, type JsonSchema } from "@vance/core";
+import { type JsonSchema, JsonSchemaValidator } from "@vance/core";
+
+const jsonSchemas = new JsonSchemaValidator();
+
 import type { OpenAPIV3_1 } from "openapi-types";
 import openapiTS, { astToString } from "openapi-typescript";
 import type { OpenApiDocument } from "../../functions/api/openapi";
@@ -39,7 +42,7 @@ export function operationOf(
 
 /** Field errors of `value` against a schema of the document (its `$ref`s resolve into the document). */
 export function violations(document: OpenApiDocument, schema: unknown, value: unknown) {
-  const compiled = compileJsonSchema({ ...(schema as JsonSchema), components: document.components });
+  const compiled = jsonSchemas.compile({ ...(schema as JsonSchema), components: document.components });
   if (!compiled.ok) throw new Error(`the document's schema does not compile: ${compiled.message}`);
   return compiled.validate(value);
 }

@@ -1,5 +1,11 @@
 import { createGuardedFetch, dnsHostResolver } from "@vance/adapters";
-import type { HostResolver, HttpFetch, InvocationContext, NetworkPolicy } from "@vance/core";
+import {
+  type HostResolver,
+  type HttpFetch,
+  type InvocationContext,
+  JsonSchemaValidator,
+  type NetworkPolicy,
+} from "@vance/core";
 
 /** An InvocationContext for calling the `rest` type directly, over the real adapters; options replace single parts. */
 export function restContext(options: {
@@ -15,6 +21,7 @@ export function restContext(options: {
   return {
     caller: { tenant: "acme", project: "shop" },
     networkPolicy: options.policy,
+    jsonSchemas: new JsonSchemaValidator(),
     signal: options.signal ?? new AbortController().signal,
     depth: 0,
     runtime: {

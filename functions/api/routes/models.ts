@@ -1,4 +1,5 @@
 import {
+  CascadeRead,
   type CatalogEditor,
   catalogView,
   INSTANCE_PATTERN,
@@ -171,7 +172,8 @@ export function modelRoutes(deps: {
     async (c) => {
       const { instance, file } = c.req.valid("param");
       requireYamlOrJson(c, "a catalog document");
-      const { created, provider } = await deps.editor.put(instance, file, await documentText(c));
+      const body = await documentText(c);
+      const { created, provider } = await deps.editor.put(instance, file, body, CascadeRead.begin());
       return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
     },
   );

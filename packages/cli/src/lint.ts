@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import {
-  BUILT_IN_TOOL_TYPES,
+  builtInToolTypes,
   createNetworkPolicy,
   inCapabilityFloor,
   loadLazyEngines,
@@ -45,7 +45,7 @@ export function lintRegistry(allowlist: string | undefined = process.env.VANCE_N
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);
-  return new ToolTypeRegistry(BUILT_IN_TOOL_TYPES, { networkPolicy: createNetworkPolicy(entries) });
+  return new ToolTypeRegistry(builtInToolTypes(), { networkPolicy: createNetworkPolicy(entries) });
 }
 
 /** A file name of a document `put` stores as a tool (or MCP server) document: `{name}.yaml`, `.yml` or `.json`. */

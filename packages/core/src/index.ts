@@ -193,7 +193,7 @@ export {
   tracedScripts,
 } from "./telemetry/telemetry";
 export { controlCharacterProblem, stripControls, trimChar } from "./text";
-export { BUILT_IN_TOOL_TYPES, builtInToolTypes } from "./tool-types/builtin-types";
+export { builtInToolTypes } from "./tool-types/builtin-types";
 export { OpenJsonSchema } from "./tool-types/common";
 export { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./tool-types/document-schemas";
 export { NO_INPUT_SCHEMA } from "./tool-types/inputs";
@@ -240,8 +240,4 @@ export {
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
-export {
-  compileJsonSchema,
-  JsonSchemaValidator,
-  useJsonSchemaValidator,
-} from "./validation/json-schema-validator";
+export { JsonSchemaValidator } from "./validation/json-schema-validator";

@@ -1,8 +1,18 @@
-import { type CompiledOperations, type OpenApiCompileRequest, readOperations } from "@vance/core";
+import {
+  type CompiledOperations,
+  JsonSchemaValidator,
+  type OpenApiCompileRequest,
+  readOperations,
+} from "@vance/core";
 import { createOpenApiParser, type OpenApiParserOptions } from "./parser";
 
 /** What crosses to the compiler's thread: the request without its tenant and signal. */
 export type OpenApiCompileInput = Omit<OpenApiCompileRequest, "tenant" | "signal">;
+
+/** The parser's limits, and the validator that checks the operations' schemas (else one per compile). */
+export interface OpenApiCompileOptions extends OpenApiParserOptions {
+  readonly jsonSchemas?: JsonSchemaValidator;
+}
 
 /**
  * An OpenAPI document's operations: parsed, validated and dereferenced by `createOpenApiParser`,
@@ -12,11 +22,13 @@ export type OpenApiCompileInput = Omit<OpenApiCompileRequest, "tenant" | "signal
  */
 export async function compileOpenApi(
   input: OpenApiCompileInput,
-  options: OpenApiParserOptions = {},
+  options: OpenApiCompileOptions = {},
 ): Promise<CompiledOperations> {
-  const document = await createOpenApiParser(options)(input.text);
+  const { jsonSchemas = new JsonSchemaValidator(), ...parserOptions } = options;
+  const document = await createOpenApiParser(parserOptions)(input.text);
   return readOperations(document, {
     pack: input.pack,
+    jsonSchemas,
     ...(input.specUrl === undefined ? {} : { specUrl: new URL(input.specUrl) }),
     ...(input.allow === undefined ? {} : { allow: input.allow }),
     ...(input.tags === undefined ? {} : { tags: input.tags }),

@@ -1,4 +1,4 @@
-import type { OpenApiCompiler } from "@vance/core";
+import { JsonSchemaValidator, type OpenApiCompiler } from "@vance/core";
 import { compileOpenApi } from "./compile";
 import type { OpenApiParserOptions } from "./parser";
 
@@ -7,5 +7,7 @@ import type { OpenApiParserOptions } from "./parser";
  * task worker with a deadline.
  */
 export function inProcessOpenApiCompiler(options: OpenApiParserOptions = {}): OpenApiCompiler {
-  return ({ tenant: _tenant, signal: _signal, ...input }) => compileOpenApi(input, options);
+  const jsonSchemas = new JsonSchemaValidator();
+  return ({ tenant: _tenant, signal: _signal, ...input }) =>
+    compileOpenApi(input, { ...options, jsonSchemas });
 }

@@ -13,29 +13,20 @@ export type GenerationReads = Pick<Generations, "read" | "ensure" | "readAlong">
  */
 export class CascadeRead {
   readonly #read = new Set<string>();
-  readonly #trustsAll: boolean;
 
-  private constructor(trustsAll: boolean) {
-    this.#trustsAll = trustsAll;
-  }
-
-  /** A request that has read no marker yet: its first ask of each reads it. */
-  static begin(): CascadeRead {
-    return new CascadeRead(false);
-  }
+  private constructor() {}
 
   /**
-   * For code that runs on a read made elsewhere — a call nested in a top-level call, the model
-   * an invocation picks, a catalog write that bumped its marker: every ask is answered from the
-   * generations the instance knows.
+   * A request that has read no marker yet: its first ask of each reads it. What runs below the
+   * request is handed this read — a nested call, the model an invocation picks — never a new one.
    */
-  static trusting(): CascadeRead {
-    return new CascadeRead(true);
+  static begin(): CascadeRead {
+    return new CascadeRead();
   }
 
-  /** Whether this request has read (or trusts) every one of these markers. */
+  /** Whether this request has read every one of these markers. */
   has(markers: readonly string[]): boolean {
-    return this.#trustsAll || markers.every((marker) => this.#read.has(marker));
+    return markers.every((marker) => this.#read.has(marker));
   }
 
   /**

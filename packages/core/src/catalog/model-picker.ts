@@ -1,6 +1,6 @@
-import { CascadeRead } from "../cascade/cascade-read";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { compareStrings } from "../order";
-import type { LlmChoice, LlmEndpoint, LlmModels } from "../ports/tool-runtime";
+import type { LlmChoice, LlmEndpoint } from "../ports/tool-runtime";
 import type { PlatformSecrets } from "../secrets/secret-service";
 import { type CompiledCatalog, type CompiledProvider, parseModelId } from "./model-catalog";
 import type { ModelCatalogService } from "./model-catalog-service";
@@ -21,12 +21,12 @@ type Failure = { readonly error: string; readonly message: string };
  * `baseUrl`, `wireType` and key. The key comes from a platform secret and only ever reaches the
  * request; failures say what is missing without naming the secret.
  */
-export class ModelPicker implements LlmModels {
+export class ModelPicker {
   constructor(private readonly options: ModelPickerOptions) {}
 
-  async pick(tenant: string, choice: LlmChoice): Promise<LlmEndpoint | Failure> {
-    // The invocation read the catalog's generation with its request.
-    const catalog = await this.options.catalog.catalog(CascadeRead.trusting());
+  /** `read`: the invocation's request's read (the catalog's generation read with it, once). */
+  async pick(tenant: string, choice: LlmChoice, read: CascadeRead): Promise<LlmEndpoint | Failure> {
+    const catalog = await this.options.catalog.catalog(read);
     const target = this.#target(catalog, tenant, choice);
     if ("error" in target) return target;
     const { instance, slug, provider } = target;

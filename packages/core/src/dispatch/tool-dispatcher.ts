@@ -3,18 +3,17 @@ import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
 import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import type { ModelPicker } from "../catalog/model-picker";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
 import { toolDocumentPath } from "../ids";
-import type { NetworkPolicy } from "../net/network-policy";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
 import type { AllowSet } from "../surface/process-records";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry/telemetry";
-import type { InvocationContext } from "../tool-types/tool-type";
+import type { InvocationContext, ToolTypeEnvironment } from "../tool-types/tool-type";
 import type { ResolvedTool, ToolReader } from "../tools/server-tool-service";
-import { compileJsonSchema } from "../validation/json-schema-validator";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {
@@ -41,8 +40,7 @@ export interface DispatchRequest {
   readonly parent?: CallBudget;
   /**
    * The request's read of the generations (a call in a process: read with the process record);
-   * a top-level call without one reads them itself. Nested calls always run on their top-level
-   * call's read.
+   * a top-level call without one begins its own, which its nested calls are handed.
    */
   readonly read?: CascadeRead;
   /**
@@ -63,7 +61,10 @@ export interface ToolDispatcherOptions {
   readonly runtime: ToolRuntime;
   /** Which secrets a tool may read, by the layer its document came from. */
   readonly secrets: Pick<SecretService, "lookupFor">;
-  readonly networkPolicy: NetworkPolicy;
+  /** The address rules and the schema compiler: the type registry's (`ToolTypeRegistry.environment`). */
+  readonly environment: ToolTypeEnvironment;
+  /** The model catalog's endpoints (`prompt_template`); without it those tools answer `ModelUnavailable`. */
+  readonly models?: Pick<ModelPicker, "pick">;
   /** Depth and fan-out of the calls one top-level call may start (`DEFAULT_CALL_LIMITS`). */
   readonly callLimits?: Partial<CallLimits>;
   /** What the meta-tools do inside a process; without it they answer `ProcessRequired`. */
@@ -189,7 +190,7 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
-      const schema = compileJsonSchema(target.inputSchema);
+      const schema = this.options.environment.jsonSchemas.compile(target.inputSchema);
       if (!schema.ok) throw unusableSchema(target, schema.message);
       return schema.validate(input);
     });
@@ -214,13 +215,13 @@ export class ToolDispatcher {
           signal: request.signal ?? NEVER_ABORTED,
           ...(discovery ? { process: discovery } : {}),
           scripts: this.options.runtime.scripts,
-          callTool: this.nestedCall({ ...request, activates: false }, budget),
+          callTool: this.nestedCall({ ...request, activates: false }, budget, read),
         });
       }
       case "pack-sub-tool": {
         const invokeSubTool = target.type.sourcing?.invokeSubTool;
         if (!invokeSubTool) return unsupported(target.config.type);
-        const context = this.context(request, budget, target.layer);
+        const context = this.context(request, budget, target.layer, read);
         return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
       }
       case "document": {
@@ -235,7 +236,7 @@ export class ToolDispatcher {
           target.config,
           target.config.parameters,
           params,
-          this.context(request, budget, target.layer),
+          this.context(request, budget, target.layer, read),
           target.source,
         );
       }
@@ -252,7 +253,7 @@ export class ToolDispatcher {
     if (!request.process || !discovery) return undefined;
     return discovery.forProcess(
       request.process,
-      (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
+      (name, params) => this.dispatch({ ...request, name, params, parent: budget, read }),
       request.skillTools ?? [],
       { activates: request.activates !== false, read },
     );
@@ -264,11 +265,11 @@ export class ToolDispatcher {
    * later call of the same caller would be refused alike (the depth is the caller's, the tally
    * only grows), so the sandbox answers those without another round trip.
    */
-  private nestedCall(request: DispatchRequest, budget: CallBudget) {
+  private nestedCall(request: DispatchRequest, budget: CallBudget, read: CascadeRead) {
     // The runtime's script runner (`tracedScripts`) binds these to the span the run began in.
     return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
       try {
-        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget, read };
         const result = await this.dispatch(nested);
         if (result instanceof CallRefusal)
           return { error: result.error, message: result.message, final: true };
@@ -289,12 +290,16 @@ export class ToolDispatcher {
     request: DispatchRequest,
     budget: CallBudget,
     layer: ResolvedTool["layer"],
+    read: CascadeRead,
   ): InvocationContext {
     const { caller } = request;
+    const { models } = this.options;
     return {
+      ...(models ? { models: { pick: (choice) => models.pick(caller.tenant, choice, read) } } : {}),
       caller,
       runtime: this.options.runtime,
-      networkPolicy: this.options.networkPolicy,
+      networkPolicy: this.options.environment.networkPolicy,
+      jsonSchemas: this.options.environment.jsonSchemas,
       signal: request.signal ?? NEVER_ABORTED,
       depth: budget.depth,
       readDocument: async (path) =>
@@ -302,7 +307,7 @@ export class ToolDispatcher {
       readHit: (path) => this.options.cascade.lookup(caller.tenant, caller.project, path),
       secret: this.options.secrets.lookupFor(caller.tenant, layer),
       secretsFor: (documentLayer) => this.options.secrets.lookupFor(caller.tenant, documentLayer),
-      callTool: this.nestedCall(request, budget),
+      callTool: this.nestedCall(request, budget, read),
     };
   }
 }
@@ -326,9 +331,9 @@ function unsupported(type: string): CallResult {
   };
 }
 
-/** A nested call runs on the generations its top-level call read; a top-level call reads them unless handed its request's read. */
+/** A call runs on its request's read (a nested call: its top-level call's); a top-level call without one begins its own. */
 function readOf(request: Omit<DispatchRequest, "params">): CascadeRead {
-  return request.parent ? CascadeRead.trusting() : (request.read ?? CascadeRead.begin());
+  return request.read ?? CascadeRead.begin();
 }
 
 /**

@@ -263,12 +263,12 @@ export interface LlmChoice {
   readonly size?: string;
 }
 
-/** Picks `prompt_template`'s model from the model catalog; one that cannot be called is a failure value. */
+/**
+ * Picks `prompt_template`'s model from the model catalog, as the call's request reads it; one
+ * that cannot be called is a failure value.
+ */
 export interface LlmModels {
-  pick(
-    tenant: string,
-    choice: LlmChoice,
-  ): Promise<LlmEndpoint | { readonly error: string; readonly message: string }>;
+  pick(choice: LlmChoice): Promise<LlmEndpoint | { readonly error: string; readonly message: string }>;
 }
 
 export interface ToolRuntime {
@@ -283,6 +283,4 @@ export interface ToolRuntime {
   readonly openApi?: OpenApiCompiler;
   /** Where compiled operation lists of spec documents are kept; without one every cold instance compiles. */
   readonly compiledOperations?: CompiledOperationStore;
-  /** The model catalog's endpoints (`prompt_template`); without it those tools answer `ModelUnavailable`. */
-  readonly models?: LlmModels;
 }

@@ -24,7 +24,7 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
-import { toolInputSchemaProblem } from "../validation/json-schema-validator";
+import type { JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
@@ -83,6 +83,8 @@ export interface ProcessRecordsOptions {
    */
   readonly generations: Pick<Generations, "readAlong" | "read" | "ensure">;
   readonly recipes: Pick<RecipeResolver, "resolve">;
+  /** Checks the client tools' input schemas of a spawn (the instance's validator). */
+  readonly jsonSchemas: JsonSchemaValidator;
   /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
   readonly catalog?: { catalog(read: CascadeRead): Promise<CompiledCatalog> };
   readonly settings?: Partial<ActivationSettings>;
@@ -157,7 +159,7 @@ export class ProcessRecords {
   ): Promise<PreparedProcess> {
     assertTenantId(tenant);
     assertProjectId(project);
-    assertUsableClientSchemas(request.clientTools);
+    assertUsableClientSchemas(request.clientTools, this.options.jsonSchemas);
     await read.ensure(this.options.generations, requestMarkers(tenant, project));
     const removed = new Set(request.allowedToolsRemove);
     const clientTools = request.clientTools.filter((tool) => !removed.has(tool.name));
@@ -535,7 +537,10 @@ function processKey(record: ProcessRecord): ProcessKey {
   return { tenant: record.tenant, project: record.project, processId: record.processId };
 }
 
-function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): void {
+function assertUsableClientSchemas(
+  clientTools: SpawnRequest["clientTools"],
+  jsonSchemas: JsonSchemaValidator,
+): void {
   const errors: FieldError[] = [];
   // Each schema compiles on the serving thread: the spawn's schemas share one budget of nodes.
   let nodes = 0;
@@ -552,7 +557,7 @@ function assertUsableClientSchemas(clientTools: SpawnRequest["clientTools"]): vo
     ]);
   }
   clientTools.forEach((tool, index) => {
-    const problem = toolInputSchemaProblem(tool.inputSchema);
+    const problem = jsonSchemas.inputSchemaProblem(tool.inputSchema);
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });
   });
   if (errors.length > 0) {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { DocumentPathSchema } from "../ids";
 import { NO_INPUT_SCHEMA } from "./inputs";
-import { type McpServerCaches, McpServerType, McpType, mcpToolTypes } from "./mcp";
+import { McpServerCaches, mcpToolTypes } from "./mcp";
 import { OpenApiType } from "./openapi/index";
 import { PromptTemplateType } from "./prompt-template/index";
 import { RestType } from "./rest/index";
@@ -26,24 +26,12 @@ export const DocLookupType = defineToolType({
   },
 });
 
-/** Every type this service ships, in the order `GET /v1/types` lists them. */
-export const BUILT_IN_TOOL_TYPES = [
-  DocLookupType,
-  McpType,
-  McpServerType,
-  RestType,
-  PromptTemplateType,
-  ScriptedType,
-  OpenApiType,
-];
-
 /**
- * The same types, the `mcp` ones keeping their caches in `mcp`: the composition root's, which it
- * lists in `/v1/metrics` (`BUILT_IN_TOOL_TYPES` share one of their own, for libraries and tests).
+ * Every type this service ships, in the order `GET /v1/types` lists them; the `mcp` ones keep
+ * their caches in `mcp` — the composition root's, which it lists in `/v1/metrics`; without one,
+ * these types share a new one (a library's or a test's registry).
  */
-export function builtInToolTypes(mcp: McpServerCaches): readonly AnyToolType[] {
-  const own = mcpToolTypes(mcp);
-  return BUILT_IN_TOOL_TYPES.map((type) =>
-    type === McpType ? own.McpType : type === McpServerType ? own.McpServerType : type,
-  );
+export function builtInToolTypes(mcp: McpServerCaches = new McpServerCaches()): readonly AnyToolType[] {
+  const { McpType, McpServerType } = mcpToolTypes(mcp);
+  return [DocLookupType, McpType, McpServerType, RestType, PromptTemplateType, ScriptedType, OpenApiType];
 }

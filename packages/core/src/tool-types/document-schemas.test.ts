@@ -2,11 +2,11 @@ import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
 import { parseYaml } from "../config/yaml";
-import { BUILT_IN_TOOL_TYPES } from "./builtin-types";
+import { builtInToolTypes } from "./builtin-types";
 import { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./document-schemas";
 import { ToolTypeRegistry } from "./registry";
 
-const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+const registry = new ToolTypeRegistry(builtInToolTypes());
 const ajv = new Ajv({ strict: false, logger: false });
 const tool = ajv.compile(toolDocumentJsonSchema(registry));
 const server = ajv.compile(mcpServerDocumentJsonSchema());

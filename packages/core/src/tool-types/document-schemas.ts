@@ -17,7 +17,7 @@ type Properties = Record<string, JsonSchema>;
  * an `if`/`then` on `type`. What JSON Schema cannot say (a type's own checks, the file name) stays
  * with `parseToolDocument`, which `vance-tools lint` and every write run.
  *
- * @example toolDocumentJsonSchema(new ToolTypeRegistry(BUILT_IN_TOOL_TYPES)).allOf.length // one per type
+ * @example toolDocumentJsonSchema(new ToolTypeRegistry(builtInToolTypes())).allOf.length // one per type
  */
 export function toolDocumentJsonSchema(registry: ToolTypeRegistry): JsonSchema & { allOf: JsonSchema[] } {
   const base = valibotSchema(ServerToolConfigSchema);

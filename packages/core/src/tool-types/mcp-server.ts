@@ -103,7 +103,7 @@ export function mcpServerNameFromPath(path: string): string | null {
  */
 export function parseMcpServerDocument(
   text: string,
-  environment: ToolTypeEnvironment,
+  environment: Pick<ToolTypeEnvironment, "networkPolicy">,
 ): McpServerDocumentResult {
   const result = parseYamlDocument(text, McpServerDocumentSchema, {
     document: "an MCP server document",
@@ -117,7 +117,11 @@ export function parseMcpServerDocument(
   return { ok: true, server: result.value };
 }
 
-function checks(server: McpServerDocument, environment: ToolTypeEnvironment, yaml: ParsedYaml): FieldError[] {
+function checks(
+  server: McpServerDocument,
+  environment: Pick<ToolTypeEnvironment, "networkPolicy">,
+  yaml: ParsedYaml,
+): FieldError[] {
   const problems: FieldError[] = [];
   const at = (keys: readonly string[], message: string) => {
     const line = yaml.lineOf(keys);

@@ -18,16 +18,12 @@ import {
   type ToolRuntime,
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
-import {
-  MCP_ERROR_MESSAGE_CHARS,
-  McpServerCaches,
-  McpServerType,
-  McpType,
-  mcpOutcome,
-  mcpToolTypes,
-  sizeOf,
-} from "./mcp";
+import { JsonSchemaValidator } from "../validation/json-schema-validator";
+import { MCP_ERROR_MESSAGE_CHARS, McpServerCaches, mcpOutcome, mcpToolTypes, sizeOf } from "./mcp";
 import type { InvocationContext, SourceContext, SourceTool } from "./tool-type";
+
+/** The two types with caches of this file's own. */
+const { McpType, McpServerType } = mcpToolTypes(new McpServerCaches());
 
 const TOKEN = "tok-9f8e7d6c5b4a-s3cret";
 const SERVER_DOC =
@@ -122,6 +118,7 @@ function invocationContext(setup: Setup = {}): InvocationContext {
     caller: { tenant: "acme", project: "shop" },
     runtime: source.runtime,
     networkPolicy: source.networkPolicy,
+    jsonSchemas: new JsonSchemaValidator(),
     signal: setup.signal ?? new AbortController().signal,
     depth: 0,
     readDocument: async (path) => (await source.readHit(path))?.body ?? null,

@@ -15,7 +15,6 @@ import {
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, stripControls } from "../text";
-import { toolInputSchemaProblem } from "../validation/json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import {
   type McpServerDocument,
@@ -64,7 +63,7 @@ interface ServerAccess {
 
 /**
  * The `mcp` and `mcp_server` types, keeping their caches in `caches`: the composition root builds
- * one and lists it in `/v1/metrics`; `McpType` and `McpServerType` below have their own.
+ * one and lists it in `/v1/metrics` (`builtInToolTypes`).
  */
 export function mcpToolTypes(caches: McpServerCaches): {
   readonly McpType: AnyToolType;
@@ -81,9 +80,9 @@ export function mcpToolTypes(caches: McpServerCaches): {
       inputSchema: v.optional(OpenJsonSchema),
     }),
     inputSchema: (parameters) => parameters.inputSchema ?? { type: "object" },
-    check: (parameters) => {
+    check: (parameters, environment) => {
       if (!parameters.inputSchema) return [];
-      const problem = toolInputSchemaProblem(parameters.inputSchema);
+      const problem = environment.jsonSchemas.inputSchemaProblem(parameters.inputSchema);
       return problem ? [{ path: "inputSchema", message: `inputSchema: ${problem}` }] : [];
     },
     sourcing: {
@@ -219,9 +218,6 @@ export class McpServerCaches implements HasCaches {
     return { serverOfSubTool: this.#serverReads.report(), parsedServers: this.#parsedReads.report() };
   }
 }
-
-/** The `mcp` and `mcp_server` types as libraries and tests use them (the service builds its own). */
-export const { McpType, McpServerType } = mcpToolTypes(new McpServerCaches());
 
 /**
  * One `tools/call`: the server resolved (unless the listing this request found — a pack's, or

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../../../../test/support/spec-examples";
-import { BUILT_IN_TOOL_TYPES } from "./builtin-types";
+import { builtInToolTypes } from "./builtin-types";
 import { parseToolDocument } from "./parse";
 import { ToolTypeRegistry } from "./registry";
 
-const registry = new ToolTypeRegistry(BUILT_IN_TOOL_TYPES);
+const registry = new ToolTypeRegistry(builtInToolTypes());
 
 function errorOf(text: string, name = "t") {
   const result = parseToolDocument(text, name, registry);

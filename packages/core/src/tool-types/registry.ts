@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type { JsonSchema } from "../json-schema";
 import type { NetworkPolicy } from "../net/network-policy";
+import { JsonSchemaValidator } from "../validation/json-schema-validator";
 import type { AnyToolType, ToolTypeEnvironment } from "./tool-type";
 
 /** A policy that refuses nothing: for validation where no network settings apply. */
@@ -9,12 +10,15 @@ export const OPEN_NETWORK_POLICY: NetworkPolicy = { addressProblem: () => null }
 /** The tool types known to this service, by `typeId`. Read-only after construction. */
 export class ToolTypeRegistry {
   private readonly types: ReadonlyMap<string, AnyToolType>;
+  /** What the types' checks use: the given policy and validator, else an open policy and a validator of its own. */
+  readonly environment: ToolTypeEnvironment;
 
-  constructor(
-    types: readonly AnyToolType[],
-    readonly environment: ToolTypeEnvironment = { networkPolicy: OPEN_NETWORK_POLICY },
-  ) {
+  constructor(types: readonly AnyToolType[], environment: Partial<ToolTypeEnvironment> = {}) {
     this.types = new Map(types.map((type) => [type.typeId, type]));
+    this.environment = {
+      networkPolicy: environment.networkPolicy ?? OPEN_NETWORK_POLICY,
+      jsonSchemas: environment.jsonSchemas ?? new JsonSchemaValidator(),
+    };
   }
 
   /** The type with this id, or `undefined`. */

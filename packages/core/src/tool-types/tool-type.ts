@@ -4,11 +4,14 @@ import type { CascadeHit, DocumentVersion, Layer } from "../cascade/document-cas
 import type { ServerToolConfig } from "../config/schema";
 import type { JsonSchema } from "../json-schema";
 import type { NetworkPolicy } from "../net/network-policy";
-import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
+import type { LlmModels, ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
+import type { JsonSchemaValidator } from "../validation/json-schema-validator";
 
-/** Settings that validation depends on (a literal private IP in a `rest` URL is refused on write). */
+/** What validation depends on: settings (a literal private IP in a `rest` URL is refused on write) and the instance's schema compiler. */
 export interface ToolTypeEnvironment {
   readonly networkPolicy: NetworkPolicy;
+  /** Compiles (and caches) the schemas documents carry: `mcp`'s input schema, `rest`'s response schema. */
+  readonly jsonSchemas: JsonSchemaValidator;
 }
 
 /** Everything a running tool may use: who calls, the platform, the cascade and its siblings. */
@@ -16,6 +19,13 @@ export interface InvocationContext {
   readonly caller: CallerContext;
   readonly runtime: ToolRuntime;
   readonly networkPolicy: NetworkPolicy;
+  /** The instance's schema compiler (a `rest` answer is checked against its `responseSchema`). */
+  readonly jsonSchemas: JsonSchemaValidator;
+  /**
+   * The model catalog's endpoints for the caller's tenant, read with the call's request
+   * (`prompt_template`); without it those tools answer `ModelUnavailable`.
+   */
+  readonly models?: LlmModels;
   /**
    * Aborts when the call must stop: the caller's deadline passed, or the caller ended (timeout,
    * error, cancellation). Whatever the tool starts (HTTP calls, nested scripts) ends with it.

@@ -3,13 +3,12 @@ import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type CompiledJsonSchema,
-  compileJsonSchema,
   JsonSchemaValidator,
   MAX_PATTERN_INSTRUCTIONS,
-  toolInputSchemaProblem,
-  useJsonSchemaValidator,
-  validateJsonSchema,
 } from "./json-schema-validator";
+
+const validator = new JsonSchemaValidator();
+const compileJsonSchema = (schema: Record<string, unknown>) => validator.compile(schema);
 
 function usable(schema: Record<string, unknown>): (value: unknown) => { path: string; message: string }[] {
   const compiled = compileJsonSchema(schema);
@@ -23,7 +22,7 @@ function unusable(schema: Record<string, unknown>): string {
   return compiled.message;
 }
 
-describe("compileJsonSchema: field errors", () => {
+describe("JsonSchemaValidator.compile: field errors", () => {
   it("maps failures to dotted paths, naming missing and additional properties", () => {
     const validate = usable({
       type: "object",
@@ -41,9 +40,15 @@ describe("compileJsonSchema: field errors", () => {
     expect(validate({ id: 1 })).toEqual([]);
   });
 
-  it("validateJsonSchema answers the same for a usable schema and throws for an unusable one", () => {
-    expect(validateJsonSchema({ type: "string" }, 1)).toEqual([{ path: "", message: "must be string" }]);
-    expect(() => validateJsonSchema({ type: "strnig" }, 1)).toThrow(/not a valid JSON Schema/);
+  it("validate answers the same for a usable schema and throws for an unusable one", () => {
+    expect(validator.validate({ type: "string" }, 1)).toEqual([{ path: "", message: "must be string" }]);
+    expect(() => validator.validate({ type: "strnig" }, 1)).toThrow(/not a valid JSON Schema/);
+  });
+
+  it("inputSchemaProblem wants a usable object schema", () => {
+    expect(validator.inputSchemaProblem({ type: "object" })).toBeNull();
+    expect(validator.inputSchemaProblem({ type: "string" })).toMatch(/root must be an object schema/);
+    expect(validator.inputSchemaProblem({ type: "strnig" })).toMatch(/not a valid JSON Schema/);
   });
 
   it("reads a 2020-12 or draft-07 dialect declaration as draft-07 instead of failing", () => {
@@ -75,7 +80,7 @@ describe("compileJsonSchema: field errors", () => {
   });
 });
 
-describe("compileJsonSchema: patterns run on RE2 (linear time)", () => {
+describe("JsonSchemaValidator.compile: patterns run on RE2 (linear time)", () => {
   it("a catastrophic-backtracking pattern checks a 10,000-character input promptly", () => {
     const validate = usable({ type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } });
     // Backtracking needs ~2^10000 steps for this input; RE2 needs one pass.
@@ -127,7 +132,7 @@ describe("compileJsonSchema: patterns run on RE2 (linear time)", () => {
   });
 });
 
-describe("compileJsonSchema: no shared $id registry, no remote $ref", () => {
+describe("JsonSchemaValidator.compile: no shared $id registry, no remote $ref", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });
@@ -171,7 +176,7 @@ describe("compileJsonSchema: no shared $id registry, no remote $ref", () => {
   });
 });
 
-describe("compileJsonSchema: memory stays flat", () => {
+describe("JsonSchemaValidator.compile: memory stays flat", () => {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
   const heapMiB = () => {
@@ -205,7 +210,7 @@ describe("compileJsonSchema: memory stays flat", () => {
 });
 
 describe("JsonSchemaValidator: one cache per instance, an engine loaded lazily", () => {
-  it("counts its own reads: the composition root's instance is the one the module functions use", () => {
+  it("counts its own reads: each instance has its own cache", () => {
     const mine = new JsonSchemaValidator({ maxEntries: 8, maxBytes: 1024 * 1024 });
     const other = new JsonSchemaValidator();
     const schema = { type: "object", properties: { instanceTest: { type: "integer" } } };
@@ -214,9 +219,8 @@ describe("JsonSchemaValidator: one cache per instance, an engine loaded lazily",
     expect(mine.cacheReport()).toMatchObject({ hits: 1, misses: 1, entries: 1, maxEntries: 8 });
     expect(other.cacheReport()).toMatchObject({ hits: 0, misses: 0, entries: 0 });
 
-    useJsonSchemaValidator(other);
-    compileJsonSchema(schema);
-    expect(toolInputSchemaProblem(schema)).toBeNull();
+    other.compile(schema);
+    expect(other.inputSchemaProblem(schema)).toBeNull();
     expect(other.cacheReport()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
     expect(mine.cacheReport()).toMatchObject({ hits: 1, misses: 1 });
   });

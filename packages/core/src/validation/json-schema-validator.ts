@@ -87,9 +87,19 @@ function loadedEngine(): Engine {
 }
 
 /**
- * Compiles and caches JSON Schemas. The composition root makes one per instance, registers its
- * cache (`/v1/metrics` lists it as `jsonSchemas`) and makes it the one `compileJsonSchema` and the
- * other module functions use (`useJsonSchemaValidator`); until then they use one of their own.
+ * Compiles and caches JSON Schemas; every caller-supplied schema (tool input schemas, `rest`
+ * response schemas) goes through one. The composition root makes one per instance, registers its
+ * cache (`/v1/metrics` lists it as `jsonSchemas`) and hands it to what checks schemas: the tool
+ * type registry's environment (parsers and types' checks), the dispatcher (and through it each
+ * invocation's context), the process records; the OpenAPI compiler's thread has its own.
+ *
+ * Each schema compiles in its own Ajv instance, so one tenant's `$id` is never visible to
+ * another's schema and a `$ref` reaches only its own schema; remote `$ref`s are never fetched
+ * (unresolved means unusable). `pattern` and `patternProperties` run on RE2, linear in the input
+ * whatever the pattern; a pattern RE2 cannot run (backreferences, lookaround) makes the schema
+ * unusable, never a fallback to backtracking. Formats are not checked. A schema beyond
+ * `JSON_SCHEMA_LIMITS` is not compiled at all (its compile would hold the serving thread). The
+ * engine must be loaded (`loadJsonSchemaEngine`).
  *
  * Compiled schemas are kept by their JSON text: parsed configurations and process records are new
  * objects on every read, and one warm instance serves every tenant, so the cache is bounded by
@@ -115,7 +125,14 @@ export class JsonSchemaValidator {
     return this.#reads.report(lruExtent(this.#compiled));
   }
 
-  /** `compileJsonSchema` with this validator's cache. */
+  /**
+   * Compiles a JSON Schema, or answers why it is unusable; results are cached by the schema's
+   * JSON text.
+   *
+   * @example
+   * const schema = new JsonSchemaValidator().compile({ type: "object", required: ["q"] });
+   * if (schema.ok) schema.validate({}); // [{ path: "q", message: "must have required property 'q'" }]
+   */
   compile(schema: JsonSchema): CompiledJsonSchema {
     let key: string;
     try {
@@ -136,65 +153,28 @@ export class JsonSchemaValidator {
     });
     return result;
   }
-}
 
-/** The validator the module functions use: the composition root's, or one made at the first call. */
-let current: JsonSchemaValidator | undefined;
+  /**
+   * Why a schema cannot be a tool's input schema, or null when it can: it must compile, and its
+   * root must describe an object (`type: "object"`), since models send a tool's arguments as one
+   * JSON object and OpenAI's and Anthropic's APIs refuse any other root.
+   */
+  inputSchemaProblem(schema: JsonSchema): string | null {
+    const compiled = this.compile(schema);
+    if (!compiled.ok) return compiled.message;
+    return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+  }
 
-/**
- * Makes `validator` the one `compileJsonSchema`, `toolInputSchemaProblem` and
- * `validateJsonSchema` use: the composition root's, whose cache `/v1/metrics` lists. Every
- * caller of those (parsers, tool types, records) would otherwise carry it, for a memo of a pure
- * function whose entries hold no tenant state beyond the schema text they are keyed by.
- */
-export function useJsonSchemaValidator(validator: JsonSchemaValidator): void {
-  current = validator;
-}
-
-function validator(): JsonSchemaValidator {
-  current ??= new JsonSchemaValidator();
-  return current;
-}
-
-/**
- * Compiles a JSON Schema; every caller-supplied schema (tool input schemas, `rest` response
- * schemas) goes through here. Each schema compiles in its own Ajv instance, so one tenant's `$id`
- * is never visible to another's schema and a `$ref` reaches only its own schema; remote `$ref`s
- * are never fetched (unresolved means unusable). `pattern` and `patternProperties` run on RE2,
- * linear in the input whatever the pattern; a pattern RE2 cannot run (backreferences,
- * lookaround) makes the schema unusable, never a fallback to backtracking. Formats are not
- * checked. A schema beyond `JSON_SCHEMA_LIMITS` is not compiled at all (its compile would hold
- * the serving thread). Results are cached by the schema's JSON text (`JsonSchemaValidator`).
- * The engine must be loaded (`loadJsonSchemaEngine`).
- *
- * @example
- * const schema = compileJsonSchema({ type: "object", required: ["q"] });
- * if (schema.ok) schema.validate({}); // [{ path: "q", message: "must have required property 'q'" }]
- */
-export function compileJsonSchema(schema: JsonSchema): CompiledJsonSchema {
-  return validator().compile(schema);
-}
-
-/**
- * Why a schema cannot be a tool's input schema, or null when it can: it must compile, and its
- * root must describe an object (`type: "object"`), since models send a tool's arguments as one
- * JSON object and OpenAI's and Anthropic's APIs refuse any other root.
- */
-export function toolInputSchemaProblem(schema: JsonSchema): string | null {
-  const compiled = compileJsonSchema(schema);
-  if (!compiled.ok) return compiled.message;
-  return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
-}
-
-/**
- * Checks a value against a JSON Schema and returns the failures, or `[]`. Meant for schemas
- * known to be usable (this service's own): one that does not compile throws. Callers holding a
- * tenant's or caller's schema use `compileJsonSchema` and handle the outcome.
- */
-export function validateJsonSchema(schema: JsonSchema, value: unknown): FieldError[] {
-  const result = compileJsonSchema(schema);
-  if (!result.ok) throw new Error(result.message);
-  return result.validate(value);
+  /**
+   * Checks a value against a JSON Schema and returns the failures, or `[]`. Meant for schemas
+   * known to be usable (this service's own): one that does not compile throws. Callers holding a
+   * tenant's or caller's schema use `compile` and handle the outcome.
+   */
+  validate(schema: JsonSchema, value: unknown): FieldError[] {
+    const result = this.compile(schema);
+    if (!result.ok) throw new Error(result.message);
+    return result.validate(value);
+  }
 }
 
 /** Ajv's regex engine option, and what it answers for a pattern. */

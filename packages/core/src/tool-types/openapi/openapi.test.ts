@@ -2,11 +2,28 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createNetworkPolicy } from "../../net/network-policy";
 import type { OpenApiCompileRequest } from "../../ports/tool-runtime";
+import { JsonSchemaValidator } from "../../validation/json-schema-validator";
 import type { SourceContext, SourceTool } from "../tool-type";
 import { OpenApiType } from "./index";
-import { OPERATION_LIST_FORMAT, type OperationTarget, operationTarget, readOperations } from "./operations";
+import {
+  OPERATION_LIST_FORMAT,
+  type OperationListOptions,
+  type OperationTarget,
+  operationTarget,
+  readOperations,
+} from "./operations";
 import { OpenApiParametersSchema } from "./parameters";
 import { buildOperationRequest } from "./request";
+
+const jsonSchemas = new JsonSchemaValidator();
+
+/** `readOperations` with this file's validator. */
+function operations(
+  document: Readonly<Record<string, unknown>>,
+  options: Omit<OperationListOptions, "jsonSchemas">,
+) {
+  return readOperations(document, { ...options, jsonSchemas });
+}
 
 /** A dereferenced OpenAPI 3.1 document, as the parser port answers it. */
 function petstore(): Record<string, unknown> {
@@ -78,7 +95,7 @@ function targetOf(tool: SourceTool): OperationTarget {
 
 describe("readOperations", () => {
   it("offers one tool per GET/PUT/POST/DELETE/PATCH operation, named from operationId or method and path", () => {
-    const { tools, notes } = readOperations(petstore(), { pack: "pets" });
+    const { tools, notes } = operations(petstore(), { pack: "pets" });
     expect(tools.map((tool) => tool.sourceName)).toEqual([
       "list_pets",
       "create_pet",
@@ -91,13 +108,13 @@ describe("readOperations", () => {
   });
 
   it("describes an operation by summary and description, its method and path when it has neither", () => {
-    const { tools } = readOperations(petstore(), { pack: "pets" });
+    const { tools } = operations(petstore(), { pack: "pets" });
     expect(toolNamed(tools, "list_pets").description).toBe("List pets\n\nPages through every pet.");
     expect(toolNamed(tools, "delete_pet").description).toBe("Deprecated.\n\nDELETE /pets/{id}");
   });
 
   it("builds the input schema from path, query and header parameters; cookies, Accept and Host are not inputs", () => {
-    const { tools } = readOperations(petstore(), { pack: "pets" });
+    const { tools } = operations(petstore(), { pack: "pets" });
     expect(toolNamed(tools, "list_pets").inputSchema).toEqual({
       type: "object",
       properties: {
@@ -115,7 +132,7 @@ describe("readOperations", () => {
   });
 
   it("takes the JSON body as `body`: readOnly properties left out, nullable as a null type, x- keywords dropped", () => {
-    const { tools } = readOperations(petstore(), { pack: "pets" });
+    const { tools } = operations(petstore(), { pack: "pets" });
     expect(toolNamed(tools, "create_pet").inputSchema).toEqual({
       type: "object",
       properties: {
@@ -136,7 +153,7 @@ describe("readOperations", () => {
   });
 
   it("records where each input goes and resolves the server's variables", () => {
-    const { tools } = readOperations(petstore(), { pack: "pets" });
+    const { tools } = operations(petstore(), { pack: "pets" });
     expect(targetOf(toolNamed(tools, "list_pets"))).toEqual({
       method: "GET",
       path: "/pets",
@@ -151,7 +168,7 @@ describe("readOperations", () => {
   });
 
   it("keeps only the operations the allow-list names, by operationId, METHOD /path or op name", () => {
-    const { tools, notes } = readOperations(petstore(), {
+    const { tools, notes } = operations(petstore(), {
       pack: "pets",
       allow: ["listPets", "GET /pets/{id}", "delete_pet", "nothing"],
     });
@@ -197,7 +214,7 @@ describe("readOperations", () => {
         },
       },
     };
-    const [tool] = readOperations(document, { pack: "nodes" }).tools;
+    const [tool] = operations(document, { pack: "nodes" }).tools;
     expect(tool?.inputSchema).toEqual({
       type: "object",
       properties: {
@@ -218,7 +235,7 @@ describe("readOperations", () => {
       openapi: "3.1.0",
       paths: { "/tree": { post: { requestBody: { content: { "application/json": { schema: node } } } } } },
     };
-    const [tool] = readOperations(document, { pack: "trees" }).tools;
+    const [tool] = operations(document, { pack: "trees" }).tools;
     expect(tool?.inputSchema.properties).toEqual({
       body: {
         type: "object",
@@ -233,7 +250,7 @@ describe("readOperations", () => {
     paths["/pets"]!.get!.parameters = [
       { name: "q", in: "query", schema: { type: "string", pattern: "(a)\\1" } },
     ];
-    const { tools, notes } = readOperations(document, { pack: "pets" });
+    const { tools, notes } = operations(document, { pack: "pets" });
     expect(tools.map((tool) => tool.sourceName)).not.toContain("list_pets");
     expect(tools).toHaveLength(3);
     expect(notes[0]).toMatch(/^GET \/pets: left out, its input schema is .*pattern/);
@@ -247,7 +264,7 @@ describe("readOperations", () => {
       openapi: "3.1.0",
       paths: { "/big": { post: { requestBody: { content: { "application/json": { schema: shared } } } } } },
     };
-    const { tools, notes } = readOperations(document, { pack: "big" });
+    const { tools, notes } = operations(document, { pack: "big" });
     expect(tools).toEqual([]);
     expect(notes).toEqual(["POST /big: left out, the schema has more than 5000 nodes"]);
   });
@@ -270,7 +287,7 @@ describe("readOperations", () => {
         },
       },
     };
-    const [tool] = readOperations(document, { pack: "items" }).tools;
+    const [tool] = operations(document, { pack: "items" }).tools;
     expect(Object.keys((tool?.inputSchema.properties ?? {}) as object)).toEqual([
       "id",
       "query_id",
@@ -296,7 +313,7 @@ describe("readOperations", () => {
         "/c": { get: { operationId: "get-a" }, put: { operationId: "getA" } },
       },
     };
-    const names = readOperations(document, { pack }).tools.map((tool) => tool.sourceName);
+    const names = operations(document, { pack }).tools.map((tool) => tool.sourceName);
     // Shortened by leaving out words after the verb, keeping the tail that tells them apart;
     // only the two whose whole names are the same are numbered.
     expect(names).toEqual(["get_name_indeed_yes", "get_name_indeed_no", "get_a", "get_a_2"]);
@@ -319,7 +336,7 @@ describe("readOperations", () => {
         "/6": operation("issues/create-comment", "issues"),
       },
     };
-    const names = readOperations(document, { pack: "github" }).tools.map((tool) => tool.sourceName);
+    const names = operations(document, { pack: "github" }).tools.map((tool) => tool.sourceName);
     expect(names).toEqual([
       "actions_get_default_workflow_permissions_repository",
       "codespaces_remove_repository_secret_authenticated_user",
@@ -334,8 +351,8 @@ describe("readOperations", () => {
 
   it("what readOperations answers is pinned to OPERATION_LIST_FORMAT: a change of it must raise the format (kept lists of the old one are then compiled again)", async () => {
     const answer = JSON.stringify([
-      readOperations(petstore(), { pack: "pets" }),
-      readOperations(
+      operations(petstore(), { pack: "pets" }),
+      operations(
         {
           openapi: "3.1.0",
           paths: {
@@ -363,7 +380,7 @@ describe("readOperations", () => {
       openapi: "3.1.0",
       paths: { "/x": { get: { operationId } }, "/y": { get: { operationId } } },
     };
-    const names = readOperations(document, { pack: "p" }).tools.map((tool) => tool.sourceName);
+    const names = operations(document, { pack: "p" }).tools.map((tool) => tool.sourceName);
     expect(names).toHaveLength(2);
     expect(new Set(names).size).toBe(2);
     for (const name of names) expect(`p__${name}`.length).toBeLessThanOrEqual(64);
@@ -379,7 +396,7 @@ describe("readOperations", () => {
     };
     const named = (document: Record<string, unknown>, allow?: string[]) =>
       Object.fromEntries(
-        readOperations(document, { pack: "p".repeat(30), ...(allow ? { allow } : {}) }).tools.map((tool) => [
+        operations(document, { pack: "p".repeat(30), ...(allow ? { allow } : {}) }).tools.map((tool) => [
           tool.aliases?.at(-1),
           tool.sourceName,
         ]),
@@ -402,7 +419,7 @@ describe("readOperations", () => {
         "/b": { get: { operationId: "b", servers: [{ url: "https://other.example/root" }] } },
       },
     };
-    const withUrl = readOperations(document, {
+    const withUrl = operations(document, {
       pack: "x",
       specUrl: new URL("https://specs.example/v2/spec.yaml"),
     });
@@ -410,7 +427,7 @@ describe("readOperations", () => {
       "https://specs.example/api",
       "https://other.example/root",
     ]);
-    const withoutUrl = readOperations(document, { pack: "x" });
+    const withoutUrl = operations(document, { pack: "x" });
     expect(withoutUrl.tools.map((tool) => targetOf(tool).serverUrl)).toEqual([
       null,
       "https://other.example/root",
@@ -430,10 +447,9 @@ describe("request bodies that are not JSON", () => {
 
   it("offers a form body as `body`, its schema the form's", () => {
     const schema = { type: "object", properties: { grant_type: { type: "string" } } };
-    const { tools, notes } = readOperations(
-      document({ "application/x-www-form-urlencoded": { schema } }, true),
-      { pack: "auth" },
-    );
+    const { tools, notes } = operations(document({ "application/x-www-form-urlencoded": { schema } }, true), {
+      pack: "auth",
+    });
     expect(notes).toEqual([]);
     expect(tools[0]?.inputSchema).toMatchObject({ properties: { body: schema }, required: ["body"] });
     expect(operationTarget(tools[0]!)?.body?.mediaType).toBe("application/x-www-form-urlencoded");
@@ -441,11 +457,11 @@ describe("request bodies that are not JSON", () => {
 
   it("never offers an operation without a body it needs, and names an optional body it cannot send", () => {
     const multipart = { "multipart/form-data": { schema: { type: "object" } } };
-    expect(readOperations(document(multipart, true), { pack: "auth" })).toMatchObject({
+    expect(operations(document(multipart, true), { pack: "auth" })).toMatchObject({
       tools: [],
       notes: [expect.stringContaining("POST /token: left out, its request body is multipart/form-data")],
     });
-    const optional = readOperations(document(multipart, false), { pack: "auth" });
+    const optional = operations(document(multipart, false), { pack: "auth" });
     expect(optional.tools.map((tool) => tool.sourceName)).toEqual(["token"]);
     expect(optional.notes).toEqual([
       expect.stringContaining(
@@ -574,7 +590,7 @@ describe("the openapi type", () => {
   });
 
   it("refuses on write a spec URL or baseUrl at a literal address the network policy refuses", () => {
-    const environment = { networkPolicy: createNetworkPolicy([]) };
+    const environment = { networkPolicy: createNetworkPolicy([]), jsonSchemas };
     const parameters = v.parse(OpenApiParametersSchema, {
       spec: "https://169.254.169.254/spec.json",
       baseUrl: "http://[::1]:8080/api",
@@ -582,7 +598,7 @@ describe("the openapi type", () => {
     const problems = OpenApiType.check?.(parameters, environment) ?? [];
     expect(problems.map((problem) => problem.path)).toEqual(["spec", "baseUrl"]);
     expect(problems[0]?.message).toMatch(/metadata/);
-    const allowed = { networkPolicy: createNetworkPolicy(["169.254.169.254", "::1"]) };
+    const allowed = { networkPolicy: createNetworkPolicy(["169.254.169.254", "::1"]), jsonSchemas };
     expect(OpenApiType.check?.(parameters, allowed)).toEqual([]);
   });
 
@@ -613,7 +629,7 @@ describe("the openapi type", () => {
 
   it("answers a call without a server URL with what to set", async () => {
     const parameters = v.parse(OpenApiParametersSchema, { spec: "specs/pets.json" });
-    const [tool] = readOperations(
+    const [tool] = operations(
       { openapi: "3.1.0", paths: { "/a": { get: { operationId: "a" } } } },
       { pack: "x" },
     ).tools;
@@ -653,7 +669,7 @@ function runtime(parse: ((text: string) => Promise<Record<string, unknown>>) | u
     ...(parse
       ? {
           openApi: async (request: OpenApiCompileRequest) =>
-            readOperations(await parse(request.text), {
+            operations(await parse(request.text), {
               pack: request.pack,
               ...(request.allow ? { allow: request.allow } : {}),
             }),

@@ -1,7 +1,7 @@
 import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
 import { stripControls, trimChar } from "../../text";
-import { toolInputSchemaProblem } from "../../validation/json-schema-validator";
+import type { JsonSchemaValidator } from "../../validation/json-schema-validator";
 import type { SourceTool } from "../tool-type";
 import { SchemaConverter, UnusableSchemaError } from "./schema";
 
@@ -67,6 +67,8 @@ export interface OperationListOptions {
   readonly allow?: readonly string[];
   /** `parameters.tags`: only operations carrying one of these tags become sub-tools. */
   readonly tags?: readonly string[];
+  /** Checks each operation's input schema (the compiling thread's own). */
+  readonly jsonSchemas: JsonSchemaValidator;
 }
 
 /** The input property of the JSON request body. */
@@ -137,7 +139,7 @@ export function readOperations(
       }
       const serverUrl =
         operation.servers === undefined ? pathServers : serverUrlOf(operation.servers, options.specUrl);
-      const built = buildOperation(operation, item, method, path, serverUrl);
+      const built = buildOperation(operation, item, method, path, serverUrl, options.jsonSchemas);
       if ("note" in built) {
         notes.push(`${label}: left out, ${built.note}`);
         continue;
@@ -186,6 +188,7 @@ function buildOperation(
   method: OperationMethod,
   path: string,
   serverUrl: string | null,
+  jsonSchemas: JsonSchemaValidator,
 ): { inputSchema: JsonSchema; target: OperationTarget; remark?: string } | { note: string } {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -237,7 +240,7 @@ function buildOperation(
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
-  const problem = toolInputSchemaProblem(inputSchema);
+  const problem = jsonSchemas.inputSchemaProblem(inputSchema);
   if (problem) return { note: `its input schema is ${problem}` };
   return {
     inputSchema,

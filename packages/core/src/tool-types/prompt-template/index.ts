@@ -78,14 +78,14 @@ async function invokePromptTemplate(
   input: Readonly<Record<string, unknown>>,
   context: InvocationContext,
 ): Promise<ToolOutcome> {
-  const models = context.runtime.models;
+  const models = context.models;
   if (!models) {
     return {
       error: "ModelUnavailable",
       message: "this deployment has no model catalog for prompt_template calls",
     };
   }
-  const endpoint = await models.pick(context.caller.tenant, {
+  const endpoint = await models.pick({
     ...(parameters.model === undefined ? {} : { model: parameters.model }),
     ...(parameters.modelSize === undefined ? {} : { size: parameters.modelSize }),
   });

@@ -2,12 +2,11 @@ import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
 import { bareHost, isIpLiteral } from "../../net/network-policy";
 import { SecretScrubber } from "../../secrets/scrub";
-import { compileJsonSchema } from "../../validation/json-schema-validator";
 import { inputsToJsonSchema } from "../inputs";
 import { defineToolType, type InvocationContext } from "../tool-type";
 import { type RestParameters, RestParametersSchema } from "./parameters";
 import { buildRequest, parseUrl } from "./request";
-import { resolveSecrets, scrubOutcome, sendRestRequest } from "./send";
+import { type RestSendOptions, resolveSecrets, scrubOutcome, sendRestRequest } from "./send";
 import { hasPlaceholder, secretNames, TemplateFiller } from "./templates";
 
 // The machinery every tenant-configured HTTP call goes through, for the types that build their
@@ -51,7 +50,7 @@ export const RestType = defineToolType({
       });
     }
     if (parameters.responseSchema) {
-      const compiled = compileJsonSchema(parameters.responseSchema);
+      const compiled = environment.jsonSchemas.compile(parameters.responseSchema);
       if (!compiled.ok)
         problems.push({ path: "responseSchema", message: `responseSchema is ${compiled.message}` });
     }
@@ -59,6 +58,14 @@ export const RestType = defineToolType({
   },
   invoke: (_config, parameters, input, context) => invokeRest(parameters, input, context),
 });
+
+/** The tool's timeout, and its response schema compiled by the instance's validator. */
+function sendOptions(parameters: RestParameters, context: InvocationContext): RestSendOptions {
+  const { timeoutMs, responseSchema } = parameters;
+  return responseSchema === undefined
+    ? { timeoutMs }
+    : { timeoutMs, responseSchema: context.jsonSchemas.compile(responseSchema) };
+}
 
 /** One call: secrets resolved, templates filled, the answer scrubbed of every secret value it used. */
 async function invokeRest(
@@ -79,5 +86,5 @@ async function invokeRest(
   const built = buildRequest(parameters, new TemplateFiller(declared, input, secrets));
   return "error" in built
     ? scrubOutcome(built, scrubber)
-    : sendRestRequest(built, parameters, scrubber, context);
+    : sendRestRequest(built, sendOptions(parameters, context), scrubber, context);
 }

@@ -1,14 +1,17 @@
 import type { ToolOutcome } from "../../calls/built-in-tool";
 import type { FieldError } from "../../errors";
-import type { JsonSchema } from "../../json-schema";
 import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "../../json-shape";
-import { compileJsonSchema } from "../../validation/json-schema-validator";
+import type { CompiledJsonSchema } from "../../validation/json-schema-validator";
 
 /**
  * The value of a 2xx answer: JSON when labelled JSON (`ResponseParseError` when it is not),
  * else the text; checked against `responseSchema` when the tool declares one.
  */
-export function responseValue(response: Response, body: string, responseSchema?: JsonSchema): ToolOutcome {
+export function responseValue(
+  response: Response,
+  body: string,
+  responseSchema?: CompiledJsonSchema,
+): ToolOutcome {
   if (isJson(response)) {
     // Checking against a schema costs per value and per schema node: a checked answer holds fewer.
     const problem = jsonShapeProblem(body, responseSchema ? CHECKED_RESPONSE_LIMITS : JSON_SHAPE_LIMITS);
@@ -23,7 +26,7 @@ export function responseValue(response: Response, body: string, responseSchema?:
     };
   }
   if (responseSchema) {
-    const compiled = compileJsonSchema(responseSchema);
+    const compiled = responseSchema;
     if (!compiled.ok)
       return { error: "ResponseSchemaError", message: `responseSchema is ${compiled.message}` };
     const problems = compiled.validate(value);

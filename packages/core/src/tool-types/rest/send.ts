@@ -1,8 +1,8 @@
 import type { ToolOutcome } from "../../calls/built-in-tool";
 import { boundByCaller, type CallerBoundSignal, untilAborted } from "../../concurrency";
-import type { JsonSchema } from "../../json-schema";
 import { bareHost, isIpLiteral } from "../../net/network-policy";
 import type { SecretScrubber } from "../../secrets/scrub";
+import type { CompiledJsonSchema } from "../../validation/json-schema-validator";
 import type { InvocationContext } from "../tool-type";
 import { describeError, fetchError, httpError, type RestFailure } from "./errors";
 import type { RestRequest } from "./request";
@@ -17,7 +17,8 @@ export type RestSendContext = Pick<InvocationContext, "runtime" | "networkPolicy
 /** How one request is bounded and what its 2xx answer must look like. */
 export interface RestSendOptions {
   readonly timeoutMs: number;
-  readonly responseSchema?: JsonSchema;
+  /** The tool's `responseSchema` as compiled (an unusable one fails the call with its reason). */
+  readonly responseSchema?: CompiledJsonSchema;
 }
 
 /** A completed exchange: the answer, whatever its status, with its body read within the size cap. */
