@@ -43,6 +43,8 @@ export interface ClassificationInput {
   readonly limit: number | null;
   /** The chain's `maxToolTokens`: tokens the tools array's schemas may take; null or absent for none. */
   readonly tokenLimit?: number | null;
+  /** A tool's tokens where `tokenLimit` reads them: `toolTokens`, or a caller's memo of it (`ToolSurface`'s). */
+  readonly tokensOf?: (tool: SurfaceTool) => number;
 }
 
 export interface Classification {
@@ -172,6 +174,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
   const additional = new Set(input.additional ?? []);
   // Schema tokens are estimated only where a token limit reads them.
   const counted = (input.tokenLimit ?? null) !== null;
+  const tokensOf = input.tokensOf ?? toolTokens;
 
   // One sort: every list below is built in name order, so none is sorted again.
   const tools = sortByName(input.tools);
@@ -186,7 +189,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
         triageClass: "mandatory",
         demand: 0,
         namedInHint: false,
-        ...(counted ? { tokens: toolTokens(tool) } : {}),
+        ...(counted ? { tokens: tokensOf(tool) } : {}),
       });
       measured.push(false);
       continue;
@@ -223,7 +226,7 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
       demand: activatedAt ?? demand.get(name) ?? 0,
       namedInHint,
       ...(tool.family ? { family: tool.family } : {}),
-      ...(counted ? { tokens: toolTokens(tool) } : {}),
+      ...(counted ? { tokens: tokensOf(tool) } : {}),
     });
     measured.push(activatedAt === undefined);
   }
@@ -250,28 +253,16 @@ function complete(
 }
 
 /**
- * Tokens per tool, by surface tool (immutable, made once per listed tool): estimated once. A memo
- * of a pure function of its key, kept by the module rather than built by the composition root:
- * weak (an entry lives as long as its tool, which `ToolSurface`'s caches bound), and nothing a
- * caller could observe but speed — so it has no counters to list.
- */
-const tokensOf = new WeakMap<SurfaceTool, number>();
-
-/**
  * What a tool takes of the tools array, estimated like the discovery blocks (`estimateTokens`):
  * its name, description and input schema as JSON, and a few tokens of the wire's frame.
  */
 export function toolTokens(tool: SurfaceTool): number {
-  let tokens = tokensOf.get(tool);
-  if (tokens === undefined) {
-    tokens =
-      TOOL_FRAME_TOKENS +
-      estimateTokens(tool.name) +
-      estimateTokens(tool.description) +
-      estimateTokens(JSON.stringify(tool.inputSchema));
-    tokensOf.set(tool, tokens);
-  }
-  return tokens;
+  return (
+    TOOL_FRAME_TOKENS +
+    estimateTokens(tool.name) +
+    estimateTokens(tool.description) +
+    estimateTokens(JSON.stringify(tool.inputSchema))
+  );
 }
 
 /** Tokens of a tool's frame on the wire (`type`, `function`, `name`, `parameters` keys). */

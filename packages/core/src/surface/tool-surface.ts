@@ -15,6 +15,7 @@ import {
   type PreparedClassification,
   prepareClassification,
   type SurfaceTool,
+  toolTokens,
 } from "./classify";
 import type { DemotionLog } from "./demotion-log";
 import {
@@ -124,6 +125,19 @@ export class ToolSurface {
    * listing is warm, and the wire tools and their JSON cached by it (`WireCache`) with it.
    */
   private readonly surfaceTools = new WeakMap<ResolvedTool, SurfaceTool>();
+  /**
+   * Each surface tool's estimated tokens (`toolTokens`), once per tool: weak like `surfaceTools`,
+   * so an entry goes with its tool; only speed is observable, so it has no counters to list.
+   */
+  private readonly tokens = new WeakMap<SurfaceTool, number>();
+  private readonly tokensOf = (tool: SurfaceTool): number => {
+    let tokens = this.tokens.get(tool);
+    if (tokens === undefined) {
+      tokens = toolTokens(tool);
+      this.tokens.set(tool, tokens);
+    }
+    return tokens;
+  };
   /**
    * Discovery blocks by kind and names, with the tools they were written from: a block is reused
    * only for the very same tool objects, so a changed description or hint writes it anew.
@@ -349,6 +363,7 @@ export class ToolSurface {
           additional,
           limit,
           tokenLimit,
+          tokensOf: this.tokensOf,
         }),
       };
       memo.finished = undefined;
