@@ -54,6 +54,7 @@ import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { createGuardedFetch } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
 import { createNetworkPolicy, type McpServerTarget, silentLogger } from "@vance/core";
@@ -85,11 +86,18 @@ const SECRET = "bench-secret-0123456789";
 const HTTP_PER_ROUND = 200;
 /** The floor of the server-everything group: one raw POST on its own session. */
 const EVERYTHING_FLOOR = "everything: raw POST tools/call (floor)";
+/**
+ * The same at the protocol version this service's client negotiates (the SDK's latest): from
+ * 2025-11-25 on, server-everything opens each answer's stream with a priming event (SEP-1699,
+ * for resumption), which costs it about a millisecond per call — the upstream leg's own floor.
+ */
+const EVERYTHING_LATEST_FLOOR = `everything: raw POST tools/call, protocol ${LATEST_PROTOCOL_VERSION} (the service's upstream leg)`;
 /** The cases others are compared with: kept when MCP_BENCH_CASES picks some. */
 const BASELINES = [
   "SDK direct (baseline)",
   "HTTP direct: tools/call POST",
   EVERYTHING_FLOOR,
+  EVERYTHING_LATEST_FLOOR,
   "listAll: 20 tools",
 ];
 
@@ -236,10 +244,11 @@ export async function main(): Promise<void> {
       extra: Record<string, string> = {},
       /** The tool to call when its listing does not show it (a process lists only its active tools). */
       known?: string,
+      protocolVersion?: string,
     ): Promise<BenchCase> => {
       const own = new Agent({ keepAlive: true, maxSockets: 1 });
       agents.push(own);
-      const session = await openSession(own, url, extra);
+      const session = await openSession(own, url, extra, protocolVersion);
       const tool = known ?? session.echo;
       if (!tool) throw new Error(`${name}: no echo tool among ${session.tools.join(", ")}`);
       return {
@@ -252,6 +261,7 @@ export async function main(): Promise<void> {
     sdkClients.push(everythingSdk);
     const everythingCases: BenchCase[] = [
       await rawCase(EVERYTHING_FLOOR, everything.url),
+      await rawCase(EVERYTHING_LATEST_FLOOR, everything.url, {}, undefined, LATEST_PROTOCOL_VERSION),
       {
         name: "everything: SDK client callTool",
         perRound: HTTP_PER_ROUND,
@@ -460,6 +470,13 @@ export async function main(): Promise<void> {
         `a bare pass-through hop ${(hop / floor).toFixed(2)}×, so the service adds ${(ours - hop).toFixed(3)} ms over any HTTP hop` +
         ` (${(ours / hop).toFixed(2)}× the hop); the SDK client direct ${(medianOf("everything: SDK client callTool") / floor).toFixed(2)}×`,
     );
+    if (has(EVERYTHING_LATEST_FLOOR)) {
+      const leg = medianOf(EVERYTHING_LATEST_FLOOR);
+      console.log(
+        `server-everything at ${LATEST_PROTOCOL_VERSION}, the version this service's client negotiates: the raw POST ${leg.toFixed(3)} ms` +
+          ` (${(leg / floor).toFixed(2)}× the ${"2025-06-18"} one); this service ${(ours / leg).toFixed(2)}× it, ${signed(ours - leg)}`,
+      );
+    }
   } finally {
     for (const stop of stops) await stop();
     for (const own of agents) own.destroy();

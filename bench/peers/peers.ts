@@ -264,12 +264,13 @@ export async function openSession(
   agent: Agent,
   url: string,
   extra: Record<string, string> = {},
+  protocolVersion = "2025-06-18",
 ): Promise<McpSession> {
   const initialize = JSON.stringify({
     jsonrpc: "2.0",
     id: 0,
     method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "bench", version: "1" } },
   });
   const opened = await post(agent, url, { ...MCP_HEADERS, ...extra }, initialize);
   if (opened.status !== 200) throw new Error(`initialize: ${opened.status} ${opened.text.slice(0, 200)}`);
@@ -278,7 +279,7 @@ export async function openSession(
   const headers: Record<string, string> = {
     ...MCP_HEADERS,
     ...extra,
-    "mcp-protocol-version": result?.protocolVersion ?? "2025-06-18",
+    "mcp-protocol-version": result?.protocolVersion ?? protocolVersion,
     ...(typeof session === "string" ? { "mcp-session-id": session } : {}),
   };
   await post(agent, url, headers, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
