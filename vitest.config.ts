@@ -38,13 +38,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
-          globalSetup: [
-            WORKER_BUNDLES,
-            "test/setup/cli.ts",
-            "test/setup/s3rver.ts",
-            "test/setup/dynamodb.ts",
-            "test/setup/mcp-servers.ts",
-          ],
+          // The worker bundles, the CLI bundle, s3rver, DynamoDB Local and the MCP servers, side by side.
+          globalSetup: ["test/setup/integration.ts"],
           setupFiles: [LAZY_ENGINES, "test/setup/close-apps.ts"],
         },
       },
