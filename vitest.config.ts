@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -22,6 +23,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default is one worker fewer than the cores: on a 2-core machine (CI's, this one's)
+    // a single worker, so every file ran alone while most of them wait on child processes (java,
+    // s3rver, the servers under test, npm, Node 22) or on deadlines. Two files at a time at least.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // `npm test` runs both projects; `npm run test:unit` only the first, which starts no server.
     projects: [
       {
@@ -38,13 +43,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
-          globalSetup: [
-            WORKER_BUNDLES,
-            "test/setup/cli.ts",
-            "test/setup/s3rver.ts",
-            "test/setup/dynamodb.ts",
-            "test/setup/mcp-servers.ts",
-          ],
+          // The worker bundles, the CLI bundle, s3rver, DynamoDB Local and the MCP servers, side by side.
+          globalSetup: ["test/setup/integration.ts"],
           setupFiles: [LAZY_ENGINES, "test/setup/close-apps.ts"],
         },
       },

