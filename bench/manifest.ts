@@ -1,4 +1,4 @@
-import { Agent, request } from "node:http";
+import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -52,6 +52,8 @@ const GOALS = [
   { tools: 200, ratio: 0.3 },
   { tools: 5_000, ratio: 0.05 },
 ] as const;
+/** Issue 24: the warm manifest of 200 tools as a share of a bare `node:http` serving its bytes. */
+const BYTE_FLOOR_GOAL = { tools: 200, ratio: 0.7 } as const;
 
 /** The stores of one set-up, unwrapped; `close` stops what the set-up started. */
 
@@ -202,6 +204,7 @@ async function benchStores(
       size: number;
       load: Load;
       health: Load;
+      bytes: Load;
       first: { ms: number; usage: Usage };
       warm: Usage;
     }[] = [];
@@ -222,18 +225,24 @@ async function benchStores(
       await measure(http, path, WARMUP_MS);
       await measure(http, "/v1/health", WARMUP_MS);
       const health = await measure(http, "/v1/health", HEALTH_MS);
+      // The byte floor: a bare node:http server in this process answering the same bytes.
+      const floor = await byteFloor(first.body);
+      await measure(floor.http, "/", WARMUP_MS);
+      const bytes = await measure(floor.http, "/", HEALTH_MS);
+      await floor.close();
       const warmBefore = usage();
       const load = await measure(http, path, MEASURE_MS);
       measured.push({
         size,
         load,
         health,
+        bytes,
         first: { ms: firstMs, usage: firstUsage },
         warm: since(usage(), warmBefore),
       });
     }
 
-    for (const { size, load, health, first, warm } of measured) {
+    for (const { size, load, health, bytes, first, warm } of measured) {
       rows.push({
         ...emptyRow(),
         setup: label,
@@ -242,6 +251,15 @@ async function benchStores(
         rate: formatNumber(health.perSecond, 0),
         median: formatMs(median(health.latencies)),
         p95: formatMs(percentile(health.latencies, 0.95)),
+      });
+      rows.push({
+        ...emptyRow(),
+        setup: label,
+        tools: formatNumber(size, 0),
+        measurement: "bare node:http, same bytes",
+        rate: formatNumber(bytes.perSecond, 0),
+        median: formatMs(median(bytes.latencies)),
+        p95: formatMs(percentile(bytes.latencies, 0.95)),
       });
       rows.push({
         ...emptyRow(),
@@ -272,10 +290,35 @@ async function benchStores(
           `${ratio >= goal.ratio ? "met" : "MISSED"}`,
       );
     }
+    const floorCase = measured.find((entry) => entry.size === BYTE_FLOOR_GOAL.tools)!;
+    const floorRatio = floorCase.load.perSecond / floorCase.bytes.perSecond;
+    goals.push(
+      `${label}: warm manifest of ${BYTE_FLOOR_GOAL.tools} tools ${formatNumber(floorRatio, 3)}× a bare node:http ` +
+        `serving its bytes (${formatNumber(floorCase.load.perSecond, 0)} / ${formatNumber(floorCase.bytes.perSecond, 0)} req/s), ` +
+        `goal ≥ ${BYTE_FLOOR_GOAL.ratio}×: ${floorRatio >= BYTE_FLOOR_GOAL.ratio ? "met" : "MISSED"}`,
+    );
   } finally {
     http.close();
     await new Promise((resolve) => server.close(resolve));
   }
+}
+
+/** A bare `node:http` server on 127.0.0.1 answering every request with `body` as JSON, and a client of it. */
+async function byteFloor(body: string): Promise<{ http: HttpClient; close(): Promise<void> }> {
+  const bytes = Buffer.from(body, "utf8");
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json", "content-length": bytes.length });
+    response.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const http = httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {});
+  return {
+    http,
+    close: async () => {
+      http.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 function verifyManifest(body: Manifest, size: number): void {
