@@ -311,6 +311,7 @@ describe("GET /v1/metrics", () => {
         "allowedToolsAdd",
         "sources.lists",
         "surface.surfaceTools",
+        "surface.tokens",
         "surface.blocks",
         "surface.memos",
         "wire.tools",

@@ -126,12 +126,13 @@ export class ToolSurface {
    */
   private readonly surfaceTools = new WeakMap<ResolvedTool, SurfaceTool>();
   /**
-   * Each surface tool's estimated tokens (`toolTokens`), once per tool: weak like `surfaceTools`,
-   * so an entry goes with its tool; only speed is observable, so it has no counters to list.
+   * Each surface tool's estimated tokens (`toolTokens`, read where a `maxToolTokens` limit
+   * applies), once per tool: weak like `surfaceTools`, so an entry goes with its tool.
    */
   private readonly tokens = new WeakMap<SurfaceTool, number>();
+  private readonly tokenReads = new CacheCounters();
   private readonly tokensOf = (tool: SurfaceTool): number => {
-    let tokens = this.tokens.get(tool);
+    let tokens = this.tokenReads.read(this.tokens.get(tool));
     if (tokens === undefined) {
       tokens = toolTokens(tool);
       this.tokens.set(tool, tokens);
@@ -167,10 +168,11 @@ export class ToolSurface {
     this.hint = options.hints?.hint ?? toolHint;
   }
 
-  /** Surface tools (weak), discovery blocks and per-process memos. */
+  /** Surface tools and their token estimates (weak), discovery blocks and per-process memos. */
   cacheReports(): Record<string, CacheReport> {
     return {
       surfaceTools: this.surfaceToolReads.report(),
+      tokens: this.tokenReads.report(),
       blocks: this.blockReads.report(lruExtent(this.blocks)),
       // Bounded by the tools the memos hold, not by bytes.
       memos: this.memoReads.report(lruExtent(this.memos, false)),
