@@ -243,40 +243,25 @@ async function benchStores(
     }
 
     for (const { size, load, health, bytes, first, warm } of measured) {
-      rows.push({
+      /** A row of this set-up and size; a measured load fills rate, median and p95. */
+      const row = (measurement: string, measuredLoad?: Load): Row => ({
         ...emptyRow(),
         setup: label,
         tools: formatNumber(size, 0),
-        measurement: "GET /v1/health",
-        rate: formatNumber(health.perSecond, 0),
-        median: formatMs(median(health.latencies)),
-        p95: formatMs(percentile(health.latencies, 0.95)),
+        measurement,
+        ...(measuredLoad
+          ? {
+              rate: formatNumber(measuredLoad.perSecond, 0),
+              median: formatMs(median(measuredLoad.latencies)),
+              p95: formatMs(percentile(measuredLoad.latencies, 0.95)),
+            }
+          : {}),
       });
+      rows.push(row("GET /v1/health", health));
+      rows.push(row("bare node:http, same bytes", bytes));
+      rows.push({ ...row("first manifest"), median: formatMs(first.ms), ...usageCells(first.usage, 1) });
       rows.push({
-        ...emptyRow(),
-        setup: label,
-        tools: formatNumber(size, 0),
-        measurement: "bare node:http, same bytes",
-        rate: formatNumber(bytes.perSecond, 0),
-        median: formatMs(median(bytes.latencies)),
-        p95: formatMs(percentile(bytes.latencies, 0.95)),
-      });
-      rows.push({
-        ...emptyRow(),
-        setup: label,
-        tools: formatNumber(size, 0),
-        measurement: "first manifest",
-        median: formatMs(first.ms),
-        ...usageCells(first.usage, 1),
-      });
-      rows.push({
-        ...emptyRow(),
-        setup: label,
-        tools: formatNumber(size, 0),
-        measurement: "warm manifest",
-        rate: formatNumber(load.perSecond, 0),
-        median: formatMs(median(load.latencies)),
-        p95: formatMs(percentile(load.latencies, 0.95)),
+        ...row("warm manifest", load),
         ratio: `${formatNumber(load.perSecond / health.perSecond, 3)}×`,
         ...usageCells(warm, load.requests),
       });
