@@ -26,10 +26,9 @@ export function responseValue(
     };
   }
   if (responseSchema) {
-    const compiled = responseSchema;
-    if (!compiled.ok)
-      return { error: "ResponseSchemaError", message: `responseSchema is ${compiled.message}` };
-    const problems = compiled.validate(value);
+    if (!responseSchema.ok)
+      return { error: "ResponseSchemaError", message: `responseSchema is ${responseSchema.message}` };
+    const problems = responseSchema.validate(value);
     if (problems.length > 0) {
       return {
         error: "ResponseSchemaError",
