@@ -306,6 +306,32 @@ describe("prompt_template: the platform's key and the guard", () => {
     expect((await invoke("no_url", { input: "x" })).body).toMatchObject({ error: "ModelNotConfigured" });
   });
 
+  it("a script's prompt_template calls run on its request's read: 10 calls read the generations as often as 1", async () => {
+    // Each call picks its model from the catalog (the request's read) and finds no such instance.
+    await client.putTool("ask_missing", promptTool("  promptPrefix: p\n  model: nowhere/none\n"));
+    const script = (calls: number) =>
+      `type: scripted\ndescription: asks ${calls}\nparameters:\n  inputs: []\n  source: |\n    let missing = 0;\n    for (let i = 0; i < ${calls}; i++) { try { vance.tools.call("ask_missing", { input: "x" }) } catch (e) { if (e.code === "ModelNotFound") missing++ } }\n    missing\n`;
+    await client.putTool("ask_once", script(1));
+    await client.putTool("ask_ten", script(10));
+    const reads = async () => {
+      const res = await app.request("/v1/metrics", { headers: await bearer({ tenant: "*", roles: [] }) });
+      return ((await res.json()) as { generations: { reads: number } }).generations.reads;
+    };
+    const readsOf = async (name: string) => {
+      const before = await reads();
+      const answer = await invoke(name, {});
+      expect(answer.body).toMatchObject({ value: name === "ask_once" ? 1 : 10 });
+      return (await reads()) - before;
+    };
+    // Warm: the layers listed, the catalog compiled.
+    await readsOf("ask_once");
+    await readsOf("ask_ten");
+    const once = await readsOf("ask_once");
+    const ten = await readsOf("ask_ten");
+    expect(once).toBeGreaterThan(0);
+    expect(ten).toBe(once);
+  });
+
   it("a document naming neither model nor modelSize is refused on write with the line", async () => {
     const res = await client.call(
       "PUT",
