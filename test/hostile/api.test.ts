@@ -130,6 +130,72 @@ describe("attack suite: hostile requests", () => {
     }
   });
 
+  it("a rest responseSchema with a nested quantifier checks 10,000 strings of 101 characters in linear time", async () => {
+    // `^(a+)+$` against "aaa…a!" is the classic backtracking freeze; RE2 runs it in linear time.
+    const strings = JSON.stringify(Array.from({ length: 10_000 }, () => `${"a".repeat(100)}!`));
+    const upstream = await startUpstream((_request, _body, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(strings);
+    });
+    try {
+      const schema = JSON.stringify({ type: "array", items: { type: "string", pattern: "^(a+)+$" } });
+      const tool = await put(
+        `${T}/tools/checked_rest`,
+        `type: rest\ndescription: checked\nparameters:\n  url: ${upstream.url}/strings\n  responseSchema: ${schema}\n`,
+      );
+      expect(tool.status, JSON.stringify(tool.body)).toBeLessThan(300);
+      const answer = await target.attack(
+        `rest answer of 10,000 strings against responseSchema pattern ^(a+)+$ (${(strings.length / 1e6).toFixed(1)} MB)`,
+        async () =>
+          answered(await target.request(`${T}/tools/checked_rest/invoke`, json({ params: {} }, reader))),
+        (result) => `${result.status} ${String(result.body.error)}`,
+      );
+      expect(answer).toMatchObject({ status: 200, body: { error: "ResponseSchemaError" } });
+      expect(String(answer.body.message)).toMatch(/does not match responseSchema/);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("an mcp tool whose inputSchema needs backtracking (a backreference) is refused on write", async () => {
+    const schema = JSON.stringify({
+      type: "object",
+      properties: { q: { type: "string", pattern: "^(a|aa)+\\1$" } },
+    });
+    const answer = await target.attack(
+      "PUT of an mcp tool whose inputSchema pattern is a backreference",
+      () =>
+        put(
+          `${T}/tools/backref_mcp`,
+          `type: mcp\ndescription: backref\nparameters:\n  server: nowhere\n  toolName: q\n  inputSchema: ${schema}\n`,
+        ),
+      (result) => `${result.status} ${String(result.body.code)}`,
+    );
+    expect(answer).toMatchObject({ status: 422, body: { code: "validation_failed" } });
+    expect(JSON.stringify(answer.body.errors)).toMatch(/inputSchema/);
+  });
+
+  it("a script calling a prompt_template of a model the catalog lacks 1,000 times is answered at once", async () => {
+    const stored = [
+      await put(
+        `${T}/tools/ask_nobody`,
+        "type: prompt_template\ndescription: asks a model the catalog lacks\nparameters:\n  promptPrefix: p\n  model: nowhere/none\n",
+      ),
+      await put(
+        `${T}/tools/ask_often`,
+        `type: scripted\ndescription: asks 1,000 times\nparameters:\n  inputs: []\n  source: |\n    let failed = 0, last;\n    for (let i = 0; i < 1000; i++) { try { vance.tools.call("ask_nobody", { input: "x" }) } catch (e) { failed++; last = e.code } }\n    ({ failed, last })\n`,
+      ),
+    ];
+    for (const result of stored) expect(result.status, JSON.stringify(result.body)).toBeLessThan(300);
+    const answer = await target.attack(
+      "scripted tool calling a prompt_template of an unknown model 1,000 times",
+      async () => answered(await target.request(`${T}/tools/ask_often/invoke`, json({ params: {} }, reader))),
+      (result) => `${result.status} ${JSON.stringify(result.body.value ?? result.body.error)}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.value).toEqual({ failed: 1_000, last: "ModelNotFound" });
+  });
+
   it("a document named …/diagnostics/empty-response gets the documents' limit, not the diagnosis's", async () => {
     const body = "x".repeat(5 * 1024 * 1024);
     const status = await target.attack(
