@@ -62,15 +62,30 @@ describe("triage of a pack larger than the budget (issue 23)", () => {
     expect(result.demotedUnits).toEqual([{ family: "big", triageClass: "add", tools: 40 }]);
   });
 
-  it("brings back a smaller family demoted earlier when the last demotion freed more than needed", () => {
-    const tools = (prefix: string, n: number, triageClass: TriageCandidate["triageClass"]) =>
-      Array.from({ length: n }, (_, i) => ({
-        name: `${prefix}_${i}`,
-        triageClass,
-        demand: 0,
-        namedInHint: false,
-      }));
-    // 10 over the limit: `small` (3, dropped first) goes, then `large` (50); 3 fit back.
+  const tools = (prefix: string, n: number, triageClass: TriageCandidate["triageClass"]) =>
+    Array.from({ length: n }, (_, i) => ({
+      name: `${prefix}_${i}`,
+      triageClass,
+      demand: 0,
+      namedInHint: false,
+    }));
+
+  it("brings back a smaller family of the same class demoted earlier when the last demotion freed more than needed", () => {
+    // 10 over the limit: `small` (3, least demand) goes, then `large` (50, same class); 3 fit back.
+    const candidates = [
+      ...floor,
+      ...tools("small", 3, "builtIn"),
+      ...tools("large", 50, "builtIn").map((candidate) => ({ ...candidate, demand: 1 })),
+      ...tools("main", 82, "keep"),
+    ];
+    const result = triageTools(candidates, 127);
+    expect(result.demotedUnits).toEqual([{ family: "large", triageClass: "builtIn", tools: 50 }]);
+    expect(result.kept).toContain("small_0");
+  });
+
+  it("never brings back a lower class while a higher-class family that could be on the wire stays demoted (§14.2: order determines membership)", () => {
+    // `small` (dropFirst) goes, then `large` (builtIn, 50): 43 slots free, but `large` needs 50.
+    // Bringing `small` back would put a dropFirst family on the wire while a builtIn one is not.
     const candidates = [
       ...floor,
       ...tools("small", 3, "dropFirst"),
@@ -78,8 +93,21 @@ describe("triage of a pack larger than the budget (issue 23)", () => {
       ...tools("main", 82, "keep"),
     ];
     const result = triageTools(candidates, 127);
-    expect(result.demotedUnits).toEqual([{ family: "large", triageClass: "builtIn", tools: 50 }]);
+    expect(result.demotedUnits).toEqual([
+      { family: "small", triageClass: "dropFirst", tools: 3 },
+      { family: "large", triageClass: "builtIn", tools: 50 },
+    ]);
+    expect(result.kept.filter((name) => name.startsWith("small_"))).toEqual([]);
+    expect(result.kept.length).toBe(84);
+  });
+
+  it("a lower class still fills the room a pack that could never be whole leaves", () => {
+    // The `add` pack (200 sub-tools) can never be on the wire whole under 127: its families come
+    // back while they fit, and what room is left still takes the dropFirst family.
+    const candidates = [...floor, ...tools("small", 2, "dropFirst"), ...pack(20, () => 10)];
+    const result = triageTools(candidates, 127);
     expect(result.kept).toContain("small_0");
+    expect(result.kept.length).toBeLessThanOrEqual(127);
   });
 });
 

@@ -154,12 +154,21 @@ export function triageTools(
   // Never leave free slots a demoted family could fill: the last unit demoted may have freed
   // more than needed. Demoted units come back, most valued first, while they fit whole; a pack
   // larger than the whole budget comes back by its families inside (`packSubFamily`), each whole.
+  // Order determines membership (spec §14.2): once a family that could be on the wire stays
+  // demoted, no family of a lower class comes back in its place; only a unit that could never be
+  // on the wire whole (a pack larger than the budget) leaves the lower classes free to fill.
   let room = limit - size;
   let tokenRoom = tokenBudget - tokens;
   const fits = (part: Unit) => part.members.length <= room && part.tokens <= tokenRoom;
   const finalDemoted: Unit[] = [];
+  let blockedBelow = Number.NEGATIVE_INFINITY;
   for (let at = demotedOrder.length - 1; at >= 0; at--) {
     const unit = demotedOrder[at]!;
+    const rank = CLASS_RANK.get(unit.triageClass)!;
+    if (rank < blockedBelow) {
+      finalDemoted.push(unit);
+      continue;
+    }
     if (room > 0 && fits(unit)) {
       unit.demoted = false;
       room -= unit.members.length;
@@ -169,6 +178,7 @@ export function triageTools(
     // Only a pack that could never be on the wire whole is cut: one that fits the budget stays
     // one family (spec §14.2: a half-visible pack is the worst state).
     const neverWhole = unit.members.length > limit - mandatory || unit.tokens > tokenBudget - mandatoryTokens;
+    if (!neverWhole) blockedBelow = Math.max(blockedBelow, rank);
     if (
       room > 0 &&
       neverWhole &&
