@@ -225,6 +225,9 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     });
     // 1,223 tools are past TOOL_SEARCH_AUTO_SIZE: the spawn adds tool_search by itself.
     expect(spawned.allowedTools).toContain("tool_search");
+    expect(spawned.warnings).toContainEqual(
+      expect.objectContaining({ code: "tool_search_added", list: "allowedToolsAdd", entry: "tool_search" }),
+    );
     const found = await client.invoke(spawned.processId, "tool_search", {
       query: "create an issue comment",
       limit: 5,

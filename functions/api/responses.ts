@@ -179,6 +179,7 @@ const RecipeWarningSchema = v.object({
     "not_allowed",
     "matches_nothing",
     "unknown_model_instance",
+    "tool_search_added",
   ]),
   /** The request field the entry is in (`allowedToolsAdd`, `models`, …). */
   list: v.string(),

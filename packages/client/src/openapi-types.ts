@@ -2773,7 +2773,7 @@ export interface operations {
                         }[];
                         warnings: {
                             /** @enum {string} */
-                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance" | "tool_search_added";
                             entry: string;
                             list: string;
                             message: string;
@@ -3517,7 +3517,7 @@ export interface operations {
                         }[];
                         warnings: {
                             /** @enum {string} */
-                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance";
+                            code: "unknown_tool" | "invalid_tool" | "unknown_label" | "not_allowed" | "matches_nothing" | "unknown_model_instance" | "tool_search_added";
                             entry: string;
                             list: string;
                             message: string;

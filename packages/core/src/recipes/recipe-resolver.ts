@@ -49,8 +49,8 @@ export type RecipeList =
 
 /**
  * Something a spawn or a resolution accepted but that does nothing as written — a name no tool
- * has, a label no tool carries, a model instance the catalog does not know: said in the answer
- * instead of passing silently.
+ * has, a label no tool carries, a model instance the catalog does not know — or that it did
+ * without being asked (`tool_search_added`): said in the answer instead of passing silently.
  */
 export interface RecipeWarning {
   readonly code:
@@ -59,7 +59,8 @@ export interface RecipeWarning {
     | "unknown_label"
     | "not_allowed"
     | "matches_nothing"
-    | "unknown_model_instance";
+    | "unknown_model_instance"
+    | "tool_search_added";
   readonly list: RecipeList;
   readonly entry: string;
   readonly message: string;
@@ -152,6 +153,12 @@ export class RecipeResolver {
       listing.tools.some((tool) => tool.name === TOOL_SEARCH)
     ) {
       allowedTools.push(TOOL_SEARCH);
+      warnings.push({
+        code: "tool_search_added",
+        list: "allowedToolsAdd",
+        entry: TOOL_SEARCH,
+        message: `the allow set holds more than ${TOOL_SEARCH_AUTO_SIZE} tools, so ${TOOL_SEARCH} was added for the model to find them by words; name it in allowedToolsRemove to leave it out`,
+      });
     }
     return {
       allowedTools: allowedTools.sort(),
