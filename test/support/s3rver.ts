@@ -32,13 +32,18 @@ export interface RunningS3rver {
 /**
  * Runs s3rver on 127.0.0.1 (a free port unless `port` is given, fresh temp directory, bucket
  * `vance-test`) in a child process, because ListObjectsV2 pagination needs
- * `--openssl-legacy-provider` (DESIGN.md §5).
+ * `--openssl-legacy-provider` (DESIGN.md §5). With `directory`, its objects live there and are
+ * kept when it stops (the local AWS stack restarts on its data).
  * The child also exits when this process dies (its stdin pipe closes), and a synchronous exit
  * hook kills it by PID (and removes its directory) if this process exits without calling `stop()`.
  */
-export async function startS3rver(options: { port?: number } = {}): Promise<RunningS3rver> {
-  const directory = await mkdtemp(join(tmpdir(), "vance-s3rver-"));
-  const args = [CHILD_SCRIPT, directory, ...(options.port === undefined ? [] : [String(options.port)])];
+export async function startS3rver(
+  options: { port?: number; directory?: string } = {},
+): Promise<RunningS3rver> {
+  const keep = options.directory !== undefined;
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), "vance-s3rver-")));
+  const args = [CHILD_SCRIPT, directory, String(options.port ?? 0), ...(keep ? ["--keep"] : [])];
+  const removeDirectory = () => (keep ? Promise.resolve() : rm(directory, { recursive: true, force: true }));
   const child = spawn(process.execPath, ["--openssl-legacy-provider", ...args], {
     // stdin stays open as a lifeline: the child exits when this process dies and the pipe closes.
     stdio: ["pipe", "pipe", "inherit"],
@@ -51,7 +56,7 @@ export async function startS3rver(options: { port?: number } = {}): Promise<Runn
         // already gone
       }
     }
-    rmSync(directory, { recursive: true, force: true });
+    if (!keep) rmSync(directory, { recursive: true, force: true });
   };
   process.once("exit", killOnExit);
 
@@ -61,7 +66,7 @@ export async function startS3rver(options: { port?: number } = {}): Promise<Runn
   } catch (error) {
     await stopChild(child);
     process.off("exit", killOnExit);
-    await rm(directory, { recursive: true, force: true });
+    await removeDirectory();
     throw error;
   }
 
@@ -74,7 +79,7 @@ export async function startS3rver(options: { port?: number } = {}): Promise<Runn
       stopping ??= (async () => {
         await stopChild(child);
         process.off("exit", killOnExit);
-        await rm(directory, { recursive: true, force: true });
+        await removeDirectory();
       })();
       return stopping;
     },
