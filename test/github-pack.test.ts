@@ -289,9 +289,11 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
       const value = found.body.value as { tools: { name: string }[]; activated: string[] };
       expect(value.tools.length, query).toBeLessThanOrEqual(5);
       expect(value.activated.length, query).toBeLessThanOrEqual(3);
-      expect(value.activated, query).toEqual(
-        value.tools.slice(0, value.activated.length).map((tool) => tool.name),
-      );
+      // Of the first 3, those not active already (an active one is on the wire: nothing to do).
+      expect(
+        value.tools.slice(0, 3).map((tool) => tool.name),
+        query,
+      ).toEqual(expect.arrayContaining(value.activated));
       last = value.activated;
     }
     now.t += 1000;
