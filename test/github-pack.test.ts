@@ -260,6 +260,15 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     const beyondMeta = async () =>
       (await client.manifest(spawned.processId)).primary.filter((name) => !meta.has(name));
     expect(await beyondMeta()).toEqual([]);
+    // The discovery summary in tool_description's description: the deferred pack, collapsed
+    // within its 500 tokens (o200k, with the description's own sentence), the same in every turn.
+    const describeDescription = async () =>
+      (await client.manifest(spawned.processId)).tools.find(
+        (tool) => tool.function.name === "tool_description",
+      )!.function.description;
+    const summary = await describeDescription();
+    expect(summary).toContain("github__");
+    expect(encode(summary).length).toBeLessThanOrEqual(550);
     const queries = [
       "create an issue comment",
       "merge a pull request",
@@ -302,6 +311,7 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     // The cap held activations back: 20 searches found more than 15 tools to activate.
     expect(onWire.length).toBe(15);
     expect(onWire).toEqual(expect.arrayContaining(last));
+    expect(await describeDescription()).toBe(summary);
     const record = await client.process(spawned.processId);
     expect(Object.keys(record.activatedTools).length).toBeLessThanOrEqual(15);
   });
