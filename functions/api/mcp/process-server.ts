@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import {
+  byString,
   type DispatchResult,
   invokeTool,
   type Manifest,
@@ -269,7 +270,7 @@ function servedTools(manifest: Manifest): ListToolsResult["tools"] {
     description: invokeTool.description,
     inputSchema: invokeTool.inputSchema as ListToolsResult["tools"][number]["inputSchema"],
   };
-  return [...tools, served].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...tools, served].sort(byString((tool) => tool.name));
 }
 
 /** A manifest tool in the Anthropic wire format (`input_schema`) as an MCP tool: the same schema object. */

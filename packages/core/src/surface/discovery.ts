@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { operationOf } from "../ids";
-import { byString } from "../order";
+import { byString, compareStrings } from "../order";
 import type { SurfaceTool } from "./classify";
 import { estimateTokens } from "./tokens";
 import { isPackTool, packSubFamily, toolFamily } from "./tool-family";
@@ -342,7 +342,7 @@ export function collapsedNameLists(
  */
 function groupedNames(names: readonly string[], keyOf: (name: string) => string | null): string[] {
   const groups = new Map<string, string[]>();
-  for (const name of [...names].sort()) {
+  for (const name of [...names].sort(compareStrings)) {
     const key = keyOf(name) ?? `\0${name}`;
     const members = groups.get(key);
     if (members) members.push(name);
