@@ -218,7 +218,7 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     expect(familyOf.get("github__issues_create_comment")).toBe("github__issues");
   });
 
-  it('tool_search("create an issue comment") ranks github__issues_create_comment in the top 3, and activates what it found', async () => {
+  it('tool_search("create an issue comment") ranks github__issues_create_comment in the top 3, and activates those 3', async () => {
     const spawned = await client.spawn({
       models: ["openai/gpt-4.1"],
       allowedToolsAdd: ["github"],
@@ -239,9 +239,10 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     };
     const names = value.tools.map((tool) => tool.name);
     expect(names.slice(0, 3)).toContain("github__issues_create_comment");
-    expect(value.activated).toEqual(expect.arrayContaining(names));
+    // Only the first 3 are activated (those the triage had left off the wire); the rest are described.
+    expect(names.slice(0, 3)).toEqual(expect.arrayContaining(value.activated));
     const manifest = await client.manifest(spawned.processId);
-    expect(manifest.primary).toEqual(expect.arrayContaining([...names, "tool_search"]));
+    expect(manifest.primary).toEqual(expect.arrayContaining([...names.slice(0, 3), "tool_search"]));
     // The static block names 1,200 deferred tools within 2,000 tokens (o200k): one line per
     // family, which tool_list expands by prefix.
     expect(encode(manifest.discoveryBlock).length).toBeLessThanOrEqual(2_000);
@@ -250,6 +251,90 @@ describe("GitHub's whole OpenAPI document as one pack", () => {
     const available = (listed.body.value as { available: string[] }).available;
     expect(available).toContain("github__issues_list_comments");
     expect(available.every((name) => name.startsWith("github__issues_"))).toBe(true);
+  });
+
+  it("20 searches leave at most 15 tools beyond the meta-tools on the wire: each activates its top 3, and past the cap of 15 the least recently used go", async () => {
+    const spawned = await client.spawn({
+      models: [],
+      allowedToolsAdd: ["github"],
+      allowedToolsDefer: ["github__*"],
+    });
+    const meta = new Set(["tool_list", "tool_description", "tool_search", "invoke_tool"]);
+    const beyondMeta = async () =>
+      (await client.manifest(spawned.processId)).primary.filter((name) => !meta.has(name));
+    expect(await beyondMeta()).toEqual([]);
+    // The discovery summary in tool_description's description: the deferred pack, collapsed
+    // within its 500 tokens (o200k, with the description's own sentence), the same in every turn.
+    const describeDescription = async () =>
+      (await client.manifest(spawned.processId)).tools.find(
+        (tool) => tool.function.name === "tool_description",
+      )!.function.description;
+    const summary = await describeDescription();
+    expect(summary).toContain("github__");
+    expect(encode(summary).length).toBeLessThanOrEqual(550);
+    const queries = [
+      "create an issue comment",
+      "merge a pull request",
+      "list repositories of an organization",
+      "create a release",
+      "delete a branch protection rule",
+      "star a repository",
+      "list workflow runs",
+      "add a collaborator to a repository",
+      "create a gist",
+      "list commits of a repository",
+      "get the readme of a repository",
+      "create a webhook for a repository",
+      "list notifications for the user",
+      "add labels to an issue",
+      "request reviewers for a pull request",
+      "fork a repository",
+      "list deployments",
+      "create a team in an organization",
+      "get a user's public keys",
+      "cancel a workflow run",
+    ];
+    let last: string[] = [];
+    for (const query of queries) {
+      now.t += 1000;
+      const found = await client.invoke(spawned.processId, "tool_search", { query });
+      const value = found.body.value as { tools: { name: string }[]; activated: string[] };
+      expect(value.tools.length, query).toBeLessThanOrEqual(5);
+      expect(value.activated.length, query).toBeLessThanOrEqual(3);
+      // Of the first 3, those not active already (an active one is on the wire: nothing to do).
+      expect(
+        value.tools.slice(0, 3).map((tool) => tool.name),
+        query,
+      ).toEqual(expect.arrayContaining(value.activated));
+      last = value.activated;
+    }
+    now.t += 1000;
+    const onWire = await beyondMeta();
+    expect(onWire.length).toBeLessThanOrEqual(15);
+    // The cap held activations back: 20 searches found more than 15 tools to activate.
+    expect(onWire.length).toBe(15);
+    expect(onWire).toEqual(expect.arrayContaining(last));
+    expect(await describeDescription()).toBe(summary);
+    const record = await client.process(spawned.processId);
+    expect(Object.keys(record.activatedTools).length).toBeLessThanOrEqual(15);
+  });
+
+  it("tool_list without a prefix stays within the static block's 2,000 tokens (o200k), families collapsed; a collapsed entry's prefix lists its names", async () => {
+    const spawned = await client.spawn({ models: [], allowedToolsAdd: ["github"] });
+    const listed = await client.invoke(spawned.processId, "tool_list", {});
+    expect(listed.status).toBe(200);
+    const value = listed.body.value as { inContext: string[]; available: string[]; note?: string };
+    expect(encode(JSON.stringify(value)).length).toBeLessThanOrEqual(2_000);
+    const entries = [...value.inContext, ...value.available];
+    expect(entries).toContain("tool_search");
+    const issues = entries.find((entry) => entry.startsWith("github__issues_* ("));
+    expect(issues, entries.join("\n")).toMatch(/^github__issues_\* \((\d+) tools\)$/);
+    expect(value.note).toContain("tool_list with that prefix");
+    const count = Number(/\((\d+) tools\)/.exec(issues!)![1]);
+    const expanded = await client.invoke(spawned.processId, "tool_list", { prefix: "github__issues_" });
+    const names = expanded.body.value as { inContext: string[]; available: string[] };
+    expect([...names.inContext, ...names.available]).toHaveLength(count);
+    expect([...names.inContext, ...names.available]).toContain("github__issues_create_comment");
   });
 
   it("a call of github__issues_create_comment reaches the (fake) GitHub with the right method, path and body", async () => {

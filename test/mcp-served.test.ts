@@ -142,8 +142,9 @@ describe("T/processes/{id}/mcp: the process's tool surface over MCP", () => {
       await bearer({ tenant: "acme", roles: ["read"] }),
     );
     expect(client.getInstructions()).toBe(`${manifest.discoveryBlock}\n\n${manifest.demotedDiscoveryBlock}`);
+    // The manifest's 3 (4 less the reserve), and invoke_tool in the reserve's slot: 4, the limit.
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
-      manifest.tools.map((tool) => tool.function.name),
+      [...manifest.tools.map((tool) => tool.function.name), "invoke_tool"].sort(),
     );
     await client.close();
   });
@@ -240,6 +241,36 @@ describe("T/processes/{id}/mcp: the process's tool surface over MCP", () => {
       arguments: { name: "notes_secret", params: {} },
     });
     expect(refused.isError).toBe(true);
+    await client.close();
+  });
+
+  it("a served surface offers invoke_tool though the process does not allow it: it reaches a deferred tool the first list lacked, never a tool outside the allow set; tool_description says to use it", async () => {
+    const { app } = await testApp();
+    const api = await project(app);
+    const allowed = ALLOWED.filter((name) => name !== "invoke_tool");
+    const { processId } = await api.spawn({ engineDefault: allowed });
+    expect((await api.manifest(processId)).primary).not.toContain("invoke_tool");
+    const reader = await bearer({ tenant: "acme", roles: ["read"] });
+    const { client } = await connect(app, `${T}/processes/${processId}/mcp`, reader);
+    const first = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(first).toContain("invoke_tool");
+    expect(first).not.toContain("notes_b");
+    const described = await client.callTool({ name: "tool_description", arguments: { names: ["notes_b"] } });
+    expect(described.structuredContent).toMatchObject({
+      activated: ["notes_b"],
+      howToCall: expect.stringContaining('call invoke_tool with {"name": "<tool name>"'),
+    });
+    const note = await client.callTool({ name: "invoke_tool", arguments: { name: "notes_b", params: {} } });
+    expect(JSON.stringify(note.content)).toContain("Getting started");
+    const refused = await client.callTool({
+      name: "invoke_tool",
+      arguments: { name: "notes_secret", params: {} },
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: "ToolNotAllowed" });
+    // Outside the served surface the process's own allow set holds: no invoke_tool.
+    const direct = await api.invoke(processId, "invoke_tool", { name: "notes_b", params: {} });
+    expect(direct.status).toBe(403);
     await client.close();
   });
 
@@ -540,6 +571,7 @@ describe("T/mcp: a process spawned at initialize, addressed by Mcp-Session-Id", 
     const { client } = await connect(app, path, reader, () => announced++);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
       "doc_getting_started",
+      "invoke_tool",
       "tool_description",
       "tool_list",
     ]);

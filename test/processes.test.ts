@@ -225,7 +225,7 @@ describe("activation and discovery (spec §13)", () => {
     return { client, names, processId };
   }
 
-  it("tool_description of 30 names describes 25, skips 5; the 25 are primary next turn and decay after the TTL", async () => {
+  it("tool_description of 30 names describes 25, skips 5; the first 15 (the activation cap) are primary next turn and decay after the TTL", async () => {
     const now = { t: 1_000_000 };
     const { client, names, processId } = await thirtyDeferred(now);
     const before = await client.manifest(processId);
@@ -236,9 +236,13 @@ describe("activation and discovery (spec §13)", () => {
     const value = described.body.value as {
       tools: { name: string; paramsSchema: unknown }[];
       skipped: string[];
+      activated: string[];
+      note: string;
     };
     expect(value.tools).toHaveLength(25);
     expect(value.skipped).toEqual(names.slice(25));
+    expect(value.activated).toEqual(names.slice(0, 15));
+    expect(value.note).toContain(`describe ${names.slice(15, 25).join(", ")} again when you need them`);
     expect(value.tools[0]?.paramsSchema).toEqual({
       type: "object",
       properties: {},
@@ -248,12 +252,12 @@ describe("activation and discovery (spec §13)", () => {
     now.t += 60_000;
     const after = await client.manifest(processId);
     expect(after.primary).toEqual(
-      [...names.slice(0, 25), "helper_main", "tool_description", "tool_list"].sort(),
+      [...names.slice(0, 15), "helper_main", "tool_description", "tool_list"].sort(),
     );
-    expect(after.deferred).toEqual(names.slice(25));
+    expect(after.deferred).toEqual(names.slice(15));
     expect(after.tools.map((t) => t.function.name)).toEqual(after.primary);
     const record = await client.process(processId);
-    expect(Object.keys(record.activatedTools)).toHaveLength(25);
+    expect(Object.keys(record.activatedTools)).toHaveLength(15);
 
     // One of them is used again later, so it outlives the others.
     now.t += 500_000;
@@ -273,11 +277,11 @@ describe("activation and discovery (spec §13)", () => {
     expect(manifest.primary).toContain(names[3]);
   });
 
-  it("keeps at most 40 activations, least recently used first out", async () => {
+  it("keeps at most 15 activations, least recently used first out", async () => {
     const now = { t: 9_000_000 };
     const { app } = await testApp({ now: () => now.t });
     const client = await projectClient(app);
-    const names = Array.from({ length: 45 }, (_, i) => `bulk_op${String(i).padStart(2, "0")}`);
+    const names = Array.from({ length: 20 }, (_, i) => `bulk_op${String(i).padStart(2, "0")}`);
     for (const name of names) await client.putTool(name, doc(`Op ${name}.`, "labels: [bulk]\n"));
     const { processId } = await client.spawn({ allowedToolsAdd: ["@bulk"] });
     for (const name of names) {

@@ -80,19 +80,19 @@ describe("activation: only tools outside the tools array (spec §14.2 activatedD
     ]);
   });
 
-  it("the 40 activations hold only tools activated through tool_description, however many primary tools are called after", async () => {
+  it("the 15 activations hold only tools activated through tool_description, however many primary tools are called after", async () => {
     const now = { t: 5_000_000 };
     const { app } = await testApp({ now: () => now.t });
     const client = await clientOf(app);
-    const deferred = Array.from({ length: 40 }, (_, i) => `lore_op${String(i).padStart(2, "0")}`);
+    const deferred = Array.from({ length: 15 }, (_, i) => `lore_op${String(i).padStart(2, "0")}`);
     const primary = Array.from({ length: 12 }, (_, i) => `main_op${String(i).padStart(2, "0")}`);
     for (const name of deferred) await client.putTool(name, docTool(`Lore ${name}.`));
     for (const name of primary) await client.putTool(name, docTool(`Main ${name}.`, "primary: true\n"));
     const { processId } = await client.spawn({ engineDefault: [...deferred, ...primary] });
 
-    await client.invoke(processId, "tool_description", { names: deferred.slice(0, 25) });
+    await client.invoke(processId, "tool_description", { names: deferred.slice(0, 10) });
     now.t += 1000;
-    await client.invoke(processId, "tool_description", { names: deferred.slice(25) });
+    await client.invoke(processId, "tool_description", { names: deferred.slice(10) });
     for (const name of primary) {
       now.t += 1000;
       expect((await client.invoke(processId, name)).body).toMatchObject({ value: "# x\n" });

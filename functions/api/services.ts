@@ -442,7 +442,7 @@ export async function buildServices(
           logger,
           now,
         });
-  const discovery = new DiscoveryApi({ surface, bookkeeping });
+  const discovery = new DiscoveryApi({ surface, bookkeeping, maxActivated: config.VANCE_MAX_ACTIVATED });
   const dispatcher = new ToolDispatcher({
     tools,
     cascade,

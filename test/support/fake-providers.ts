@@ -115,7 +115,8 @@ function chatCompletion(reply: Reply, model: string, stream: boolean, res: Serve
     type: "function",
     function: { name: call.name, arguments: JSON.stringify(call.arguments) },
   }));
-  const base = { id: "chatcmpl-fake", created: 1_700_000_000, model };
+  // One id per completion, as OpenAI answers: LangGraph's message list merges messages by id.
+  const base = { id: `chatcmpl-fake-${reply.serial}`, created: 1_700_000_000, model };
   if (!stream) {
     send(res, 200, {
       ...base,

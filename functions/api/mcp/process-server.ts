@@ -11,7 +11,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import {
+  byString,
   type DispatchResult,
+  invokeTool,
+  type Manifest,
   META_TOOL,
   type ProcessKey,
   type ProcessService,
@@ -126,7 +129,7 @@ export class ProcessMcpServer {
   ): Promise<CallToolResult> {
     let result: DispatchResult;
     try {
-      result = await this.options.processes.invoke(key, name, params);
+      result = await this.options.processes.invoke(key, name, params, [], { served: true });
     } catch (error) {
       if (!(error instanceof VanceError) || isRequestFailure(error)) throw error;
       if (UNKNOWN_TOOL_CODES.has(error.code)) {
@@ -193,7 +196,7 @@ export class ProcessMcpServer {
     server.setRequestHandler(ListToolsRequestSchema, () =>
       guarded(async (): Promise<ListToolsResult> => {
         const manifest = await this.options.processes.manifest(key, "anthropic");
-        return { tools: manifest.tools.map(mcpTool) };
+        return { tools: servedTools(manifest) };
       }),
     );
 
@@ -249,6 +252,25 @@ function plainToolCall(request: Request, message: unknown): PlainToolCall | null
 /** A failure of the whole request rather than of a tool: the process is gone, or a store is down. */
 function isRequestFailure(error: VanceError): boolean {
   return error.status >= 500 || error.code === "process_not_found";
+}
+
+/**
+ * The served surface's tools (issue 36): the manifest's, and `invoke_tool` when the process's
+ * own surface lacks it and the chain's `maxTools` has room (the slot the reserve keeps for an
+ * engine's own tool; an MCP client appends none). A framework that fetched this list once still
+ * calls a tool `tool_description` activated later, through it; its calls pass the process's
+ * allow set (`served` calls, `servedAllowSet`). Sorted by name like the manifest's array.
+ */
+function servedTools(manifest: Manifest): ListToolsResult["tools"] {
+  const tools = manifest.tools.map(mcpTool);
+  const room = manifest.budget.maxTools === null || tools.length < manifest.budget.maxTools;
+  if (!room || tools.some((tool) => tool.name === invokeTool.name)) return tools;
+  const served = {
+    name: invokeTool.name,
+    description: invokeTool.description,
+    inputSchema: invokeTool.inputSchema as ListToolsResult["tools"][number]["inputSchema"],
+  };
+  return [...tools, served].sort(byString((tool) => tool.name));
 }
 
 /** A manifest tool in the Anthropic wire format (`input_schema`) as an MCP tool: the same schema object. */

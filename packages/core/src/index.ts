@@ -1,4 +1,4 @@
-export { BUILT_IN_TOOLS, type BuiltInTool, META_TOOLS, whoami } from "./builtins/index";
+export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from "./builtins/index";
 export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";

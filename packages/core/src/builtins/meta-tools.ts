@@ -1,5 +1,6 @@
 import type { BuiltInTool, CallScope, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
 import { META_TOOL } from "../ids";
+import { discoverySummary } from "../surface/discovery";
 
 /** Most names `tool_description` describes per call; the rest come back in `skipped`. */
 export const MAX_DESCRIBE = 25;
@@ -34,10 +35,21 @@ export const toolList: BuiltInTool = {
     withProcess(scope, (api) => api.list(typeof input.prefix === "string" ? input.prefix : undefined)),
 };
 
-/** `tool_description(names)`: descriptions and schemas; activates deferred tools for the next turn. */
+const DESCRIBE_DESCRIPTION = `Returns the description and parameter schema of up to ${MAX_DESCRIBE} tools by name, and adds them to your tools array so you can call them next.`;
+
+/**
+ * `tool_description(names)`: descriptions and schemas; activates deferred tools for the next turn.
+ * Inside a process its description ends with the discovery summary (the tools deferred by
+ * configuration and the recipe), so a client that drops `initialize`'s instructions still shows
+ * the model what it can ask for; it is in the capability floor, so every surface carries it.
+ */
 export const toolDescription: BuiltInTool = {
   name: META_TOOL.describe,
-  description: `Returns the description and parameter schema of up to ${MAX_DESCRIBE} tools by name, and adds them to your tools array so you can call them next.`,
+  description: DESCRIBE_DESCRIPTION,
+  describeFor: (tools) => {
+    const summary = discoverySummary(tools.filter((tool) => tool.deferred));
+    return summary === "" ? DESCRIBE_DESCRIPTION : `${DESCRIBE_DESCRIPTION}\n\n${summary}`;
+  },
   labels: ["discovery"],
   primary: true,
   inputSchema: {

@@ -69,6 +69,10 @@ export interface CallableTool {
    * change from turn to turn): such a tool is named, its parameters left to `tool_description`.
    */
   readonly deferred: boolean;
+  /** The usage line of its pack (`pack__*`), for a description that groups packs. */
+  readonly packHint?: string;
+  /** Its family inside its pack (an OpenAPI tag), as the discovery blocks group it. */
+  readonly family?: string;
 }
 
 /** Who is calling: the addressed project and, inside a process, its id and role. */

@@ -8,14 +8,30 @@ import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
 import type { SurfaceTool } from "../surface/classify";
+import {
+  COLLAPSED_LIST_NOTE,
+  collapsedNameLists,
+  DISCOVERY_BLOCK_TOKENS,
+  estimateTokens,
+} from "../surface/discovery";
 import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
+import { DEFAULT_ACTIVATION_SETTINGS } from "../surface/process-records";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";
 
+/**
+ * How many of `tool_search`'s best results it activates: the model calls one of the first few,
+ * and activating everything a search answers filled the tools array (20 searches put 43 tools on
+ * the wire, issue 36). The rest are described; `tool_description` or a call activates them.
+ */
+export const SEARCH_ACTIVATES = 3;
+
 export interface DiscoveryApiOptions {
   readonly surface: Pick<ToolSurface, "classify" | "wasDeferred">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
+  /** The process's activation cap (`ActivationSettings.maxActivated`): one call activates no more. */
+  readonly maxActivated?: number;
 }
 
 /** How the bound call's uses count: `activates: false` inside a model's script (they count, but activate nothing). */
@@ -23,7 +39,14 @@ export interface ProcessToolsOptions {
   readonly activates: boolean;
   /** The call's read of the generations: the surface answers from it. */
   readonly read: CascadeRead;
+  /** Whether the caller may call `invoke_tool` (its allow set, or a served surface, has it). */
+  readonly invokeTool?: boolean;
 }
+
+/** What `tool_description` and `tool_search` answer about calling what they described. */
+const CALL_NEXT = "Call these tools by name in your next step: they are in your tools array now.";
+const CALL_THROUGH_INVOKE_TOOL =
+  'Call these tools by name in your next step: they are in your tools array now. If your tool list does not show them (it was fetched before this call), call invoke_tool with {"name": "<tool name>", "params": {…}} instead.';
 
 /**
  * The discovery API (spec §13): what the meta-tools `tool_list`, `tool_description` and
@@ -51,10 +74,11 @@ export class DiscoveryApi {
     options: ProcessToolsOptions,
   ): ProcessToolsApi {
     const { activates, read } = options;
+    const howToCall = options.invokeTool ? CALL_THROUGH_INVOKE_TOOL : CALL_NEXT;
     return {
       list: (prefix) => this.list(record, read, prefix, skillTools),
-      describe: (names) => this.describe(record, read, names, skillTools, activates),
-      search: (query, limit) => this.search(record, read, query, limit, skillTools, activates),
+      describe: (names) => this.describe(record, read, names, skillTools, activates, MAX_DESCRIBE, howToCall),
+      search: (query, limit) => this.search(record, read, query, limit, skillTools, activates, howToCall),
       invoke: (name, params) => this.invoke(record, read, call, name, params, skillTools, activates),
       countCalls: (calls) => this.options.bookkeeping.countCalls(record, calls),
     };
@@ -63,7 +87,8 @@ export class DiscoveryApi {
   /**
    * `tool_list`: every name the process may call — in this turn's tools array (`inContext`, the
    * floor pair and the turn's skill tools included) or on request (`available`) — with pack
-   * hints, and the process's packs whose source is not current (`stalePacks`).
+   * hints, and the process's packs whose source is not current (`stalePacks`). Without a prefix
+   * the lists collapse by family when they would pass the discovery block's token budget.
    */
   async list(
     record: ProcessRecord,
@@ -85,16 +110,33 @@ export class DiscoveryApi {
       const pack = toolFamily(tool.name);
       if (!packHints[pack]) packHints[pack] = tool.packHint;
     }
+    if (lower) {
+      return {
+        value: {
+          inContext: filter(classification.primary),
+          available: filter(classification.deferred),
+          packHints,
+          stalePacks: stalePacks.filter(
+            (pack) => `${pack.pack}__`.startsWith(lower) || lower.startsWith(`${pack.pack}__`),
+          ),
+        },
+      };
+    }
+    // Without a prefix the answer stays within the static discovery block's budget (issue 36:
+    // GitHub's pack answered 11,335 tokens of names), its families collapsed as the block's are.
+    const rest = { packHints, stalePacks, note: COLLAPSED_LIST_NOTE };
+    const fitted = collapsedNameLists(
+      [classification.primary, classification.deferred],
+      DISCOVERY_BLOCK_TOKENS - estimateTokens(JSON.stringify(rest)),
+    );
+    const [inContext, available] = fitted.lists as [string[], string[]];
     return {
       value: {
-        inContext: filter(classification.primary),
-        available: filter(classification.deferred),
+        inContext,
+        available,
         packHints,
-        stalePacks: lower
-          ? stalePacks.filter(
-              (pack) => `${pack.pack}__`.startsWith(lower) || lower.startsWith(`${pack.pack}__`),
-            )
-          : stalePacks,
+        stalePacks,
+        ...(fitted.collapsed ? { note: COLLAPSED_LIST_NOTE } : {}),
       },
     };
   }
@@ -110,6 +152,8 @@ export class DiscoveryApi {
     names: readonly string[],
     skillTools: readonly string[] = [],
     activates = true,
+    activateAtMost = MAX_DESCRIBE,
+    howToCall = CALL_NEXT,
   ): Promise<ToolOutcome> {
     const unique = [...new Set(names)];
     const asked = unique.slice(0, MAX_DESCRIBE);
@@ -136,15 +180,26 @@ export class DiscoveryApi {
     }
     const deferred = new Set(classification.deferred);
     const describedNames = described.map((tool) => tool.name);
-    const activate = activates ? describedNames.filter((name) => deferred.has(name)) : [];
+    const cap = this.options.maxActivated ?? DEFAULT_ACTIVATION_SETTINGS.maxActivated;
+    const candidates = activates
+      ? describedNames.slice(0, activateAtMost).filter((name) => deferred.has(name))
+      : [];
+    // Past the cap the first names' activations would push this very call's out: say so instead.
+    const activate = candidates.slice(0, cap);
     await this.options.bookkeeping.described(record, describedNames, activate);
-    return { value: { tools: described, unknown, skipped, activated: activate } };
+    const overCap =
+      candidates.length > cap
+        ? {
+            note: `only the first ${cap} were added to your tools array (a process keeps at most ${cap} activated tools): describe ${candidates.slice(cap).join(", ")} again when you need them`,
+          }
+        : {};
+    return { value: { tools: described, unknown, skipped, activated: activate, howToCall, ...overCap } };
   }
 
   /**
    * `tool_search`: the `limit` tools (5 by default, at most 25) that best match `query`, as
-   * `tool_description` answers them — and activated like them. The floor's tools and
-   * `tool_search` itself are never results.
+   * `tool_description` answers them; the first `SEARCH_ACTIVATES` are activated like them. The
+   * floor's tools and `tool_search` itself are never results.
    */
   async search(
     record: ProcessRecord,
@@ -153,6 +208,7 @@ export class DiscoveryApi {
     limit: number | undefined,
     skillTools: readonly string[] = [],
     activates = true,
+    howToCall = CALL_NEXT,
   ): Promise<ToolOutcome> {
     const { tools } = await this.options.surface.classify(record, read, skillTools);
     let index = this.indexReads.read(this.indexes.get(tools));
@@ -179,10 +235,12 @@ export class DiscoveryApi {
       hits.map((hit) => hit.name),
       skillTools,
       activates,
+      SEARCH_ACTIVATES,
+      howToCall,
     );
     if ("error" in described) return described;
     const value = described.value as { tools: unknown[]; activated: string[] };
-    return { value: { tools: value.tools, activated: value.activated } };
+    return { value: { tools: value.tools, activated: value.activated, howToCall } };
   }
 
   /**

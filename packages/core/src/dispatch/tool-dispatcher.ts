@@ -6,7 +6,7 @@ import type { DocumentCascade } from "../cascade/document-cascade";
 import type { ModelPicker } from "../catalog/model-picker";
 import type { DiscoveryApi } from "../discovery/discovery-api";
 import { Errors, toolFailureOf, VanceError } from "../errors";
-import { toolDocumentPath } from "../ids";
+import { META_TOOL, toolDocumentPath } from "../ids";
 import type { ClientToolDeclaration, ProcessRecord } from "../ports/state-store";
 import type { ScriptToolAnswer, ToolRuntime } from "../ports/tool-runtime";
 import type { SecretService } from "../secrets/secret-service";
@@ -255,7 +255,11 @@ export class ToolDispatcher {
       request.process,
       (name, params) => this.dispatch({ ...request, name, params, parent: budget, read }),
       request.skillTools ?? [],
-      { activates: request.activates !== false, read },
+      {
+        activates: request.activates !== false,
+        read,
+        invokeTool: request.allowedTools?.has(META_TOOL.invoke) ?? false,
+      },
     );
   }
 

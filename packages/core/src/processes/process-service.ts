@@ -2,7 +2,12 @@ import { CascadeRead } from "../cascade/cascade-read";
 import type { DispatchResult, ToolDispatcher } from "../dispatch/tool-dispatcher";
 import type { ProcessKey, ProcessRecord } from "../ports/state-store";
 import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
-import type { PreparedProcess, ProcessRecords, SpawnRequest } from "../surface/process-records";
+import {
+  type PreparedProcess,
+  type ProcessRecords,
+  type SpawnRequest,
+  servedAllowSet,
+} from "../surface/process-records";
 import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
 
@@ -68,12 +73,14 @@ export class ProcessService {
   /**
    * A call inside the process: allow set, activation bookkeeping, usage counting. `skillTools`
    * are the turn's (the manifest's `?with=`): the meta-tools then see the array the model sees.
+   * `served` (the MCP surface) adds `invoke_tool` to the allow set (`servedAllowSet`).
    */
   async invoke(
     key: ProcessKey,
     name: string,
     params: unknown,
     skillTools: readonly string[] = [],
+    options: { readonly served?: boolean } = {},
   ): Promise<DispatchResult> {
     const read = CascadeRead.begin();
     const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
@@ -86,7 +93,9 @@ export class ProcessService {
       },
       name,
       params,
-      allowedTools: this.options.records.allowSet(record),
+      allowedTools: options.served
+        ? servedAllowSet(this.options.records.allowSet(record))
+        : this.options.records.allowSet(record),
       clientTools: record.clientTools,
       process: record,
       skillTools,

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { operationOf } from "../ids";
-import { byString } from "../order";
+import { byString, compareStrings } from "../order";
 import type { SurfaceTool } from "./classify";
 import { estimateTokens } from "./tokens";
 import { isPackTool, packSubFamily, toolFamily } from "./tool-family";
@@ -17,6 +17,9 @@ const HINT_LENGTH = 120;
 export const DISCOVERY_BLOCK_TOKENS = 2_000;
 /** Tokens the demoted block may take before it collapses the same way. */
 export const DEMOTED_BLOCK_TOKENS = 1_000;
+
+/** What a block reads of a tool: a surface tool's, or a `CallableTool`'s for a description. */
+type BlockTool = Pick<SurfaceTool, "name" | "description" | "packHint" | "family">;
 
 /** How collapsed a block's lines are: every tool, one line per family, one line per pack. */
 type Detail = "tools" | "families" | "packs";
@@ -79,7 +82,7 @@ export function cutAtWord(text: string, max: number): string {
 
 /** The block's lines at the most detail that fits `budget` tokens (the coarsest when none does). */
 function fittedLines(
-  tools: readonly SurfaceTool[],
+  tools: readonly BlockTool[],
   budget: number,
   hint: HintWriter,
 ): { lines: string[]; collapsed: boolean } {
@@ -97,7 +100,7 @@ function fittedLines(
  * prefixes alone, as many as the budget holds, then how many more there are — `tool_search`
  * and `tool_list` find the rest.
  */
-function prefixLines(tools: readonly SurfaceTool[], budget: number): string[] {
+function prefixLines(tools: readonly BlockTool[], budget: number): string[] {
   const counts = new Map<string, number>();
   for (const tool of [...tools].sort(byString((tool) => tool.name))) {
     const key = isPackTool(tool.name) ? `${toolFamily(tool.name)}__` : `${toolFamily(tool.name)}_`;
@@ -125,12 +128,12 @@ function prefixLines(tools: readonly SurfaceTool[], budget: number): string[] {
  * family of one tool keeps its own line. `tool_list` with the prefix names the tools.
  */
 function collapsedLines(
-  tools: readonly SurfaceTool[],
+  tools: readonly BlockTool[],
   detail: Exclude<Detail, "tools">,
   toolHint: HintWriter,
 ): string[] {
   const sorted = [...tools].sort(byString((tool) => tool.name));
-  const groups = new Map<string, SurfaceTool[]>();
+  const groups = new Map<string, BlockTool[]>();
   for (const tool of sorted) {
     const key = isPackTool(tool.name)
       ? detail === "families"
@@ -178,9 +181,9 @@ const BLOCK_FRAME_TOKENS = 300;
 const COLLAPSED_NOTE =
   "Lines ending in `_*` stand for several tools: call `tool_list` with that prefix (for example `github__issues_`) to see their names.";
 
-function lines(tools: readonly SurfaceTool[], toolHint: HintWriter): string[] {
+function lines(tools: readonly BlockTool[], toolHint: HintWriter): string[] {
   const out: string[] = [];
-  const packs = new Map<string, SurfaceTool[]>();
+  const packs = new Map<string, BlockTool[]>();
   const sorted = [...tools].sort(byString((tool) => tool.name));
   for (const tool of sorted) {
     if (!isPackTool(tool.name)) continue;
@@ -240,6 +243,31 @@ export function discoveryBlock(
 }
 
 /**
+ * Tokens the discovery summary in `tool_description`'s description may take: it repeats, for
+ * clients that drop `initialize`'s instructions, what the static block says — within a quarter of
+ * the block's budget, so it collapses sooner.
+ */
+export const DISCOVERY_SUMMARY_TOKENS = 500;
+
+/**
+ * The discovery summary a meta-tool's description carries (issue 36): the tools deferred by
+ * configuration and the recipe, as the static block lists them, collapsed within
+ * {@link DISCOVERY_SUMMARY_TOKENS}. Frameworks that drop the server's `initialize` instructions
+ * (the AI SDK, LangChain, the OpenAI Agents SDK) still show the model what it can ask for. It
+ * depends on the deferred tools alone, never on activations or the budget, so the description
+ * reads the same in every turn.
+ */
+export function discoverySummary(deferred: readonly BlockTool[], hint: HintWriter = toolHint): string {
+  if (deferred.length === 0) return "";
+  const fitted = fittedLines(deferred, DISCOVERY_SUMMARY_TOKENS - 120, hint);
+  return [
+    "More tools, not in your tool list, are available on request: call tool_description with their names (several at once), then call them.",
+    ...(fitted.collapsed ? [COLLAPSED_NOTE] : []),
+    ...fitted.lines,
+  ].join("\n");
+}
+
+/**
  * The dynamic block for a separate system message: exactly the tools the budget moved out of
  * the tools array this turn. Empty when nothing was demoted.
  */
@@ -259,4 +287,70 @@ export function demotedDiscoveryBlock(
     ...fitted.lines,
     "",
   ].join("\n");
+}
+
+/** How `tool_list` without a prefix says an entry stands for several tools. */
+export const COLLAPSED_LIST_NOTE =
+  "Entries like `github__issues_* (38 tools)` stand for several tools: call tool_list with that prefix (for example `github__issues_`) to see their names.";
+
+/**
+ * Name lists (`tool_list`'s `inContext` and `available`) within `budget` tokens of JSON, collapsed
+ * as the discovery blocks collapse: every name while they fit, else one entry per family
+ * (`github__issues_* (38 tools)`; a family of one keeps its name) — packs' first, plain tools'
+ * then —, else one per pack, else as many entries as fit and how many more there are. Families are read off the names, so each entry's
+ * prefix is one `tool_list` expands.
+ */
+export function collapsedNameLists(
+  lists: readonly (readonly string[])[],
+  budget: number,
+): { lists: string[][]; collapsed: boolean } {
+  const fits = (candidate: readonly (readonly string[])[]) =>
+    estimateTokens(JSON.stringify(candidate)) <= budget;
+  const full = lists.map((names) => [...names]);
+  if (fits(full)) return { lists: full, collapsed: false };
+  // A pack's sub-tools go first (its machine-made names are the bulk); plain tools keep their
+  // names while that fits, then group by family too.
+  const levels: ((name: string) => string | null)[] = [
+    (name) => (isPackTool(name) ? packSubFamily(name) : null),
+    (name) => packSubFamily(name),
+    toolFamily,
+  ];
+  let grouped: string[][] = full;
+  for (const keyOf of levels) {
+    grouped = lists.map((names) => groupedNames(names, keyOf));
+    if (fits(grouped)) return { lists: grouped, collapsed: true };
+  }
+  // Too many packs even for that: the first entries of each list, in turn, while they fit.
+  const cut: string[][] = grouped.map(() => []);
+  let used = estimateTokens(JSON.stringify(cut)) + 20;
+  for (const [index, entries] of grouped.entries()) {
+    for (const entry of entries) {
+      const cost = estimateTokens(JSON.stringify(entry)) + 1;
+      if (used + cost > budget) break;
+      cut[index]!.push(entry);
+      used += cost;
+    }
+    const left = entries.length - cut[index]!.length;
+    if (left > 0) cut[index]!.push(`… and ${left} more entries: call tool_list with a prefix`);
+  }
+  return { lists: cut, collapsed: true };
+}
+
+/**
+ * `names` grouped by `keyOf`: a group of one is its name, a larger one `key_* (N tools)`; a name
+ * whose key is null stays itself.
+ */
+function groupedNames(names: readonly string[], keyOf: (name: string) => string | null): string[] {
+  const groups = new Map<string, string[]>();
+  for (const name of [...names].sort(compareStrings)) {
+    const key = keyOf(name) ?? `\0${name}`;
+    const members = groups.get(key);
+    if (members) members.push(name);
+    else groups.set(key, [name]);
+  }
+  return [...groups].map(([key, members]) =>
+    members.length === 1
+      ? members[0]!
+      : `${key}${isPackTool(members[0]!) && key === toolFamily(members[0]!) ? "__" : "_"}* (${members.length} tools)`,
+  );
 }

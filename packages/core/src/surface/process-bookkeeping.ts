@@ -32,7 +32,7 @@ export class ProcessBookkeeping {
    * only when the tool was outside this turn's tools array (deferred, or demoted by the budget) —
    * or keeps an activated one alive. A primary tool's call stamps nothing: the activated class
    * outranks the recipe's `allowedToolsKeep`, and stamps of tools the model could see anyway
-   * would crowd the 40 activations out. The invocation says whether the tool was outside the
+   * would crowd the 15 activations out. The invocation says whether the tool was outside the
    * turn's array (`deferred`, asked only when it matters: the caller knows the turn — its skill
    * tools, its classification). The floor pair are not counted, nor is `invoke_tool`: a wrapper
    * call counts its target once, when the target's own call comes back through here.

@@ -10,6 +10,7 @@ import {
   assertTenantId,
   ID_PATTERN,
   InvocableToolNameSchema,
+  META_TOOL,
   ModelIdSchema,
   packOf,
 } from "../ids";
@@ -69,7 +70,9 @@ export interface ActivationSettings {
 
 export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
   activationTtlMs: 30 * 60 * 1000,
-  maxActivated: 40,
+  // The spec's 40 let a searching model keep 40 tools on the wire (issue 36: at most 15 beyond
+  // the meta-tools after 20 searches); a tool pushed out is one `tool_description` away.
+  maxActivated: 15,
 };
 
 export interface ProcessRecordsOptions {
@@ -401,6 +404,16 @@ export class ProcessRecordCaches {
       set: (names, expanded) => this.#expandedAdds.set(names, expanded),
     });
   }
+}
+
+/**
+ * The allow set of a call on a served MCP surface (issue 36): the process's, and `invoke_tool`.
+ * Frameworks that fetch their tool list once (the AI SDK, LangChain) refuse a call of a tool
+ * `tool_description` activated after; through `invoke_tool` they still reach it. It grants
+ * nothing new: its target passes the process's own allow set.
+ */
+export function servedAllowSet(allowed: AllowSet): AllowSet {
+  return { has: (name) => name === META_TOOL.invoke || allowed.has(name) };
 }
 
 /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */

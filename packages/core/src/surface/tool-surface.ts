@@ -457,6 +457,8 @@ function describePerProcess(
     description: tool.description,
     inputSchema: tool.inputSchema,
     deferred: deferred.has(tool.name),
+    ...(tool.packHint ? { packHint: tool.packHint } : {}),
+    ...(tool.family ? { family: tool.family } : {}),
   }));
   tools.set(builtIn.name, { ...own, description: builtIn.describeFor!(callable) });
 }
