@@ -1,0 +1,155 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalServer, startLocalServer } from "./support/local-server";
+import { mapOrder, markdownExamples, runShell, type ShellBlock } from "./support/markdown-examples";
+
+/**
+ * Every shell example of README.md and docs/*.md, run against a server started as `npm start`
+ * starts it: the blocks of each file in one bash, the files in the order of README's map, so the
+ * docs continue the README's tour with the variables it set (`TOKEN`, `B`, `PROCESS`). A block
+ * that cannot run here carries `<!-- docs-test: skip — why -->` above it; any other block that
+ * fails fails this test. Commands written inline are checked to name what exists: `npm run X`
+ * a script of package.json, `vance-tools X` a command of the CLI.
+ */
+
+const ROOT = process.cwd();
+const FILES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs")).flatMap((f) => (f.endsWith(".md") ? [`docs/${f}`] : [])),
+];
+/** What the tour leaves for the pages after it. */
+const TOUR_STATE = ["TOKEN", "B", "PROCESS"];
+/** What only the reader has: their own Jira token for `secrets set`. */
+const READERS_OWN = { JIRA_TOKEN: "a-jira-token-of-the-reader" };
+
+const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
+const examples = new Map(FILES.map((file) => [file, markdownExamples(file, text(file))]));
+const order = ["README.md", ...mapOrder(text("README.md"))];
+
+let server: LocalServer;
+let scratch: string;
+const ran: ShellBlock[] = [];
+const failures: string[] = [];
+
+beforeAll(async () => {
+  server = await startLocalServer({ timeoutMs: 40_000 });
+  scratch = mkdtempSync(join(tmpdir(), "vance-docs-"));
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+function envFor(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    // The reader's shell has none of the suite's settings for the server or the CLI.
+    if (!/^(VANCE_|PORT$|HOST$)/.test(name)) env[name] = value;
+  }
+  return { ...env, ...READERS_OWN, VANCE_REPO: ROOT, VANCE_DATA_DIR: server.dataDir, NO_COLOR: "1" };
+}
+
+describe("the docs' shell examples", () => {
+  it("every file is in README's map, and every skip marker sits above a shell block with its reason", () => {
+    expect([...order].sort()).toEqual([...FILES].sort());
+    expect([...examples.values()].flatMap((found) => found.problems)).toEqual([]);
+  });
+
+  it("run against a started server, file by file in the map's order", async () => {
+    execFileSync("jq", ["--version"]); // the examples read JSON answers with jq
+    const port = new URL(server.base).port;
+    const state = join(scratch, "tour-state.sh");
+    for (const file of order) {
+      const blocks = examples.get(file)!.blocks.filter((block) => block.skip === undefined);
+      if (blocks.length === 0) continue;
+      const cwd = mkdtempSync(join(scratch, "run-"));
+      const run = await runShell({
+        sources: blocks.map((block) =>
+          block.source.replace(/(127\.0\.0\.1|localhost):8787/g, `127.0.0.1:${port}`),
+        ),
+        cwd,
+        env: envFor(),
+        ...(file === "README.md" ? { keep: TOUR_STATE, stateOut: state } : { state }),
+        timeoutMs: 60_000,
+      });
+      if (run.code === 0) ran.push(...blocks);
+      else {
+        const failed = blocks[Math.max(run.lastBlock, 0)]!;
+        ran.push(...blocks.slice(0, Math.max(run.lastBlock, 0)));
+        failures.push(
+          `${file}:${failed.line} failed (exit ${run.code}):\n${failed.source}\n--- stderr (end) ---\n${run.stderr.slice(-2_000)}\n--- stdout (end) ---\n${run.stdout.slice(-1_000)}`,
+        );
+      }
+    }
+    const skipped = [...examples.values()].flatMap((found) =>
+      found.blocks.filter((b) => b.skip !== undefined),
+    );
+    console.log(
+      `docs examples: ${ran.length} shell blocks ran, ${skipped.length} marked skip:\n${skipped
+        .map((block) => `  ${block.file}:${block.line} — ${block.skip}`)
+        .join("\n")}`,
+    );
+    expect(failures, failures.join("\n\n")).toEqual([]);
+    expect(ran.length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe("the docs' inline commands", () => {
+  const inline = [...examples.values()].flatMap((found) => found.inline);
+
+  it("`npm run X` names a script of package.json", () => {
+    const scripts = Object.keys((JSON.parse(text("package.json")) as { scripts: object }).scripts);
+    const named = inline.flatMap(({ file, line, command }) => {
+      const script = /^npm run (?:-s )?([\w:-]+)/.exec(command)?.[1];
+      return script ? [{ where: `${file}:${line}`, script }] : [];
+    });
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter(({ script }) => !scripts.includes(script))).toEqual([]);
+  });
+
+  it("`vance-tools X` names a command of the CLI", () => {
+    const help = execFileSync(join(ROOT, "node_modules", ".bin", "vance-tools"), ["--help"], {
+      encoding: "utf8",
+    });
+    const commands = [...help.split("Commands:")[1]!.matchAll(/^ {2}(\w+)/gm)].map((match) => match[1]!);
+    const named = inline.flatMap(({ file, line, command }) => {
+      const name = /^(?:npx )?vance-tools (\w+)/.exec(command)?.[1];
+      return name ? [{ where: `${file}:${line}`, name }] : [];
+    });
+    expect(commands).toContain("lint");
+    expect(named.filter(({ name }) => !commands.includes(name))).toEqual([]);
+  });
+});
+
+describe("the docs test itself", () => {
+  it("finds a failing block, and says which one", async () => {
+    const found = markdownExamples("x.md", '```sh\nX=1\n```\n\ntext\n\n```bash\ntest "$X" = 2\n```\n');
+    expect(found.blocks.map((block) => block.line)).toEqual([1, 7]);
+    const run = await runShell({
+      sources: found.blocks.map((block) => block.source),
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH, VANCE_REPO: ROOT },
+      timeoutMs: 10_000,
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.lastBlock).toBe(1);
+  });
+
+  it("takes a marked block out, and refuses a marker without a reason or without a block", () => {
+    const found = markdownExamples(
+      "x.md",
+      "<!-- docs-test: skip — needs AWS credentials -->\n```sh\nnpx sst deploy\n```\n<!-- docs-test: skip -->\n\nprose\n",
+    );
+    expect(found.blocks).toEqual([
+      { file: "x.md", line: 2, source: "npx sst deploy", skip: "needs AWS credentials" },
+    ]);
+    expect(found.problems).toEqual([
+      "x.md:5: a docs-test skip marker must say why",
+      "x.md:5: a docs-test marker with no shell block below it",
+    ]);
+  });
+});

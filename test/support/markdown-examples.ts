@@ -1,0 +1,145 @@
+import { execFile } from "node:child_process";
+
+/** A fenced shell block of a Markdown file: the docs test runs it unless a marker above says why not. */
+export interface ShellBlock {
+  readonly file: string;
+  /** The line of its opening fence (1-based). */
+  readonly line: number;
+  readonly source: string;
+  /** The reason of its `<!-- docs-test: skip — reason -->` marker, when it has one. */
+  readonly skip?: string;
+}
+
+/** A command written inline (`npm run token -- …`, `npx vance-tools lint …`, `curl …`). */
+export interface InlineCommand {
+  readonly file: string;
+  readonly line: number;
+  readonly command: string;
+}
+
+/** What a Markdown file holds for the docs test, and its markers that mark nothing. */
+export interface MarkdownExamples {
+  readonly blocks: ShellBlock[];
+  readonly inline: InlineCommand[];
+  readonly problems: string[];
+}
+
+const SHELL = new Set(["sh", "bash", "shell", "console"]);
+const FENCE = /^\s*```(\S*)\s*$/;
+/** The one way to mark a block: the line above it (blank lines between allowed). */
+const MARKER = /^<!--\s*docs-test:\s*skip\s*(?:—|-{1,2}|:)?\s*(.*?)\s*-->$/;
+const INLINE = /`((?:npx vance-tools|vance-tools|npm run|curl) [^`]+)`/g;
+
+/** The shell blocks, inline commands and misplaced or reasonless markers of one Markdown file. */
+export function markdownExamples(file: string, text: string): MarkdownExamples {
+  const lines = text.split("\n");
+  const blocks: ShellBlock[] = [];
+  const inline: InlineCommand[] = [];
+  const problems: string[] = [];
+  let pending: { line: number; reason: string } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const marker = MARKER.exec(line.trim());
+    if (marker) {
+      if (pending) problems.push(`${file}:${pending.line}: a docs-test marker with no shell block below it`);
+      if (!marker[1]) problems.push(`${file}:${i + 1}: a docs-test skip marker must say why`);
+      pending = { line: i + 1, reason: marker[1] ?? "" };
+      continue;
+    }
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const start = i;
+      const body: string[] = [];
+      for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
+      const lang = fence[1] ?? "";
+      if (SHELL.has(lang)) {
+        const indent = /^\s*/.exec(line)![0].length;
+        blocks.push({
+          file,
+          line: start + 1,
+          source: body.map((text) => text.slice(indent)).join("\n"),
+          ...(pending ? { skip: pending.reason } : {}),
+        });
+      } else if (pending) {
+        problems.push(
+          `${file}:${pending.line}: a docs-test marker above a \`${lang || "plain"}\` block, not a shell one`,
+        );
+      }
+      pending = undefined;
+      continue;
+    }
+    if (pending && line.trim() !== "") {
+      problems.push(`${file}:${pending.line}: a docs-test marker with no shell block below it`);
+      pending = undefined;
+    }
+    for (const match of line.matchAll(INLINE)) inline.push({ file, line: i + 1, command: match[1]! });
+  }
+  if (pending) problems.push(`${file}:${pending.line}: a docs-test marker with no shell block below it`);
+  return { blocks, inline, problems };
+}
+
+/** The docs files in the order of README's map (`| topic | [docs/x.md](docs/x.md) |`), each once. */
+export function mapOrder(readme: string): string[] {
+  const files = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((match) => match[1]!);
+  return [...new Set(files)];
+}
+
+/** What one shell run of a file's blocks answered. */
+export interface ShellRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The index of the block that was running when the shell stopped (the last begun). */
+  readonly lastBlock: number;
+}
+
+const BEGIN = "::docs-test block ";
+
+/**
+ * The shell the examples run in: bash, stopping at the first failing command (`set -e`,
+ * `pipefail`), in a scratch folder; `npm` is the repository's (`--prefix`), `npx vance-tools`
+ * the bin `npm install` linked there, and `curl` fails on an HTTP error (`--fail-with-body`),
+ * so a refused request fails its block as a user would notice it.
+ */
+const PRELUDE = [
+  "set -eo pipefail",
+  'npm() { command npm --prefix "$VANCE_REPO" "$@"; }',
+  'npx() { if [ "$1" = vance-tools ]; then shift; "$VANCE_REPO/node_modules/.bin/vance-tools" "$@"; else command npx "$@"; fi; }',
+  'curl() { command curl --fail-with-body "$@"; }',
+].join("\n");
+
+/**
+ * Runs `sources` one after another in one bash (variables carry from block to block), after
+ * `state` (a script of variables an earlier file left), and writes the variables named in
+ * `keep` to `stateOut` at the end.
+ */
+export function runShell(options: {
+  readonly sources: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly state?: string;
+  readonly keep?: readonly string[];
+  readonly stateOut?: string;
+  readonly timeoutMs: number;
+}): Promise<ShellRun> {
+  const script = [
+    PRELUDE,
+    options.state ? `source ${JSON.stringify(options.state)}` : "",
+    ...options.sources.flatMap((source, index) => [`echo '${BEGIN}${index}' >&2`, source]),
+    options.keep && options.stateOut
+      ? `declare -p ${options.keep.join(" ")} > ${JSON.stringify(options.stateOut)}`
+      : "",
+  ].join("\n");
+  return new Promise((resolve) => {
+    execFile(
+      "bash",
+      ["-c", script],
+      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const begun = [...stderr.matchAll(new RegExp(`${BEGIN}(\\d+)`, "g"))].map((m) => Number(m[1]));
+        const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+        resolve({ code, stdout, stderr, lastBlock: begun.at(-1) ?? -1 });
+      },
+    );
+  });
+}
