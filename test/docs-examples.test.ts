@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalServer, startLocalServer } from "./support/local-server";
-import { mapOrder, markdownExamples, runShell, type ShellBlock } from "./support/markdown-examples";
+import {
+  mapOrder,
+  markdownExamples,
+  runShell,
+  type ShellBlock,
+  showsAnswer,
+  stepsOf,
+} from "./support/markdown-examples";
 
 /**
  * Every shell example of README.md and docs/*.md, run against a server started as `npm start`
@@ -32,6 +39,8 @@ const order = ["README.md", ...mapOrder(text("README.md"))];
 let server: LocalServer;
 let scratch: string;
 const ran: ShellBlock[] = [];
+/** The `# → {…}` answers compared with what their commands printed. */
+let answers = 0;
 const failures: string[] = [];
 
 beforeAll(async () => {
@@ -67,15 +76,28 @@ describe("the docs' shell examples", () => {
       const blocks = examples.get(file)!.blocks.filter((block) => block.skip === undefined);
       if (blocks.length === 0) continue;
       const cwd = mkdtempSync(join(scratch, "run-"));
+      const steps = blocks.map((block) =>
+        stepsOf(block.source.replace(/(127\.0\.0\.1|localhost):8787/g, `127.0.0.1:${port}`)),
+      );
       const run = await runShell({
-        sources: blocks.map((block) =>
-          block.source.replace(/(127\.0\.0\.1|localhost):8787/g, `127.0.0.1:${port}`),
-        ),
+        blocks: steps,
         cwd,
         env: envFor(),
         ...(file === "README.md" ? { keep: TOUR_STATE, stateOut: state } : { state }),
         timeoutMs: 60_000,
       });
+      for (const [b, block] of steps.entries()) {
+        for (const [i, step] of block.entries()) {
+          const output = run.outputs.get(`${b}.${i}`);
+          if (step.expected === undefined || output === undefined) continue;
+          answers++;
+          if (!showsAnswer(output, step.expected)) {
+            failures.push(
+              `${file}:${blocks[b]!.line} shows ${step.expected}\nbut its commands answered:\n${output.trimEnd().slice(-1_000)}`,
+            );
+          }
+        }
+      }
       if (run.code === 0) ran.push(...blocks);
       else {
         const failed = blocks[Math.max(run.lastBlock, 0)]!;
@@ -89,12 +111,13 @@ describe("the docs' shell examples", () => {
       found.blocks.filter((b) => b.skip !== undefined),
     );
     console.log(
-      `docs examples: ${ran.length} shell blocks ran, ${skipped.length} marked skip:\n${skipped
+      `docs examples: ${ran.length} shell blocks ran (${answers} answers compared with the one shown), ${skipped.length} marked skip:\n${skipped
         .map((block) => `  ${block.file}:${block.line} — ${block.skip}`)
         .join("\n")}`,
     );
     expect(failures, failures.join("\n\n")).toEqual([]);
     expect(ran.length).toBeGreaterThan(0);
+    expect(answers).toBeGreaterThan(0);
   }, 120_000);
 });
 
@@ -130,13 +153,31 @@ describe("the docs test itself", () => {
     const found = markdownExamples("x.md", '```sh\nX=1\n```\n\ntext\n\n```bash\ntest "$X" = 2\n```\n');
     expect(found.blocks.map((block) => block.line)).toEqual([1, 7]);
     const run = await runShell({
-      sources: found.blocks.map((block) => block.source),
+      blocks: found.blocks.map((block) => stepsOf(block.source)),
       cwd: tmpdir(),
       env: { PATH: process.env.PATH, VANCE_REPO: ROOT },
       timeoutMs: 10_000,
     });
     expect(run.code).not.toBe(0);
     expect(run.lastBlock).toBe(1);
+  });
+
+  it("compares a block's last answer with the one shown under it, … standing for what varies", async () => {
+    const steps = stepsOf(
+      'echo start\necho \'{"value":3,"durationMs":2.5}\'\n# → {"value":3,"durationMs":…}\necho after',
+    );
+    expect(steps.map((step) => step.expected)).toEqual(['{"value":3,"durationMs":…}', undefined]);
+    const run = await runShell({
+      blocks: [steps],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH },
+      timeoutMs: 10_000,
+    });
+    expect(run.code).toBe(0);
+    const output = run.outputs.get("0.0")!;
+    expect(showsAnswer(output, steps[0]!.expected!)).toBe(true);
+    expect(showsAnswer(output, '{"value":4,"durationMs":…}')).toBe(false);
+    expect(run.outputs.get("0.1")!.trim()).toBe("after");
   });
 
   it("takes a marked block out, and refuses a marker without a reason or without a block", () => {

@@ -84,6 +84,42 @@ export function mapOrder(readme: string): string[] {
   return [...new Set(files)];
 }
 
+/** A run of a block's commands up to an answer it shows (`# → {"value":3,…}`), or to its end. */
+export interface Step {
+  readonly source: string;
+  /** The JSON answer shown under the commands, `…` standing for what varies. */
+  readonly expected?: string;
+}
+
+/**
+ * A block cut after each `# → {…}` / `# → […]` line: the JSON its commands answer last. Other
+ * `# →` lines (a status, a sentence) are prose and checked by nothing but the commands' success.
+ */
+export function stepsOf(source: string): Step[] {
+  const steps: Step[] = [];
+  let lines: string[] = [];
+  for (const line of source.split("\n")) {
+    lines.push(line);
+    const shown = /^# → ([[{].*)$/.exec(line.trim());
+    if (shown) {
+      steps.push({ source: lines.join("\n"), expected: shown[1]! });
+      lines = [];
+    }
+  }
+  if (lines.some((line) => line.trim() !== "")) steps.push({ source: lines.join("\n") });
+  return steps;
+}
+
+/** Whether a step's output ends with the answer shown: its last line, `…` matching anything. */
+export function showsAnswer(output: string, expected: string): boolean {
+  const last = output.trimEnd().split("\n").at(-1) ?? "";
+  const pattern = expected
+    .split("…")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*?");
+  return new RegExp(`^${pattern}$`).test(last.trim());
+}
+
 /** What one shell run of a file's blocks answered. */
 export interface ShellRun {
   readonly code: number | null;
@@ -91,9 +127,12 @@ export interface ShellRun {
   readonly stderr: string;
   /** The index of the block that was running when the shell stopped (the last begun). */
   readonly lastBlock: number;
+  /** What each step printed on stdout, by block and step index (`"0.1"`). */
+  readonly outputs: ReadonlyMap<string, string>;
 }
 
 const BEGIN = "::docs-test block ";
+const STEP = "::docs-test step ";
 
 /**
  * The shell the examples run in: bash, stopping at the first failing command (`set -e`,
@@ -109,12 +148,12 @@ const PRELUDE = [
 ].join("\n");
 
 /**
- * Runs `sources` one after another in one bash (variables carry from block to block), after
+ * Runs the blocks' steps one after another in one bash (variables carry from block to block), after
  * `state` (a script of variables an earlier file left), and writes the variables named in
  * `keep` to `stateOut` at the end.
  */
 export function runShell(options: {
-  readonly sources: readonly string[];
+  readonly blocks: readonly (readonly Step[])[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   readonly state?: string;
@@ -125,7 +164,10 @@ export function runShell(options: {
   const script = [
     PRELUDE,
     options.state ? `source ${JSON.stringify(options.state)}` : "",
-    ...options.sources.flatMap((source, index) => [`echo '${BEGIN}${index}' >&2`, source]),
+    ...options.blocks.flatMap((steps, block) => [
+      `echo '${BEGIN}${block}' >&2`,
+      ...steps.flatMap((step, index) => [`printf '\\n${STEP}${block}.${index}\\n'`, step.source]),
+    ]),
     options.keep && options.stateOut
       ? `declare -p ${options.keep.join(" ")} > ${JSON.stringify(options.stateOut)}`
       : "",
@@ -138,7 +180,12 @@ export function runShell(options: {
       (error, stdout, stderr) => {
         const begun = [...stderr.matchAll(new RegExp(`${BEGIN}(\\d+)`, "g"))].map((m) => Number(m[1]));
         const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
-        resolve({ code, stdout, stderr, lastBlock: begun.at(-1) ?? -1 });
+        const outputs = new Map<string, string>();
+        for (const part of stdout.split(`\n${STEP}`).slice(1)) {
+          const end = part.indexOf("\n");
+          outputs.set(part.slice(0, end), part.slice(end + 1));
+        }
+        resolve({ code, stdout, stderr, lastBlock: begun.at(-1) ?? -1, outputs });
       },
     );
   });
