@@ -85,6 +85,13 @@ describe("README.md and docs/ links", () => {
     expect(outside).toEqual([]);
   });
 
+  it("README.md stays a front door: at most 300 lines, starting with the two commands", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(readme.trimEnd().split("\n").length).toBeLessThanOrEqual(300);
+    expect(readme).toContain("npm install && npm start");
+    expect(readme).toContain("npm install && npm test");
+  });
+
   it("reads headings as GitHub anchors them", () => {
     expect([
       ...anchorsOf(
