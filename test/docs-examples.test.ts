@@ -127,6 +127,13 @@ describe("the docs' shell examples", () => {
   }, 120_000);
 });
 
+describe("docs/openapi.json", () => {
+  it("is what the started server answers at /openapi.json", async () => {
+    const served = await (await fetch(`${server.base}/openapi.json`)).json();
+    expect(served).toEqual(JSON.parse(text("docs/openapi.json")));
+  });
+});
+
 describe("the docs' inline commands", () => {
   const inline = [...examples.values()].flatMap((found) => found.inline);
 
