@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import {
   markdownExamples,
   runShell,
   type ShellBlock,
+  shownDocuments,
   showsAnswer,
   stepsOf,
 } from "./support/markdown-examples";
@@ -131,6 +132,40 @@ describe("docs/openapi.json", () => {
   it("is what the started server answers at /openapi.json", async () => {
     const served = await (await fetch(`${server.base}/openapi.json`)).json();
     expect(served).toEqual(JSON.parse(text("docs/openapi.json")));
+  });
+});
+
+describe("the docs' tool documents", () => {
+  it("each yaml block that names its path (server-tools/…, mcp-servers/…, PUT T/tools/…) passes vance-tools lint", () => {
+    const layer = mkdtempSync(join(tmpdir(), "vance-docs-layer-"));
+    let shown = 0;
+    try {
+      // A page's documents go into one layer of their own: a pack finds the server shown above it.
+      const problems = FILES.flatMap((file) => {
+        const documents = shownDocuments(file, text(file));
+        if (documents.length === 0) return [];
+        shown += documents.length;
+        const dir = join(layer, file.replace(/[/.]/g, "_"));
+        for (const document of documents) {
+          mkdirSync(join(dir, document.path, ".."), { recursive: true });
+          writeFileSync(join(dir, document.path), document.yaml);
+        }
+        try {
+          execFileSync(join(ROOT, "node_modules", ".bin", "vance-tools"), ["lint", dir], {
+            encoding: "utf8",
+          });
+          return [];
+        } catch (error) {
+          const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+          const where = documents.map((document) => `${document.path} (${file}:${document.line})`).join(", ");
+          return [`${where}:\n${stdout ?? ""}${stderr ?? ""}`];
+        }
+      });
+      expect(problems).toEqual([]);
+      expect(shown).toBeGreaterThanOrEqual(5);
+    } finally {
+      rmSync(layer, { recursive: true, force: true });
+    }
   });
 });
 

@@ -190,3 +190,38 @@ export function runShell(options: {
     );
   });
 }
+
+/** A tool or MCP server document shown in a `yaml` block, at the layer path its first comment names. */
+export interface ShownDocument {
+  readonly file: string;
+  readonly line: number;
+  /** `server-tools/{name}.yaml` or `mcp-servers/{name}.yaml`. */
+  readonly path: string;
+  readonly yaml: string;
+}
+
+/** Where a shown document says it goes: `# server-tools/x.yaml …`, `# mcp-servers/x.yaml …` or `# PUT T/tools/x`. */
+const SHOWN_PATH = /^#\s+(?:((?:server-tools|mcp-servers)\/[\w-]+\.yaml)\b|PUT T\/tools\/([\w-]+))/;
+
+/** The documents of a file's `yaml` blocks that name their path (several per block, `---` between). */
+export function shownDocuments(file: string, text: string): ShownDocument[] {
+  const documents: ShownDocument[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*```ya?ml\s*$/.test(lines[i]!)) continue;
+    const start = i + 1; // the fence's line; the block's first line is the next
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
+    let offset = 0;
+    for (const part of body.join("\n").split(/^---$/m)) {
+      const yaml = part.replace(/^\n/, "");
+      const named = SHOWN_PATH.exec(yaml.split("\n")[0] ?? "");
+      if (named) {
+        const path = named[1] ?? `server-tools/${named[2]}.yaml`;
+        documents.push({ file, line: start + 1 + offset, path, yaml });
+      }
+      offset += part.split("\n").length;
+    }
+  }
+  return documents;
+}
