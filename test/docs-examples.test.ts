@@ -135,6 +135,51 @@ describe("docs/openapi.json", () => {
   });
 });
 
+describe("the docs' MCP client configurations", () => {
+  /** What a client sends over Streamable HTTP; the token is the one `npm start` printed. */
+  async function mcp(url: string, body: object, session?: string): Promise<Response> {
+    return fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(session ? { "mcp-session-id": session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it("name the model chain (models=), and each URL opens a session whose tools/list answers", async () => {
+    const urls = new Set(
+      FILES.flatMap((file) => [
+        ...text(file).matchAll(/http:\/\/127\.0\.0\.1:8787\/v1\/tenants\/[^"\s]+\/mcp\?[^"\s]+/g),
+      ]).map((match) => match[0]),
+    );
+    expect(urls.size).toBeGreaterThan(0);
+    for (const url of urls) {
+      expect(new URL(url).searchParams.get("models"), url).toBeTruthy();
+      const at = url.replace("127.0.0.1:8787", new URL(server.base).host);
+      const opened = await mcp(at, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "docs", version: "1" },
+        },
+      });
+      expect(opened.status, url).toBe(200);
+      const session = opened.headers.get("mcp-session-id");
+      expect(session, url).toBeTruthy();
+      const listed = await mcp(at, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session!);
+      const tools = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools;
+      expect(tools.map((tool) => tool.name)).toContain("tool_description");
+    }
+  });
+});
+
 describe("the docs' tool documents", () => {
   it("each yaml block that names its path (server-tools/…, mcp-servers/…, PUT T/tools/…) passes vance-tools lint", () => {
     const layer = mkdtempSync(join(tmpdir(), "vance-docs-layer-"));
