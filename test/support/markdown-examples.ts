@@ -80,7 +80,10 @@ export function markdownExamples(file: string, text: string): MarkdownExamples {
 
 /** The docs files in the order of README's map (`| topic | [docs/x.md](docs/x.md) |`), each once. */
 export function mapOrder(readme: string): string[] {
-  const files = [...readme.matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((match) => match[1]!);
+  const rows = readme.split("\n").filter((line) => line.startsWith("|"));
+  const files = rows.flatMap((row) =>
+    [...row.matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((match) => match[1]!),
+  );
   return [...new Set(files)];
 }
 
