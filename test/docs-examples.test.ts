@@ -19,8 +19,10 @@ import {
  * starts it: the blocks of each file in one bash, the files in the order of README's map, so the
  * docs continue the README's tour with the variables it set (`TOKEN`, `B`, `PROCESS`). A block
  * that cannot run here carries `<!-- docs-test: skip — why -->` above it; any other block that
- * fails fails this test. Commands written inline are checked to name what exists: `npm run X`
- * a script of package.json, `vance-tools X` a command of the CLI.
+ * fails fails this test, and so does a JSON answer shown under a block (`# → {…}`) that its
+ * commands did not print. The rest the docs show is held to the same server or tools: the MCP
+ * client URLs open sessions, the tool documents pass `vance-tools lint`, `docs/openapi.json` is
+ * what `/openapi.json` answers, and inline commands name what exists (an npm script, a CLI command).
  */
 
 const ROOT = process.cwd();

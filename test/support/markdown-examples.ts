@@ -166,7 +166,10 @@ export function runShell(options: {
 }): Promise<ShellRun> {
   const script = [
     PRELUDE,
-    options.state ? `source ${JSON.stringify(options.state)}` : "",
+    // A tour that failed early left no state: the page after it fails on its own account.
+    options.state
+      ? `if [ -f ${JSON.stringify(options.state)} ]; then source ${JSON.stringify(options.state)}; fi`
+      : "",
     ...options.blocks.flatMap((steps, block) => [
       `echo '${BEGIN}${block}' >&2`,
       ...steps.flatMap((step, index) => [`printf '\\n${STEP}${block}.${index}\\n'`, step.source]),
