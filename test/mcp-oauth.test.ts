@@ -125,7 +125,7 @@ describe("the MCP SDK client's OAuth flow against a real authorization server", 
   });
 });
 
-describe("mcp-remote (the README's Claude Desktop bridge) with an expired token", () => {
+describe("mcp-remote (docs/mcp.md's Claude Desktop bridge) with an expired token", () => {
   let server: LocalServer;
   let home: string;
   beforeAll(async () => {
@@ -145,7 +145,7 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
       process.execPath,
       [
         join(process.cwd(), "node_modules/mcp-remote/dist/proxy.js"),
-        `${server.base}${T}/mcp?add=doc_getting_started,@docs`,
+        `${server.base}${T}/mcp?add=doc_getting_started,@docs&models=openai/gpt-4.1`,
         "--allow-http",
         "--header",
         "Authorization:${VANCE_AUTH}",

@@ -563,10 +563,10 @@ describe("T/mcp: a process spawned at initialize, addressed by Mcp-Session-Id", 
     await client.close();
   });
 
-  it("the README's URL (?add=doc_getting_started,@docs): the named tool listed, the label's others discoverable", async () => {
+  it("docs/mcp.md's URL (?add=doc_getting_started,@docs&models=openai/gpt-4.1): the named tool listed, the label's others discoverable", async () => {
     const { app } = await testApp();
     const reader = await bearer({ tenant: "demo", roles: ["read"] });
-    const path = "/v1/tenants/demo/projects/hello/mcp?add=doc_getting_started,@docs";
+    const path = "/v1/tenants/demo/projects/hello/mcp?add=doc_getting_started,@docs&models=openai/gpt-4.1";
     let announced = 0;
     const { client } = await connect(app, path, reader, () => announced++);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
@@ -581,6 +581,27 @@ describe("T/mcp: a process spawned at initialize, addressed by Mcp-Session-Id", 
     expect(announced).toBe(1);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("doc_tools_overview");
     await client.close();
+  });
+
+  it("docs/mcp.md: without models= a session has no budget and lists every primary tool; with models=openai/gpt-4.1 at most 127", async () => {
+    const { app } = await testApp();
+    const api = await projectClient(app);
+    const names = Array.from({ length: 140 }, (_, i) => `bulk_${String(i).padStart(3, "0")}`);
+    for (const name of names) {
+      await api.putTool(name, `${doc(`Bulk note ${name}.`)}primary: true\nlabels: [bulk]\n`);
+    }
+    const reader = await bearer({ tenant: "acme", roles: ["read"] });
+    const unbudgeted = await connect(app, `${T}/mcp?add=@bulk`, reader);
+    const listed = (await unbudgeted.client.listTools()).tools.map((tool) => tool.name);
+    expect(listed).toEqual(expect.arrayContaining(names));
+    expect(listed.length).toBeGreaterThan(128);
+    await unbudgeted.client.close();
+    const budgeted = await connect(app, `${T}/mcp?add=@bulk&models=openai/gpt-4.1`, reader);
+    const cut = (await budgeted.client.listTools()).tools.map((tool) => tool.name);
+    expect(cut.length).toBeLessThanOrEqual(127);
+    expect(cut).toEqual(expect.arrayContaining(["tool_description", "tool_list"]));
+    expect(budgeted.client.getInstructions()).toContain("bulk_");
+    await budgeted.client.close();
   });
 
   it("400 without a session id after initialize; 404 for an unknown one; 422 for a query that describes no process", async () => {
