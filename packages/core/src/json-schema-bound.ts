@@ -112,6 +112,8 @@ export function boundJsonSchema(
       continue;
     }
     const result: Record<string, unknown> = {};
+    // Keywords of this subschema that no longer fit: said once, for the subschema.
+    const past: string[] = [];
     const entries = Object.entries(source).filter(
       ([key]) => key !== "$ref" && key !== "$defs" && key !== "definitions" && !EXAMPLES.has(key),
     );
@@ -127,7 +129,7 @@ export function boundJsonSchema(
       }
       if (SCHEMA_KEYWORDS.has(key) && (isObject(value) || typeof value === "boolean")) {
         if (depth + 1 >= limits.maxDepth || !fits(1, keyChars + 2)) {
-          cut.push(`${where} (past the schema limits)`);
+          past.push(key);
           continue;
         }
         take(1, keyChars + 2);
@@ -136,7 +138,7 @@ export function boundJsonSchema(
       } else if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value)) {
         const count = value.length;
         if (depth + 2 >= limits.maxDepth || !fits(1 + count, keyChars + 2 + 3 * count)) {
-          cut.push(`${where} (past the schema limits)`);
+          past.push(key);
           continue;
         }
         take(1 + count, keyChars + 2 + 3 * count);
@@ -150,7 +152,7 @@ export function boundJsonSchema(
         const names = Object.keys(value);
         const nameChars = names.reduce((sum, name) => sum + name.length + 6, 0);
         if (depth + 2 >= limits.maxDepth || !fits(1 + names.length, keyChars + 2 + nameChars)) {
-          cut.push(`${where} (past the schema limits)`);
+          past.push(key);
           continue;
         }
         take(1 + names.length, keyChars + 2 + nameChars);
@@ -169,7 +171,7 @@ export function boundJsonSchema(
         const size = measureData(value, depth + 1, limits.maxDepth);
         if (size === null || !fits(size.nodes, keyChars + size.chars)) {
           if (key !== "description" && key !== "title" && key !== "default") {
-            cut.push(`${where} (past the schema limits)`);
+            past.push(key);
           }
           continue;
         }
@@ -177,6 +179,7 @@ export function boundJsonSchema(
         result[key] = value;
       }
     }
+    if (past.length > 0) cut.push(`${path || "(root)"} (${past.join(", ")}: past the schema limits)`);
     item.place(result as JsonSchema);
   }
   return { schema: root, cut };
