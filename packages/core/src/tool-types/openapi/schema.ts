@@ -74,7 +74,8 @@ export interface ConversionRemarks {
  * The document's schemas as JSON Schema definitions, converted at their first use and shared by
  * every operation: a sub-tool's input schema refers to them as `#/$defs/{name}` and carries the
  * ones it reaches, so no schema is expanded into its users, and the cost of one operation is what
- * its own definitions hold (`OperationSchemas`), whatever the rest of the document does.
+ * its own definitions hold (bounded by `readOperations`), whatever the rest of the document does.
+ * Keywords beside a `$ref` other than `description` are not kept (OpenAPI 3.0 ignores them).
  *
  * Each schema is an OpenAPI 3.0 or 3.1 schema object turned into one Ajv accepts (draft-07
  * reading): `nullable` becomes a `null` type, boolean `exclusiveMinimum`/`exclusiveMaximum` their
@@ -287,7 +288,10 @@ class Conversion {
   /** A plain JSON value (enum, default, example): a tree, as the document's text gave it. */
   private json(value: unknown, depth: number): unknown {
     if (typeof value !== "object" || value === null) return value;
-    if (depth > MAX_SCHEMA_DEPTH * 2) return null;
+    if (depth > MAX_SCHEMA_DEPTH * 2) {
+      this.remarks.unusable.push(`a value nested deeper than ${MAX_SCHEMA_DEPTH * 2} levels (read as null)`);
+      return null;
+    }
     this.nodes++;
     if (Array.isArray(value)) return value.map((item) => this.json(item, depth + 1));
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.json(item, depth + 1)]));
