@@ -158,6 +158,21 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
     );
     const called = await invoke(app, "ev__simulate_research_query", { topic: "x" });
     expect(called.status).toBe(404);
+    // A single mcp tool naming it is not offered either, and the listing says why.
+    await put(
+      app,
+      "tools/research",
+      "type: mcp\ndescription: Researches\nparameters:\n  server: everything\n  toolName: simulate-research-query\n",
+    );
+    const after = await request(app, "GET", "/tools");
+    expect((after.body.tools as Listed[]).some((tool) => tool.name === "research")).toBe(false);
+    const invalid = (after.body.invalid as { path: string; errors: { message: string }[] }[]).find(
+      (entry) => entry.path === "server-tools/research.yaml",
+    );
+    expect(invalid?.errors[0]?.message).toMatch(
+      /'simulate-research-query' is not offered: it requires task augmentation/,
+    );
+    await request(app, "DELETE", "/tools/research");
   });
 
   it("shows the server's input schema on GET T/tools/{pack}__{op} and on a single mcp tool", async () => {
