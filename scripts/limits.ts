@@ -14,7 +14,6 @@ import {
 } from "../functions/api/body-limits";
 import { DEFAULT_REST_MAX_RESPONSE_BYTES } from "../functions/api/config";
 import { MCP_TRAFFIC_LIMITS } from "../packages/adapters/src/mcp/traffic";
-import { MAX_REF_EXPANSIONS } from "../packages/adapters/src/openapi/parser";
 import { MAX_PROGRAM_CHARS, MAX_RESULT_CHARS } from "../packages/core/src/builtins/execute-javascript";
 import { MAX_DESCRIBE } from "../packages/core/src/builtins/meta-tools";
 import { DECLARATION_LIMITS } from "../packages/core/src/builtins/tool-declarations";
@@ -96,11 +95,6 @@ export function limitRows(): [string, string, string][] {
       "422 `validation_failed`",
     ],
     [
-      "an OpenAPI document's `$ref`s, expanded",
-      `${count(MAX_REF_EXPANSIONS)} references`,
-      "refused: the pack cannot load it",
-    ],
-    [
       "upstream JSON answer (`rest`, model endpoints)",
       `${JSON_SHAPE_LIMITS.maxDepth} levels, ${count(JSON_SHAPE_LIMITS.maxValues)} values (${count(CHECKED_RESPONSE_LIMITS.maxValues)} when checked against \`responseSchema\`)`,
       "`ResponseTooLarge`",
@@ -123,9 +117,9 @@ export function limitRows(): [string, string, string][] {
     ],
     ["operations per OpenAPI pack", count(MAX_OPERATIONS), "the rest left out, with a note"],
     [
-      "one operation's input schema",
-      `the JSON Schema limits: ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels`,
-      "the operation left out, with a note",
+      "one operation's input schema (the schemas it refers to as its own `$defs`)",
+      `the JSON Schema limits: ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels, combinators ${schema.maxCombinatorNesting} deep`,
+      "offered, checked in part (breadth-first from its root), the rest left to the API, with a note",
     ],
     ["sub-tool description (OpenAPI)", `${count(MAX_DESCRIPTION_CHARS)} characters`, "cut"],
     [

@@ -1,3 +1,5 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createGuardedFetch } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
 import { createNetworkPolicy, DocumentCascade, MCP_SERVER_DOCUMENTS_DIR, SecretService } from "@vance/core";
@@ -52,6 +54,17 @@ async function listTools(app: App): Promise<Listed[]> {
   const res = await request(app, "GET", "/tools");
   expect(res.status).toBe(200);
   return res.body.tools as Listed[];
+}
+
+/** server-everything's own tools/list, read with the SDK's client as any MCP client would. */
+async function fetchEverythingTools(): Promise<{ name: string; execution?: { taskSupport?: string } }[]> {
+  const client = new Client({ name: "packs-test", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(inject("mcpEverythingUrl"))));
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
 }
 
 const invoke = (app: App, name: string, params: unknown) =>
@@ -125,6 +138,41 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
     expect(byName.has("ev__get_env")).toBe(false);
     expect(byName.get("weather")).toBeDefined();
     expect(byName.get("weather")?.pack).toBeUndefined();
+  });
+
+  it("does not offer a tool that requires task augmentation (server-everything's simulate-research-query), and the pack says why", async () => {
+    // The server does offer it, marked as answering only as a task.
+    const raw = (await fetchEverythingTools()).find((tool) => tool.name === "simulate-research-query");
+    expect(raw?.execution?.taskSupport).toBe("required");
+    expect(everythingTools).not.toContain("simulate-research-query");
+    const tools = await listTools(app);
+    expect(tools.some((tool) => tool.name === "ev__simulate_research_query")).toBe(false);
+    expect(tools.filter((tool) => tool.pack === "ev").length).toBeGreaterThan(5);
+    const listed = await request(app, "GET", "/tools");
+    const pack = (listed.body.packs as { pack: string; status: string; leftOut: string[] }[]).find(
+      (entry) => entry.pack === "ev",
+    );
+    expect(pack?.status).toBe("current");
+    expect(pack?.leftOut).toContain(
+      `MCP server 'everything': 'simulate-research-query' is not offered: it requires task augmentation (execution.taskSupport: "required"), which this service does not support`,
+    );
+    const called = await invoke(app, "ev__simulate_research_query", { topic: "x" });
+    expect(called.status).toBe(404);
+    // A single mcp tool naming it is not offered either, and the listing says why.
+    await put(
+      app,
+      "tools/research",
+      "type: mcp\ndescription: Researches\nparameters:\n  server: everything\n  toolName: simulate-research-query\n",
+    );
+    const after = await request(app, "GET", "/tools");
+    expect((after.body.tools as Listed[]).some((tool) => tool.name === "research")).toBe(false);
+    const invalid = (after.body.invalid as { path: string; errors: { message: string }[] }[]).find(
+      (entry) => entry.path === "server-tools/research.yaml",
+    );
+    expect(invalid?.errors[0]?.message).toMatch(
+      /'simulate-research-query' is not offered: it requires task augmentation/,
+    );
+    await request(app, "DELETE", "/tools/research");
   });
 
   it("shows the server's input schema on GET T/tools/{pack}__{op} and on a single mcp tool", async () => {

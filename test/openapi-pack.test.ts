@@ -158,14 +158,14 @@ afterAll(async () => {
 describe("the OpenAPI parser adapter", () => {
   const parse = createOpenApiParser();
 
-  it("answers the document with refs through components resolved, a recursive schema as a cycle", async () => {
+  it("answers the document as a tree with its refs in place (each operation resolves what it reaches)", async () => {
     const document = await parse(PETS_SPEC);
     const paths = document.paths as Record<string, Record<string, { parameters?: unknown[] }>>;
-    expect(paths["/pets"]?.get?.parameters?.[0]).toMatchObject({ name: "limit", in: "query" });
+    expect(paths["/pets"]?.get?.parameters?.[0]).toEqual({ $ref: "#/components/parameters/Limit" });
     const owner = (
       document.components as { schemas: Record<string, { properties: Record<string, unknown> }> }
     ).schemas.Owner;
-    expect(owner?.properties.friend).toBe(owner);
+    expect(owner?.properties.friend).toEqual({ $ref: "#/components/schemas/Owner" });
   });
 
   it.each([
@@ -343,7 +343,7 @@ describe("an openapi pack over HTTP", () => {
     expect(tools.map((tool) => tool.name)).not.toContain("pets");
   });
 
-  it("shows the input schema built from parameters and the body, refs resolved", async () => {
+  it("shows the input schema built from parameters and the body, the schemas it refers to as its own $defs", async () => {
     const list = await request("GET", "/tools/pets__list_pets");
     expect(list.status).toBe(200);
     expect(list.body.pack).toEqual({ name: "pets", sourceName: "list_pets" });
@@ -359,26 +359,32 @@ describe("an openapi pack over HTTP", () => {
     const create = await request("GET", "/tools/pets__create_pet");
     expect(create.body.inputSchema).toEqual({
       type: "object",
-      properties: {
-        body: {
+      properties: { body: { $ref: "#/$defs/NewPet" } },
+      required: ["body"],
+      additionalProperties: false,
+      $defs: {
+        NewPet: {
           type: "object",
           required: ["name"],
           additionalProperties: false,
           properties: {
             name: { type: "string", minLength: 1 },
             tag: { type: "string" },
-            owner: { type: "object", properties: { name: { type: "string" }, friend: {} } },
+            owner: { $ref: "#/$defs/Owner" },
           },
         },
+        // Recursive, as the document has it.
+        Owner: {
+          type: "object",
+          properties: { name: { type: "string" }, friend: { $ref: "#/$defs/Owner" } },
+        },
       },
-      required: ["body"],
-      additionalProperties: false,
     });
     const replace = await request("GET", "/tools/pets__put_pets_pet_id");
-    const body = (replace.body.inputSchema as { properties: { body: { allOf: { properties: object }[] } } })
-      .properties.body;
+    const pet = (replace.body.inputSchema as { $defs: { Pet: { allOf: { properties: object }[] } } }).$defs
+      .Pet;
     // `id` is readOnly: a request never carries it.
-    expect(body.allOf[1]).toEqual({ type: "object", properties: {} });
+    expect(pet.allOf[1]).toEqual({ type: "object", properties: {} });
   });
 
   it("calls GET with query parameters (arrays repeated) and a header parameter, with the pack's secret header", async () => {

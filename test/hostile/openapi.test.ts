@@ -37,11 +37,12 @@ describe("attack suite: hostile OpenAPI documents", () => {
     await target?.stop();
   });
 
-  it("a 1.8 KB document whose 31 schemas each reference the previous one twice is refused, listing after listing", async () => {
+  it("a 1.8 KB document whose 31 schemas each reference the previous one twice (two billion expanded) loads, its operation checked in part", async () => {
     const schemas: Record<string, unknown> = { S0: { type: "string" } };
     for (let i = 1; i <= 30; i++) {
       schemas[`S${i}`] = {
         type: "object",
+        required: ["a"],
         properties: {
           a: { $ref: `#/components/schemas/S${i - 1}` },
           b: { $ref: `#/components/schemas/S${i - 1}` },
@@ -56,6 +57,7 @@ describe("attack suite: hostile OpenAPI documents", () => {
           post: {
             operationId: "explode",
             requestBody: {
+              required: true,
               content: { "application/json": { schema: { $ref: "#/components/schemas/S30" } } },
             },
             responses: { "200": { description: "ok" } },
@@ -66,25 +68,41 @@ describe("attack suite: hostile OpenAPI documents", () => {
     };
     await put("documents/specs/dag.json", JSON.stringify(spec), "application/json");
     await pack("dag", "specs/dag.json");
-    const listings = await target.attack(
-      "OpenAPI $ref DAG (31 schemas, each refs the previous twice), listed 5 times",
+    const listed = await target.attack(
+      "OpenAPI $ref DAG (31 schemas, each refs the previous twice), listed until its operation is in, 5 times",
       async () => {
         const answers = [];
-        for (let i = 0; i < 5; i++) answers.push(await tools());
+        for (let attempt = 0; answers.length < 5 && attempt < 40; attempt++) {
+          const answer = await tools();
+          if (answer.body.tools.some((tool) => tool.name === "dag__explode")) answers.push(answer);
+          else await new Promise((resolve) => setTimeout(resolve, 500));
+        }
         return answers;
       },
-      (answers) => `${answers.map((answer) => answer.status).join(",")}; no dag__ sub-tool`,
+      (answers) => `${answers.map((answer) => answer.status).join(",")}; dag__explode listed`,
     );
-    for (const listing of listings) {
-      expect(listing.status).toBe(200);
-      expect(listing.body.tools.some((tool) => tool.name.startsWith("dag__"))).toBe(false);
-    }
-    // The listing leaves the pack out and says why in its log line.
-    const said = target.logs.filter(
-      (line) => line.event === "tool.source_unavailable" && line.tool === "dag",
+    expect(listed).toHaveLength(5);
+    // Its schema is within the limits of one schema, and a call is checked against it before
+    // anything is sent: a wrong value near the root is refused.
+    const called = await target.attack(
+      "OpenAPI $ref DAG: a call with a wrong value, checked against the bounded schema",
+      async () => {
+        const answer = await target.request(`${T}/tools/dag__explode/invoke`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ params: { body: { a: 5 } } }),
+        });
+        return { status: answer.status, body: (await answer.json()) as { code?: string } };
+      },
+      (answer) => `${answer.status} ${answer.body.code}`,
     );
-    expect(said.length).toBeGreaterThan(0);
-    expect(String(said[0]?.message)).toMatch(/expand to more than 200000 references/);
+    expect(called.status).toBe(422);
+    expect(called.body.code).toBe("invalid_params");
+    const pack_ = await target.request(`${T}/tools`);
+    const packs = ((await pack_.json()) as { packs: { pack: string; leftOut: string[] }[] }).packs;
+    expect(packs.find((entry) => entry.pack === "dag")?.leftOut).toEqual([
+      expect.stringMatching(/^POST \/x: checked in part .* the rest left to the API: /),
+    ]);
   });
 
   it("a 1.5 MB document with 500 operations is parsed off the serving thread and listed", async () => {

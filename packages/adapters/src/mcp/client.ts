@@ -269,7 +269,8 @@ export class SdkMcpClient implements McpClient {
   /**
    * `tools/list`, every page up to the caps: `maxTools` tools, and `MCP_TRAFFIC_LIMITS`' pages,
    * cursor length and bytes (a server may answer empty pages with fresh cursors for ever); a
-   * capped list says so in its notes. `current()` turns false on `notifications/tools/list_changed`.
+   * capped list says so in its notes, as it does of each tool left out because it requires
+   * task augmentation. `current()` turns false on `notifications/tools/list_changed`.
    */
   async listTools(target: McpServerTarget, signal: AbortSignal): Promise<McpToolList> {
     return this.run(target, signal, "tools/list", async (connection, options) => {
@@ -288,6 +289,14 @@ export class SdkMcpClient implements McpClient {
         );
         for (const tool of answer.tools) {
           if (tools.length >= this.maxTools) break;
+          // This client declares no `tasks` capability, so a tool that answers only as a task
+          // (server-everything's `simulate-research-query`) could never run here: not offered.
+          if (tool.execution?.taskSupport === "required") {
+            notes.push(
+              `'${tool.name.slice(0, 128)}' is not offered: it requires task augmentation (execution.taskSupport: "required"), which this service does not support`,
+            );
+            continue;
+          }
           tools.push({
             name: tool.name,
             ...(tool.description === undefined ? {} : { description: tool.description }),

@@ -303,8 +303,10 @@ function schemaTool(
   if (sourceName === null || !sourced.list) return [stale ? { ...tool, stale: true } : tool];
   const source = sourceToolNamed(sourced.list, sourceName);
   if (!source) {
+    // The source may have left it out on purpose (an MCP tool that requires tasks): its note says why.
+    const said = sourced.list.notes?.find((note) => note.includes(`'${sourceName}' is not offered`));
     const cause = Errors.validationFailed(`its source offers no tool named '${sourceName}'`, [
-      { path: "parameters.toolName", message: `the source has no tool '${sourceName}'` },
+      { path: "parameters.toolName", message: said ?? `the source has no tool '${sourceName}'` },
     ]);
     return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
   }

@@ -166,6 +166,55 @@ export class JsonSchemaValidator {
   }
 
   /**
+   * What `compile` checks before it generates a validator — the size limits, the meta-schema, the
+   * patterns (RE2 runs each; their count and programs) — and the object root, without generating
+   * it: code generation is nine tenths of a compile, and the OpenAPI compiler checks every
+   * operation of a document (Microsoft Graph's 11,422) this way; each schema compiles at its first
+   * call. Answers the problems, each with the JSON pointer of the value at fault when one is
+   * known (the meta-schema's first complaint, a pattern), so a caller can leave that part out; []
+   * when there are none.
+   */
+  gateProblems(schema: JsonSchema): { readonly pointer: string | null; readonly message: string }[] {
+    let text: string;
+    try {
+      text = JSON.stringify(schema);
+    } catch (error) {
+      return [{ pointer: null, message: error instanceof Error ? error.message : String(error) }];
+    }
+    const tooLarge = jsonSchemaSizeProblem(schema, text.length);
+    if (tooLarge) return [{ pointer: null, message: `not a usable JSON Schema: ${tooLarge}` }];
+    if (schema.type !== "object") {
+      return [{ pointer: null, message: 'the root must be an object schema (type: "object")' }];
+    }
+    const { $schema: _dialect, ...body } = schema;
+    const engine = loadedEngine();
+    if (!engine.metaSchemas.validateSchema(body)) {
+      const first = engine.metaSchemas.errors?.[0];
+      return [
+        {
+          pointer: first?.instancePath ?? null,
+          message: `not a valid JSON Schema: ${describe(engine.metaSchemas.errors)}`,
+        },
+      ];
+    }
+    return patternProblems(engine.RE2JS, body);
+  }
+
+  /**
+   * Why RE2 cannot run `pattern` (a backreference, a lookaround), or null when it can: what a
+   * schema's `pattern` must pass to compile here.
+   */
+  patternProblem(pattern: string): string | null {
+    try {
+      const re2 = loadedEngine().RE2JS;
+      re2.compile(re2.translateRegExp(pattern));
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /**
    * Checks a value against a JSON Schema and returns the failures, or `[]`. Meant for schemas
    * known to be usable (this service's own): one that does not compile throws. Callers holding a
    * tenant's or caller's schema use `compile` and handle the outcome.
@@ -282,4 +331,58 @@ function describe(errors: readonly ErrorObject[] | null | undefined): string {
     .slice(0, 3)
     .map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
   return shown.join("; ") || "rejected by the meta-schema";
+}
+
+/**
+ * The patterns of a schema (its `pattern` strings and `patternProperties` names) that RE2 cannot
+ * run or that pass `MAX_PATTERNS` / `MAX_PATTERN_INSTRUCTIONS`, each at its pointer. The walk is
+ * over a schema already within the size limits.
+ */
+function patternProblems(
+  re2: typeof RE2JS,
+  schema: Record<string, unknown>,
+): { pointer: string; message: string }[] {
+  const seen = new Map<string, number>();
+  let instructions = 0;
+  const check = (pattern: string, pointer: string): { pointer: string; message: string } | null => {
+    if (seen.has(pattern)) return null;
+    if (seen.size >= MAX_PATTERNS) {
+      return { pointer, message: `the schema has more than ${MAX_PATTERNS} distinct patterns` };
+    }
+    try {
+      const size = re2.compile(re2.translateRegExp(pattern)).programSize();
+      seen.set(pattern, size);
+      instructions += size;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { pointer, message: `pattern ${JSON.stringify(pattern)} is not supported (RE2): ${reason}` };
+    }
+    return instructions > MAX_PATTERN_INSTRUCTIONS
+      ? {
+          pointer,
+          message: `the patterns are too large: RE2 programs of more than ${MAX_PATTERN_INSTRUCTIONS} instructions in all`,
+        }
+      : null;
+  };
+  const problems: { pointer: string; message: string }[] = [];
+  const pending: [unknown, string][] = [[schema, ""]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [value, pointer] = item;
+    if (typeof value !== "object" || value === null) continue;
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+      if (key === "pattern" && typeof child === "string" && !Array.isArray(value)) {
+        const problem = check(child, at);
+        if (problem) problems.push(problem);
+      } else if (key === "patternProperties" && typeof child === "object" && child !== null) {
+        for (const name of Object.keys(child)) {
+          const problem = check(name, `${at}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+          if (problem) problems.push(problem);
+        }
+      }
+      if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples")
+        pending.push([child, at]);
+    }
+  }
+  return problems;
 }

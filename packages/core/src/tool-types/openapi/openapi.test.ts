@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { jsonSchemaSizeProblem } from "../../json-schema-size";
 import { createNetworkPolicy } from "../../net/network-policy";
 import type { OpenApiCompileRequest } from "../../ports/tool-runtime";
 import { JsonSchemaValidator } from "../../validation/json-schema-validator";
@@ -228,45 +229,156 @@ describe("readOperations", () => {
     expect(targetOf(tool!).body?.mediaType).toBe("application/merge-patch+json");
   });
 
-  it("stops a recursive schema, resolved into a cycle, with {} where it recurs", () => {
-    const node: Record<string, unknown> = { type: "object" };
-    node.properties = { value: { type: "string" }, children: { type: "array", items: node } };
+  it("keeps a recursive schema recursive: the schemas an operation refers to are its own $defs, checked to any depth", () => {
     const document = {
       openapi: "3.1.0",
-      paths: { "/tree": { post: { requestBody: { content: { "application/json": { schema: node } } } } } },
+      paths: {
+        "/tree": {
+          post: {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Node: {
+            type: "object",
+            properties: {
+              value: { type: "string" },
+              children: { type: "array", items: { $ref: "#/components/schemas/Node" } },
+            },
+          },
+          Unused: { type: "object", properties: { x: { type: "string" } } },
+        },
+      },
     };
-    const [tool] = operations(document, { pack: "trees" }).tools;
-    expect(tool?.inputSchema.properties).toEqual({
-      body: {
-        type: "object",
-        properties: { value: { type: "string" }, children: { type: "array", items: {} } },
+    const { tools, notes } = operations(document, { pack: "trees" });
+    expect(notes).toEqual([]);
+    const schema = tools[0]!.inputSchema;
+    expect(schema).toEqual({
+      type: "object",
+      properties: { body: { $ref: "#/$defs/Node" } },
+      required: ["body"],
+      additionalProperties: false,
+      $defs: {
+        Node: {
+          type: "object",
+          properties: {
+            value: { type: "string" },
+            children: { type: "array", items: { $ref: "#/$defs/Node" } },
+          },
+        },
       },
     });
+    const deep = {
+      value: "a",
+      children: [{ value: "b", children: [{ value: "c", children: [{ value: 5 }] }] }],
+    };
+    expect(jsonSchemas.validate(schema, { body: deep })).toEqual([
+      { path: "body.children.0.children.0.children.0.value", message: "must be string" },
+    ]);
   });
 
-  it("skips an operation whose schema cannot compile, with a note, and keeps the others", () => {
+  it("offers an operation whose pattern RE2 cannot run: the pattern left to the API, told to the model, named in the notes", () => {
     const document = petstore();
     const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
     paths["/pets"]!.get!.parameters = [
-      { name: "q", in: "query", schema: { type: "string", pattern: "(a)\\1" } },
+      { name: "q", in: "query", schema: { type: "string", pattern: "^(?!--)[a-z-]+$", maxLength: 5 } },
     ];
     const { tools, notes } = operations(document, { pack: "pets" });
-    expect(tools.map((tool) => tool.sourceName)).not.toContain("list_pets");
-    expect(tools).toHaveLength(3);
-    expect(notes[0]).toMatch(/^GET \/pets: left out, its input schema is .*pattern/);
+    const listPets = toolNamed(tools, "list_pets");
+    expect(listPets.inputSchema.properties).toEqual({
+      q: {
+        type: "string",
+        maxLength: 5,
+        description: "Must match the pattern ^(?!--)[a-z-]+$ (checked by the API, not here).",
+      },
+    });
+    // What can be checked still is.
+    expect(jsonSchemas.validate(listPets.inputSchema, { q: "toolong" })).toHaveLength(1);
+    expect(notes).toContain(
+      'GET /pets: not checked here, left to the API: the pattern "^(?!--)[a-z-]+$" (RE2 cannot run it: lookaround or backreferences)',
+    );
   });
 
-  it("skips an operation whose schema is too large, counting shared subtrees each time", () => {
-    let shared: unknown = { type: "string" };
-    for (let level = 0; level < 16; level++)
-      shared = { type: "object", properties: { a: shared, b: shared } };
+  it("offers an operation whose schema expands past the limits, checked breadth-first in part, the rest named in the notes", () => {
+    // 16 schemas, each referring to the previous one twice: 17 definitions, 2^16 schemas expanded.
+    const schemas: Record<string, unknown> = { S0: { type: "string" } };
+    for (let level = 1; level <= 16; level++) {
+      schemas[`S${level}`] = {
+        type: "object",
+        required: ["a"],
+        properties: {
+          a: { $ref: `#/components/schemas/S${level - 1}` },
+          b: { $ref: `#/components/schemas/S${level - 1}` },
+        },
+      };
+    }
     const document = {
       openapi: "3.1.0",
-      paths: { "/big": { post: { requestBody: { content: { "application/json": { schema: shared } } } } } },
+      paths: {
+        "/big": {
+          post: {
+            requestBody: {
+              content: { "application/json": { schema: { $ref: "#/components/schemas/S16" } } },
+            },
+          },
+        },
+      },
+      components: { schemas },
     };
     const { tools, notes } = operations(document, { pack: "big" });
-    expect(tools).toEqual([]);
-    expect(notes).toEqual(["POST /big: left out, the schema has more than 5000 nodes"]);
+    expect(tools).toHaveLength(1);
+    const schema = tools[0]!.inputSchema;
+    expect(jsonSchemaSizeProblem(schema)).toBeNull();
+    expect(JSON.stringify(schema)).not.toContain("$ref");
+    // Near the root it checks: body.a is required and must be an object.
+    expect(jsonSchemas.validate(schema, { body: {} })).toEqual([
+      { path: "body.a", message: "must have required property 'a'" },
+    ]);
+    expect(jsonSchemas.validate(schema, { body: { a: 5 } })).toEqual([
+      { path: "body.a", message: "must be object" },
+    ]);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      /^POST \/big: checked in part \(a schema here holds at most 1000 nodes, 32 levels, combinators 4 deep\), the rest left to the API: body\.[ab]\.[ab]\.[ab]\..* and \d+ more$/,
+    );
+  });
+
+  it("leaves out a keyword JSON Schema refuses (an enum with a duplicate) and keeps the operation", () => {
+    const document = {
+      openapi: "3.0.0",
+      paths: {
+        "/hooks": {
+          post: {
+            parameters: [{ name: "version", in: "query", schema: { type: "string", enum: ["a", "b", "b"] } }],
+          },
+        },
+      },
+    };
+    const { tools, notes } = operations(document, { pack: "hooks" });
+    expect(tools[0]?.inputSchema.properties).toEqual({ version: { type: "string" } });
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^POST \/hooks: checked in part .*: \/properties\/version\/enum \(not a valid JSON Schema: .*duplicate items/,
+      ),
+    ]);
+  });
+
+  it("offers a schema nested deeper than it reads with {} past that depth, and says so", () => {
+    let nested: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 40; level++) nested = { type: "array", items: nested };
+    const document = {
+      openapi: "3.1.0",
+      paths: { "/deep": { post: { requestBody: { content: { "application/json": { schema: nested } } } } } },
+    };
+    const { tools, notes } = operations(document, { pack: "deep" });
+    expect(tools).toHaveLength(1);
+    expect(jsonSchemaSizeProblem(tools[0]!.inputSchema)).toBeNull();
+    expect(notes.join("\n")).toMatch(/POST \/deep: .*nests deeper than 32 levels/);
   });
 
   it("moves a parameter aside when its name is taken or unusable as a property", () => {
@@ -367,7 +479,7 @@ describe("readOperations", () => {
     const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(answer));
     const hex = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
     expect({ format: OPERATION_LIST_FORMAT, answer: hex.slice(0, 16) }).toEqual({
-      format: 1,
+      format: 2,
       answer: "e4faecd46a4f787f",
     });
   });

@@ -1,22 +1,32 @@
 import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
+import { boundJsonSchema } from "../../json-schema-bound";
+import { JSON_SCHEMA_LIMITS } from "../../json-schema-size";
 import { stripControls, trimChar } from "../../text";
 import type { JsonSchemaValidator } from "../../validation/json-schema-validator";
 import type { SourceTool } from "../tool-type";
-import { SchemaConverter, UnusableSchemaError } from "./schema";
+import {
+  type ConversionRemarks,
+  type SchemaDefinition,
+  SchemaDefinitions,
+  type SchemaDirection,
+} from "./schema";
 
 /** The methods whose operations become sub-tools; HEAD, OPTIONS and TRACE answer nothing a model needs. */
 export const OPERATION_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 export type OperationMethod = (typeof OPERATION_METHODS)[number];
 
-/** Operations one pack offers at most; a larger document is cut (with a note), never loaded whole. */
-export const MAX_OPERATIONS = 10_000;
+/**
+ * Operations one pack offers at most; a larger document is cut (with a note). Microsoft Graph's
+ * whole API (11,422 operations) is one pack.
+ */
+export const MAX_OPERATIONS = 20_000;
 /**
  * The shape and rules of what `readOperations` answers. Lists compiled under another format are
  * not read back (`ObjectStoreCompiledOperations`): raise it with every change of the answer for
  * the same document (names, schemas, targets, notes). A test pins it to a fingerprint.
  */
-export const OPERATION_LIST_FORMAT = 1;
+export const OPERATION_LIST_FORMAT = 2;
 /** Characters of an operation's description a sub-tool keeps. */
 export const MAX_DESCRIPTION_CHARS = 1_024;
 /** Sub-tool names have at most this many characters in all (`pack__op`). */
@@ -93,11 +103,13 @@ const IGNORED_HEADERS = new Set([
 ]);
 
 /**
- * Every operation of a dereferenced OpenAPI 3.x document as a source tool, in document order:
- * its name from `operationId` (snake_case) or method and path, its description from summary and
- * description, its input schema from path, query and header parameters and the JSON request
- * body. An operation whose schema is unusable, or whose only body is not JSON, is left out with
- * a note; so are operations beyond `MAX_OPERATIONS`.
+ * Every operation of an OpenAPI 3.x document (its `$ref`s in place) as a source tool, in document
+ * order: its name from `operationId` (snake_case) or method and path, its description from
+ * summary and description, its input schema from path, query and header parameters and the JSON
+ * request body, the schemas it refers to as its own `$defs` (`SchemaDefinitions`). What the
+ * service cannot check of a schema is left to the upstream and said in a note; only an operation
+ * whose required body is neither JSON nor a form, and those beyond `MAX_OPERATIONS`, are left
+ * out (with a note).
  */
 export function readOperations(
   document: Readonly<Record<string, unknown>>,
@@ -111,11 +123,14 @@ export function readOperations(
   const tagFilter = options.tags ? new Set(options.tags) : null;
   const matchedTags = new Set<string>();
   const documentServers = serverUrlOf(document.servers, options.specUrl);
-  const operationNames = namesOf(document, options.pack, maxName);
+  const context: OperationContext = {
+    definitions: new SchemaDefinitions(document, (pattern) => options.jsonSchemas.patternProblem(pattern)),
+    jsonSchemas: options.jsonSchemas,
+  };
+  const items = pathItems(document, context.definitions);
+  const operationNames = namesOf(items, options.pack, maxName);
 
-  for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
-    const item = record(pathItem);
-    if (!item) continue;
+  for (const [path, item] of items) {
     const pathServers =
       item.servers === undefined ? documentServers : serverUrlOf(item.servers, options.specUrl);
     for (const method of OPERATION_METHODS) {
@@ -139,12 +154,12 @@ export function readOperations(
       }
       const serverUrl =
         operation.servers === undefined ? pathServers : serverUrlOf(operation.servers, options.specUrl);
-      const built = buildOperation(operation, item, method, path, serverUrl, options.jsonSchemas);
+      const built = buildOperation(operation, item, method, path, serverUrl, context);
       if ("note" in built) {
         notes.push(`${label}: left out, ${built.note}`);
         continue;
       }
-      if (built.remark) notes.push(`${label}: ${built.remark}`);
+      for (const remark of built.remarks) notes.push(`${label}: ${remark}`);
       const aliases = [operationId, label].filter(
         (alias): alias is string => alias !== undefined && alias !== sourceName,
       );
@@ -167,6 +182,19 @@ export function readOperations(
   return { tools, notes };
 }
 
+/** The document's path items, in its order; one given by a `$ref` is what it points at. */
+function pathItems(
+  document: Readonly<Record<string, unknown>>,
+  definitions: SchemaDefinitions,
+): (readonly [string, Record<string, unknown>])[] {
+  const items: (readonly [string, Record<string, unknown>])[] = [];
+  for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
+    const item = record(resolved(pathItem, definitions));
+    if (item) items.push([path, item]);
+  }
+  return items;
+}
+
 /** An operation's OpenAPI tags (strings only). */
 function tagsOf(operation: Record<string, unknown>): string[] {
   return Array.isArray(operation.tags)
@@ -182,69 +210,78 @@ export function operationTarget(tool: SourceTool): OperationTarget | null {
     : null;
 }
 
+/** What building one operation reads beside the operation itself. */
+interface OperationContext {
+  readonly definitions: SchemaDefinitions;
+  readonly jsonSchemas: JsonSchemaValidator;
+}
+
 function buildOperation(
   operation: Record<string, unknown>,
   pathItem: Record<string, unknown>,
   method: OperationMethod,
   path: string,
   serverUrl: string | null,
-  jsonSchemas: JsonSchemaValidator,
-): { inputSchema: JsonSchema; target: OperationTarget; remark?: string } | { note: string } {
+  context: OperationContext,
+): { inputSchema: JsonSchema; target: OperationTarget; remarks: string[] } | { note: string } {
+  const { definitions } = context;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const parameters: ParameterTarget[] = [];
-  const found = bodyOf(operation.requestBody);
+  const remarks: string[] = [];
+  const converted: ConversionRemarks = { patterns: [], unusable: [] };
+  const refs = new Set<string>();
+  const found = bodyOf(resolved(operation.requestBody, definitions));
   if (found && "note" in found) return found;
-  const remark = found && "remark" in found ? found.remark : undefined;
+  if (found && "remark" in found) remarks.push(found.remark);
   const body = found && "remark" in found ? null : found;
   // The body's property is claimed first, so a parameter named `body` moves aside.
   const taken = new Set(body ? [BODY_PROPERTY] : []);
-  const parameterConverter = new SchemaConverter("any");
+  const convert = (schema: unknown, direction: SchemaDirection) => {
+    const result = definitions.convert(schema, direction, converted);
+    for (const ref of result.refs) refs.add(ref);
+    return result.schema;
+  };
 
-  try {
-    for (const parameter of parametersOf(pathItem, operation)) {
-      const place = parameter.in;
-      if (place !== "path" && place !== "query" && place !== "header") continue;
-      if (place === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
-      const property = propertyName(parameter.name, place, taken);
-      taken.add(property);
-      const content = contentSchema(parameter.content);
-      const schema = parameterConverter.convert(content ?? parameter.schema ?? {});
-      const description = typeof parameter.description === "string" ? parameter.description.trim() : "";
-      properties[property] = description ? { ...schema, description } : schema;
-      if (place === "path" || parameter.required === true) required.push(property);
-      const style =
-        typeof parameter.style === "string" ? parameter.style : place === "query" ? "form" : "simple";
-      parameters.push({
-        name: parameter.name,
-        in: place,
-        property,
-        style,
-        explode: typeof parameter.explode === "boolean" ? parameter.explode : style === "form",
-        json: content !== undefined,
-      });
-    }
-    if (body) {
-      const schema = new SchemaConverter("request").convert(body.schema);
-      properties[BODY_PROPERTY] = body.description ? { ...schema, description: body.description } : schema;
-      if (body.required) required.push(BODY_PROPERTY);
-    }
-  } catch (error) {
-    if (error instanceof UnusableSchemaError) return { note: error.message };
-    throw error;
+  for (const parameter of parametersOf(pathItem, operation, definitions, converted)) {
+    const place = parameter.in;
+    if (place !== "path" && place !== "query" && place !== "header") continue;
+    if (place === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) continue;
+    const property = propertyName(parameter.name, place, taken);
+    taken.add(property);
+    const content = contentSchema(parameter.content);
+    const schema = convert(content ?? parameter.schema ?? {}, "any");
+    const description = typeof parameter.description === "string" ? parameter.description.trim() : "";
+    properties[property] = description ? { ...schema, description } : schema;
+    if (place === "path" || parameter.required === true) required.push(property);
+    const style =
+      typeof parameter.style === "string" ? parameter.style : place === "query" ? "form" : "simple";
+    parameters.push({
+      name: parameter.name,
+      in: place,
+      property,
+      style,
+      explode: typeof parameter.explode === "boolean" ? parameter.explode : style === "form",
+      json: content !== undefined,
+    });
+  }
+  if (body) {
+    const schema = convert(body.schema, "request");
+    properties[BODY_PROPERTY] = body.description ? { ...schema, description: body.description } : schema;
+    if (body.required) required.push(BODY_PROPERTY);
   }
 
-  const inputSchema: JsonSchema = {
+  const root: JsonSchema = {
     type: "object",
     properties,
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
-  const problem = jsonSchemas.inputSchemaProblem(inputSchema);
-  if (problem) return { note: `its input schema is ${problem}` };
+  const checked = checkedSchema(root, refs, context, converted);
+  remarks.push(...unchecked(converted, checked.cut));
   return {
-    inputSchema,
-    ...(remark ? { remark } : {}),
+    inputSchema: checked.schema,
+    remarks,
     target: {
       method: method.toUpperCase() as Uppercase<OperationMethod>,
       path,
@@ -253,6 +290,185 @@ function buildOperation(
       body: body ? { property: BODY_PROPERTY, mediaType: body.mediaType, required: body.required } : null,
     },
   };
+}
+
+/**
+ * The input schema a sub-tool offers and checks: exactly the operation's, with the definitions it
+ * reaches in `$defs`, when that is within the JSON Schema limits; else cut to them
+ * (`boundJsonSchema`: what lies nearest the root kept, the rest left to the upstream). A keyword
+ * the checks refuse (a duplicate in an `enum`, a pattern past the patterns' budget) is left out
+ * and said; what still does not pass leaves the shape alone (its properties, which are
+ * required). Never none: a schema this service cannot check whole still yields its operation.
+ * The checks are `gateProblems`' (no validator is generated here: each compiles at its first call).
+ */
+function checkedSchema(
+  root: JsonSchema,
+  refs: ReadonlySet<string>,
+  context: OperationContext,
+  converted: ConversionRemarks,
+): { schema: JsonSchema; cut: string[] } {
+  const { definitions, jsonSchemas } = context;
+  const reached = new Set<string>();
+  const take = (key: string) => {
+    const definition = definitions.definition(key);
+    if (definition && !reached.has(key)) {
+      reached.add(key);
+      const said = definitions.remarks(key);
+      if (said) {
+        converted.patterns.push(...said.patterns);
+        converted.unusable.push(...said.unusable);
+      }
+    }
+    return definition;
+  };
+  const exact = withDefinitions(root, refs, take);
+  if (exact) {
+    const problems = jsonSchemas.gateProblems(exact);
+    if (problems.length === 0) return { schema: exact, cut: [] };
+    if (problems.every((problem) => problem.pointer !== null)) {
+      const repaired = repair(structuredClone(exact), problems, jsonSchemas);
+      if (repaired) return repaired;
+    }
+  }
+  const resolve = (ref: string) => {
+    const key = definitions.keyOf(decodePointer(ref.replace(/^#\/\$defs\//, "")));
+    return key === undefined ? undefined : take(key)?.schema;
+  };
+  const bounded = boundJsonSchema(root, resolve);
+  const problems = jsonSchemas.gateProblems(bounded.schema);
+  if (problems.length === 0) return { schema: bounded.schema, cut: [...bounded.cut] };
+  const repaired = problems.every((problem) => problem.pointer !== null)
+    ? repair(bounded.schema, problems, jsonSchemas)
+    : null;
+  if (repaired) return { schema: repaired.schema, cut: [...bounded.cut, ...repaired.cut] };
+  const shape: JsonSchema = {
+    type: "object",
+    properties: Object.fromEntries(Object.keys(root.properties ?? {}).map((name) => [name, {}])),
+    ...(root.required ? { required: root.required } : {}),
+    additionalProperties: false,
+  };
+  return {
+    schema: shape,
+    cut: [`every property's own schema (${problems[0]?.message ?? "it does not pass"})`],
+  };
+}
+
+/** Rounds of leaving out what the checks refuse, one keyword each, before giving up on a schema. */
+const MAX_REPAIRS = 16;
+
+/**
+ * `schema` (a copy of its own) with each keyword the checks refuse left out, round by round; null
+ * when a problem names no place or the rounds run out.
+ */
+function repair(
+  schema: JsonSchema,
+  first: readonly { readonly pointer: string | null; readonly message: string }[],
+  jsonSchemas: JsonSchemaValidator,
+): { schema: JsonSchema; cut: string[] } | null {
+  const cut: string[] = [];
+  let problems = first;
+  for (let round = 0; round < MAX_REPAIRS; round++) {
+    for (const problem of problems) {
+      if (problem.pointer === null || !leaveOut(schema, problem.pointer)) return null;
+      cut.push(`${problem.pointer} (${problem.message})`);
+    }
+    problems = jsonSchemas.gateProblems(schema);
+    if (problems.length === 0) return { schema, cut };
+  }
+  return null;
+}
+
+/** Removes the keyword at `pointer` (a subschema in a map or a list becomes `{}`); false when there is none. */
+function leaveOut(schema: JsonSchema, pointer: string): boolean {
+  const tokens = pointer.split("/").slice(1).map(decodePointer);
+  const last = tokens.pop();
+  if (last === undefined) return false;
+  let parent: unknown = schema;
+  for (const token of tokens) {
+    if (typeof parent !== "object" || parent === null) return false;
+    parent = (parent as Record<string, unknown>)[token];
+  }
+  if (typeof parent !== "object" || parent === null || !Object.hasOwn(parent, last)) return false;
+  const container = tokens.at(-1);
+  if (Array.isArray(parent) || (container !== undefined && SCHEMA_CONTAINERS.has(container))) {
+    (parent as Record<string, unknown>)[last] = {};
+  } else {
+    delete (parent as Record<string, unknown>)[last];
+  }
+  return true;
+}
+
+/** Keywords whose members are subschemas by name: a member at fault is replaced, not removed. */
+const SCHEMA_CONTAINERS = new Set(["properties", "dependentSchemas", "$defs", "definitions"]);
+
+/**
+ * `root` with the definitions its refs reach in `$defs`, or null when they hold more nodes than
+ * one schema may (then the exact form cannot pass the limits anyway). Walked by a queue.
+ */
+function withDefinitions(
+  root: JsonSchema,
+  refs: ReadonlySet<string>,
+  take: (key: string) => SchemaDefinition | undefined,
+): JsonSchema | null {
+  if (refs.size === 0) return root;
+  const defs: Record<string, JsonSchema | boolean> = {};
+  const queue = [...refs];
+  const seen = new Set(queue);
+  let nodes = 0;
+  for (let head = 0; head < queue.length; head++) {
+    const definition = take(queue[head]!);
+    if (!definition) continue;
+    nodes += definition.nodes;
+    if (nodes > JSON_SCHEMA_LIMITS.maxNodes) return null;
+    defs[definition.name] = definition.schema;
+    for (const ref of definition.refs) {
+      if (!seen.has(ref)) {
+        seen.add(ref);
+        queue.push(ref);
+      }
+    }
+  }
+  return { ...root, $defs: defs };
+}
+
+/** What of an offered operation's schema is not checked here, for the pack's notes. */
+function unchecked(converted: ConversionRemarks, cut: readonly string[]): string[] {
+  const said: string[] = [];
+  const patterns = [...new Set(converted.patterns)];
+  if (patterns.length > 0) {
+    said.push(
+      `not checked here, left to the API: ${listed(patterns.map((pattern) => `the pattern ${JSON.stringify(pattern)}`))} (RE2 cannot run ${patterns.length === 1 ? "it" : "them"}: lookaround or backreferences)`,
+    );
+  }
+  const unusable = [...new Set(converted.unusable)];
+  if (unusable.length > 0) said.push(`not checked here, left to the API: ${listed(unusable)}`);
+  if (cut.length > 0) {
+    const { maxNodes, maxDepth, maxCombinatorNesting } = JSON_SCHEMA_LIMITS;
+    said.push(
+      `checked in part (a schema here holds at most ${maxNodes} nodes, ${maxDepth} levels, combinators ${maxCombinatorNesting} deep), the rest left to the API: ${listed([...new Set(cut)])}`,
+    );
+  }
+  return said;
+}
+
+/** At most a few entries, and how many more. */
+function listed(entries: readonly string[]): string {
+  const shown = entries.slice(0, MAX_LISTED);
+  const more = entries.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** Entries one note lists by name. */
+const MAX_LISTED = 5;
+
+/** A value given by a `$ref` (a parameter, a request body, a path item) as what it points at. */
+function resolved(value: unknown, definitions: SchemaDefinitions): unknown {
+  const item = record(value);
+  return item && typeof item.$ref === "string" ? definitions.resolve(item.$ref) : value;
+}
+
+function decodePointer(token: string): string {
+  return token.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
 interface Parameter {
@@ -266,13 +482,26 @@ interface Parameter {
   readonly explode?: unknown;
 }
 
-/** The path item's parameters with the operation's, an operation's one replacing the path's of the same name and place. */
-function parametersOf(pathItem: Record<string, unknown>, operation: Record<string, unknown>): Parameter[] {
+/**
+ * The path item's parameters with the operation's, an operation's one replacing the path's of the
+ * same name and place; a parameter given by a `$ref` is what it points at.
+ */
+function parametersOf(
+  pathItem: Record<string, unknown>,
+  operation: Record<string, unknown>,
+  definitions: SchemaDefinitions,
+  converted: ConversionRemarks,
+): Parameter[] {
   const merged = new Map<string, Parameter>();
   for (const list of [pathItem.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue;
     for (const item of list) {
-      const parameter = record(item);
+      const parameter = record(resolved(item, definitions));
+      if (!parameter && typeof record(item)?.$ref === "string") {
+        converted.unusable.push(
+          `the parameter $ref '${String(record(item)?.$ref).slice(0, 200)}' (it points at nothing)`,
+        );
+      }
       if (!parameter || typeof parameter.name !== "string" || typeof parameter.in !== "string") continue;
       merged.set(`${parameter.in} ${parameter.name}`, parameter as unknown as Parameter);
     }
@@ -354,14 +583,12 @@ function fullName(operationId: string | undefined, method: string, path: string)
  * of method and path).
  */
 function namesOf(
-  document: Readonly<Record<string, unknown>>,
+  items: readonly (readonly [string, Record<string, unknown>])[],
   pack: string,
   maxName: number,
 ): Map<string, string> {
   const byFull = new Map<string, { labels: string[]; head: number }>();
-  for (const [path, pathItem] of Object.entries(record(document.paths) ?? {})) {
-    const item = record(pathItem);
-    if (!item) continue;
+  for (const [path, item] of items) {
     for (const method of OPERATION_METHODS) {
       const operation = record(item[method]);
       if (!operation) continue;

@@ -1,14 +1,8 @@
 import type { JsonSchema } from "../../json-schema";
+import { pointerTarget } from "../../json-schema-bound";
 
-/** Schema nodes one operation's input schema may hold in all (shared subtrees count each time they appear). */
-export const MAX_SCHEMA_NODES = 5_000;
-/** How deep one operation's input schema may nest. */
+/** How deep one schema of the document is read inline (a component's own nesting, refs aside). */
 export const MAX_SCHEMA_DEPTH = 32;
-
-/** Why an OpenAPI schema could not become part of a JSON Schema. */
-export class UnusableSchemaError extends Error {
-  override readonly name = "UnusableSchemaError";
-}
 
 /** Keywords whose value is one schema. */
 const SCHEMA_KEYWORDS = new Set([
@@ -28,16 +22,11 @@ const SCHEMA_KEYWORDS = new Set([
 /** Keywords whose value is a list of schemas. */
 const SCHEMA_LIST_KEYWORDS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keywords whose value maps names to schemas. */
-const SCHEMA_MAP_KEYWORDS = new Set([
-  "properties",
-  "patternProperties",
-  "dependentSchemas",
-  "$defs",
-  "definitions",
-]);
+const SCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchemas"]);
 /**
- * OpenAPI's own keywords and those that would change how refs resolve: the document's refs are
- * already resolved, and the result must stand alone.
+ * OpenAPI's own keywords and those that would change how refs resolve: refs are rewritten to the
+ * sub-tool's own `$defs`, and the result must stand alone. A schema's nested `$defs` are reached
+ * through the refs that point into them.
  */
 const DROPPED_KEYWORDS = new Set([
   "discriminator",
@@ -50,48 +39,197 @@ const DROPPED_KEYWORDS = new Set([
   "$dynamicAnchor",
   "$recursiveAnchor",
   "$vocabulary",
+  "$defs",
+  "definitions",
+  "$comment",
 ]);
 /** Keywords that only describe: a schema of nothing else constrains nothing. */
 const ANNOTATIONS = new Set(["description", "title", "example", "examples", "deprecated", "default"]);
+/** What a `$defs` name may hold; other characters of a component's name become `_`. */
+const DEF_NAME = /[^A-Za-z0-9_.-]/g;
 
 /** Which way the schema's values travel: properties marked `readOnly` are never sent in a request. */
 export type SchemaDirection = "request" | "any";
 
+/** One schema of the document (a ref's target), converted once per direction. */
+export interface SchemaDefinition {
+  /** Its name in a sub-tool's `$defs`. */
+  readonly name: string;
+  readonly schema: JsonSchema | boolean;
+  /** The nodes of `schema` (each value once). */
+  readonly nodes: number;
+  /** The definitions its refs point at, by key. */
+  readonly refs: readonly string[];
+}
+
+/** What converting found that it could not keep as written: said in the pack's notes. */
+export interface ConversionRemarks {
+  /** Patterns RE2 cannot run, left to the upstream (the schema's description quotes them). */
+  readonly patterns: string[];
+  /** Refs that point at nothing in the document, and schemas nested past `MAX_SCHEMA_DEPTH`. */
+  readonly unusable: string[];
+}
+
 /**
- * An OpenAPI 3.0 or 3.1 schema object, its refs already resolved, as a self-contained JSON
- * Schema that Ajv (draft-07 reading) accepts: `nullable` becomes a `null` type, boolean
- * `exclusiveMinimum`/`exclusiveMaximum` their numeric form, OpenAPI-only and `x-` keywords are
- * dropped, and in a request `readOnly` properties go. A recursive schema (a cycle in the resolved
- * graph, or a ref left unresolved) becomes `{}` where it recurs: any value may stand there.
- * Bounded by node count and depth; throws `UnusableSchemaError` past them.
+ * The document's schemas as JSON Schema definitions, converted at their first use and shared by
+ * every operation: a sub-tool's input schema refers to them as `#/$defs/{name}` and carries the
+ * ones it reaches, so no schema is expanded into its users, and the cost of one operation is what
+ * its own definitions hold (bounded by `readOperations`), whatever the rest of the document does.
+ * Keywords beside a `$ref` other than `description` are not kept (OpenAPI 3.0 ignores them).
+ *
+ * Each schema is an OpenAPI 3.0 or 3.1 schema object turned into one Ajv accepts (draft-07
+ * reading): `nullable` becomes a `null` type, boolean `exclusiveMinimum`/`exclusiveMaximum` their
+ * numeric form, OpenAPI-only and `x-` keywords are dropped, and in a request `readOnly` properties
+ * go; a pattern RE2 cannot run is left out and quoted in the description. Recursion stays what it
+ * is: a definition that refers to itself.
  */
-export class SchemaConverter {
-  private nodes = 0;
+export class SchemaDefinitions {
+  readonly #registered = new Map<string, { ref: string; direction: SchemaDirection; name: string }>();
+  readonly #definitions = new Map<string, SchemaDefinition>();
+  readonly #byName = new Map<string, string>();
+  readonly #patterns = new Map<string, string | null>();
+  readonly #remarks = new Map<string, ConversionRemarks>();
 
-  constructor(private readonly direction: SchemaDirection = "any") {}
+  constructor(
+    private readonly document: unknown,
+    private readonly patternProblem: (pattern: string) => string | null,
+  ) {}
 
-  /** Converts one schema; the node budget is shared by every call on this converter. */
-  convert(schema: unknown): JsonSchema {
-    const converted = this.schema(schema, 0, new Set());
-    return typeof converted === "boolean" ? (converted ? {} : { not: {} }) : converted;
+  /** The definition of `key` (from `register`), converted at its first use. */
+  definition(key: string): SchemaDefinition | undefined {
+    const known = this.#definitions.get(key);
+    if (known) return known;
+    const wanted = this.#registered.get(key);
+    if (!wanted) return undefined;
+    const remarks: ConversionRemarks = { patterns: [], unusable: [] };
+    const conversion = new Conversion(this, wanted.direction, remarks);
+    const schema = conversion.schema(this.resolve(wanted.ref), 0);
+    const definition = { name: wanted.name, schema, nodes: conversion.nodes, refs: [...conversion.refs] };
+    this.#definitions.set(key, definition);
+    if (remarks.patterns.length > 0 || remarks.unusable.length > 0) this.#remarks.set(key, remarks);
+    return definition;
   }
 
-  private schema(node: unknown, depth: number, ancestors: Set<object>): JsonSchema | boolean {
-    if (typeof node === "boolean") return node;
-    if (typeof node !== "object" || node === null || Array.isArray(node)) return {};
-    if (ancestors.has(node)) return {};
-    this.count(depth);
-    const source = node as Record<string, unknown>;
-    if (typeof source.$ref === "string" || typeof source.$dynamicRef === "string") return {};
-    ancestors.add(node);
-    try {
-      return this.members(source, depth, ancestors);
-    } finally {
-      ancestors.delete(node);
+  /** What converting the definition of `key` remarked (once it is converted). */
+  remarks(key: string): ConversionRemarks | undefined {
+    return this.#remarks.get(key);
+  }
+
+  /**
+   * Converts a schema written in place (a parameter's, a body's); its refs become
+   * `#/$defs/{name}`, their definitions registered here (converted when a sub-tool takes them).
+   */
+  convert(
+    schema: unknown,
+    direction: SchemaDirection,
+    remarks: ConversionRemarks,
+  ): { schema: JsonSchema; nodes: number; refs: string[] } {
+    const conversion = new Conversion(this, direction, remarks);
+    const converted = conversion.schema(schema, 0);
+    return {
+      schema: typeof converted === "boolean" ? (converted ? {} : { not: {} }) : converted,
+      nodes: conversion.nodes,
+      refs: [...conversion.refs],
+    };
+  }
+
+  /**
+   * The key and `$defs` name of a ref's definition, or undefined when it points at nothing. Only
+   * named here: converting it waits for `definition`, so a long chain of schemas is never walked
+   * by recursion.
+   */
+  register(ref: string, direction: SchemaDirection): { key: string; name: string } | undefined {
+    const key = `${direction} ${ref}`;
+    const known = this.#registered.get(key);
+    if (known) return { key, name: known.name };
+    if (this.resolve(ref) === undefined) return undefined;
+    const name = this.#nameFor(ref, direction);
+    this.#registered.set(key, { ref, direction, name });
+    this.#byName.set(name, key);
+    return { key, name };
+  }
+
+  /** What a local ref points at, refs to refs followed (a few hops). */
+  resolve(ref: string): unknown {
+    let target = pointerTarget(this.document, ref);
+    for (let hops = 0; hops < 16; hops++) {
+      const next = isObject(target) && typeof target.$ref === "string" ? target.$ref : undefined;
+      if (next === undefined) return target;
+      target = pointerTarget(this.document, next);
     }
+    return undefined;
   }
 
-  private members(source: Record<string, unknown>, depth: number, ancestors: Set<object>): JsonSchema {
+  /** Why RE2 cannot run `pattern`, or null; asked once per pattern of the document. */
+  checkPattern(pattern: string): string | null {
+    const known = this.#patterns.get(pattern);
+    if (known !== undefined) return known;
+    const problem = this.patternProblem(pattern);
+    this.#patterns.set(pattern, problem);
+    return problem;
+  }
+
+  /** The key of the definition named `name` in a sub-tool's `$defs`. */
+  keyOf(name: string): string | undefined {
+    return this.#byName.get(name);
+  }
+
+  #nameFor(ref: string, direction: SchemaDirection): string {
+    const segments = ref.replace(/^#\/?/, "").split("/");
+    const components = segments[0] === "components" && segments[1] === "schemas" && segments.length === 3;
+    const raw = components ? segments[2]! : segments.slice(-2).join("_");
+    let base = (safeDecode(raw).replace(DEF_NAME, "_").slice(0, 100) || "schema") as string;
+    if (direction === "any") base = `${base}.param`;
+    let name = base;
+    for (let n = 2; this.#byName.has(name); n++) name = `${base}_${n}`;
+    return name;
+  }
+}
+
+/** One conversion's walk: depth-bounded, counting what it makes, noting the refs it meets. */
+class Conversion {
+  nodes = 0;
+  readonly refs = new Set<string>();
+
+  constructor(
+    private readonly definitions: SchemaDefinitions,
+    private readonly direction: SchemaDirection,
+    private readonly remarks: ConversionRemarks,
+  ) {}
+
+  schema(node: unknown, depth: number): JsonSchema | boolean {
+    if (typeof node === "boolean") return node;
+    if (!isObject(node)) return {};
+    this.nodes++;
+    if (depth > MAX_SCHEMA_DEPTH) {
+      this.remarks.unusable.push(`a schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+      return {};
+    }
+    if (typeof node.$ref === "string") return this.reference(node);
+    if (typeof node.$dynamicRef === "string") return {};
+    return this.members(node, depth);
+  }
+
+  /** A ref as a ref into the sub-tool's `$defs`; a description beside it is kept (OpenAPI 3.1). */
+  private reference(node: Record<string, unknown>): JsonSchema {
+    const ref = node.$ref as string;
+    const registered = this.definitions.register(ref, this.direction);
+    if (registered === undefined) {
+      this.remarks.unusable.push(`the $ref '${ref.slice(0, 200)}' points at nothing in the document`);
+      return {};
+    }
+    const { key, name } = registered;
+    this.refs.add(key);
+    const result: Record<string, unknown> = { $ref: `#/$defs/${encodePointer(name)}` };
+    if (typeof node.description === "string") {
+      result.description = node.description;
+      this.nodes++;
+    }
+    this.nodes++;
+    return result;
+  }
+
+  private members(source: Record<string, unknown>, depth: number): JsonSchema {
     const entries: [string, unknown][] = [];
     for (const [key, value] of Object.entries(source)) {
       if (key.startsWith("x-") || DROPPED_KEYWORDS.has(key)) continue;
@@ -99,60 +237,64 @@ export class SchemaConverter {
         entries.push([
           key,
           Array.isArray(value)
-            ? value.map((item) => this.schema(item, depth + 1, ancestors))
-            : this.schema(value, depth + 1, ancestors),
+            ? value.map((item) => this.schema(item, depth + 1))
+            : this.schema(value, depth + 1),
         ]);
       } else if (SCHEMA_LIST_KEYWORDS.has(key)) {
         if (!Array.isArray(value)) continue;
-        entries.push([key, value.map((item) => this.schema(item, depth + 1, ancestors))]);
+        entries.push([key, value.map((item) => this.schema(item, depth + 1))]);
       } else if (SCHEMA_MAP_KEYWORDS.has(key)) {
-        if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
-        entries.push([key, this.schemaMap(value as Record<string, unknown>, depth, ancestors)]);
+        if (!isObject(value)) continue;
+        entries.push([key, this.schemaMap(key, value, depth)]);
       } else if (key === "examples" && !Array.isArray(value)) {
         // OpenAPI 3.0 spells `examples` as a map; JSON Schema wants a list.
+      } else if (key === "pattern" && typeof value === "string") {
+        const problem = this.definitions.checkPattern(value);
+        if (problem === null) entries.push([key, value]);
+        else this.remarks.patterns.push(value);
       } else {
-        entries.push([key, this.json(value, depth + 1, ancestors)]);
+        entries.push([key, this.json(value, depth + 1)]);
       }
     }
     const result = Object.fromEntries(entries) as Record<string, unknown>;
+    const dropped = typeof source.pattern === "string" && result.pattern === undefined;
+    if (dropped) {
+      // Still said to the model, which can keep to it; the upstream checks it.
+      const said = `Must match the pattern ${source.pattern} (checked by the API, not here).`;
+      result.description = typeof result.description === "string" ? `${result.description}\n\n${said}` : said;
+    }
     this.exclusiveBounds(result);
-    if (this.direction === "request") this.dropReadOnly(result);
+    if (this.direction === "request") this.dropReadOnly(result, source);
+    this.nodes += entries.length;
     return source.nullable === true ? nullable(result) : result;
   }
 
   private schemaMap(
+    keyword: string,
     map: Record<string, unknown>,
     depth: number,
-    ancestors: Set<object>,
   ): Record<string, JsonSchema | boolean> {
-    return Object.fromEntries(
-      Object.entries(map).map(([name, item]) => [name, this.schema(item, depth + 1, ancestors)] as const),
-    );
+    const entries: [string, JsonSchema | boolean][] = [];
+    for (const [name, item] of Object.entries(map)) {
+      if (keyword === "patternProperties" && this.definitions.checkPattern(name) !== null) {
+        this.remarks.patterns.push(name);
+        continue;
+      }
+      entries.push([name, this.schema(item, depth + 1)]);
+    }
+    return Object.fromEntries(entries);
   }
 
-  /** A plain JSON value (enum, default, example), copied within the same budget. */
-  private json(value: unknown, depth: number, ancestors: Set<object>): unknown {
+  /** A plain JSON value (enum, default, example): a tree, as the document's text gave it. */
+  private json(value: unknown, depth: number): unknown {
     if (typeof value !== "object" || value === null) return value;
-    if (ancestors.has(value)) throw new UnusableSchemaError("a value in the schema contains itself");
-    this.count(depth);
-    ancestors.add(value);
-    try {
-      if (Array.isArray(value)) return value.map((item) => this.json(item, depth + 1, ancestors));
-      return Object.fromEntries(
-        Object.entries(value).map(([key, item]) => [key, this.json(item, depth + 1, ancestors)]),
-      );
-    } finally {
-      ancestors.delete(value);
+    if (depth > MAX_SCHEMA_DEPTH * 2) {
+      this.remarks.unusable.push(`a value nested deeper than ${MAX_SCHEMA_DEPTH * 2} levels (read as null)`);
+      return null;
     }
-  }
-
-  private count(depth: number): void {
-    if (++this.nodes > MAX_SCHEMA_NODES) {
-      throw new UnusableSchemaError(`the schema has more than ${MAX_SCHEMA_NODES} nodes`);
-    }
-    if (depth > MAX_SCHEMA_DEPTH) {
-      throw new UnusableSchemaError(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
-    }
+    this.nodes++;
+    if (Array.isArray(value)) return value.map((item) => this.json(item, depth + 1));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.json(item, depth + 1)]));
   }
 
   /** OpenAPI 3.0 writes `exclusiveMinimum: true` beside `minimum`; JSON Schema puts the bound there. */
@@ -172,18 +314,27 @@ export class SchemaConverter {
     }
   }
 
-  /** A request never carries `readOnly` properties: they leave `properties` and `required`. */
-  private dropReadOnly(schema: Record<string, unknown>): void {
+  /**
+   * A request never carries `readOnly` properties: they leave `properties` and `required`. A
+   * property given by a ref is read-only when its target says so.
+   */
+  private dropReadOnly(schema: Record<string, unknown>, source: Record<string, unknown>): void {
     const properties = schema.properties;
-    if (typeof properties !== "object" || properties === null) return;
-    const entries = Object.entries(properties);
+    const written = source.properties;
+    if (!isObject(properties) || !isObject(written)) return;
     const readOnly = new Set(
-      entries
-        .filter(([, item]) => typeof item === "object" && item !== null && item.readOnly === true)
+      Object.entries(written)
+        .filter(([, item]) => {
+          const target =
+            isObject(item) && typeof item.$ref === "string" ? this.definitions.resolve(item.$ref) : item;
+          return (isObject(item) && item.readOnly === true) || (isObject(target) && target.readOnly === true);
+        })
         .map(([name]) => name),
     );
     if (readOnly.size === 0) return;
-    schema.properties = Object.fromEntries(entries.filter(([name]) => !readOnly.has(name)));
+    schema.properties = Object.fromEntries(
+      Object.entries(properties).filter(([name]) => !readOnly.has(name)),
+    );
     if (Array.isArray(schema.required)) {
       schema.required = schema.required.filter((name) => !readOnly.has(name));
     }
@@ -207,4 +358,20 @@ function nullable(schema: Record<string, unknown>): JsonSchema {
   const annotations = Object.fromEntries(Object.entries(schema).filter(([key]) => ANNOTATIONS.has(key)));
   const constraints = Object.fromEntries(Object.entries(schema).filter(([key]) => !ANNOTATIONS.has(key)));
   return { ...annotations, anyOf: [constraints, { type: "null" }] };
+}
+
+function encodePointer(name: string): string {
+  return name.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text).replaceAll("~1", "/").replaceAll("~0", "~");
+  } catch {
+    return text;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
