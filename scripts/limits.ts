@@ -52,7 +52,14 @@ function count(n: number): string {
 
 /** The rows: what is bounded, the bound, and what a caller meets beyond it. */
 export function limitRows(): [string, string, string][] {
-  const { runsPerTenantPerCore, queuedPerRun, maxQueueWaitMs, maxWorkers } = POOL_DEFAULTS;
+  const {
+    runsPerTenantPerCore,
+    queuedPerRun,
+    maxQueueWaitMs,
+    maxWorkers,
+    tenantsSharingThreads,
+    workerSecondsPerCorePerMinute,
+  } = POOL_DEFAULTS;
   const DIAGNOSTICS_MAX_BODY_BYTES =
     ROUTE_BODY_LIMITS["POST /v1/tenants/:tenant/projects/:project/diagnostics/empty-response"]!.maxBytes;
   const schema = JSON_SCHEMA_LIMITS;
@@ -156,18 +163,28 @@ export function limitRows(): [string, string, string][] {
     ],
     [
       "nested calls of one top-level call",
-      `${DEFAULT_CALL_LIMITS.maxDepth} deep, ${count(DEFAULT_CALL_LIMITS.maxCalls)} in all`,
+      `${DEFAULT_CALL_LIMITS.maxDepth} deep, ${count(DEFAULT_CALL_LIMITS.maxCalls)} in all (refused ones counted)`,
       "`CallDepthExceeded` / `CallBudgetExceeded`",
     ],
     [
-      "scripts one tenant runs at once",
+      "scripts one tenant runs at once (top-level; nested runs run under their root's)",
       `${runsPerTenantPerCore} × cores (\`VANCE_SCRIPT_MAX_RUNS_PER_TENANT\`)`,
       "queued",
     ],
     [
       "scripts of one tenant waiting",
-      `${queuedPerRun} × the above, each at most ${maxQueueWaitMs / 1000} s (\`VANCE_SCRIPT_MAX_QUEUED_PER_TENANT\`)`,
-      "429 `busy`",
+      `${queuedPerRun} × the above, each at most ${maxQueueWaitMs / 1000} s or its own deadline (\`VANCE_SCRIPT_MAX_QUEUED_PER_TENANT\`)`,
+      "429 `busy`, `Retry-After: 1`",
+    ],
+    [
+      "script threads one tenant holds, nested runs included (its share)",
+      `1/${tenantsSharingThreads} of the threads, at least the runs above, never all (\`VANCE_SCRIPT_MAX_THREADS_PER_TENANT\`)`,
+      "top-level runs wait; a nested run fails at once with `Busy`",
+    ],
+    [
+      "script thread time of one tenant (running, not waiting for sibling calls)",
+      `${workerSecondsPerCorePerMinute} s × cores per minute (\`VANCE_SCRIPT_SECONDS_PER_MINUTE\`)`,
+      "429 `rate_limited` with `Retry-After`; nested: `RateLimited`",
     ],
     ["script threads, all tenants", `${maxWorkers} (\`VANCE_SCRIPT_MAX_WORKERS\`)`, "runs wait for a thread"],
     ["`execute_javascript` program", `${count(MAX_PROGRAM_CHARS)} characters`, "422 `invalid_params`"],

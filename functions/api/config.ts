@@ -179,6 +179,10 @@ export const ConfigSchema = v.pipe(
     VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),
     VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),
     VANCE_SCRIPT_MAX_QUEUED_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_QUEUED_PER_TENANT", 0),
+    /** A tenant's share of the script threads, its nested runs included (less than VANCE_SCRIPT_MAX_WORKERS). */
+    VANCE_SCRIPT_MAX_THREADS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_THREADS_PER_TENANT", 1),
+    /** Seconds of script thread time one tenant may spend per minute; beyond, 429 `rate_limited`. */
+    VANCE_SCRIPT_SECONDS_PER_MINUTE: OptionalWhole("VANCE_SCRIPT_SECONDS_PER_MINUTE", 1),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
     VANCE_NETWORK_ALLOWLIST: CommaList,
     /**

@@ -916,6 +916,7 @@ export interface operations {
                         scripts: {
                             busy: number;
                             queued: number;
+                            rateLimited: number;
                             runs: number;
                             workers: {
                                 busy: number;
@@ -3137,7 +3138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description busy */
+            /** @description busy | rate_limited */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +3146,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "busy";
+                        code?: "busy" | "rate_limited";
                     };
                 };
             };
@@ -4430,7 +4431,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description busy */
+            /** @description busy | rate_limited */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,7 +4439,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "busy";
+                        code?: "busy" | "rate_limited";
                     };
                 };
             };
