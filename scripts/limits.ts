@@ -33,6 +33,7 @@ import { MAX_SCRIPT_TIMEOUT_MS } from "../packages/core/src/tool-types/scripted"
 import {
   MAX_PATTERN_INSTRUCTIONS,
   MAX_PATTERNS,
+  SCHEMA_COMPILE_SHARES,
 } from "../packages/core/src/validation/json-schema-validator";
 
 export const README = fileURLToPath(new URL("../docs/limits.md", import.meta.url));
@@ -134,7 +135,16 @@ export function limitRows(): [string, string, string][] {
       `the JSON Schema limits: ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels`,
       "the operation left out, with a note",
     ],
-    ["sub-tool description (OpenAPI)", `${count(MAX_DESCRIPTION_CHARS)} characters`, "cut"],
+    [
+      "a tool description from an upstream (OpenAPI operation, MCP server)",
+      `${count(MAX_DESCRIPTION_CHARS)} characters`,
+      "cut",
+    ],
+    [
+      "JSON Schema compiles of one tenant on the serving thread (spawns' client tools), not cached",
+      `${SCHEMA_COMPILE_SHARES.turnsPerTenant} at a time, ${SCHEMA_COMPILE_SHARES.queuedPerTenant} waiting at most ${SCHEMA_COMPILE_SHARES.maxWaitMs / 1000} s; ${SCHEMA_COMPILE_SHARES.msPerMinute / 1000} s of compiling per minute`,
+      "429 `busy` / 429 `rate_limited` with `Retry-After`",
+    ],
     [
       "tools read from one MCP server (`tools/list` pages)",
       count(DEFAULT_MAX_MCP_TOOLS),

@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
+import { TimeAllowance } from "@vance/core/time-allowance";
 import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
 import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-thread-handle";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
-import { WorkerTime } from "./worker-time";
 
 /** One script invocation. */
 export interface ScriptRequest {
@@ -139,7 +139,7 @@ export const POOL_DEFAULTS = Object.freeze({
 export class ScriptPool {
   private readonly idle: ScriptWorker[] = [];
   private readonly slots: TenantSlots;
-  private readonly workerTime: WorkerTime;
+  private readonly workerTime: TimeAllowance;
   private starting = 0;
   private busyWorkers = 0;
   private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0, rateLimited: 0 };
@@ -158,7 +158,7 @@ export class ScriptPool {
       maxThreads: settings.maxWorkers,
       pool: "the sandbox",
     });
-    this.workerTime = new WorkerTime(settings.workerSecondsPerMinute * 1000, 60_000);
+    this.workerTime = new TimeAllowance(settings.workerSecondsPerMinute * 1000, 60_000);
   }
 
   /** Compiles QuickJS and starts the warm threads, so that the first run does not pay for it. */

@@ -1,18 +1,18 @@
 /**
- * `WorkerTime`: each tenant's allowance of worker time — the time a thread spends running its
- * scripts, not waiting for their sibling calls — as a bucket of `allowanceMs` that refills evenly
- * over `windowMs`. A run is charged when it ends (its cost is known only then), so a tenant may
- * overdraw by the runs it had in flight; it then starts nothing until the refill paid the debt.
- * The share of threads bounds how many runs a tenant has at once; this bounds how long it keeps
- * them busy, so one tenant's endless loops cannot take the machine's cores from everyone else
- * for longer than its allowance.
+ * `TimeAllowance`: each tenant's allowance of some shared time — a script thread's, or the
+ * serving thread's spent compiling its schemas — as a bucket of `allowanceMs` that refills evenly
+ * over `windowMs`. Work is charged when it ends (its cost is known only then), so a tenant may
+ * overdraw by the work it had in flight; it then starts nothing until the refill paid the debt.
+ * A share of threads or turns bounds how much a tenant runs at once; this bounds how long it
+ * keeps them busy, so one tenant cannot take the machine's cores from everyone else for longer
+ * than its allowance.
  *
  * @example
- * const time = new WorkerTime(60_000, 60_000);
+ * const time = new TimeAllowance(60_000, 60_000);
  * time.charge("evil", 90_000);
  * time.waitMs("evil"); // 30_000: ms until it may start a run again
  */
-export class WorkerTime {
+export class TimeAllowance {
   private readonly tenants = new Map<string, { balance: number; at: number }>();
 
   constructor(
@@ -23,7 +23,7 @@ export class WorkerTime {
   ) {
     if (!(allowanceMs > 0) || !(windowMs > 0)) {
       throw new RangeError(
-        `the worker time allowance and its window must be positive, got ${allowanceMs} / ${windowMs}`,
+        `a time allowance and its window must be positive, got ${allowanceMs} / ${windowMs}`,
       );
     }
   }
