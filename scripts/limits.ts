@@ -142,7 +142,7 @@ export function limitRows(): [string, string, string][] {
     ],
     [
       "JSON Schema compiles of one tenant on the serving thread (spawns' client tools), not cached",
-      `${SCHEMA_COMPILE_SHARES.turnsPerTenant} at a time, ${SCHEMA_COMPILE_SHARES.queuedPerTenant} waiting at most ${SCHEMA_COMPILE_SHARES.maxWaitMs / 1000} s; ${SCHEMA_COMPILE_SHARES.msPerMinute / 1000} s of compiling per minute`,
+      `${SCHEMA_COMPILE_SHARES.turnsPerTenant} at a time, ${SCHEMA_COMPILE_SHARES.queuedPerTenant} waiting at most ${SCHEMA_COMPILE_SHARES.maxWaitMs / 1000} s, resting ${SCHEMA_COMPILE_SHARES.restPerCompile} × each compile's time after it; ${SCHEMA_COMPILE_SHARES.msPerMinute / 1000} s of compiling per minute`,
       "429 `busy` / 429 `rate_limited` with `Retry-After`",
     ],
     [

@@ -147,6 +147,40 @@ describe("attack suite: one tenant against the others' share", () => {
     }
   });
 
+  it("a read token's flood of spawns, four in flight, each with fresh client schemas of 2,979 nodes", async () => {
+    let spawns = 0;
+    /** One client tool's schema of 993 nodes, 60 of its properties with a pattern, none seen before. */
+    const freshSchema = (tag: string) => ({
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 330 }, (_, i) => [
+          `${tag}_${i}`,
+          i < 60 ? { type: "string", pattern: `^${tag}${i}[a-z]*$` } : { type: "integer", minimum: i },
+        ]),
+      ),
+    });
+    const { seen } = await underAttack(
+      "spawn flood with fresh client schemas (read token, 4 in flight)",
+      4,
+      async () => {
+        const tag = `s${++spawns}x${Math.random().toString(36).slice(2, 8)}`;
+        const answer = await call(`${EVIL}/processes`, attacker, {
+          engine: "attacker",
+          models: [],
+          clientTools: [0, 1, 2].map((i) => ({
+            name: `client_${i}`,
+            description: "a client tool",
+            inputSchema: freshSchema(`${tag}t${i}`),
+          })),
+        });
+        return outcomeOf(answer);
+      },
+    );
+    // Each spawn compiled (201) or waited its tenant's turn in vain or past its time (429) — nothing else.
+    for (const outcome of seen.keys()) expect(["201 ok", "429 busy", "429 rate_limited"]).toContain(outcome);
+    expect(seen.get("201 ok")).toBeGreaterThan(0);
+  });
+
   it("a scripted tool calling itself, four at once, retrying when refused", async () => {
     const { seen } = await underAttack("4 × scripted ouroboros calling itself", 4, async () =>
       outcomeOf(await call(`${EVIL}/tools/ouroboros/invoke`, attacker, { params: {} })),

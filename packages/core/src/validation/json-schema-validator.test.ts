@@ -246,7 +246,13 @@ describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the servin
     type: "object",
     properties: { [tag]: { type: "string", pattern: "^[a-z]+$" } },
   });
-  const shares = { turnsPerTenant: 1, queuedPerTenant: 1, maxWaitMs: 5_000, msPerMinute: 60_000 };
+  const shares = {
+    turnsPerTenant: 1,
+    queuedPerTenant: 1,
+    maxWaitMs: 30_000,
+    restPerCompile: 2,
+    msPerMinute: 60_000,
+  };
 
   it("compiles one schema of a tenant at a time; one more waits, the next is refused 429 busy, another tenant is not", async () => {
     const schemas = new JsonSchemaValidator(undefined, shares);

@@ -33,15 +33,17 @@ export const MAX_PATTERNS = 64;
 /**
  * Each tenant's share of the serving thread's time spent compiling schemas that are not cached
  * (`compileAsTenant`): compiles of one tenant run one at a time (`turnsPerTenant`), at most
- * `queuedPerTenant` more wait, each at most `maxWaitMs` (beyond, 429 `busy`), and together they
- * take at most `msPerMinute` of the thread per minute (beyond, 429 `rate_limited`). A compile at
- * the size caps costs ~0.1-0.3 s here, so one tenant keeps the thread at most that long at a time
- * and about a sixth of it over a minute.
+ * `queuedPerTenant` more wait, each at most `maxWaitMs` (beyond, 429 `busy`); after each compile
+ * the tenant's turn rests `restPerCompile` times as long, and together its compiles take at most
+ * `msPerMinute` of the thread per minute (beyond, 429 `rate_limited`). A compile at the size caps
+ * costs ~0.1-0.3 s here, so one tenant keeps the thread at most that long at a time, at most a
+ * third of it while it floods, and a sixth of it over a minute.
  */
 export const SCHEMA_COMPILE_SHARES: SchemaCompileShares = Object.freeze({
   turnsPerTenant: 1,
   queuedPerTenant: 8,
   maxWaitMs: 5_000,
+  restPerCompile: 2,
   msPerMinute: 10_000,
 });
 
@@ -50,6 +52,7 @@ export interface SchemaCompileShares {
   readonly turnsPerTenant: number;
   readonly queuedPerTenant: number;
   readonly maxWaitMs: number;
+  readonly restPerCompile: number;
   readonly msPerMinute: number;
 }
 
@@ -165,16 +168,21 @@ export class JsonSchemaValidator {
       );
     }
     const release = await this.#turn(tenant);
+    let restMs = 0;
     try {
       for (const index of missing) {
-        // Whoever else waits for the thread (a health check, another tenant) goes first.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        // Whoever else waits for the thread (a health check, another tenant) goes first, and the
+        // tenant's turn rests after each compile: its flood gets a bounded part of the thread.
+        await new Promise((resolve) => setTimeout(resolve, restMs));
         const started = performance.now();
         results[index] = this.compile(schemas[index]!);
-        this.#allowance.charge(tenant, performance.now() - started);
+        const spent = performance.now() - started;
+        this.#allowance.charge(tenant, spent);
+        restMs = spent * this.#shares.restPerCompile;
       }
     } finally {
-      release();
+      // The answer need not wait for the last rest; the tenant's next compile does.
+      setTimeout(release, restMs);
     }
     return results as CompiledJsonSchema[];
   }
