@@ -188,7 +188,7 @@ export function limitRows(): [string, string, string][] {
     ],
     [
       "script threads one tenant holds, nested runs included (its share)",
-      `1/${tenantsSharingThreads} of the threads, at least the runs above, never all (\`VANCE_SCRIPT_MAX_THREADS_PER_TENANT\`)`,
+      `1/${tenantsSharingThreads} of the threads, at least the runs above and ${DEFAULT_CALL_LIMITS.maxDepth + 1} (a chain at the full call depth), never all (\`VANCE_SCRIPT_MAX_THREADS_PER_TENANT\`)`,
       "top-level runs wait; a nested run fails at once with `Busy`",
     ],
     [

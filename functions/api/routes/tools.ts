@@ -110,7 +110,8 @@ const DOCS = {
       200: jsonResponse("Replaced", ToolViewSchema),
       201: jsonResponse("Created", ToolViewSchema),
     },
-    problems: DOCUMENT_WRITE_PROBLEMS,
+    // Parsing compiles the document's schemas in its tenant's turn (`SCHEMA_COMPILE_SHARES`).
+    problems: { ...DOCUMENT_WRITE_PROBLEMS, 429: ["busy", "rate_limited"] },
   },
   delete: {
     summary: "Delete the tool document of this layer (`If-Match` honoured)",

@@ -4181,6 +4181,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description busy | rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "busy" | "rate_limited";
+                    };
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {

@@ -243,7 +243,7 @@ describe("a script's worst", () => {
 
   it("refuses a share of every thread: a tenant may never hold the whole pool", async () => {
     await expect(ScriptPool.create({ maxWorkers: 4, maxThreadsPerTenant: 4 })).rejects.toThrow(
-      "maxThreadsPerTenant must be less than maxWorkers (4)",
+      "maxThreadsPerTenant must be less than the 4 threads",
     );
   });
 

@@ -3,6 +3,7 @@ import { TimeAllowance } from "@vance/core/time-allowance";
 import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
+import { defaultTenantShare, POOL_DEFAULTS, tenantShareProblem } from "./pool-defaults";
 import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-thread-handle";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
 
@@ -55,7 +56,7 @@ export interface ScriptPoolOptions {
   /**
    * Most threads one tenant holds at once, its sibling calls' runs included: its share of the
    * pool, less than all of it (when the pool has more than one thread). Default a quarter of
-   * `maxWorkers`, at least `maxRunsPerTenant`.
+   * `maxWorkers`, at least `maxRunsPerTenant` and a chain at the full call depth (9).
    */
   maxThreadsPerTenant?: number;
   /**
@@ -92,6 +93,8 @@ export const DEFAULT_WORKER_URL = new URL("../dist/script-worker.mjs", import.me
 /** Input names that cannot become top-level variables: the host object, and the prototype setter. */
 const RESERVED_INPUTS = new Set(["vance", "__proto__"]);
 
+export { POOL_DEFAULTS } from "./pool-defaults";
+
 /** Settings that must be at least 1 (the others at least 0). */
 const LEAST_ONE: ReadonlySet<string> = new Set([
   "maxWorkers",
@@ -100,34 +103,8 @@ const LEAST_ONE: ReadonlySet<string> = new Set([
   "workerSecondsPerMinute",
 ]);
 
-/**
- * A tenant's share of `maxWorkers` threads: a quarter, at least its top-level runs, never all of
- * them (a pool of one thread has nothing to share).
- */
-function defaultShare(maxWorkers: number, maxRunsPerTenant: number): number {
-  const share = Math.max(maxRunsPerTenant, Math.floor(maxWorkers / POOL_DEFAULTS.tenantsSharingThreads));
-  return Math.max(1, Math.min(share, maxWorkers - 1));
-}
-
 /** Idle threads above `warmWorkers` are stopped after this long, giving their memory back. */
 const IDLE_RETIRE_MS = 30_000;
-
-/**
- * The pool's defaults where `ScriptPoolOptions` leave them out (README's "Limits" table is
- * generated from these): per tenant, `runsPerTenantPerCore` runs at once per core and
- * `queuedPerRun` waiting per allowed run, each waiting at most `maxQueueWaitMs`; at most
- * `maxWorkers` threads; a run past its deadline terminated after `graceMs`.
- */
-export const POOL_DEFAULTS = Object.freeze({
-  runsPerTenantPerCore: 2,
-  /** A tenant's share of the threads: `maxWorkers` divided by this. */
-  tenantsSharingThreads: 4,
-  workerSecondsPerCorePerMinute: 30,
-  queuedPerRun: 16,
-  maxQueueWaitMs: 10_000,
-  maxWorkers: 32,
-  graceMs: 250,
-});
 
 /**
  * Runs `scripted` tools in QuickJS on a pool of worker threads: a fresh runtime and context per
@@ -169,7 +146,7 @@ export class ScriptPool {
     const settings = {
       warmWorkers: options.warmWorkers ?? cores,
       maxRunsPerTenant,
-      maxThreadsPerTenant: options.maxThreadsPerTenant ?? defaultShare(maxWorkers, maxRunsPerTenant),
+      maxThreadsPerTenant: options.maxThreadsPerTenant ?? defaultTenantShare(maxWorkers, maxRunsPerTenant),
       workerSecondsPerMinute:
         options.workerSecondsPerMinute ?? POOL_DEFAULTS.workerSecondsPerCorePerMinute * cores,
       maxWorkers,
@@ -183,11 +160,8 @@ export class ScriptPool {
         throw new RangeError(`${name} must be an integer of at least ${least}, got ${value}`);
       }
     }
-    if (settings.maxWorkers > 1 && settings.maxThreadsPerTenant >= settings.maxWorkers) {
-      throw new RangeError(
-        `maxThreadsPerTenant must be less than maxWorkers (${settings.maxWorkers}): no tenant may hold every thread, got ${settings.maxThreadsPerTenant}`,
-      );
-    }
+    const unshared = tenantShareProblem(settings.maxThreadsPerTenant, settings.maxWorkers);
+    if (unshared) throw new RangeError(`maxThreadsPerTenant ${unshared}`);
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
     const pool = new ScriptPool(defaults, settings, {
       url: options.workerUrl ?? DEFAULT_WORKER_URL,

@@ -195,7 +195,11 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
-      const schema = this.options.environment.jsonSchemas.compile(target.inputSchema);
+      // A schema not compiled yet (an MCP server's tool, say) compiles in the caller's tenant's turn.
+      const [schema] = await this.options.environment.jsonSchemas.compileAsTenant(request.caller.tenant, [
+        target.inputSchema,
+      ]);
+      if (!schema) throw new Error("compileAsTenant answered no schema for one asked");
       if (!schema.ok) throw unusableSchema(target, schema.message);
       return schema.validate(input);
     });

@@ -160,6 +160,35 @@ export class JsonSchemaValidator {
     const results = schemas.map((schema) => this.#cached(schema));
     const missing = results.flatMap((result, index) => (result ? [] : [index]));
     if (missing.length === 0) return results as CompiledJsonSchema[];
+    await this.#inTurn(tenant, async (paced) => {
+      for (const index of missing) results[index] = await paced(() => this.compile(schemas[index]!));
+    });
+    return results as CompiledJsonSchema[];
+  }
+
+  /**
+   * Runs `work` — synchronous work on the serving thread that compiles `tenant`'s schemas (a tool
+   * document's parse, say) — in the tenant's turn, as `compileAsTenant` runs its compiles.
+   * Throws 429 `busy` / `rate_limited` as `compileAsTenant` does.
+   */
+  async inTenantTurn<T>(tenant: string, work: () => T): Promise<T> {
+    let result: { value: T } | undefined;
+    await this.#inTurn(tenant, async (paced) => {
+      result = { value: await paced(work) };
+    });
+    return result!.value;
+  }
+
+  /**
+   * Runs `body` holding one of `tenant`'s turns; each piece of work it hands `paced` runs after
+   * whoever else waits for the thread (a health check, another tenant), is charged to the
+   * tenant's compile time, and makes the turn rest `restPerCompile` times as long after it. The
+   * answer need not wait for the last rest; the tenant's next turn does.
+   */
+  async #inTurn(
+    tenant: string,
+    body: (paced: <T>(work: () => T) => Promise<T>) => Promise<void>,
+  ): Promise<void> {
     const waitMs = this.#allowance.waitMs(tenant);
     if (waitMs > 0) {
       throw Errors.rateLimited(
@@ -169,22 +198,22 @@ export class JsonSchemaValidator {
     }
     const release = await this.#turn(tenant);
     let restMs = 0;
-    try {
-      for (const index of missing) {
-        // Whoever else waits for the thread (a health check, another tenant) goes first, and the
-        // tenant's turn rests after each compile: its flood gets a bounded part of the thread.
-        await new Promise((resolve) => setTimeout(resolve, restMs));
-        const started = performance.now();
-        results[index] = this.compile(schemas[index]!);
+    const paced = async <T>(work: () => T): Promise<T> => {
+      await new Promise((resolve) => setTimeout(resolve, restMs));
+      const started = performance.now();
+      try {
+        return work();
+      } finally {
         const spent = performance.now() - started;
         this.#allowance.charge(tenant, spent);
         restMs = spent * this.#shares.restPerCompile;
       }
+    };
+    try {
+      await body(paced);
     } finally {
-      // The answer need not wait for the last rest; the tenant's next compile does.
       setTimeout(release, restMs);
     }
-    return results as CompiledJsonSchema[];
   }
 
   /** The compiled schema when it is cached, else undefined (nothing compiled). */
