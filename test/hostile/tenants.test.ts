@@ -6,9 +6,11 @@ import { MAX_BLOCK_MS, startTarget, type Target } from "./support";
  * Attack cases of one tenant against the capacity all tenants share (script threads, the serving
  * thread's time), asserting what another tenant sees meanwhile: its scripted `add_numbers`
  * answers within 1 s at the 95th percentile and never 429, and /v1/health (sampled from a
- * process of its own by `target.attack`) never waits 1 s.
+ * process of its own by `target.attack`) never waits 1 s. Each case waits for the attacker's
+ * requests in flight when the victim is done: a program at the full call depth retries its
+ * refusals inside the sandbox until its 10 s deadline.
  */
-describe("attack suite: one tenant against the others' share", () => {
+describe("attack suite: one tenant against the others' share", { timeout: 120_000 }, () => {
   let target: Target;
   let attacker: string;
   let victim: string;
@@ -101,7 +103,7 @@ describe("attack suite: one tenant against the others' share", () => {
         "type: scripted",
         "description: calls itself, and again when refused",
         "parameters:",
-        "  timeoutMs: 30000",
+        "  timeoutMs: 10000",
         "  inputs: []",
         `  source: ${JSON.stringify('for (;;) { try { vance.tools.call("ouroboros", {}) } catch (e) { if (e.name === "CallBudgetExceeded") throw e } }')}`,
       ].join("\n"),
@@ -123,7 +125,7 @@ describe("attack suite: one tenant against the others' share", () => {
     const processId = String(spawned.body.processId);
     // The program calls itself (its own source travels in SELF) and retries whatever is refused
     // but the end of its call budget.
-    const body = `for (;;) { try { vance.tools.call("execute_javascript", { code: "const SELF = " + JSON.stringify(SELF) + "; " + SELF, timeoutMs: 30000 }) } catch (e) { if (e.name === "CallBudgetExceeded") throw e } }`;
+    const body = `for (;;) { try { vance.tools.call("execute_javascript", { code: "const SELF = " + JSON.stringify(SELF) + "; " + SELF, timeoutMs: 10000 }) } catch (e) { if (e.name === "CallBudgetExceeded") throw e } }`;
     const program = `const SELF = ${JSON.stringify(body)}; ${body}`;
     const { seen } = await underAttack(
       "4 × execute_javascript calling itself, retrying refusals",
@@ -132,7 +134,7 @@ describe("attack suite: one tenant against the others' share", () => {
         outcomeOf(
           await call(`${EVIL}/processes/${processId}/invoke`, attacker, {
             name: "execute_javascript",
-            params: { code: program, timeoutMs: 30_000 },
+            params: { code: program, timeoutMs: 10_000 },
           }),
         ),
     );
