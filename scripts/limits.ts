@@ -32,6 +32,7 @@ import { MAX_SCRIPT_TIMEOUT_MS } from "../packages/core/src/tool-types/scripted"
 import {
   MAX_PATTERN_INSTRUCTIONS,
   MAX_PATTERNS,
+  SCHEMA_COMPILE_SHARES,
 } from "../packages/core/src/validation/json-schema-validator";
 
 export const README = fileURLToPath(new URL("../docs/limits.md", import.meta.url));
@@ -51,7 +52,14 @@ function count(n: number): string {
 
 /** The rows: what is bounded, the bound, and what a caller meets beyond it. */
 export function limitRows(): [string, string, string][] {
-  const { runsPerTenantPerCore, queuedPerRun, maxQueueWaitMs, maxWorkers } = POOL_DEFAULTS;
+  const {
+    runsPerTenantPerCore,
+    queuedPerRun,
+    maxQueueWaitMs,
+    maxWorkers,
+    tenantsSharingThreads,
+    workerSecondsPerCorePerMinute,
+  } = POOL_DEFAULTS;
   const DIAGNOSTICS_MAX_BODY_BYTES =
     ROUTE_BODY_LIMITS["POST /v1/tenants/:tenant/projects/:project/diagnostics/empty-response"]!.maxBytes;
   const schema = JSON_SCHEMA_LIMITS;
@@ -121,7 +129,16 @@ export function limitRows(): [string, string, string][] {
       `the JSON Schema limits: ${count(schema.maxNodes)} nodes, ${schema.maxDepth} levels, combinators ${schema.maxCombinatorNesting} deep`,
       "offered, checked in part (breadth-first from its root), the rest left to the API, with a note",
     ],
-    ["sub-tool description (OpenAPI)", `${count(MAX_DESCRIPTION_CHARS)} characters`, "cut"],
+    [
+      "a tool description from an upstream (OpenAPI operation, MCP server)",
+      `${count(MAX_DESCRIPTION_CHARS)} characters`,
+      "cut",
+    ],
+    [
+      "JSON Schema compiles of one tenant on the serving thread (spawns' client tools), not cached",
+      `${SCHEMA_COMPILE_SHARES.turnsPerTenant} at a time, ${SCHEMA_COMPILE_SHARES.queuedPerTenant} waiting at most ${SCHEMA_COMPILE_SHARES.maxWaitMs / 1000} s, resting ${SCHEMA_COMPILE_SHARES.restPerCompile} × each compile's time after it; ${SCHEMA_COMPILE_SHARES.msPerMinute / 1000} s of compiling per minute`,
+      "429 `busy` / 429 `rate_limited` with `Retry-After`",
+    ],
     [
       "tools read from one MCP server (`tools/list` pages)",
       count(DEFAULT_MAX_MCP_TOOLS),
@@ -150,18 +167,28 @@ export function limitRows(): [string, string, string][] {
     ],
     [
       "nested calls of one top-level call",
-      `${DEFAULT_CALL_LIMITS.maxDepth} deep, ${count(DEFAULT_CALL_LIMITS.maxCalls)} in all`,
+      `${DEFAULT_CALL_LIMITS.maxDepth} deep, ${count(DEFAULT_CALL_LIMITS.maxCalls)} in all (refused ones counted)`,
       "`CallDepthExceeded` / `CallBudgetExceeded`",
     ],
     [
-      "scripts one tenant runs at once",
+      "scripts one tenant runs at once (top-level; nested runs run under their root's)",
       `${runsPerTenantPerCore} × cores (\`VANCE_SCRIPT_MAX_RUNS_PER_TENANT\`)`,
       "queued",
     ],
     [
       "scripts of one tenant waiting",
-      `${queuedPerRun} × the above, each at most ${maxQueueWaitMs / 1000} s (\`VANCE_SCRIPT_MAX_QUEUED_PER_TENANT\`)`,
-      "429 `busy`",
+      `${queuedPerRun} × the above, each at most ${maxQueueWaitMs / 1000} s or its own deadline (\`VANCE_SCRIPT_MAX_QUEUED_PER_TENANT\`)`,
+      "429 `busy`, `Retry-After: 1`",
+    ],
+    [
+      "script threads one tenant holds, nested runs included (its share)",
+      `1/${tenantsSharingThreads} of the threads, at least the runs above and ${DEFAULT_CALL_LIMITS.maxDepth + 1} (a chain at the full call depth), never all (\`VANCE_SCRIPT_MAX_THREADS_PER_TENANT\`)`,
+      "top-level runs wait; a nested run fails at once with `Busy`",
+    ],
+    [
+      "script thread time of one tenant (running, not waiting for sibling calls)",
+      `${workerSecondsPerCorePerMinute} s × cores per minute (\`VANCE_SCRIPT_SECONDS_PER_MINUTE\`)`,
+      "429 `rate_limited` with `Retry-After`; nested: `RateLimited`",
     ],
     ["script threads, all tenants", `${maxWorkers} (\`VANCE_SCRIPT_MAX_WORKERS\`)`, "runs wait for a thread"],
     ["`execute_javascript` program", `${count(MAX_PROGRAM_CHARS)} characters`, "422 `invalid_params`"],

@@ -143,6 +143,44 @@ describe("ToolDispatcher callLimits", () => {
     expect(await dispatcher.invoke(call)).toMatchObject({ error: "CallBudgetExceeded", message: "after 50" });
   });
 
+  it("a script that calls itself and retries every refusal spends one tally: its attempts stop at 1,000", async () => {
+    let attempts = 0;
+    let runs = 0;
+    // Each run calls `caller` (itself) again and retries whatever is refused, but the budget's end.
+    const selfCalling = async (request: ScriptRunRequest) => {
+      runs++;
+      for (let i = 0; i < 5_000; i++) {
+        attempts++;
+        const outcome = await request.callTool!("caller", {}, request.signal);
+        if ("error" in outcome && outcome.error === "CallBudgetExceeded") {
+          return { ok: false as const, error: outcome.error, message: outcome.message };
+        }
+      }
+      return { ok: true as const, value: "never stopped" };
+    };
+    const dispatcher = await dispatcherWith(selfCalling, {});
+    expect(await dispatcher.invoke(call)).toMatchObject({ error: "CallBudgetExceeded" });
+    // 1,000 charged attempts (runs and depth refusals alike), then one refusal per level ends it.
+    expect(attempts).toBeGreaterThan(1_000);
+    expect(attempts).toBeLessThanOrEqual(1_000 + 9);
+    expect(runs).toBeLessThanOrEqual(1_000 + 1);
+  });
+
+  it("RateLimited is a 429 rate_limited for the top-level call, with the wait it named", async () => {
+    const limited = async () => ({
+      ok: false as const,
+      error: "RateLimited",
+      message: "tenant 'acme' spent its script time",
+      retryAfterMs: 12_300,
+    });
+    const dispatcher = await dispatcherWith(limited, {});
+    await expect(dispatcher.invoke(call)).rejects.toMatchObject({
+      code: "rate_limited",
+      status: 429,
+      extra: { retryAfterSeconds: 13 },
+    });
+  });
+
   it("Busy is a 429 only for the top-level call; a nested call sees it as an error value", async () => {
     const busy = async () => ({ ok: false as const, error: "Busy", message: "the tenant's runs are full" });
     const dispatcher = await dispatcherWith(busy, {});

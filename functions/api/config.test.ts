@@ -18,6 +18,20 @@ describe("loadConfig: companion settings are required at start", () => {
     ]);
   });
 
+  it("refuses a tenant's share of every script thread at start, not at the first script", () => {
+    expect(problems({ VANCE_SCRIPT_MAX_THREADS_PER_TENANT: "32" })).toEqual([
+      "- VANCE_SCRIPT_MAX_THREADS_PER_TENANT: must be less than VANCE_SCRIPT_MAX_WORKERS (default 32): no tenant may hold every script thread",
+    ]);
+    expect(
+      problems({ VANCE_SCRIPT_MAX_THREADS_PER_TENANT: "4", VANCE_SCRIPT_MAX_WORKERS: "4" }),
+    ).toHaveLength(1);
+    expect(
+      loadConfig({ VANCE_SCRIPT_MAX_THREADS_PER_TENANT: "3", VANCE_SCRIPT_MAX_WORKERS: "4" }),
+    ).toMatchObject({
+      VANCE_SCRIPT_MAX_THREADS_PER_TENANT: 3,
+    });
+  });
+
   it("names each missing bucket of VANCE_STORE=s3 on its own line", () => {
     expect(problems({ VANCE_STORE: "s3" })).toEqual([
       "- VANCE_DOCUMENTS_BUCKET: required when VANCE_STORE=s3",

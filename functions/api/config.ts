@@ -1,5 +1,6 @@
 import { decodeSecretsKey } from "@vance/adapters";
 import { issuesToFieldErrors, commaList as splitList, trimChar } from "@vance/core";
+import { POOL_DEFAULTS, tenantShareProblem } from "@vance/sandbox/pool-defaults";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
 
@@ -179,6 +180,10 @@ export const ConfigSchema = v.pipe(
     VANCE_SCRIPT_MAX_WORKERS: OptionalWhole("VANCE_SCRIPT_MAX_WORKERS", 1),
     VANCE_SCRIPT_MAX_RUNS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_RUNS_PER_TENANT", 1),
     VANCE_SCRIPT_MAX_QUEUED_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_QUEUED_PER_TENANT", 0),
+    /** A tenant's share of the script threads, its nested runs included (less than VANCE_SCRIPT_MAX_WORKERS). */
+    VANCE_SCRIPT_MAX_THREADS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_THREADS_PER_TENANT", 1),
+    /** Seconds of script thread time one tenant may spend per minute; beyond, 429 `rate_limited`. */
+    VANCE_SCRIPT_SECONDS_PER_MINUTE: OptionalWhole("VANCE_SCRIPT_SECONDS_PER_MINUTE", 1),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
     VANCE_NETWORK_ALLOWLIST: CommaList,
     /**
@@ -247,6 +252,19 @@ export const ConfigSchema = v.pipe(
       "required when VANCE_LOCAL_TOKENS is off (no token could be verified): a JSON list of trusted issuers, or VANCE_LOCAL_TOKENS=true",
     ),
     ["VANCE_TOKEN_ISSUERS"],
+  ),
+  v.forward(
+    v.partialCheck(
+      [["VANCE_SCRIPT_MAX_THREADS_PER_TENANT"], ["VANCE_SCRIPT_MAX_WORKERS"]],
+      (env) =>
+        env.VANCE_SCRIPT_MAX_THREADS_PER_TENANT === undefined ||
+        tenantShareProblem(
+          env.VANCE_SCRIPT_MAX_THREADS_PER_TENANT,
+          env.VANCE_SCRIPT_MAX_WORKERS ?? POOL_DEFAULTS.maxWorkers,
+        ) === null,
+      "must be less than VANCE_SCRIPT_MAX_WORKERS (default 32): no tenant may hold every script thread",
+    ),
+    ["VANCE_SCRIPT_MAX_THREADS_PER_TENANT"],
   ),
   v.forward(
     v.partialCheck(

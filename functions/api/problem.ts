@@ -12,12 +12,19 @@ const TITLES: Record<number, string> = {
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
 
 /** Seconds a client should wait before retrying a 503: outages are noticed per request, so soon. */
 const RETRY_AFTER_SECONDS = "1";
+
+/** `Retry-After` of a 429 or 503: what the failure says (`retryAfterSeconds`), else soon. */
+function retryAfter(error: VanceError): string {
+  const seconds = error.extra.retryAfterSeconds;
+  return typeof seconds === "number" && seconds > 0 ? String(Math.ceil(seconds)) : RETRY_AFTER_SECONDS;
+}
 
 /** The one place that turns failures into RFC 9457 problem+json answers. */
 export function problemResponse(error: unknown, log: (fields: Record<string, unknown>) => void): Response {
@@ -44,7 +51,7 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
     status: vance.status,
     headers: {
       "content-type": "application/problem+json",
-      ...(vance.status === 503 ? { "retry-after": RETRY_AFTER_SECONDS } : {}),
+      ...(vance.status === 503 || vance.status === 429 ? { "retry-after": retryAfter(vance) } : {}),
       // RFC 6750 §3: a 401 names the scheme that would have worked, a bearer refusal also why
       // and where the resource's metadata is (MCP clients read it to find the issuer).
       ...(vance instanceof BearerError

@@ -363,7 +363,7 @@ export const MetricsSchema = v.object({
       v.object({ issuer: v.string(), keys: v.number(), reads: v.number(), failures: v.number() }),
     ),
   }),
-  /** The script pool: its threads, runs, busy answers and queued runs; null before a lazy pool started. */
+  /** The script pool: its threads, runs, busy and rate-limited answers and queued runs; null before a lazy pool started. */
   scripts: v.nullable(
     v.object({
       workers: v.object({
@@ -375,6 +375,7 @@ export const MetricsSchema = v.object({
       }),
       runs: v.number(),
       busy: v.number(),
+      rateLimited: v.number(),
       queued: v.number(),
     }),
   ),

@@ -141,6 +141,12 @@ export async function scriptPool(config: Config): Promise<ScriptPool> {
     ...(config.VANCE_SCRIPT_MAX_QUEUED_PER_TENANT === undefined
       ? {}
       : { maxQueuedPerTenant: config.VANCE_SCRIPT_MAX_QUEUED_PER_TENANT }),
+    ...(config.VANCE_SCRIPT_MAX_THREADS_PER_TENANT === undefined
+      ? {}
+      : { maxThreadsPerTenant: config.VANCE_SCRIPT_MAX_THREADS_PER_TENANT }),
+    ...(config.VANCE_SCRIPT_SECONDS_PER_MINUTE === undefined
+      ? {}
+      : { workerSecondsPerMinute: config.VANCE_SCRIPT_SECONDS_PER_MINUTE }),
   });
 }
 
@@ -210,6 +216,14 @@ function observeScriptPool(metrics: ServiceMetrics, stats: () => ScriptPoolStats
     .addCallback((result) => {
       const now = stats();
       if (now) result.observe(now.busy);
+    });
+  metrics.meter
+    .createObservableCounter("vance.scripts.rate_limited_answers", {
+      description: "Script runs refused because their tenant had spent its script time per minute",
+    })
+    .addCallback((result) => {
+      const now = stats();
+      if (now) result.observe(now.rateLimited);
     });
 }
 

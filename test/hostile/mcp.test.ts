@@ -160,6 +160,33 @@ describe("attack suite: hostile MCP servers", () => {
     }
   });
 
+  it("a server's 200 tools with 40,000-character descriptions are listed cut at 1,024 characters, as an OpenAPI operation's", async () => {
+    const server = await startHostileMcp((message) => {
+      if (message.method !== "tools/list") return undefined;
+      const tools = Array.from({ length: 200 }, (_, index) => ({
+        name: `wordy_${index}`,
+        description: `tool ${index} `.padEnd(40_000, "blah "),
+        inputSchema: { type: "object" },
+      }));
+      return { json: rpc(message, { tools }) };
+    });
+    try {
+      await putMcpServer(target, "mcp", "wordy", server.url, { name: "wordy", type: "mcp_server" });
+      const answer = await target.attack(
+        "200 MCP tools with 40,000-character descriptions",
+        () => target.request(`${T}/tools`),
+        (result) => `${result.status}`,
+      );
+      const listed = (await answer.json()) as { tools: { name: string; description: string }[] };
+      const wordy = listed.tools.filter((entry) => entry.name.startsWith("wordy__"));
+      expect(wordy).toHaveLength(200);
+      for (const entry of wordy) expect(entry.description).toHaveLength(1_024);
+      expect(wordy[0]?.description.endsWith("…")).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a 1.4 MB input schema offered by the server is refused before Ajv compiles it", async () => {
     const properties = Object.fromEntries(
       Array.from({ length: 700 }, (_, index) => [

@@ -80,7 +80,7 @@ const DOCS = {
         SpawnedProcessSchema,
       ),
     },
-    problems: { 422: ["budget_floor_exceeded"] },
+    problems: { 422: ["budget_floor_exceeded"], 429: ["busy", "rate_limited"] },
   },
   get: {
     summary: "The process record, activated tools included",
@@ -107,7 +107,7 @@ const DOCS = {
       403: ["tool_not_allowed"],
       404: ["process_not_found", "tool_not_found", "tool_disabled"],
       422: ["invalid_params"],
-      429: ["busy"],
+      429: ["busy", "rate_limited"],
     },
   },
 } satisfies Record<string, Operation>;

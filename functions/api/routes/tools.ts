@@ -110,7 +110,8 @@ const DOCS = {
       200: jsonResponse("Replaced", ToolViewSchema),
       201: jsonResponse("Created", ToolViewSchema),
     },
-    problems: DOCUMENT_WRITE_PROBLEMS,
+    // Parsing compiles the document's schemas in its tenant's turn (`SCHEMA_COMPILE_SHARES`).
+    problems: { ...DOCUMENT_WRITE_PROBLEMS, 429: ["busy", "rate_limited"] },
   },
   delete: {
     summary: "Delete the tool document of this layer (`If-Match` honoured)",
@@ -126,7 +127,7 @@ const DOCS = {
       403: ["tool_not_allowed"],
       404: ["tool_not_found", "tool_disabled"],
       422: ["invalid_params"],
-      429: ["busy"],
+      429: ["busy", "rate_limited"],
     },
   },
 } satisfies Record<string, Operation>;

@@ -916,6 +916,7 @@ export interface operations {
                         scripts: {
                             busy: number;
                             queued: number;
+                            rateLimited: number;
                             runs: number;
                             workers: {
                                 busy: number;
@@ -2853,6 +2854,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description busy | rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "busy" | "rate_limited";
+                    };
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -3137,7 +3150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description busy */
+            /** @description busy | rate_limited */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +3158,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "busy";
+                        code?: "busy" | "rate_limited";
                     };
                 };
             };
@@ -4168,6 +4181,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description busy | rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "busy" | "rate_limited";
+                    };
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -4430,7 +4455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description busy */
+            /** @description busy | rate_limited */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,7 +4463,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "busy";
+                        code?: "busy" | "rate_limited";
                     };
                 };
             };

@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   no_limit_in_error: 422,
   budget_floor_exceeded: 422,
   busy: 429,
+  rate_limited: 429,
   internal_error: 500,
   start_failed: 500,
   source_unavailable: 502,
@@ -150,7 +151,13 @@ export const Errors = {
       },
     ]),
   preconditionFailed: (detail: string) => new VanceError("precondition_failed", detail),
-  busy: (detail: string) => new VanceError("busy", detail),
+  /** No slot before the deadline: nothing ran; `retryAfterSeconds` is sent as `Retry-After`. */
+  busy: (detail: string) => new VanceError("busy", detail, [], { retryAfterSeconds: 1 }),
+  /** The tenant spent an allowance of time; it may try again in `retryAfterSeconds`. */
+  rateLimited: (detail: string, retryAfterSeconds: number) =>
+    new VanceError("rate_limited", detail, [], {
+      retryAfterSeconds: Math.max(1, Math.ceil(retryAfterSeconds)),
+    }),
   pathConflict: (path: string) =>
     new VanceError(
       "path_conflict",

@@ -193,6 +193,7 @@ export {
   tracedScripts,
 } from "./telemetry/telemetry";
 export { controlCharacterProblem, stripControls, trimChar } from "./text";
+export { TimeAllowance } from "./time-allowance";
 export { builtInToolTypes } from "./tool-types/builtin-types";
 export { OpenJsonSchema } from "./tool-types/common";
 export { mcpServerDocumentJsonSchema, toolDocumentJsonSchema } from "./tool-types/document-schemas";

@@ -43,6 +43,21 @@ export function stripControls(text: string): string {
   return start === 0 ? text : result + text.slice(start);
 }
 
+/**
+ * Characters of an upstream's tool description (an OpenAPI operation's, an MCP server's tool's) a
+ * tool keeps. A description reaches every listing, search and manifest of every process that may
+ * call the tool, so an upstream's cannot be longer than a tenant could usefully write.
+ */
+export const MAX_UPSTREAM_DESCRIPTION_CHARS = 1_024;
+
+/** An upstream's description as a tool shows it: without control characters, cut at {@link MAX_UPSTREAM_DESCRIPTION_CHARS}. */
+export function upstreamDescription(text: string): string {
+  const clean = stripControls(text);
+  return clean.length > MAX_UPSTREAM_DESCRIPTION_CHARS
+    ? `${clean.slice(0, MAX_UPSTREAM_DESCRIPTION_CHARS - 1)}…`
+    : clean;
+}
+
 /** Why `text` may not be a description or hint (its first control character), or null. */
 export function controlCharacterProblem(text: string): string | null {
   for (let i = 0; i < text.length; i++) {

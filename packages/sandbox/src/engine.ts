@@ -41,9 +41,18 @@ export type ToolCallOutcome = { value: unknown } | { error: string; message: str
  * applies, functions and `undefined` inside objects are dropped); a result JSON cannot represent
  * at all (`undefined`, a function, a symbol) is `null`. `error` is the class name of what the
  * script threw, or one of the sandbox's own: `TimeoutError`, `StatementLimitError`,
- * `MemoryError`, `RangeError` (stack overflow), `InputError`, `Busy`, `Cancelled`.
+ * `MemoryError`, `RangeError` (stack overflow), `InputError`, `Busy`, `RateLimited`, `Cancelled`.
  */
-export type ScriptOutcome = ({ ok: true; value: unknown } | { ok: false; error: string; message: string }) & {
+export type ScriptOutcome = (
+  | { ok: true; value: unknown }
+  | {
+      ok: false;
+      error: string;
+      message: string;
+      /** `RateLimited`: how long until the tenant may start a run again. */
+      retryAfterMs?: number;
+    }
+) & {
   /** The run's `console` lines, when asked for (`report`). */
   logs?: ScriptLogs;
   /** When asked for (`report`): sibling calls answered, and the one still waiting when the run ended (a deadline mid-call). */

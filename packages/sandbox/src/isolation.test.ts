@@ -77,8 +77,16 @@ describe("a script's worst", () => {
 
   it("lets another tenant's runs through while one tenant floods the pool with endless loops", async () => {
     const pool = await newPool({ maxRunsPerTenant: 4, maxQueuedPerTenant: 4 });
+    // The flood's caller goes away once the victim is done: whatever still runs or waits ends then.
+    const caller = new AbortController();
     const flood = Array.from({ length: 100 }, () =>
-      pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 1_000, tenant: "attacker" }),
+      pool.run({
+        source: "while (true) {}",
+        inputs: {},
+        timeoutMs: 30_000,
+        tenant: "attacker",
+        signal: caller.signal,
+      }),
     );
     const victim: unknown[] = [];
     const { medianMs } = await withLoopDelay(async () => {
@@ -90,11 +98,12 @@ describe("a script's worst", () => {
     });
     expect(victim).toEqual(Array.from({ length: 20 }, (_, i) => ({ ok: true, value: i + 1 })));
     expect(medianMs).toBeLessThan(100);
+    caller.abort();
     const outcomes = await Promise.all(flood);
     const count = (error: string) =>
       outcomes.filter((outcome) => !outcome.ok && outcome.error === error).length;
-    // 4 run, 4 wait and run after them, the other 92 are refused at once.
-    expect(count("TimeoutError")).toBe(8);
+    // 4 ran and 4 waited until the caller left; the other 92 were refused at once.
+    expect(count("Cancelled")).toBe(8);
     expect(count("Busy")).toBe(92);
   });
 
@@ -111,13 +120,14 @@ describe("a script's worst", () => {
       tenant: "t",
       callTool,
     });
+    // The caller holds the only thread, which is all of its tenant's share too.
     expect(outcome).toEqual({
       ok: true,
-      value: "Busy: the sandbox has too many scripts running; try again shortly",
+      value: "Busy: tenant 't' has too many scripts running; try again shortly",
     });
   });
 
-  it("does not count a caller's sibling runs against its tenant: four callers of a scripted sibling all finish", async () => {
+  it("runs a caller's sibling runs under its root's slot: four callers of a scripted sibling all finish", async () => {
     const pool = await newPool({ maxRunsPerTenant: 2 });
     const callTool: CallTool = (_name, params, signal) =>
       pool
@@ -135,6 +145,106 @@ describe("a script's worst", () => {
       ),
     );
     expect(outcomes).toEqual([20, 30, 40, 50].map((value) => ({ ok: true, value })));
+  });
+
+  it("never lets one tenant's nesting hold more than its share of the threads: the rest fail fast with Busy and another tenant runs", async () => {
+    const pool = await newPool({ maxWorkers: 8, maxRunsPerTenant: 2, maxThreadsPerTenant: 3 });
+    let refusedNested = 0;
+    let mostHeld = 0;
+    // Each level calls itself again, and retries when refused, until its deadline.
+    const callTool: CallTool = async (_name, params, signal) => {
+      const depth = params as number;
+      const outcome = await pool.run({
+        source:
+          "for (;;) { try { vance.tools.call('self', depth + 1) } catch (e) { if (e.name !== 'Busy') throw e } }",
+        inputs: { depth },
+        timeoutMs: 10_000,
+        tenant: "nester",
+        nested: true,
+        signal,
+        callTool,
+      });
+      mostHeld = Math.max(mostHeld, pool.threadsOf("nester"));
+      if (!outcome.ok && outcome.error === "Busy") refusedNested += 1;
+      return outcome.ok ? { value: outcome.value } : outcome;
+    };
+    const caller = new AbortController();
+    const roots = [1, 2].map(() =>
+      pool.run({
+        source: "for (;;) { try { vance.tools.call('self', 1) } catch (e) {} }",
+        inputs: {},
+        timeoutMs: 30_000,
+        tenant: "nester",
+        callTool,
+        signal: caller.signal,
+      }),
+    );
+    await until(() => refusedNested > 10, 10_000);
+    expect(pool.threadsOf("nester")).toBe(3);
+    // The other tenant finds threads free: the nester never holds more than its 3 of 8.
+    expect(
+      await pool.run({ source: "a + b", inputs: { a: 2, b: 3 }, timeoutMs: 1_000, tenant: "victim" }),
+    ).toEqual({ ok: true, value: 5 });
+    caller.abort();
+    for (const root of await Promise.all(roots))
+      expect(root).toMatchObject({ ok: false, error: "Cancelled" });
+    expect(mostHeld).toBeLessThanOrEqual(3);
+    await until(() => pool.stats().workers.busy === 0);
+  });
+
+  it("refuses a run that cannot get a slot before its deadline with Busy, sooner than the queue's wait", async () => {
+    const pool = await newPool({ maxRunsPerTenant: 1, maxQueueWaitMs: 30_000 });
+    const holding = pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 5_000, tenant: "q" });
+    const refused = await pool.run({ source: "1", inputs: {}, timeoutMs: 200, tenant: "q" });
+    expect(refused).toMatchObject({ ok: false, error: "Busy" });
+    // It left the queue at its deadline, while the first run still holds the slot.
+    expect(pool.stats().workers.busy).toBe(1);
+    expect(await holding).toMatchObject({ ok: false, error: "TimeoutError" });
+  });
+
+  it("refuses a tenant's runs with RateLimited once it spent its worker time, and not another tenant's", async () => {
+    const pool = await newPool({ workerSecondsPerMinute: 1 });
+    // A second of an endless loop spends the whole allowance (its waits for sibling calls would not).
+    expect(
+      await pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 1_200, tenant: "spender" }),
+    ).toMatchObject({ ok: false, error: "TimeoutError" });
+    const refused = await pool.run({ source: "1", inputs: {}, timeoutMs: 1_000, tenant: "spender" });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: "RateLimited",
+      message: expect.stringContaining("tenant 'spender' spent its 1 s of script time per minute"),
+    });
+    expect(refused.ok === false && refused.retryAfterMs).toBeGreaterThan(0);
+    expect(pool.stats().rateLimited).toBe(1);
+    expect(await pool.run({ source: "1", inputs: {}, timeoutMs: 1_000, tenant: "other" })).toEqual({
+      ok: true,
+      value: 1,
+    });
+  });
+
+  it("charges a caller's worker time without its waits for sibling calls", async () => {
+    const pool = await newPool({ workerSecondsPerMinute: 1 });
+    const slow: CallTool = () => new Promise((resolve) => setTimeout(() => resolve({ value: 1 }), 1_500));
+    // 1.5 s waiting for a sibling is not the caller's thread time: the tenant may run again.
+    expect(
+      await pool.run({
+        source: "vance.tools.call('slow', {})",
+        inputs: {},
+        timeoutMs: 5_000,
+        tenant: "t",
+        callTool: slow,
+      }),
+    ).toEqual({ ok: true, value: 1 });
+    expect(await pool.run({ source: "2", inputs: {}, timeoutMs: 1_000, tenant: "t" })).toEqual({
+      ok: true,
+      value: 2,
+    });
+  });
+
+  it("refuses a share of every thread: a tenant may never hold the whole pool", async () => {
+    await expect(ScriptPool.create({ maxWorkers: 4, maxThreadsPerTenant: 4 })).rejects.toThrow(
+      "maxThreadsPerTenant must be less than the 4 threads",
+    );
   });
 
   it("cancels a nested run when its caller times out, and frees its thread at once", async () => {

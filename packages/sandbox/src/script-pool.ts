@@ -1,7 +1,9 @@
 import { availableParallelism } from "node:os";
+import { TimeAllowance } from "@vance/core/time-allowance";
 import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
+import { defaultTenantShare, POOL_DEFAULTS, tenantShareProblem } from "./pool-defaults";
 import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-thread-handle";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
 
@@ -19,7 +21,10 @@ export interface ScriptRequest {
   limits?: Partial<SandboxLimits>;
   /** Whose run this is: each tenant has its own share of concurrent runs and queue. */
   tenant?: string;
-  /** A sibling call's run (its caller holds a slot): it never waits, and answers `Busy` instead. */
+  /**
+   * A sibling call's run: it runs under its root's slot, takes a thread of its tenant's share
+   * without waiting (its ancestors hold threads of that share), and answers `Busy` when none is free.
+   */
   nested?: boolean;
   /** Aborts when the caller ended: the run is stopped at once and answers `Cancelled`. */
   signal?: AbortSignal;
@@ -44,14 +49,25 @@ export interface ScriptPoolOptions {
   /** Most threads at once, across tenants; sibling calls need their own. Default 32. */
   maxWorkers?: number;
   /**
-   * Most concurrent runs one tenant starts (sibling calls' runs are part of their caller's and
-   * not counted: a caller holds one thread at a time, and its chain is bounded by the call depth).
+   * Most concurrent top-level runs one tenant starts (sibling calls' runs run under their root's).
    * Default 2 × the cores.
    */
   maxRunsPerTenant?: number;
+  /**
+   * Most threads one tenant holds at once, its sibling calls' runs included: its share of the
+   * pool, less than all of it (when the pool has more than one thread). Default a quarter of
+   * `maxWorkers`, at least `maxRunsPerTenant` and a chain at the full call depth (9).
+   */
+  maxThreadsPerTenant?: number;
+  /**
+   * Seconds of worker time (a thread running a tenant's script, not waiting for its sibling
+   * calls) one tenant may spend per minute; beyond, its runs answer `RateLimited` until the
+   * allowance refilled. Default 30 × the cores: half the machine, on average.
+   */
+  workerSecondsPerMinute?: number;
   /** Most runs of one tenant waiting for a slot; beyond, `Busy`. Default 16 × `maxRunsPerTenant`. */
   maxQueuedPerTenant?: number;
-  /** Longest wait for a slot before a run answers `Busy`. Default 10 s. */
+  /** Longest wait for a slot before a run answers `Busy` (shorter when its deadline is). Default 10 s. */
   maxQueueWaitMs?: number;
   /** How long past its deadline a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
   graceMs?: number;
@@ -66,6 +82,8 @@ export interface ScriptPoolStats {
   workers: { idle: number; busy: number; starting: number; started: number; terminated: number };
   runs: number;
   busy: number;
+  /** Runs refused because their tenant had spent its worker time. */
+  rateLimited: number;
   queued: number;
 }
 
@@ -75,22 +93,18 @@ export const DEFAULT_WORKER_URL = new URL("../dist/script-worker.mjs", import.me
 /** Input names that cannot become top-level variables: the host object, and the prototype setter. */
 const RESERVED_INPUTS = new Set(["vance", "__proto__"]);
 
+export { POOL_DEFAULTS } from "./pool-defaults";
+
+/** Settings that must be at least 1 (the others at least 0). */
+const LEAST_ONE: ReadonlySet<string> = new Set([
+  "maxWorkers",
+  "maxRunsPerTenant",
+  "maxThreadsPerTenant",
+  "workerSecondsPerMinute",
+]);
+
 /** Idle threads above `warmWorkers` are stopped after this long, giving their memory back. */
 const IDLE_RETIRE_MS = 30_000;
-
-/**
- * The pool's defaults where `ScriptPoolOptions` leave them out (README's "Limits" table is
- * generated from these): per tenant, `runsPerTenantPerCore` runs at once per core and
- * `queuedPerRun` waiting per allowed run, each waiting at most `maxQueueWaitMs`; at most
- * `maxWorkers` threads; a run past its deadline terminated after `graceMs`.
- */
-export const POOL_DEFAULTS = Object.freeze({
-  runsPerTenantPerCore: 2,
-  queuedPerRun: 16,
-  maxQueueWaitMs: 10_000,
-  maxWorkers: 32,
-  graceMs: 250,
-});
 
 /**
  * Runs `scripted` tools in QuickJS on a pool of worker threads: a fresh runtime and context per
@@ -102,9 +116,10 @@ export const POOL_DEFAULTS = Object.freeze({
 export class ScriptPool {
   private readonly idle: ScriptWorker[] = [];
   private readonly slots: TenantSlots;
+  private readonly workerTime: TimeAllowance;
   private starting = 0;
   private busyWorkers = 0;
-  private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0 };
+  private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0, rateLimited: 0 };
   private retireTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
@@ -113,32 +128,40 @@ export class ScriptPool {
     private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile">>,
     private readonly spawn: WorkerSpawn,
   ) {
-    this.slots = new TenantSlots(
-      settings.maxRunsPerTenant,
-      settings.maxQueuedPerTenant,
-      settings.maxWorkers,
-      "the sandbox",
-    );
+    this.slots = new TenantSlots({
+      runsPerTenant: settings.maxRunsPerTenant,
+      queuedPerTenant: settings.maxQueuedPerTenant,
+      threadsPerTenant: settings.maxThreadsPerTenant,
+      maxThreads: settings.maxWorkers,
+      pool: "the sandbox",
+    });
+    this.workerTime = new TimeAllowance(settings.workerSecondsPerMinute * 1000, 60_000);
   }
 
   /** Compiles QuickJS and starts the warm threads, so that the first run does not pay for it. */
   static async create(options: ScriptPoolOptions = {}): Promise<ScriptPool> {
     const cores = availableParallelism();
     const maxRunsPerTenant = options.maxRunsPerTenant ?? POOL_DEFAULTS.runsPerTenantPerCore * cores;
+    const maxWorkers = options.maxWorkers ?? POOL_DEFAULTS.maxWorkers;
     const settings = {
       warmWorkers: options.warmWorkers ?? cores,
       maxRunsPerTenant,
-      maxWorkers: options.maxWorkers ?? POOL_DEFAULTS.maxWorkers,
+      maxThreadsPerTenant: options.maxThreadsPerTenant ?? defaultTenantShare(maxWorkers, maxRunsPerTenant),
+      workerSecondsPerMinute:
+        options.workerSecondsPerMinute ?? POOL_DEFAULTS.workerSecondsPerCorePerMinute * cores,
+      maxWorkers,
       maxQueuedPerTenant: options.maxQueuedPerTenant ?? POOL_DEFAULTS.queuedPerRun * maxRunsPerTenant,
       graceMs: options.graceMs ?? POOL_DEFAULTS.graceMs,
       maxQueueWaitMs: options.maxQueueWaitMs ?? POOL_DEFAULTS.maxQueueWaitMs,
     };
     for (const [name, value] of Object.entries(settings)) {
-      const least = name === "maxWorkers" || name === "maxRunsPerTenant" ? 1 : 0;
+      const least = LEAST_ONE.has(name) ? 1 : 0;
       if (!Number.isSafeInteger(value) || value < least) {
         throw new RangeError(`${name} must be an integer of at least ${least}, got ${value}`);
       }
     }
+    const unshared = tenantShareProblem(settings.maxThreadsPerTenant, settings.maxWorkers);
+    if (unshared) throw new RangeError(`maxThreadsPerTenant ${unshared}`);
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
     const pool = new ScriptPool(defaults, settings, {
       url: options.workerUrl ?? DEFAULT_WORKER_URL,
@@ -184,13 +207,17 @@ export class ScriptPool {
     if (reserved !== undefined) {
       return { ok: false, error: "InputError", message: `input name "${reserved}" is reserved` };
     }
+    const tenant = request.tenant ?? "";
+    const waitMs = this.workerTime.waitMs(tenant);
+    if (waitMs > 0) return this.rateLimited(tenant, waitMs);
     const slot = {
       wait: request.nested !== true,
-      waitMs: this.settings.maxQueueWaitMs,
+      // A run that cannot start before its deadline would only time out: it is refused then.
+      waitMs: Math.min(this.settings.maxQueueWaitMs, request.timeoutMs),
       signal: request.signal,
       nested: request.nested === true,
     };
-    const ran = await this.slots.run(request.tenant ?? "", slot, () => this.runOnWorker(request, limits));
+    const ran = await this.slots.run(tenant, slot, () => this.runOnWorker(request, limits, tenant));
     return isRefused(ran) ? this.refused(ran.refused, ran.whose) : ran;
   }
 
@@ -214,11 +241,21 @@ export class ScriptPool {
       },
       runs: this.counters.runs,
       busy: this.counters.busy,
+      rateLimited: this.counters.rateLimited,
       queued,
     };
   }
 
-  private async runOnWorker(request: ScriptRequest, limits: SandboxLimits): Promise<ScriptOutcome> {
+  /** Threads `tenant` holds now, its nested runs included. */
+  threadsOf(tenant: string): number {
+    return this.slots.held(tenant);
+  }
+
+  private async runOnWorker(
+    request: ScriptRequest,
+    limits: SandboxLimits,
+    tenant: string,
+  ): Promise<ScriptOutcome> {
     // The longest idle thread first: the one that just answered is still making its next context.
     let worker = this.idle.shift();
     while (worker && !worker.alive) worker = this.idle.shift();
@@ -244,6 +281,7 @@ export class ScriptPool {
         graceMs: this.settings.graceMs,
       });
       reusable = ran.reusable && worker.alive;
+      this.workerTime.charge(tenant, ran.activeMs);
       return ran.outcome;
     } finally {
       this.busyWorkers -= 1;
@@ -256,6 +294,17 @@ export class ScriptPool {
         this.topUp();
       }
     }
+  }
+
+  private rateLimited(tenant: string, waitMs: number): ScriptOutcome {
+    this.counters.rateLimited += 1;
+    const { allowanceMs } = this.workerTime;
+    return {
+      ok: false,
+      error: "RateLimited",
+      message: `tenant '${tenant}' spent its ${allowanceMs / 1000} s of script time per minute; try again in ${Math.ceil(waitMs / 1000)} s`,
+      retryAfterMs: waitMs,
+    };
   }
 
   private refused(reason: SlotRefusal, whose: string): ScriptOutcome {

@@ -98,9 +98,14 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
    * the script ends at its next interrupt check; if it is still running `graceMs` later (QuickJS's
    * regex engine never checks), the thread is terminated. Never rejects.
    */
-  run(run: WorkerRun): Promise<{ outcome: ScriptOutcome; reusable: boolean }> {
+  run(run: WorkerRun): Promise<{ outcome: ScriptOutcome; reusable: boolean; activeMs: number }> {
     const { message } = run;
     return new Promise((resolve) => {
+      const started = performance.now();
+      // The thread's own time is the run's less its waits for sibling calls (they run elsewhere
+      // and are charged there): what a tenant's worker time counts.
+      let waitedMs = 0;
+      let callSince = 0;
       let pendingCall = 0;
       let grace: ReturnType<typeof setTimeout> | undefined;
       // How far the run got, for an outcome that says so (a deadline mid-call): the calls the
@@ -117,11 +122,15 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         // A host call still in flight (the thread was terminated or crashed meanwhile) ends with the run.
         if (pendingCall) this.abortCalls(new Error("the calling script ended"));
         const calls = message.report ? { calls: { completed, ...(running ? { running } : {}) } } : {};
-        resolve({ outcome: { ...outcome, ...calls, ...(logs ? { logs } : {}) }, reusable });
+        const now = performance.now();
+        const activeMs = now - started - waitedMs - (callSince > 0 ? now - callSince : 0);
+        resolve({ outcome: { ...outcome, ...calls, ...(logs ? { logs } : {}) }, reusable, activeMs });
       };
       const answer = (call: number, reply: AnswerMessage) => {
         if (call !== pendingCall) return;
         pendingCall = 0;
+        waitedMs += performance.now() - callSince;
+        callSince = 0;
         this.answers.postMessage(reply);
         Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
         Atomics.notify(this.flag, ANSWER_SLOT);
@@ -151,6 +160,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         if (received.kind !== "call") return;
         const call = ++callCount;
         pendingCall = call;
+        callSince = performance.now();
         running = received.name;
         const callTool = run.callTool;
         if (!callTool) {

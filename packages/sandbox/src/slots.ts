@@ -81,60 +81,104 @@ export interface Refused {
   readonly whose: string;
 }
 
+/** How a {@link TenantSlots} shares its threads. */
+export interface TenantShares {
+  /** Top-level runs of one tenant at once (nested runs hold none: they run under their root's). */
+  readonly runsPerTenant: number;
+  /** Top-level runs of one tenant waiting for a slot; beyond, `busy` at once. */
+  readonly queuedPerTenant: number;
+  /**
+   * Threads one tenant holds at once, its nested runs included: its share of the pool, which
+   * no nesting can exceed. Default: `runsPerTenant` (work that never nests).
+   */
+  readonly threadsPerTenant?: number;
+  /** Threads of all tenants together. */
+  readonly maxThreads: number;
+  /** What a refusal of a thread names (`the sandbox`). */
+  readonly pool: string;
+}
+
 /**
- * The fairness both worker pools keep: each tenant holds at most `perTenant` slots with a queue
- * of `queuedPerTenant`, and all of them together at most `threads` threads.
+ * The fairness both worker pools keep: each tenant starts at most `runsPerTenant` top-level runs
+ * with a queue of `queuedPerTenant`, holds at most `threadsPerTenant` threads whatever its runs
+ * nest, and all tenants together at most `maxThreads` threads. A top-level run holds no thread
+ * while it waits, so it may wait (up to its `waitMs`, for all three together); a nested run's
+ * ancestors hold threads of the same share, so it never waits: waiting could deadlock a tenant
+ * whose every thread is an ancestor waiting for a child.
  */
 export class TenantSlots {
-  private readonly tenants = new Map<string, Slots>();
+  private readonly runs = new Map<string, Slots>();
+  private readonly shares = new Map<string, Slots>();
   private readonly threads: Slots;
 
-  constructor(
-    private readonly perTenant: number,
-    private readonly queuedPerTenant: number,
-    maxThreads: number,
-    /** What a refusal of a thread names (`the sandbox`). */
-    private readonly pool: string,
-  ) {
-    this.threads = new Slots(maxThreads, Number.POSITIVE_INFINITY);
+  constructor(private readonly settings: TenantShares) {
+    this.threads = new Slots(settings.maxThreads, Number.POSITIVE_INFINITY);
   }
 
   /**
-   * Runs `work` holding one of the tenant's slots (none for a `nested` run: its caller holds one)
-   * and one thread; or answers why none was granted.
+   * Runs `work` holding one of the tenant's run slots (none for a `nested` run: it runs under its
+   * root's), one thread of the tenant's share and one of the pool's; or answers why not.
    */
   async run<T>(
     tenant: string,
     request: SlotRequest & { readonly nested?: boolean },
     work: () => Promise<T>,
   ): Promise<T | Refused> {
-    const releaseTenant = request.nested ? () => undefined : await this.slotsOf(tenant).acquire(request);
-    if (typeof releaseTenant === "string") return { refused: releaseTenant, whose: `tenant '${tenant}'` };
+    const nested = request.nested === true;
+    const deadline = performance.now() + request.waitMs;
+    // One wait for all three slots: each step waits only for what is left of it.
+    const step = (): SlotRequest => ({
+      wait: !nested,
+      waitMs: Math.max(0, deadline - performance.now()),
+      signal: request.signal,
+    });
+    const whose = `tenant '${tenant}'`;
+    const releaseRun = nested
+      ? () => undefined
+      : await this.slotsOf(this.runs, tenant, "runs").acquire(step());
+    if (typeof releaseRun === "string") return { refused: releaseRun, whose };
     try {
-      const releaseThread = await this.threads.acquire(request);
-      if (typeof releaseThread === "string") return { refused: releaseThread, whose: this.pool };
+      const releaseShare = await this.slotsOf(this.shares, tenant, "share").acquire(step());
+      if (typeof releaseShare === "string") return { refused: releaseShare, whose };
       try {
-        return await work();
+        const releaseThread = await this.threads.acquire(step());
+        if (typeof releaseThread === "string") return { refused: releaseThread, whose: this.settings.pool };
+        try {
+          return await work();
+        } finally {
+          releaseThread();
+        }
       } finally {
-        releaseThread();
+        releaseShare();
       }
     } finally {
-      releaseTenant();
+      releaseRun();
     }
   }
 
   /** Runs waiting for a slot, across tenants. */
   queued(): number {
     let queued = this.threads.counts().queued;
-    for (const slots of this.tenants.values()) queued += slots.counts().queued;
+    for (const slots of this.runs.values()) queued += slots.counts().queued;
+    for (const slots of this.shares.values()) queued += slots.counts().queued;
     return queued;
   }
 
-  private slotsOf(tenant: string): Slots {
-    let slots = this.tenants.get(tenant);
+  /** Threads `tenant` holds now, its nested runs included. */
+  held(tenant: string): number {
+    return this.shares.get(tenant)?.counts().held ?? 0;
+  }
+
+  private slotsOf(map: Map<string, Slots>, tenant: string, kind: "runs" | "share"): Slots {
+    let slots = map.get(tenant);
     if (!slots) {
-      slots = new Slots(this.perTenant, this.queuedPerTenant);
-      this.tenants.set(tenant, slots);
+      const { runsPerTenant, queuedPerTenant, threadsPerTenant = runsPerTenant } = this.settings;
+      // Only top-level runs wait for the share, and they hold run slots: at most that many wait.
+      slots =
+        kind === "runs"
+          ? new Slots(runsPerTenant, queuedPerTenant)
+          : new Slots(threadsPerTenant, Number.POSITIVE_INFINITY);
+      map.set(tenant, slots);
     }
     return slots;
   }

@@ -135,12 +135,12 @@ export class TaskPool {
   private closed = false;
 
   private constructor(private readonly settings: Required<TaskPoolOptions>) {
-    this.slots = new TenantSlots(
-      settings.maxRunsPerTenant,
-      settings.maxQueuedPerTenant,
-      settings.maxWorkers,
-      "this instance",
-    );
+    this.slots = new TenantSlots({
+      runsPerTenant: settings.maxRunsPerTenant,
+      queuedPerTenant: settings.maxQueuedPerTenant,
+      maxThreads: settings.maxWorkers,
+      pool: "this instance",
+    });
   }
 
   /** Starts the warm threads, so that the first task does not wait for one to boot. */

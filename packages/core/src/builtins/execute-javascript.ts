@@ -133,5 +133,10 @@ function programOutcome(outcome: ScriptRunOutcome, code: string): ToolOutcome {
     const last = logs.lines.slice(-QUOTED_LOG_LINES).map((line) => JSON.stringify(line));
     parts.push(`its last console lines (of ${logs.total}): ${last.join(", ")}`);
   }
-  return { error: outcome.error, message: parts.join("; ") };
+  const { retryAfterMs } = outcome;
+  return {
+    error: outcome.error,
+    message: parts.join("; "),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
 }

@@ -9,6 +9,8 @@ export type ToolOutcome =
       readonly error: string;
       readonly message: string;
       readonly status?: number;
+      /** `RateLimited`: how long until the tenant may run scripts again. */
+      readonly retryAfterMs?: number;
       /** `tool_description`'s `UnknownTools`: the names looked at that named nothing, and those beyond its 25. */
       readonly unknown?: readonly string[];
       readonly skipped?: readonly string[];

@@ -31,12 +31,13 @@ describe("CallBudget", () => {
     expect(child.enter("sixth")).toMatchObject({ error: "CallBudgetExceeded" });
   });
 
-  it("a refused call is not charged; a new top-level call starts with the whole budget", () => {
-    const limits = { maxDepth: 1, maxCalls: 2 };
+  it("charges a call refused for its depth, so retried refusals spend the tally; a new top-level call starts with the whole budget", () => {
+    const limits = { maxDepth: 1, maxCalls: 3 };
     const top = CallBudget.start(limits);
     const nested = enterOrFail(top);
     expect(nested.enter("deeper")).toMatchObject({ error: "CallDepthExceeded" });
     expect(top.enter("second")).toBeInstanceOf(CallBudget);
+    expect(nested.enter("deeper again")).toMatchObject({ error: "CallBudgetExceeded" });
     expect(top.enter("third")).toMatchObject({ error: "CallBudgetExceeded" });
     expect(CallBudget.start(limits).enter("fresh")).toBeInstanceOf(CallBudget);
   });

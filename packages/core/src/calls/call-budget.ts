@@ -2,7 +2,7 @@
 export interface CallLimits {
   /** How many levels nested calls may go below the top-level call. */
   readonly maxDepth: number;
-  /** How many nested calls the whole tree may start, at every depth together. */
+  /** How many nested calls the whole tree may start or attempt, at every depth together. */
   readonly maxCalls: number;
 }
 
@@ -44,22 +44,27 @@ export class CallBudget {
     return new CallBudget(0, limits, { calls: 0 });
   }
 
-  /** The budget of a call to `name` one level below this one, charged to the shared tally; or why it may not start. */
+  /**
+   * The budget of a call to `name` one level below this one, charged to the shared tally; or why
+   * it may not start. A call refused for its depth is charged too: each attempt cost a crossing
+   * to the serving thread, so a caller that retries its refusals spends the same tally as one
+   * whose calls ran.
+   */
   enter(name: string): CallBudget | CallRefusal {
     const { maxDepth, maxCalls } = this.limits;
+    if (this.spent.calls >= maxCalls) {
+      return new CallRefusal(
+        "CallBudgetExceeded",
+        `one call may start at most ${maxCalls} nested calls, refused ones included (calling '${name}')`,
+      );
+    }
+    this.spent.calls++;
     if (this.depth >= maxDepth) {
       return new CallRefusal(
         "CallDepthExceeded",
         `nested calls go at most ${maxDepth} deep (calling '${name}' at depth ${this.depth + 1})`,
       );
     }
-    if (this.spent.calls >= maxCalls) {
-      return new CallRefusal(
-        "CallBudgetExceeded",
-        `one call may start at most ${maxCalls} nested calls (calling '${name}')`,
-      );
-    }
-    this.spent.calls++;
     return new CallBudget(this.depth + 1, this.limits, this.spent);
   }
 }

@@ -105,9 +105,14 @@ export class ToolDispatcher {
   async invoke(request: DispatchRequest): Promise<DispatchResult> {
     const started = performance.now();
     const outcome = await this.dispatch(request);
-    // A full sandbox is the caller's to retry, not the tool's failure: 429 over HTTP. Nested
-    // calls see `Busy` as an error inside the calling tool instead.
-    if (!request.parent && "error" in outcome && outcome.error === "Busy") throw Errors.busy(outcome.message);
+    // A full sandbox, or a tenant past its script time, is the caller's to retry, not the tool's
+    // failure: 429 over HTTP. Nested calls see `Busy` / `RateLimited` inside the calling tool.
+    if (!request.parent && "error" in outcome) {
+      if (outcome.error === "Busy") throw Errors.busy(outcome.message);
+      if (outcome.error === "RateLimited") {
+        throw Errors.rateLimited(outcome.message, (outcome.retryAfterMs ?? 1_000) / 1000);
+      }
+    }
     return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
   }
 
@@ -190,7 +195,11 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
-      const schema = this.options.environment.jsonSchemas.compile(target.inputSchema);
+      // A schema not compiled yet (an MCP server's tool, say) compiles in the caller's tenant's turn.
+      const [schema] = await this.options.environment.jsonSchemas.compileAsTenant(request.caller.tenant, [
+        target.inputSchema,
+      ]);
+      if (!schema) throw new Error("compileAsTenant answered no schema for one asked");
       if (!schema.ok) throw unusableSchema(target, schema.message);
       return schema.validate(input);
     });

@@ -18,7 +18,10 @@ export interface ScriptRunRequest {
   readonly callTool?: (name: string, params: unknown, signal: AbortSignal) => Promise<ScriptToolAnswer>;
   /** Whose run it is: each tenant has its own share of concurrent runs. */
   readonly tenant: string;
-  /** A sibling call's run: it never queues (its caller holds a slot) and answers `Busy` instead. */
+  /**
+   * A sibling call's run: it runs under its root's slot, never queues (its ancestors hold threads
+   * of the tenant's share) and answers `Busy` instead.
+   */
   readonly nested: boolean;
   /** The caller ended: the run stops at once and answers `Cancelled`. */
   readonly signal: AbortSignal;
@@ -48,7 +51,13 @@ export interface ScriptLogs {
 
 export type ScriptRunOutcome = (
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: string; readonly message: string }
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly message: string;
+      /** `RateLimited`: how long until the tenant may start a run again. */
+      readonly retryAfterMs?: number;
+    }
 ) & {
   /** The run's `console` lines, when asked for (`report`). */
   readonly logs?: ScriptLogs;
@@ -58,7 +67,8 @@ export type ScriptRunOutcome = (
 
 /**
  * The sandbox port: QuickJS on worker threads in `@vance/sandbox`. Besides the script's own
- * errors, a run may answer `Busy` (the tenant's concurrent-run limit and queue are full) or
+ * errors, a run may answer `Busy` (the tenant's runs, its share of threads or the pool are
+ * full), `RateLimited` (the tenant spent its worker time; `retryAfterMs` says for how long) or
  * `Cancelled`.
  */
 export interface ScriptRunner {

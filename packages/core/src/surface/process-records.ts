@@ -25,7 +25,7 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
-import type { JsonSchemaValidator } from "../validation/json-schema-validator";
+import { inputSchemaProblemOf, type JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
@@ -162,7 +162,7 @@ export class ProcessRecords {
   ): Promise<PreparedProcess> {
     assertTenantId(tenant);
     assertProjectId(project);
-    assertUsableClientSchemas(request.clientTools, this.options.jsonSchemas);
+    await assertUsableClientSchemas(tenant, request.clientTools, this.options.jsonSchemas);
     await read.ensure(this.options.generations, requestMarkers(tenant, project));
     const removed = new Set(request.allowedToolsRemove);
     const clientTools = request.clientTools.filter((tool) => !removed.has(tool.name));
@@ -550,10 +550,11 @@ function processKey(record: ProcessRecord): ProcessKey {
   return { tenant: record.tenant, project: record.project, processId: record.processId };
 }
 
-function assertUsableClientSchemas(
+async function assertUsableClientSchemas(
+  tenant: string,
   clientTools: SpawnRequest["clientTools"],
   jsonSchemas: JsonSchemaValidator,
-): void {
+): Promise<void> {
   const errors: FieldError[] = [];
   // Each schema compiles on the serving thread: the spawn's schemas share one budget of nodes.
   let nodes = 0;
@@ -569,8 +570,14 @@ function assertUsableClientSchemas(
       },
     ]);
   }
+  // In the tenant's share of the serving thread: one tenant's flood of spawns with fresh schemas
+  // waits for its own turns, and pays with its own compile time.
+  const compiled = await jsonSchemas.compileAsTenant(
+    tenant,
+    clientTools.map((tool) => tool.inputSchema),
+  );
   clientTools.forEach((tool, index) => {
-    const problem = jsonSchemas.inputSchemaProblem(tool.inputSchema);
+    const problem = inputSchemaProblemOf(tool.inputSchema, compiled[index]!);
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });
   });
   if (errors.length > 0) {

@@ -14,7 +14,7 @@ import {
   type ToolRuntime,
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
-import { PlainText, stripControls } from "../text";
+import { PlainText, upstreamDescription } from "../text";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import {
   type McpServerDocument,
@@ -152,8 +152,9 @@ async function openSource(
       }
       const tools: SourceTool[] = list.tools.map((tool) => ({
         sourceName: tool.name,
-        // A server's text reaches every surface: its control characters go (README, *Isolation*).
-        description: stripControls(scrubber.text(tool.description ?? "")),
+        // A server's text reaches every surface: its control characters go, and it is cut as an
+        // OpenAPI operation's is (README, *Isolation*).
+        description: upstreamDescription(scrubber.text(tool.description ?? "")),
         inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
       }));
       for (const tool of tools) caches.listed(tool, located);

@@ -94,6 +94,8 @@ export const ScriptedType = defineToolType({
       endedWith(span, ran.ok ? "ok" : ran.error);
       return ran;
     });
-    return outcome.ok ? { value: outcome.value } : { error: outcome.error, message: outcome.message };
+    if (outcome.ok) return { value: outcome.value };
+    const { error, message, retryAfterMs } = outcome;
+    return { error, message, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   },
 });

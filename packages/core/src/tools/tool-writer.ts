@@ -32,7 +32,10 @@ export class ToolWriter {
   ): Promise<{ created: boolean; tool: ResolvedTool }> {
     assertToolName(name);
     if (inCapabilityFloor(name)) throw reservedName(name);
-    const parsed = parseToolDocument(text, name, this.types);
+    // Parsing compiles the document's schemas: on the serving thread, in the tenant's turn.
+    const parsed = await this.types.environment.jsonSchemas.inTenantTurn(tenant, () =>
+      parseToolDocument(text, name, this.types),
+    );
     if (!parsed.ok) throw parsed.error;
     const contentType = options.contentType ?? "application/yaml";
     const written = await this.cascade.upsert(tenant, project, toolDocumentPath(name), text, {

@@ -239,3 +239,46 @@ describe("JsonSchemaValidator: one cache per instance, an engine loaded lazily",
     ]);
   });
 });
+
+describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the serving thread", () => {
+  /** A schema no other test compiled: its property name is `tag`. */
+  const fresh = (tag: string) => ({
+    type: "object",
+    properties: { [tag]: { type: "string", pattern: "^[a-z]+$" } },
+  });
+  const shares = {
+    turnsPerTenant: 1,
+    queuedPerTenant: 1,
+    maxWaitMs: 30_000,
+    restPerCompile: 2,
+    msPerMinute: 60_000,
+  };
+
+  it("compiles one schema of a tenant at a time; one more waits, the next is refused 429 busy, another tenant is not", async () => {
+    const schemas = new JsonSchemaValidator(undefined, shares);
+    const many = Array.from({ length: 20 }, (_, i) => fresh(`first${i}`));
+    const first = schemas.compileAsTenant("evil", many);
+    const second = schemas.compileAsTenant("evil", [fresh("second")]);
+    await expect(schemas.compileAsTenant("evil", [fresh("third")])).rejects.toMatchObject({
+      code: "busy",
+      status: 429,
+    });
+    const [other] = await schemas.compileAsTenant("good", [fresh("other")]);
+    expect(other?.ok).toBe(true);
+    expect((await first).every((compiled) => compiled.ok)).toBe(true);
+    expect((await second)[0]?.ok).toBe(true);
+  });
+
+  it("answers 429 rate_limited once a tenant spent its compile time, but still answers what is cached", async () => {
+    const schemas = new JsonSchemaValidator(undefined, { ...shares, msPerMinute: 0.001 });
+    const known = fresh("known");
+    expect((await schemas.compileAsTenant("evil", [known]))[0]?.ok).toBe(true);
+    await expect(schemas.compileAsTenant("evil", [fresh("new")])).rejects.toMatchObject({
+      code: "rate_limited",
+      status: 429,
+      extra: { retryAfterSeconds: expect.any(Number) },
+    });
+    expect((await schemas.compileAsTenant("evil", [known]))[0]?.ok).toBe(true);
+    expect((await schemas.compileAsTenant("good", [fresh("new")]))[0]?.ok).toBe(true);
+  });
+});

@@ -2,10 +2,11 @@ import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
-import type { FieldError } from "../errors";
+import { Errors, type FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import { jsonSchemaSizeProblem } from "../json-schema-size";
 import { loadRe2 } from "../re2";
+import { TimeAllowance } from "../time-allowance";
 
 /**
  * A JSON Schema made ready to check values: a validator, or why the schema cannot be used.
@@ -28,6 +29,32 @@ const BYTES_PER_PATTERN_INSTRUCTION = 640;
 export const MAX_PATTERN_INSTRUCTIONS = 10_000;
 /** Distinct patterns one schema may have: compiling one for RE2 costs ~0.3 ms on the serving thread. */
 export const MAX_PATTERNS = 64;
+
+/**
+ * Each tenant's share of the serving thread's time spent compiling schemas that are not cached
+ * (`compileAsTenant`): compiles of one tenant run one at a time (`turnsPerTenant`), at most
+ * `queuedPerTenant` more wait, each at most `maxWaitMs` (beyond, 429 `busy`); after each compile
+ * the tenant's turn rests `restPerCompile` times as long, and together its compiles take at most
+ * `msPerMinute` of the thread per minute (beyond, 429 `rate_limited`). A compile at the size caps
+ * costs ~0.1-0.3 s here, so one tenant keeps the thread at most that long at a time, at most a
+ * third of it while it floods, and a sixth of it over a minute.
+ */
+export const SCHEMA_COMPILE_SHARES: SchemaCompileShares = Object.freeze({
+  turnsPerTenant: 1,
+  queuedPerTenant: 8,
+  maxWaitMs: 5_000,
+  restPerCompile: 2,
+  msPerMinute: 10_000,
+});
+
+/** How the serving thread's compile time is shared among tenants (`SCHEMA_COMPILE_SHARES`). */
+export interface SchemaCompileShares {
+  readonly turnsPerTenant: number;
+  readonly queuedPerTenant: number;
+  readonly maxWaitMs: number;
+  readonly restPerCompile: number;
+  readonly msPerMinute: number;
+}
 
 /** Bounds of the compiled-schema cache: entries, and estimated heap bytes (see `ENTRY_BYTES`). */
 export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
@@ -109,9 +136,131 @@ function loadedEngine(): Engine {
 export class JsonSchemaValidator {
   readonly #compiled: LRUCache<string, CompiledJsonSchema>;
   readonly #reads = new CacheCounters();
+  readonly #turns = new Map<string, TenantTurns>();
+  readonly #allowance: TimeAllowance;
+  readonly #shares: SchemaCompileShares;
 
-  constructor(limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS) {
+  constructor(
+    limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS,
+    shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
+  ) {
     this.#compiled = new LRUCache({ max: limits.maxEntries, maxSize: limits.maxBytes });
+    this.#shares = shares;
+    this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
+  }
+
+  /**
+   * Compiles schemas a tenant (or its caller) supplied, on the serving thread but in the
+   * tenant's share of it: those already compiled answer at once; the others compile one at a
+   * time in the tenant's turn, the event loop served before each, and their time is charged to
+   * the tenant (`SCHEMA_COMPILE_SHARES`). Throws 429 `busy` when the tenant's turns are taken
+   * past the wait, 429 `rate_limited` when it spent its compile time.
+   */
+  async compileAsTenant(tenant: string, schemas: readonly JsonSchema[]): Promise<CompiledJsonSchema[]> {
+    const results = schemas.map((schema) => this.#cached(schema));
+    const missing = results.flatMap((result, index) => (result ? [] : [index]));
+    if (missing.length === 0) return results as CompiledJsonSchema[];
+    await this.#inTurn(tenant, async (paced) => {
+      for (const index of missing) results[index] = await paced(() => this.compile(schemas[index]!));
+    });
+    return results as CompiledJsonSchema[];
+  }
+
+  /**
+   * Runs `work` — synchronous work on the serving thread that compiles `tenant`'s schemas (a tool
+   * document's parse, say) — in the tenant's turn, as `compileAsTenant` runs its compiles.
+   * Throws 429 `busy` / `rate_limited` as `compileAsTenant` does.
+   */
+  async inTenantTurn<T>(tenant: string, work: () => T): Promise<T> {
+    let result: { value: T } | undefined;
+    await this.#inTurn(tenant, async (paced) => {
+      result = { value: await paced(work) };
+    });
+    return result!.value;
+  }
+
+  /**
+   * Runs `body` holding one of `tenant`'s turns; each piece of work it hands `paced` runs after
+   * whoever else waits for the thread (a health check, another tenant), is charged to the
+   * tenant's compile time, and makes the turn rest `restPerCompile` times as long after it. The
+   * answer need not wait for the last rest; the tenant's next turn does.
+   */
+  async #inTurn(
+    tenant: string,
+    body: (paced: <T>(work: () => T) => Promise<T>) => Promise<void>,
+  ): Promise<void> {
+    const waitMs = this.#allowance.waitMs(tenant);
+    if (waitMs > 0) {
+      throw Errors.rateLimited(
+        `tenant '${tenant}' spent its ${this.#shares.msPerMinute / 1000} s per minute of compiling JSON Schemas; try again in ${Math.ceil(waitMs / 1000)} s`,
+        waitMs / 1000,
+      );
+    }
+    const release = await this.#turn(tenant);
+    let restMs = 0;
+    const paced = async <T>(work: () => T): Promise<T> => {
+      await new Promise((resolve) => setTimeout(resolve, restMs));
+      const started = performance.now();
+      try {
+        return work();
+      } finally {
+        const spent = performance.now() - started;
+        this.#allowance.charge(tenant, spent);
+        restMs = spent * this.#shares.restPerCompile;
+      }
+    };
+    try {
+      await body(paced);
+    } finally {
+      setTimeout(release, restMs);
+    }
+  }
+
+  /** The compiled schema when it is cached, else undefined (nothing compiled). */
+  #cached(schema: JsonSchema): CompiledJsonSchema | undefined {
+    try {
+      return this.#compiled.get(JSON.stringify(schema));
+    } catch {
+      // Unserialisable: `compile` answers why.
+      return undefined;
+    }
+  }
+
+  /** Waits for one of `tenant`'s compile turns; 429 `busy` when its queue is full or the wait too long. */
+  #turn(tenant: string): Promise<() => void> {
+    let turns = this.#turns.get(tenant);
+    if (!turns) {
+      turns = { running: 0, waiting: [] };
+      this.#turns.set(tenant, turns);
+    }
+    const own = turns;
+    const release = () => {
+      const next = own.waiting.shift();
+      if (next) next();
+      else {
+        own.running -= 1;
+        if (own.running === 0) this.#turns.delete(tenant);
+      }
+    };
+    if (own.running < this.#shares.turnsPerTenant) {
+      own.running += 1;
+      return Promise.resolve(once(release));
+    }
+    const refusal = () =>
+      Errors.busy(`tenant '${tenant}' has too many JSON Schemas compiling; try again shortly`);
+    if (own.waiting.length >= this.#shares.queuedPerTenant) return Promise.reject(refusal());
+    return new Promise((resolve, reject) => {
+      const granted = () => {
+        clearTimeout(timer);
+        resolve(once(release));
+      };
+      const timer = setTimeout(() => {
+        const index = own.waiting.indexOf(granted);
+        if (index >= 0) own.waiting.splice(index, 1);
+        reject(refusal());
+      }, this.#shares.maxWaitMs);
+      own.waiting.push(granted);
+    });
   }
 
   /** Answers once the engine is loaded (`loadJsonSchemaEngine`): the first validation awaits this. */
@@ -160,9 +309,7 @@ export class JsonSchemaValidator {
    * JSON object and OpenAI's and Anthropic's APIs refuse any other root.
    */
   inputSchemaProblem(schema: JsonSchema): string | null {
-    const compiled = this.compile(schema);
-    if (!compiled.ok) return compiled.message;
-    return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+    return inputSchemaProblemOf(schema, this.compile(schema));
   }
 
   /**
@@ -224,6 +371,28 @@ export class JsonSchemaValidator {
     if (!result.ok) throw new Error(result.message);
     return result.validate(value);
   }
+}
+
+/** Why `schema`, compiled as `compiled`, cannot be a tool's input schema, or null ({@link JsonSchemaValidator.inputSchemaProblem}). */
+export function inputSchemaProblemOf(schema: JsonSchema, compiled: CompiledJsonSchema): string | null {
+  if (!compiled.ok) return compiled.message;
+  return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+}
+
+/** One tenant's compile turns: how many run, and who waits (in order). */
+interface TenantTurns {
+  running: number;
+  readonly waiting: (() => void)[];
+}
+
+/** `release` that acts once, however often it is called. */
+function once(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
 }
 
 /** Ajv's regex engine option, and what it answers for a pattern. */

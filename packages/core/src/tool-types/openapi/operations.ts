@@ -2,7 +2,7 @@ import { PACK_SEPARATOR } from "../../ids";
 import type { JsonSchema } from "../../json-schema";
 import { boundJsonSchema } from "../../json-schema-bound";
 import { JSON_SCHEMA_LIMITS } from "../../json-schema-size";
-import { stripControls, trimChar } from "../../text";
+import { MAX_UPSTREAM_DESCRIPTION_CHARS, trimChar, upstreamDescription } from "../../text";
 import type { JsonSchemaValidator } from "../../validation/json-schema-validator";
 import type { SourceTool } from "../tool-type";
 import {
@@ -27,8 +27,8 @@ export const MAX_OPERATIONS = 20_000;
  * the same document (names, schemas, targets, notes). A test pins it to a fingerprint.
  */
 export const OPERATION_LIST_FORMAT = 2;
-/** Characters of an operation's description a sub-tool keeps. */
-export const MAX_DESCRIPTION_CHARS = 1_024;
+/** Characters of an operation's description a sub-tool keeps: any upstream's description's. */
+export const MAX_DESCRIPTION_CHARS = MAX_UPSTREAM_DESCRIPTION_CHARS;
 /** Sub-tool names have at most this many characters in all (`pack__op`). */
 const MAX_TOOL_NAME = 64;
 
@@ -762,8 +762,7 @@ function describe(operation: Record<string, unknown>, label: string): string {
     .filter((part, index, all) => part !== "" && all.indexOf(part) === index);
   if (parts.length === 0) parts.push(label);
   if (operation.deprecated === true) parts.unshift("Deprecated.");
-  const text = stripControls(parts.join("\n\n"));
-  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
+  return upstreamDescription(parts.join("\n\n"));
 }
 
 /**
