@@ -12,6 +12,7 @@ const TITLES: Record<number, string> = {
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
@@ -40,11 +41,18 @@ export function problemResponse(error: unknown, log: (fields: Record<string, unk
     ...(vance.errors.length > 0 ? { errors: vance.errors } : {}),
     ...vance.extra,
   };
+  // A quota names when its window opens again; an outage is retried soon.
+  const retryAfter =
+    typeof vance.extra.retryAfterSeconds === "number"
+      ? String(vance.extra.retryAfterSeconds)
+      : vance.status === 503
+        ? RETRY_AFTER_SECONDS
+        : undefined;
   return new Response(JSON.stringify(body), {
     status: vance.status,
     headers: {
       "content-type": "application/problem+json",
-      ...(vance.status === 503 ? { "retry-after": RETRY_AFTER_SECONDS } : {}),
+      ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
       // RFC 6750 §3: a 401 names the scheme that would have worked, a bearer refusal also why
       // and where the resource's metadata is (MCP clients read it to find the issuer).
       ...(vance instanceof BearerError

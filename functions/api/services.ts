@@ -57,6 +57,7 @@ import {
   ServiceMetrics,
   type StateStore,
   StoreScan,
+  TenantQuotas,
   ToolBudgetService,
   ToolDispatcher,
   ToolHintCache,
@@ -331,8 +332,17 @@ export async function buildServices(
     // A push of many documents into a layer: one rebuild per quarter second, not one per document.
     delayMs: COMPILED_REBUILD_DELAY_MS,
   });
+  const quotas = new TenantQuotas(
+    state,
+    {
+      processesPerHour: config.VANCE_QUOTA_PROCESSES_PER_HOUR,
+      documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
+    },
+    now,
+  );
   const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
     generations,
+    quotas,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
     onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
   });
@@ -344,7 +354,14 @@ export async function buildServices(
     logger,
     generations,
   });
-  const observedLimits = new ObservedToolLimits({ state, logger, now, generations });
+  const observedLimits = new ObservedToolLimits({
+    state,
+    catalog,
+    reserve: config.VANCE_EXTERNAL_RESERVE,
+    logger,
+    now,
+    generations,
+  });
   const budget = new ToolBudgetService({ catalog, observed: observedLimits, generations });
   // One guarded fetch for rest calls and MCP servers alike: the network policy judges every address.
   const guardedFetch = createGuardedFetch(networkPolicy, {
@@ -408,6 +425,7 @@ export async function buildServices(
     jsonSchemas,
     catalog,
     caches: recordCaches,
+    quotas,
     now,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,

@@ -53,6 +53,7 @@ export const ERROR_STATUS = {
   no_limit_in_error: 422,
   budget_floor_exceeded: 422,
   busy: 429,
+  quota_exceeded: 429,
   internal_error: 500,
   start_failed: 500,
   source_unavailable: 502,
