@@ -147,3 +147,75 @@ describe("document byte quota per tenant", () => {
     expect(await state.getQuotaUsage("document-bytes/acme")).toBe(0);
   });
 });
+
+/** An OpenAPI 3 document of `paths` operations with long descriptions: ~1.1 KB each. */
+function longSpec(paths: number): string {
+  const doc = {
+    openapi: "3.0.3",
+    info: { title: "Long", version: "1" },
+    servers: [{ url: "https://api.example.com" }],
+    paths: Object.fromEntries(
+      Array.from({ length: paths }, (_, i) => [
+        `/items/${i}`,
+        {
+          get: {
+            operationId: `getItem${i}`,
+            description: `Reads item ${i}. ${"Lorem ipsum dolor sit amet. ".repeat(36)}`,
+            responses: { "200": { description: "ok" } },
+          },
+        },
+      ]),
+    ),
+  };
+  return JSON.stringify(doc);
+}
+
+describe("document sizes: only an OpenAPI spec may be longer than an ordinary document", () => {
+  it("300 KiB of markdown is refused 413 outside specs/ and 422 inside it; an OpenAPI document of the same size is stored; doc_lookup answers its first 256 Ki characters and says so", async () => {
+    const { app } = await quotaApp({});
+    const writer = await bearer("acme", ["read", "write"]);
+    const put = (path: string, body: string, contentType: string) =>
+      app.request(`/v1/tenants/acme/projects/shop/documents/${path}`, {
+        method: "PUT",
+        headers: { ...writer, "content-type": contentType },
+        body,
+      });
+    const markdown = `# Notes\n${"a line of notes\n".repeat(20 * 1024)}`;
+    expect(markdown.length).toBeGreaterThan(256 * 1024);
+    const outside = await put("documents/big.md", markdown, "text/markdown");
+    expect(outside.status).toBe(413);
+    expect(await outside.json()).toMatchObject({ code: "payload_too_large" });
+    const inside = await put("specs/big.md", markdown, "text/markdown");
+    expect(inside.status).toBe(422);
+    const problem = await inside.json();
+    expect(problem).toMatchObject({ code: "validation_failed" });
+    expect(problem.detail).toMatch(/only an OpenAPI 3 document may be/);
+    expect(
+      (await app.request("/v1/tenants/acme/projects/shop/documents/specs/big.md", { headers: writer }))
+        .status,
+    ).toBe(404);
+
+    const spec = longSpec(300);
+    expect(spec.length).toBeGreaterThan(300 * 1024);
+    expect((await put("specs/long.json", spec, "application/json")).status).toBe(201);
+
+    const tool = await app.request("/v1/tenants/acme/projects/shop/tools/long_spec", {
+      method: "PUT",
+      headers: { ...writer, "content-type": "application/yaml" },
+      body: "type: doc_lookup\ndescription: The long spec\nparameters:\n  path: specs/long.json\n",
+    });
+    expect(tool.status).toBe(201);
+    const invoked = await app.request("/v1/tenants/acme/projects/shop/tools/long_spec/invoke", {
+      method: "POST",
+      headers: { ...writer, "content-type": "application/json" },
+      body: JSON.stringify({ params: {} }),
+    });
+    expect(invoked.status).toBe(200);
+    const { value } = await invoked.json();
+    expect(value.startsWith(spec.slice(0, 1000))).toBe(true);
+    expect(value).toHaveLength(
+      256 * 1024 + `\n\n[doc_lookup: cut at 262144 of ${spec.length} characters]`.length,
+    );
+    expect(value.endsWith(`[doc_lookup: cut at 262144 of ${spec.length} characters]`)).toBe(true);
+  });
+});

@@ -75,6 +75,7 @@ import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
 import { dynamoClientFor, s3ClientFor } from "../clients";
 import { VERSION } from "../version";
 import type { AppServices } from "./app-services";
+import { DEFAULT_BODY_BYTES } from "./body-limits";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
 import { localSecretsKey } from "./local-secret";
@@ -407,7 +408,8 @@ export async function buildServices(
     sources,
     compiled: compiledLayers,
   });
-  const documents = new DocumentService(cascade, tools);
+  // Only an OpenAPI document may be longer than an ordinary one.
+  const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
   const recipes = new RecipeResolver(tools);
   // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
   // its invocation ends), a tool's uses meanwhile as one increment.
