@@ -297,6 +297,12 @@ export async function buildServices(
      * first event that may check a schema or a script (the Lambda entry: a health check does not).
      */
     lazyEngines?: boolean;
+    /**
+     * The service's base URL when `VANCE_PUBLIC_URL` is unset: the local server's is the socket
+     * it binds (`HOST`, `PORT`); the Lambda entry passes `"event"` (the domain AWS routed the
+     * request by). Never a request's `Host` header.
+     */
+    defaultPublicUrl?: "socket" | "event";
   } = {},
 ): Promise<Services> {
   // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use it.
@@ -487,9 +493,11 @@ export async function buildServices(
       secret: jwtSecret,
       localTokens: config.VANCE_LOCAL_TOKENS,
       issuers: config.VANCE_TOKEN_ISSUERS,
-      publicUrl: config.VANCE_PUBLIC_URL,
+      publicUrl:
+        config.VANCE_PUBLIC_URL ??
+        ((overrides.defaultPublicUrl ?? "socket") === "socket" ? socketBase(config) : undefined),
     },
-    { logger, now },
+    { logger, now, guardedFetch },
   );
   const caches = registerCaches({
     cascade,
@@ -565,6 +573,12 @@ export async function buildServices(
       new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
     ]),
   };
+}
+
+/** `http://HOST:PORT` as a client reaches the local server (a wildcard address as `localhost`). */
+function socketBase(config: Config): string {
+  const host = config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`;
 }
 
 /**
