@@ -40,7 +40,7 @@ function jsonTopLevel(text: string, start: number): TopLevel {
   let depth = 0;
   let expectKey = false;
   let key: string | null = null;
-  let valueOf: string | null = null;
+  let valueFor: string | null = null;
   for (let at = start; at < text.length; at++) {
     const c = text[at];
     if (c === '"') {
@@ -49,7 +49,7 @@ function jsonTopLevel(text: string, start: number): TopLevel {
       if (depth === 1 && expectKey) {
         key = end - at - 1 <= MAX_VERSION_CHARS ? text.slice(at + 1, end) : null;
         expectKey = false;
-      } else if (depth === 1 && valueOf === "openapi") {
+      } else if (depth === 1 && valueFor === "openapi") {
         top.version = text.slice(at + 1, Math.min(end, at + 1 + MAX_VERSION_CHARS));
       }
       at = end;
@@ -58,16 +58,16 @@ function jsonTopLevel(text: string, start: number): TopLevel {
     if (c === "{" || c === "[") {
       depth++;
       if (depth === 1) expectKey = c === "{";
-      else if (depth === 2 && c === "{" && (valueOf === "paths" || valueOf === "webhooks")) top.paths = true;
-      valueOf = depth === 1 ? valueOf : null;
+      else if (depth === 2 && c === "{" && (valueFor === "paths" || valueFor === "webhooks")) top.paths = true;
+      valueFor = depth === 1 ? valueFor : null;
     } else if (c === "}" || c === "]") {
       depth--;
       if (depth === 0) break;
     } else if (depth === 1 && c === ",") {
       expectKey = true;
-      valueOf = null;
+      valueFor = null;
     } else if (depth === 1 && c === ":") {
-      valueOf = key;
+      valueFor = key;
     }
   }
   return top;
