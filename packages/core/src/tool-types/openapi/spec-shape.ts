@@ -58,7 +58,8 @@ function jsonTopLevel(text: string, start: number): TopLevel {
     if (c === "{" || c === "[") {
       depth++;
       if (depth === 1) expectKey = c === "{";
-      else if (depth === 2 && c === "{" && (valueFor === "paths" || valueFor === "webhooks")) top.paths = true;
+      else if (depth === 2 && c === "{" && (valueFor === "paths" || valueFor === "webhooks"))
+        top.paths = true;
       valueFor = depth === 1 ? valueFor : null;
     } else if (c === "}" || c === "]") {
       depth--;
