@@ -359,7 +359,10 @@ describe("/v1/models routes", () => {
     hono.use(
       "/v1/*",
       authentication(
-        new TokenVerifier({ secret: SECRET, localTokens: true, issuers: [] }, { logger: silentLogger }),
+        new TokenVerifier(
+          { secret: SECRET, localTokens: true, issuers: [], publicUrl: "http://localhost" },
+          { logger: silentLogger },
+        ),
       ),
     );
     const editor = new CatalogEditor({
