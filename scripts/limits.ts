@@ -23,8 +23,10 @@ import { MAX_LISTED_PROJECTS } from "../packages/core/src/documents/document-ser
 import { MAX_PATH_LENGTH } from "../packages/core/src/ids";
 import { JSON_SCHEMA_LIMITS } from "../packages/core/src/json-schema-size";
 import { JSON_SHAPE_LIMITS } from "../packages/core/src/json-shape";
+import { DEFAULT_QUOTAS, QUOTA_SETTINGS } from "../packages/core/src/quotas/tenant-quotas";
 import { MAX_SECRET_VALUE_BYTES } from "../packages/core/src/secrets/secret-service";
 import { MAX_CLIENT_SCHEMA_NODES } from "../packages/core/src/surface/process-records";
+import { MAX_DOC_LOOKUP_CHARS } from "../packages/core/src/tool-types/builtin-types";
 import { MAX_DESCRIPTION_CHARS, MAX_OPERATIONS } from "../packages/core/src/tool-types/openapi/operations";
 import { MAX_OPENAPI_SPEC_BYTES } from "../packages/core/src/tool-types/openapi/parameters";
 import { CHECKED_RESPONSE_LIMITS } from "../packages/core/src/tool-types/rest/response";
@@ -72,9 +74,14 @@ export function limitRows(): [string, string, string][] {
       "413 `payload_too_large`",
     ],
     [
-      "a spec document (`T/documents/specs/…`, parsed on the task worker once per ETag)",
+      `a spec document (\`T/documents/specs/…\`): one over ${bytes(MAX_BODY_BYTES)} is compiled as OpenAPI on the task worker before it is stored`,
       bytes(SPEC_DOCUMENT_BODY.maxBytes),
-      "413 `payload_too_large`",
+      "413 `payload_too_large`; not OpenAPI: 422 `validation_failed`",
+    ],
+    [
+      "a `doc_lookup` answer",
+      `${count(MAX_DOC_LOOKUP_CHARS)} characters`,
+      "the start, and a line saying where it was cut",
     ],
     [
       "diagnosis report body (`T/diagnostics/empty-response`)",
@@ -208,6 +215,21 @@ export function limitRows(): [string, string, string][] {
       "projects in one listing (`GET /v1/tenants/{tenant}/projects`)",
       count(MAX_LISTED_PROJECTS),
       "`truncated: true`",
+    ],
+    [
+      "processes (MCP sessions included) one tenant spawns per clock hour",
+      `${count(DEFAULT_QUOTAS.processesPerHour)} (\`${QUOTA_SETTINGS.processesPerHour}\`)`,
+      "429 `quota_exceeded`, `Retry-After` the hour's end",
+    ],
+    [
+      "one tenant's stored documents, every layer together",
+      `${bytes(DEFAULT_QUOTAS.documentBytes)} (\`${QUOTA_SETTINGS.documentBytes}\`)`,
+      "429 `quota_exceeded`",
+    ],
+    [
+      "learned tool limits",
+      "one per (tenant or `*`, catalog endpoint); at least the capability floor plus the reserve",
+      "400 `invalid_model` (unknown endpoint), 422 `budget_floor_exceeded`",
     ],
   ];
 }

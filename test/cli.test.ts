@@ -518,6 +518,24 @@ describe("vance-tools against the running server", () => {
     expect(asJson.error).toMatchObject({ code: "precondition_failed", status: 412 });
   });
 
+  it("limits list and withdraw: the tenant admin sees its learned limit, withdraws it, and a second withdraw is refused with the server's code", async () => {
+    const learned = await fetch(`${server.base}/v1/models/observed-limits`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${env.VANCE_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "openai/gpt-4.1", error: "Too many tools provided: 163 > 77" }),
+    });
+    expect(learned.status).toBe(200);
+    const listed = await runHere(["limits", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^acme\s+openai\s+77\s+openai\/gpt-4\.1\s+\d{4}-/m);
+    const withdrawn = await runHere(["limits", "withdraw", "acme", "openai"]);
+    expect(withdrawn.stdout.trim()).toBe("withdrew the limit learned for openai in scope acme");
+    expect(JSON.parse((await runHere(["--json", "limits", "list"])).stdout)).toEqual({ limits: [] });
+    const again = await runHere(["limits", "withdraw", "acme", "openai"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("[not_found, HTTP 404]");
+  });
+
   it("invoke, usage, manifest, delete and secrets speak the API, refusals with the server's code", async () => {
     const invoked = await runHere(["invoke", "cli_tool_1"]);
     expect(invoked.code, invoked.stderr).toBe(0);

@@ -83,6 +83,8 @@ describe("the MCP SDK client's OAuth flow against a real authorization server", 
       env: {
         VANCE_LOCAL_TOKENS: "false",
         VANCE_TOKEN_ISSUERS: JSON.stringify([{ issuer: idp.url, audience: base }]),
+        // What clients reach: the metadata is built from it, never from the request's Host.
+        VANCE_PUBLIC_URL: base,
       },
     });
     const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });

@@ -448,8 +448,9 @@ describe("MCP endpoints: tokens, origins and hosts", () => {
     const { app, path } = await spawned();
     const anonymous = await post(app, path, initialize());
     expect(anonymous.status).toBe(401);
+    // The service's public URL (testApp's is http://localhost), never the request's host.
     expect(anonymous.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource${path}"`,
+      `Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource${path}"`,
     );
     expect(await anonymous.json()).toMatchObject({ code: "unauthenticated" });
     await expect(connect(app, path, undefined)).rejects.toThrow(/401/);

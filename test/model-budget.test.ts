@@ -59,7 +59,7 @@ function setup(objects: Record<string, string> = {}, state: SqliteStateStore = s
   const store = new CountingObjectStore(bucket);
   const { logger, lines } = recordingLogger();
   const catalog = new ModelCatalogService({ store, bundled: BUNDLED, logger });
-  const observed = new ObservedToolLimits({ state, logger, now: () => NOW });
+  const observed = new ObservedToolLimits({ state, catalog, logger, now: () => NOW });
   const budget = new ToolBudgetService({ catalog, observed });
   return { bucket, store, catalog, observed, budget, state, lines, logger };
 }
@@ -359,7 +359,10 @@ describe("/v1/models routes", () => {
     hono.use(
       "/v1/*",
       authentication(
-        new TokenVerifier({ secret: SECRET, localTokens: true, issuers: [] }, { logger: silentLogger }),
+        new TokenVerifier(
+          { secret: SECRET, localTokens: true, issuers: [], publicUrl: "http://localhost" },
+          { logger: silentLogger },
+        ),
       ),
     );
     const editor = new CatalogEditor({
@@ -420,6 +423,131 @@ describe("/v1/models routes", () => {
         maxTools: 128,
         models: [{ model: "cortecs/some-model", maxTools: 128, source: "observed" }],
       });
+    });
+  });
+
+  describe("learned limits are bounded (issue 37 item 4, issue 35 item 4)", () => {
+    it("a limit below the capability floor plus the reserve → 422 budget_floor_exceeded with the reason; nothing learned, spawns unaffected", async () => {
+      const { app: hono, budget, state } = app();
+      const admin = await auth({ tenant: "*", roles: ["admin"] });
+      // The floor is tool_list + tool_description; the test's reserve is 0, so 1 is below it.
+      const res = await postLimit(hono, admin, {
+        model: "openai/gpt-4.1",
+        error:
+          "Invalid 'tools': array too long. Expected an array with maximum length 1, but got 163 instead.",
+      });
+      expect(res.status).toBe(422);
+      const problem = await res.json();
+      expect(problem).toMatchObject({ code: "budget_floor_exceeded", maxTools: 1, floor: 2 });
+      expect(problem.detail).toMatch(/below the capability floor/);
+      expect(await state.listObservedToolLimits()).toEqual([]);
+      expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(128);
+      // At the floor it is learned.
+      const at = await postLimit(hono, admin, {
+        model: "openai/gpt-4.1",
+        error: "Too many tools provided: 163 > 2",
+      });
+      expect(at.status).toBe(200);
+    });
+
+    it("the reserve counts: with VANCE_EXTERNAL_RESERVE 3 a limit of 4 is refused, 5 learned", async () => {
+      const state = sqlite();
+      const { catalog, logger } = setup({}, state);
+      const observed = new ObservedToolLimits({ state, catalog, reserve: 3, logger, now: () => NOW });
+      expect(await thrown(observed.learn("cortecs/x", "Too many tools provided: 163 > 4"))).toMatchObject({
+        code: "budget_floor_exceeded",
+        status: 422,
+      });
+      expect(await observed.learn("cortecs/x", "Too many tools provided: 163 > 5")).toBe(5);
+    });
+
+    it("a read token reporting 500 made-up endpoints stores nothing: 400 invalid_model each", async () => {
+      const { app: hono, state } = app();
+      const reader = await auth({ tenant: "acme", roles: ["read"] });
+      const statuses = new Set<number>();
+      for (let i = 0; i < 500; i++) {
+        const res = await postLimit(hono, reader, { model: `made-up-${i}/m`, error: OPENAI_128 });
+        statuses.add(res.status);
+        if (i === 0) expect(await res.json()).toMatchObject({ code: "invalid_model" });
+      }
+      expect([...statuses]).toEqual([400]);
+      expect(await state.listObservedToolLimits()).toEqual([]);
+      // A known endpoint reported many times, under many models, is one row for the tenant.
+      for (const slug of ["a", "b", "c"]) {
+        expect((await postLimit(hono, reader, { model: `cortecs/${slug}`, error: OPENAI_128 })).status).toBe(
+          200,
+        );
+      }
+      expect((await state.listObservedToolLimits()).map((limit) => limit.key)).toEqual(["acme/cortecs"]);
+    });
+
+    it("an admin lists the learned limits and withdraws one; the budget drops it at once", async () => {
+      const { app: hono, budget } = app();
+      const platform = await auth({ tenant: "*", roles: ["admin"] });
+      const acmeAdmin = await auth({ tenant: "acme", roles: ["admin", "read"] });
+      await postLimit(hono, platform, { model: "cortecs/m", error: "Too many tools provided: 163 > 64" });
+      await postLimit(hono, acmeAdmin, {
+        model: "openai/gpt-4.1",
+        error: "Too many tools provided: 163 > 40",
+      });
+      await postLimit(hono, await auth({ tenant: "other", roles: ["read"] }), {
+        model: "openai/gpt-4.1",
+        error: "Too many tools provided: 163 > 30",
+      });
+
+      const all = await hono.request("/v1/models/observed-limits", { headers: platform });
+      expect(all.status).toBe(200);
+      expect((await all.json()).limits).toEqual([
+        {
+          scope: "*",
+          instance: "cortecs",
+          model: "cortecs/m",
+          maxTools: 64,
+          observedAt: new Date(NOW).toISOString(),
+        },
+        {
+          scope: "acme",
+          instance: "openai",
+          model: "openai/gpt-4.1",
+          maxTools: 40,
+          observedAt: new Date(NOW).toISOString(),
+        },
+        {
+          scope: "other",
+          instance: "openai",
+          model: "openai/gpt-4.1",
+          maxTools: 30,
+          observedAt: new Date(NOW).toISOString(),
+        },
+      ]);
+      const own = await (await hono.request("/v1/models/observed-limits", { headers: acmeAdmin })).json();
+      expect(own.limits.map((limit: { scope: string }) => limit.scope)).toEqual(["acme"]);
+
+      // A tenant's admin withdraws its own, never another tenant's or the platform's.
+      const del = (path: string, headers: Record<string, string>) =>
+        hono.request(`/v1/models/observed-limits/${path}`, { method: "DELETE", headers });
+      expect((await del("other/openai", acmeAdmin)).status).toBe(403);
+      expect((await del("*/cortecs", acmeAdmin)).status).toBe(403);
+      expect((await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme" })).maxTools).toBe(40);
+      expect((await del("acme/openai", acmeAdmin)).status).toBe(204);
+      expect((await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme" })).maxTools).toBe(128);
+      const again = await del("acme/openai", acmeAdmin);
+      expect(again.status).toBe(404);
+      expect(await again.json()).toMatchObject({ code: "not_found" });
+      expect((await del("*/cortecs", platform)).status).toBe(204);
+      expect((await budget.budgetForChain(["cortecs/m"])).maxTools).toBeNull();
+    });
+
+    it("listing and withdrawing need the admin role", async () => {
+      const { app: hono } = app();
+      const reader = await auth({ tenant: "acme", roles: ["read", "write"] });
+      expect((await hono.request("/v1/models/observed-limits", { headers: reader })).status).toBe(403);
+      const res = await hono.request("/v1/models/observed-limits/acme/openai", {
+        method: "DELETE",
+        headers: reader,
+      });
+      expect(res.status).toBe(403);
+      expect((await hono.request("/v1/models/observed-limits")).status).toBe(401);
     });
   });
 

@@ -327,6 +327,56 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
       it("answers an empty list for no keys", async () => {
         expect(await store.getObservedToolLimits([])).toEqual([]);
       });
+      it("lists every limit in key order and withdraws one; withdrawing it again answers false", async () => {
+        const instance = unique("listed");
+        const keys = [`*/${instance}`, `acme/${instance}`, `zeta/${instance}`];
+        for (const key of [...keys].reverse()) {
+          await store.putObservedToolLimit({ key, model: `${instance}/m`, maxTools: 50, observedAt: START });
+        }
+        const ours = async () =>
+          (await store.listObservedToolLimits()).filter((limit) => limit.key.endsWith(`/${instance}`));
+        expect((await ours()).map((limit) => limit.key)).toEqual(keys);
+        expect(await store.deleteObservedToolLimit(`acme/${instance}`)).toBe(true);
+        expect(await store.deleteObservedToolLimit(`acme/${instance}`)).toBe(false);
+        expect((await ours()).map((limit) => limit.key)).toEqual([keys[0], keys[2]]);
+        expect(await store.getObservedToolLimits([`acme/${instance}`])).toEqual([]);
+      });
+    });
+
+    describe("quota counters", () => {
+      it("adds within the limit and refuses, changing nothing, past it", async () => {
+        const key = unique("quota");
+        expect(await store.addToQuota(key, 60, 100)).toBe(true);
+        expect(await store.addToQuota(key, 40, 100)).toBe(true);
+        expect(await store.addToQuota(key, 1, 100)).toBe(false);
+        expect(await store.getQuotaUsage(key)).toBe(100);
+        expect(await store.addToQuota(key, -30, 100)).toBe(true);
+        expect(await store.addToQuota(key, 31, 100)).toBe(false);
+        expect(await store.addToQuota(key, 30, 100)).toBe(true);
+        expect(await store.getQuotaUsage(key)).toBe(100);
+        expect(await store.addToQuota(unique("quota"), 101, 100)).toBe(false);
+        expect(await store.getQuotaUsage(unique("never"))).toBe(0);
+      });
+
+      it("lets exactly 10 of 25 concurrent adds through a limit of 10", async () => {
+        const key = unique("quota");
+        const results = await Promise.all(Array.from({ length: 25 }, () => store.addToQuota(key, 1, 10)));
+        expect(results.filter(Boolean)).toHaveLength(10);
+        expect(await store.getQuotaUsage(key)).toBe(10);
+      });
+
+      it("a window's counter starts again from zero once it ended, and not before", async () => {
+        const key = unique("window");
+        const end = nowMs + 60_000;
+        expect(await store.addToQuota(key, 2, 2, end)).toBe(true);
+        expect(await store.addToQuota(key, 1, 2, end)).toBe(false);
+        nowMs += 59_000;
+        expect(await store.addToQuota(key, 1, 2, end)).toBe(false);
+        nowMs += 2_000;
+        expect(await store.getQuotaUsage(key)).toBe(0);
+        expect(await store.addToQuota(key, 1, 2, nowMs + 60_000)).toBe(true);
+        expect(await store.getQuotaUsage(key)).toBe(1);
+      });
     });
 
     describe("generation markers", () => {

@@ -38,9 +38,18 @@ export const ENGINE = { processes: true } as const satisfies AuthOptions;
 /** The path of a resource's metadata (RFC 9728 §3.1): the well-known prefix before the resource's path. */
 export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
 
-/** The service's base URL as clients reach it: `VANCE_PUBLIC_URL`, else the request's origin. */
-export function publicBase(requestUrl: string, publicUrl: string | undefined): string {
-  return publicUrl ?? new URL(requestUrl).origin;
+/**
+ * The service's base URL as clients reach it, for OAuth metadata (RFC 9728) and resource checks:
+ * the configured one (`VANCE_PUBLIC_URL`, else the local server's socket), in Lambda without
+ * one the function URL's domain from the event (AWS routed the request by it). Never the
+ * request's `Host` header, which any caller writes.
+ */
+export function publicBase(c: Context, publicUrl: string | undefined): string {
+  if (publicUrl !== undefined) return publicUrl;
+  const env = c.env as { event?: { requestContext?: { domainName?: unknown } } } | undefined;
+  const domain = env?.event?.requestContext?.domainName;
+  if (typeof domain === "string" && domain !== "") return `https://${domain}`;
+  throw new Error("no public URL: set VANCE_PUBLIC_URL");
 }
 
 /** The bearer token of one request, verified once, on the first route that asks. */
@@ -107,7 +116,7 @@ function resourceOf(
   verifier: TokenVerifier,
   endpoint: boolean,
 ): { resource: string; context: ChallengeContext } {
-  const base = publicBase(c.req.url, verifier.publicUrl);
+  const base = publicBase(c, verifier.publicUrl);
   const path = new URL(c.req.url).pathname;
   const tenant = c.req.param("tenant");
   const scope = endpoint && tenant !== undefined ? verifier.scopes(tenant).join(" ") : "";

@@ -1,5 +1,5 @@
 import { decodeSecretsKey } from "@vance/adapters";
-import { issuesToFieldErrors, commaList as splitList, trimChar } from "@vance/core";
+import { DEFAULT_QUOTAS, issuesToFieldErrors, MIB, commaList as splitList, trimChar } from "@vance/core";
 import { POOL_DEFAULTS, tenantShareProblem } from "@vance/sandbox/pool-defaults";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
@@ -154,6 +154,16 @@ export const ConfigSchema = v.pipe(
     VANCE_CACHE_PARSED_MB: v.pipe(
       Count("VANCE_CACHE_PARSED_MB", "32"),
       v.minValue(1, "VANCE_CACHE_PARSED_MB must be at least 1"),
+    ),
+    /** Processes (MCP sessions included) one tenant may spawn per clock hour; past it 429 `quota_exceeded`. */
+    VANCE_QUOTA_PROCESSES_PER_HOUR: v.pipe(
+      Count("VANCE_QUOTA_PROCESSES_PER_HOUR", String(DEFAULT_QUOTAS.processesPerHour)),
+      v.minValue(1, "VANCE_QUOTA_PROCESSES_PER_HOUR must be at least 1"),
+    ),
+    /** The bytes of one tenant's documents, every layer together, in MiB; past it 429 `quota_exceeded`. */
+    VANCE_QUOTA_DOCUMENT_MB: v.pipe(
+      Count("VANCE_QUOTA_DOCUMENT_MB", String(DEFAULT_QUOTAS.documentBytes / MIB)),
+      v.minValue(1, "VANCE_QUOTA_DOCUMENT_MB must be at least 1"),
     ),
     /** Safety net: nothing cached is used longer than this without reading the store again. */
     /** How long a role's usage counters, read for a demoting manifest's triage, serve later manifests (0: every time). */

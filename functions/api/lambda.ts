@@ -43,6 +43,8 @@ export const handler = await startFunction(
       // Ajv, RE2 and acorn load at the first event that may check a schema or a script: any but
       // a health check (`loadLazyEngines` below).
       lazyEngines: true,
+      // A function URL's own domain, from the event, unless VANCE_PUBLIC_URL names another.
+      defaultPublicUrl: "event",
     });
     const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
     // A sandbox is frozen between invocations: the uses written behind each answer, and what a

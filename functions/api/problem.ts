@@ -20,7 +20,7 @@ const TITLES: Record<number, string> = {
 /** Seconds a client should wait before retrying a 503: outages are noticed per request, so soon. */
 const RETRY_AFTER_SECONDS = "1";
 
-/** `Retry-After` of a 429 or 503: what the failure says (`retryAfterSeconds`), else soon. */
+/** `Retry-After` of a 429 or 503: what the failure says (`retryAfterSeconds`: a quota's window, a share's wait), else soon. */
 function retryAfter(error: VanceError): string {
   const seconds = error.extra.retryAfterSeconds;
   return typeof seconds === "number" && seconds > 0 ? String(Math.ceil(seconds)) : RETRY_AFTER_SECONDS;

@@ -300,6 +300,19 @@ export const ChainBudgetSchema = v.object({
 
 export const ObservedLimitSchema = v.object({ model: v.string(), maxTools: v.number() });
 
+/** The learned limits an admin sees (`GET /v1/models/observed-limits`). */
+export const LearnedLimitsSchema = v.object({
+  limits: v.array(
+    v.object({
+      scope: v.pipe(v.string(), v.description("`*` (binds every tenant) or the reporting tenant")),
+      instance: v.pipe(v.string(), v.description("the catalog endpoint the limit binds")),
+      model: v.pipe(v.string(), v.description("the model whose rejection taught it")),
+      maxTools: v.number(),
+      observedAt: v.pipe(v.string(), v.description("ISO-8601")),
+    }),
+  ),
+});
+
 /** One provider of the compiled catalog (`GET /v1/models`); the secret holding its key is never shown. */
 const ProviderViewSchema = v.object({
   instance: v.string(),

@@ -57,6 +57,7 @@ import {
   ServiceMetrics,
   type StateStore,
   StoreScan,
+  TenantQuotas,
   ToolBudgetService,
   ToolDispatcher,
   ToolHintCache,
@@ -74,6 +75,7 @@ import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
 import { dynamoClientFor, s3ClientFor } from "../clients";
 import { VERSION } from "../version";
 import type { AppServices } from "./app-services";
+import { DEFAULT_BODY_BYTES } from "./body-limits";
 import type { Config } from "./config";
 import { TokenVerifier } from "./identity/verifier";
 import { localSecretsKey } from "./local-secret";
@@ -311,6 +313,12 @@ export async function buildServices(
      * first event that may check a schema or a script (the Lambda entry: a health check does not).
      */
     lazyEngines?: boolean;
+    /**
+     * The service's base URL when `VANCE_PUBLIC_URL` is unset: the local server's is the socket
+     * it binds (`HOST`, `PORT`); the Lambda entry passes `"event"` (the domain AWS routed the
+     * request by). Never a request's `Host` header.
+     */
+    defaultPublicUrl?: "socket" | "event";
   } = {},
 ): Promise<Services> {
   // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use it.
@@ -347,8 +355,17 @@ export async function buildServices(
     // A push of many documents into a layer: one rebuild per quarter second, not one per document.
     delayMs: COMPILED_REBUILD_DELAY_MS,
   });
+  const quotas = new TenantQuotas(
+    state,
+    {
+      processesPerHour: config.VANCE_QUOTA_PROCESSES_PER_HOUR,
+      documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
+    },
+    now,
+  );
   const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
     generations,
+    quotas,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
     onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
   });
@@ -360,7 +377,14 @@ export async function buildServices(
     logger,
     generations,
   });
-  const observedLimits = new ObservedToolLimits({ state, logger, now, generations });
+  const observedLimits = new ObservedToolLimits({
+    state,
+    catalog,
+    reserve: config.VANCE_EXTERNAL_RESERVE,
+    logger,
+    now,
+    generations,
+  });
   const budget = new ToolBudgetService({ catalog, observed: observedLimits, generations });
   // One guarded fetch for rest calls and MCP servers alike: the network policy judges every address.
   const guardedFetch = createGuardedFetch(networkPolicy, {
@@ -406,7 +430,8 @@ export async function buildServices(
     sources,
     compiled: compiledLayers,
   });
-  const documents = new DocumentService(cascade, tools);
+  // Only an OpenAPI document may be longer than an ordinary one.
+  const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
   const recipes = new RecipeResolver(tools);
   // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
   // its invocation ends), a tool's uses meanwhile as one increment.
@@ -424,6 +449,7 @@ export async function buildServices(
     jsonSchemas,
     catalog,
     caches: recordCaches,
+    quotas,
     now,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
@@ -483,9 +509,11 @@ export async function buildServices(
       secret: jwtSecret,
       localTokens: config.VANCE_LOCAL_TOKENS,
       issuers: config.VANCE_TOKEN_ISSUERS,
-      publicUrl: config.VANCE_PUBLIC_URL,
+      publicUrl:
+        config.VANCE_PUBLIC_URL ??
+        ((overrides.defaultPublicUrl ?? "socket") === "socket" ? socketBase(config) : undefined),
     },
-    { logger, now },
+    { logger, now, guardedFetch },
   );
   const caches = registerCaches({
     cascade,
@@ -561,6 +589,12 @@ export async function buildServices(
       new StoreScan({ store: catalogStore, markerOf: () => CATALOG_MARKER, generations }),
     ]),
   };
+}
+
+/** `http://HOST:PORT` as a client reaches the local server (a wildcard address as `localhost`). */
+function socketBase(config: Config): string {
+  const host = config.HOST === "0.0.0.0" || config.HOST === "::" ? "localhost" : config.HOST;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.PORT}`;
 }
 
 /**

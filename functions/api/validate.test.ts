@@ -17,7 +17,10 @@ function app() {
   hono.use(
     "/v1/*",
     authentication(
-      new TokenVerifier({ secret: SECRET, localTokens: true, issuers: [] }, { logger: silentLogger }),
+      new TokenVerifier(
+        { secret: SECRET, localTokens: true, issuers: [], publicUrl: "http://localhost" },
+        { logger: silentLogger },
+      ),
     ),
   );
   const doc = describeRoute({

@@ -51,7 +51,8 @@ export async function testApp(
   } = {},
 ) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vance-app-"));
-  const env = { VANCE_DATA_DIR: dataDir, ...options.env };
+  // `app.request` paths resolve against http://localhost: the service's public URL there.
+  const env = { VANCE_DATA_DIR: dataDir, VANCE_PUBLIC_URL: "http://localhost", ...options.env };
   const config = loadConfig(env);
   const documents = options.documents ?? new FsObjectStore(join(dataDir, "documents"));
   const services = await buildServices(config, SECRET, {

@@ -15,6 +15,8 @@ export interface MockIssuer {
    * when set (a hostile or broken answer).
    */
   readonly jwks: { failing: boolean; hidden: Set<string>; body: string | undefined };
+  /** When set, its discovery document names this `jwks_uri` (a hostile or misconfigured issuer). */
+  readonly discovery: { jwksUri: string | undefined };
   /** A token signed with its (next, or `kid`'s) key: `exp` in `expiresIn` seconds; `claims` merged in. */
   token(claims: Record<string, unknown>, options?: { expiresIn?: number; kid?: string }): Promise<string>;
   stop(): Promise<void>;
@@ -27,9 +29,16 @@ export async function startMockIssuer(algorithm: "RS256" | "ES256" | "EdDSA" = "
   const service = new OAuth2Service(issuer);
   const requests = new Map<string, number>();
   const jwks = { failing: false, hidden: new Set<string>(), body: undefined as string | undefined };
+  const discovery = { jwksUri: undefined as string | undefined };
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    if (path === "/.well-known/openid-configuration" && discovery.jwksUri !== undefined) {
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ issuer: issuer.url, jwks_uri: discovery.jwksUri }));
+      return;
+    }
     if (path === "/jwks" && (jwks.failing || jwks.hidden.size > 0 || jwks.body !== undefined)) {
       if (jwks.failing) {
         res.writeHead(500).end();
@@ -54,6 +63,7 @@ export async function startMockIssuer(algorithm: "RS256" | "ES256" | "EdDSA" = "
     service,
     requests,
     jwks,
+    discovery,
     token: (claims, options = {}) =>
       issuer.buildToken({
         ...(options.kid === undefined ? {} : { kid: options.kid }),

@@ -20,8 +20,15 @@ export const KEYS_MAX_AGE_MS = 10 * 60_000;
 /** Longest one read of a discovery document or key set may take. */
 export const KEYS_TIMEOUT_MS = 5_000;
 
-/** An issuer whose keys could not be read, and none are known yet: the request answers 503. */
+/**
+ * An issuer whose keys could not be read, and none are known yet: the request answers 503. Its
+ * message names the issuer only — the caller may be anyone, and what the issuer's host answered
+ * (a status, a connection error, a body) is for the log (`auth.issuer_keys_failed`), not for them.
+ */
 export class IssuerUnavailable extends Error {}
+
+/** A fetch as the key reads use it (the global one, or the tenants' guarded one). */
+type KeysFetch = (input: string, init: RequestInit) => Promise<Response>;
 
 /** What `/v1/metrics` shows of one issuer's keys. */
 export interface IssuerKeysStats {
@@ -42,7 +49,10 @@ type Key = Awaited<ReturnType<ReturnType<typeof createLocalJWKSet>>>;
  */
 export class IssuerKeys {
   readonly #issuer: IssuerSettings;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: KeysFetch;
+  readonly #guardedFetch: KeysFetch | undefined;
+  /** Whether the key set's URL is the operator's (configured), not named by the issuer's discovery. */
+  readonly #jwksConfigured: boolean;
   readonly #now: () => number;
   readonly #logger: Logger;
   #select: ReturnType<typeof createLocalJWKSet> | undefined;
@@ -60,11 +70,22 @@ export class IssuerKeys {
 
   constructor(
     issuer: IssuerSettings,
-    deps: { readonly fetch: typeof fetch; readonly now: () => number; readonly logger: Logger },
+    deps: {
+      readonly fetch: KeysFetch;
+      /**
+       * The network guard of tenants' URLs: a key set the discovery document names on another
+       * origin than the issuer's is read through it (without it, such a key set is refused).
+       */
+      readonly guardedFetch?: KeysFetch;
+      readonly now: () => number;
+      readonly logger: Logger;
+    },
   ) {
     this.#issuer = issuer;
     this.#jwksUri = issuer.jwksUri;
+    this.#jwksConfigured = issuer.jwksUri !== undefined;
     this.#fetch = deps.fetch;
+    this.#guardedFetch = deps.guardedFetch;
     this.#now = deps.now;
     this.#logger = deps.logger;
   }
@@ -124,7 +145,7 @@ export class IssuerKeys {
 
   #unavailable(): IssuerUnavailable {
     return new IssuerUnavailable(
-      `the keys of issuer '${this.#issuer.issuer}' could not be read: ${this.#lastFailure}`,
+      `the keys of the token's issuer could not be read; try again shortly (the service's log says why)`,
     );
   }
 
@@ -140,7 +161,7 @@ export class IssuerKeys {
     this.#reads += 1;
     try {
       this.#jwksUri ??= await this.#discover();
-      const jwks = await readJson(this.#fetch, this.#jwksUri);
+      const jwks = await readJson(this.#keysFetch(this.#jwksUri), this.#jwksUri);
       if (typeof jwks !== "object" || jwks === null || !Array.isArray((jwks as JSONWebKeySet).keys)) {
         throw new Error("the key set is not a JWKS ({ keys: [...] })");
       }
@@ -160,6 +181,20 @@ export class IssuerKeys {
       this.#logger.warn("auth.issuer_keys_failed", { issuer: this.#issuer.issuer, error: this.#lastFailure });
       if (!this.#select) throw this.#unavailable();
     }
+  }
+
+  /**
+   * How the key set is read: what the operator configured (the issuer, a `jwksUri`) as
+   * configured; a URL the issuer's discovery names only on the issuer's own origin, else through
+   * the same network guard as tenants' URLs — an upstream's answer never points this service at
+   * a host the operator did not name (cloud metadata, a private address).
+   */
+  #keysFetch(jwksUri: string): KeysFetch {
+    if (this.#jwksConfigured || new URL(jwksUri).origin === new URL(this.#issuer.issuer).origin) {
+      return this.#fetch;
+    }
+    if (this.#guardedFetch) return this.#guardedFetch;
+    throw new Error(`the discovery names a jwks_uri on another origin than the issuer's (${jwksUri})`);
   }
 
   /** The JWKS URL from the issuer's OIDC discovery document, which must name the same issuer. */
@@ -185,7 +220,7 @@ export class IssuerKeys {
 }
 
 /** GETs `url` as JSON: no redirects, at most {@link KEYS_MAX_BYTES}, within {@link KEYS_TIMEOUT_MS}. */
-async function readJson(fetcher: typeof fetch, url: string): Promise<unknown> {
+async function readJson(fetcher: KeysFetch, url: string): Promise<unknown> {
   const response = await fetcher(url, {
     headers: { accept: "application/json" },
     redirect: "error",

@@ -29,7 +29,10 @@ export interface VerifierSettings {
   /** Whether `/v1` accepts the service's own HS256 tokens (development; refused in Lambda unless enabled). */
   readonly localTokens: boolean;
   readonly issuers: readonly IssuerSettings[];
-  /** `VANCE_PUBLIC_URL`: the base of the resource URLs the service names; unset, each request's origin. */
+  /**
+   * The base of the resource URLs the service names: `VANCE_PUBLIC_URL`, else the local
+   * server's socket; unset only in Lambda, where the function URL's domain comes from the event.
+   */
   readonly publicUrl?: string | undefined;
 }
 
@@ -75,7 +78,13 @@ export class TokenVerifier {
 
   constructor(
     settings: VerifierSettings,
-    deps: { readonly logger: Logger; readonly now?: () => number; readonly fetch?: typeof fetch },
+    deps: {
+      readonly logger: Logger;
+      readonly now?: () => number;
+      readonly fetch?: typeof fetch;
+      /** The tenants' network guard: key sets a discovery document names on another origin go through it. */
+      readonly guardedFetch?: (input: string, init: RequestInit) => Promise<Response>;
+    },
   ) {
     this.#settings = settings;
     this.#now = deps.now ?? (() => Date.now());
@@ -84,7 +93,12 @@ export class TokenVerifier {
     for (const issuer of settings.issuers) {
       this.#issuers.set(issuer.issuer, {
         issuer,
-        keys: new IssuerKeys(issuer, { fetch: fetcher, now: this.#now, logger: deps.logger }),
+        keys: new IssuerKeys(issuer, {
+          fetch: fetcher,
+          ...(deps.guardedFetch ? { guardedFetch: deps.guardedFetch } : {}),
+          now: this.#now,
+          logger: deps.logger,
+        }),
       });
     }
   }
@@ -101,7 +115,7 @@ export class TokenVerifier {
     return { verifiedTokens: this.#verifiedReads.report(lruExtent(this.#verified)) };
   }
 
-  /** `VANCE_PUBLIC_URL`, when set. */
+  /** The configured base URL ({@link VerifierSettings.publicUrl}). */
   get publicUrl(): string | undefined {
     return this.#settings.publicUrl;
   }

@@ -120,6 +120,7 @@ export const DOCUMENT_WRITE_PROBLEMS = {
   409: ["path_conflict"],
   412: ["precondition_failed"],
   422: ["validation_failed", "name_mismatch", "unknown_type", "reserved_name"],
+  429: ["quota_exceeded"],
 };
 
 /** Problems any authenticated route can answer, and any route at all. */

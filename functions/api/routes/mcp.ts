@@ -90,7 +90,7 @@ const DOCS = {
     tag: "mcp",
     body: jsonRequest(JsonRpcMessageSchema),
     responses: ANSWERS,
-    problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS },
+    problems: { ...BROWSER_PROBLEMS, ...SESSION_PROBLEMS, 429: ["quota_exceeded"] },
   },
   endSession: {
     summary: "Ends the MCP session named by Mcp-Session-Id (the process record stays)",

@@ -23,6 +23,7 @@ import {
   CatalogDocumentSchema,
   CatalogWrittenSchema,
   ChainBudgetSchema,
+  LearnedLimitsSchema,
   ModelCatalogSchema,
   ObservedLimitSchema,
 } from "../responses";
@@ -95,7 +96,20 @@ const DOCS = {
       "Learn an endpoint's tool limit from a provider's rejection text: a platform admin's binds every tenant, a tenant's read token binds that tenant's processes",
     tag: "models",
     responses: { 200: jsonResponse("The limit learned", ObservedLimitSchema) },
-    problems: { 400: ["invalid_model"], 422: ["no_limit_in_error"] },
+    problems: { 400: ["invalid_model"], 422: ["no_limit_in_error", "budget_floor_exceeded"] },
+  },
+  listObservedLimits: {
+    summary:
+      "The learned tool limits (admin): a platform admin sees every scope's, a tenant's admin its tenant's own",
+    tag: "models",
+    responses: { 200: jsonResponse("The learned limits, by scope and endpoint", LearnedLimitsSchema) },
+  },
+  withdrawObservedLimit: {
+    summary:
+      "Withdraw a learned limit (admin): scope `*` takes a platform admin, a tenant's scope that tenant's admin or a platform admin",
+    tag: "models",
+    responses: { 204: { description: "Withdrawn; every instance stops applying it" } },
+    problems: { 400: ["invalid_id"], 404: ["not_found"] },
   },
 } satisfies Record<string, Operation>;
 
@@ -103,6 +117,33 @@ const DOCS = {
 function tenantOf(c: Context<AuthEnv>): string | undefined {
   const { tenant } = c.get("claims");
   return tenant === PLATFORM_SCOPE ? undefined : tenant;
+}
+
+/** A learned limit's scope: `*` or a tenant id (`ID_PATTERN`), one linear literal. */
+const LIMIT_SCOPE_PATTERN = /^(?:\*|[a-z0-9][a-z0-9_-]{0,62})$/;
+
+const LimitPathSchema = v.object({
+  scope: v.pipe(
+    v.string(),
+    v.regex(LIMIT_SCOPE_PATTERN, "scope must be '*' or a tenant id"),
+    v.description("`*` (the platform's limit) or a tenant id"),
+  ),
+  instance: v.pipe(
+    v.string(),
+    v.regex(INSTANCE_PATTERN),
+    v.description("the catalog instance (the endpoint)"),
+  ),
+});
+
+/**
+ * The scope of learned limits `c`'s admin may see and withdraw: `*` (all) for a platform admin,
+ * else its own tenant's. 403 without the `admin` role.
+ */
+function adminScope(c: Context<AuthEnv>): string {
+  if (!c.get("claims").roles.includes("admin")) {
+    throw new VanceError("forbidden", "learned limits are listed and withdrawn with the 'admin' role");
+  }
+  return tenantOf(c) ?? PLATFORM_SCOPE;
 }
 
 /** Who may report a rejection (`POST /observed-limits`), judged before its body is read. */
@@ -161,6 +202,36 @@ export function modelRoutes(deps: {
       const body = c.req.valid("json");
       const maxTools = await deps.observed.learn(body.model, body.error, tenant ?? PLATFORM_SCOPE);
       return c.json({ model: body.model, maxTools });
+    },
+  );
+
+  app.get("/observed-limits", describe(DOCS.listObservedLimits), need(), async (c) => {
+    const limits = await deps.observed.list(adminScope(c));
+    return c.json({
+      limits: limits.map((limit) => ({ ...limit, observedAt: new Date(limit.observedAt).toISOString() })),
+    });
+  });
+
+  app.delete(
+    "/observed-limits/:scope/:instance",
+    describe(DOCS.withdrawObservedLimit),
+    need(),
+    params(LimitPathSchema),
+    async (c) => {
+      const reach = adminScope(c);
+      const { scope, instance } = c.req.valid("param");
+      if (reach !== PLATFORM_SCOPE && scope !== reach) {
+        throw new VanceError(
+          "forbidden",
+          scope === PLATFORM_SCOPE
+            ? "the platform's learned limits are withdrawn by a platform admin (tenant '*')"
+            : `a token of tenant '${reach}' withdraws only its own tenant's learned limits`,
+        );
+      }
+      if (!(await deps.observed.withdraw(scope, instance))) {
+        throw new VanceError("not_found", `no limit learned for '${instance}' in scope '${scope}'`);
+      }
+      return c.body(null, 204);
     },
   );
 

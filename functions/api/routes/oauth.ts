@@ -74,7 +74,7 @@ export function oauthRoutes(verifier: TokenVerifier) {
   app.use("/oauth/*", anyOrigin);
 
   const metadata = (c: Context, tenant?: string) => {
-    const base = publicBase(c.req.url, verifier.publicUrl);
+    const base = publicBase(c, verifier.publicUrl);
     const path = new URL(c.req.url).pathname.slice(RESOURCE_METADATA_PATH.length);
     const scopes = verifier.scopes(tenant);
     return c.json({
@@ -100,7 +100,7 @@ export function oauthRoutes(verifier: TokenVerifier) {
   if (!verifier.localTokens) return app;
 
   app.get(AUTHORIZATION_SERVER_PATH, describe(DOCS.authorizationServer), (c) => {
-    const base = publicBase(c.req.url, verifier.publicUrl);
+    const base = publicBase(c, verifier.publicUrl);
     return c.json({
       issuer: base,
       authorization_endpoint: `${base}/oauth/authorize`,
@@ -131,7 +131,7 @@ export function oauthRoutes(verifier: TokenVerifier) {
 async function judgeSentToken(c: Context, verifier: TokenVerifier): Promise<string> {
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
   if (!match) return "No bearer token was sent";
-  const resource = publicBase(c.req.url, verifier.publicUrl);
+  const resource = publicBase(c, verifier.publicUrl);
   try {
     const caller = await verifier.verify(match[1]!, { audience: "api", resource });
     const until = new Date(caller.expiresAt * 1000).toISOString();

@@ -80,7 +80,7 @@ const DOCS = {
         SpawnedProcessSchema,
       ),
     },
-    problems: { 422: ["budget_floor_exceeded"], 429: ["busy", "rate_limited"] },
+    problems: { 422: ["budget_floor_exceeded"], 429: ["busy", "rate_limited", "quota_exceeded"] },
   },
   get: {
     summary: "The process record, activated tools included",

@@ -79,7 +79,7 @@ function projectOf(c: Context): ProjectRef {
  */
 export function uiRoutes(services: UiServices) {
   const { verifier } = services;
-  const resourceOf = (c: Context) => `${publicBase(c.req.url, verifier.publicUrl)}/ui`;
+  const resourceOf = (c: Context) => `${publicBase(c, verifier.publicUrl)}/ui`;
   const ui = new Hono();
   const log = (fields: Record<string, unknown>) => services.logger.warn("http.error", fields);
 

@@ -514,6 +514,52 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       c.emit({ deleted: name }, () => `deleted ${name}`);
     });
 
+  const limits = program
+    .command("limits")
+    .description("tool limits learned from providers' rejections (admin): list and withdraw");
+  limits
+    .command("list")
+    .description("the learned limits: a platform token's every scope, a tenant admin's own tenant")
+    .action(async (_options, command: Command) => {
+      const c = context(command);
+      const body = await c.client().json<{
+        limits: { scope: string; instance: string; model: string; maxTools: number; observedAt: string }[];
+      }>("GET", "/v1/models/observed-limits");
+      c.emit(body, () =>
+        body.limits.length === 0
+          ? "no tool limits learned (an engine reports a provider's rejection to POST /v1/models/observed-limits)"
+          : table(
+              ["SCOPE", "ENDPOINT", "MAX TOOLS", "FROM MODEL", "LEARNED"],
+              body.limits.map((limit) => [
+                limit.scope,
+                limit.instance,
+                String(limit.maxTools),
+                limit.model,
+                limit.observedAt,
+              ]),
+              c.colours,
+            ),
+      );
+    });
+  limits
+    .command("withdraw")
+    .description("withdraw a learned limit: every instance stops applying it")
+    .argument("<SCOPE>", "'*' (the platform's) or a tenant id")
+    .argument("<ENDPOINT>", "the catalog instance, e.g. openai")
+    .action(async (scope: string, endpoint: string, _options, command: Command) => {
+      const c = context(command);
+      await c
+        .client()
+        .request(
+          "DELETE",
+          `/v1/models/observed-limits/${encodeURIComponent(scope)}/${encodeURIComponent(endpoint)}`,
+        );
+      c.emit(
+        { withdrawn: { scope, endpoint } },
+        () => `withdrew the limit learned for ${endpoint} in scope ${scope}`,
+      );
+    });
+
   program
     .command("push")
     .description(

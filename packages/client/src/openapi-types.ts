@@ -196,11 +196,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The learned tool limits (admin): a platform admin sees every scope's, a tenant's admin its tenant's own */
+        get: operations["getV1ModelsObservedLimits"];
         put?: never;
         /** Learn an endpoint's tool limit from a provider's rejection text: a platform admin's binds every tenant, a tenant's read token binds that tenant's processes */
         post: operations["postV1ModelsObservedLimits"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/observed-limits/{scope}/{instance}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a learned limit (admin): scope `*` takes a platform admin, a tenant's scope that tenant's admin or a platform admin */
+        delete: operations["deleteV1ModelsObservedLimitsByScopeByInstance"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1439,6 +1457,86 @@ export interface operations {
             };
         };
     };
+    getV1ModelsObservedLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The learned limits, by scope and endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        limits: {
+                            /** @description the catalog endpoint the limit binds */
+                            instance: string;
+                            maxTools: number;
+                            /** @description the model whose rejection taught it */
+                            model: string;
+                            /** @description ISO-8601 */
+                            observedAt: string;
+                            /** @description `*` (binds every tenant) or the reporting tenant */
+                            scope: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable | issuer_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
     postV1ModelsObservedLimits: {
         parameters: {
             query?: never;
@@ -1527,7 +1625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no_limit_in_error | validation_failed */
+            /** @description no_limit_in_error | budget_floor_exceeded | validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1535,7 +1633,102 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "no_limit_in_error" | "validation_failed";
+                        code?: "no_limit_in_error" | "budget_floor_exceeded" | "validation_failed";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable | issuer_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteV1ModelsObservedLimitsByScopeByInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the catalog instance (the endpoint) */
+                instance: string;
+                /** @description `*` (the platform's limit) or a tenant id */
+                scope: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn; every instance stops applying it */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "not_found";
                     };
                 };
             };
@@ -2232,6 +2425,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description quota_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "quota_exceeded";
+                    };
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -2595,6 +2800,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description quota_exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "quota_exceeded";
+                    };
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -2854,7 +3071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description busy | rate_limited */
+            /** @description busy | rate_limited | quota_exceeded */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2862,7 +3079,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @enum {string} */
-                        code?: "busy" | "rate_limited";
+                        code?: "busy" | "rate_limited" | "quota_exceeded";
                     };
                 };
             };

@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   budget_floor_exceeded: 422,
   busy: 429,
   rate_limited: 429,
+  quota_exceeded: 429,
   internal_error: 500,
   start_failed: 500,
   source_unavailable: 502,

@@ -140,6 +140,7 @@ export {
   type ProcessWithGenerations,
   type PutOptions,
   type PutResult,
+  type QuotaStore,
   type ScriptRunner,
   type ScriptRunRequest,
   type SecretEntry,
@@ -154,6 +155,13 @@ export {
   type UsageStore,
 } from "./ports/index";
 export { ProcessService } from "./processes/process-service";
+export {
+  DEFAULT_QUOTAS,
+  QUOTA_SETTINGS,
+  type QuotaName,
+  type QuotaSettings,
+  TenantQuotas,
+} from "./quotas/tenant-quotas";
 export { loadedRe2, loadRe2 } from "./re2";
 export {
   HintEntrySchema,

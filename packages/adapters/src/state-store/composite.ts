@@ -7,6 +7,7 @@ import type {
   ProcessRecord,
   ProcessStore,
   ProcessWithGenerations,
+  QuotaStore,
   StateStore,
   ToolUsageDelta,
   ToolUsageKey,
@@ -14,7 +15,7 @@ import type {
   UsageStore,
 } from "@vance/core";
 
-/** The five ports of one store (one DynamoDB table, one SQLite file). */
+/** The six ports of one store (one DynamoDB table, one SQLite file). */
 export interface StatePorts<
   P extends ProcessStore = ProcessStore,
   U extends UsageStore = UsageStore,
@@ -27,10 +28,11 @@ export interface StatePorts<
   readonly observedLimits: L;
   readonly generations: G;
   readonly fireOnce: F;
+  readonly quotas: QuotaStore;
 }
 
 /**
- * The {@link StateStore} over five port objects, for wiring and tests: each method delegates to
+ * The {@link StateStore} over six port objects, for wiring and tests: each method delegates to
  * the port that owns it. The DynamoDB and SQLite stores both extend it, so the delegation is
  * written once.
  */
@@ -47,6 +49,7 @@ export class CompositeStateStore<
   readonly observedLimits: L;
   readonly generations: G;
   readonly fireOnce: F;
+  readonly quotas: QuotaStore;
 
   constructor(ports: StatePorts<P, U, L, G, F>) {
     this.processes = ports.processes;
@@ -54,6 +57,7 @@ export class CompositeStateStore<
     this.observedLimits = ports.observedLimits;
     this.generations = ports.generations;
     this.fireOnce = ports.fireOnce;
+    this.quotas = ports.quotas;
   }
 
   createProcess(record: ProcessRecord): Promise<boolean> {
@@ -90,6 +94,22 @@ export class CompositeStateStore<
 
   getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]> {
     return this.observedLimits.getObservedToolLimits(keys);
+  }
+
+  listObservedToolLimits(): Promise<ObservedToolLimit[]> {
+    return this.observedLimits.listObservedToolLimits();
+  }
+
+  deleteObservedToolLimit(key: string): Promise<boolean> {
+    return this.observedLimits.deleteObservedToolLimit(key);
+  }
+
+  addToQuota(key: string, amount: number, limit: number, expiresAt?: number): Promise<boolean> {
+    return this.quotas.addToQuota(key, amount, limit, expiresAt);
+  }
+
+  getQuotaUsage(key: string): Promise<number> {
+    return this.quotas.getQuotaUsage(key);
   }
 
   bumpGeneration(marker: string): Promise<number> {

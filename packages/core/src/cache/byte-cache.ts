@@ -23,6 +23,24 @@ export function stringBytes(value: string): number {
   return 2 * value.length;
 }
 
+/** The length of `value` in UTF-8, as a store keeps it (a lone surrogate counts as U+FFFD, 3 bytes). */
+export function utf8Bytes(value: string): number {
+  let bytes = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next < 0xe000) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 export interface ByteCacheOptions<V> {
   readonly maxBytes: number;
   /** What one entry costs, in bytes; at least 1. */

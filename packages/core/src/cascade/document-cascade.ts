@@ -1,4 +1,4 @@
-import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
+import { ByteCache, type CacheStats, MIB, stringBytes, utf8Bytes } from "../cache/byte-cache";
 import { Errors } from "../errors";
 import {
   assertDocumentPath,
@@ -19,6 +19,7 @@ import {
   type PutOptions,
   type StoredObject,
 } from "../ports/object-store";
+import type { TenantQuotas } from "../quotas/tenant-quotas";
 import { CascadeRead } from "./cascade-read";
 import { type GenerationStamp, type Generations, layerMarker, requestMarkers } from "./generations";
 
@@ -72,7 +73,22 @@ export interface DocumentCascadeOptions {
    * generation markers only): the composition root rebuilds the layer's compiled tool index.
    */
   readonly onChanged?: (tenant: string, project: string) => void;
+  /**
+   * The tenants' document byte quota: a write is charged what it adds before the store sees it
+   * (429 `quota_exceeded` past the quota), a delete or a smaller replacement refunded after.
+   */
+  readonly quotas?: Pick<TenantQuotas, "chargeDocumentBytes" | "refundDocumentBytes">;
 }
+
+/** What a write was charged against its tenant's quota: settled once the store answered. */
+interface QuotaCharge {
+  /** The store took the write: a smaller replacement gives back the difference. */
+  stored(): Promise<void>;
+  /** The store refused the write (a precondition, a path conflict): the charge is given back. */
+  refused(): Promise<void>;
+}
+
+const NO_CHARGE: QuotaCharge = { stored: async () => {}, refused: async () => {} };
 
 /** One directory of one layer, listed whole; `version` changes whenever the listing may differ. */
 export interface LayerListing {
@@ -120,6 +136,7 @@ export class DocumentCascade {
   readonly #cache: ByteCache<CachedBody | LayerIndex>;
   readonly #generations: Generations | undefined;
   readonly #onChanged: ((tenant: string, project: string) => void) | undefined;
+  readonly #quotas: DocumentCascadeOptions["quotas"];
   #versions = 0;
 
   constructor(
@@ -129,6 +146,7 @@ export class DocumentCascade {
   ) {
     this.#generations = options.generations;
     this.#onChanged = options.onChanged;
+    this.#quotas = options.quotas;
     this.#cache = new ByteCache({
       maxBytes: options.maxCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
       sizeOf: (entry, key) =>
@@ -303,9 +321,23 @@ export class DocumentCascade {
   /** Writes one document into the addressed layer. */
   async write(tenant: string, project: string, path: string, body: string, options: PutOptions) {
     const key = DocumentCascade.key(tenant, project, path);
+    return this.#write(tenant, project, path, body, options, await this.#charge(tenant, key, body));
+  }
+
+  async #write(
+    tenant: string,
+    project: string,
+    path: string,
+    body: string,
+    options: PutOptions,
+    charge: QuotaCharge,
+  ) {
+    const key = DocumentCascade.key(tenant, project, path);
     const result = await this.store.put(key, body, options);
+    if (!result.ok) await charge.refused();
     if (!result.ok && result.reason === "path_conflict") throw Errors.pathConflict(path);
     if (!result.ok) throw Errors.preconditionFailed(preconditionDetail(options));
+    await charge.stored();
     await this.#changed(tenant, project, path, {
       key,
       body,
@@ -327,15 +359,17 @@ export class DocumentCascade {
     body: string,
     options: PutOptions,
   ): Promise<{ key: string; etag: string; audit: ObjectAudit | null; created: boolean }> {
+    const key = DocumentCascade.key(tenant, project, path);
+    const charge = await this.#charge(tenant, key, body);
     if (options.ifMatch !== undefined || options.ifNoneMatch !== undefined) {
       return {
-        ...(await this.write(tenant, project, path, body, options)),
+        ...(await this.#write(tenant, project, path, body, options, charge)),
         created: options.ifNoneMatch === "*",
       };
     }
-    const key = DocumentCascade.key(tenant, project, path);
     const attempt = await this.store.put(key, body, { ...options, ifNoneMatch: "*" });
     if (attempt.ok) {
+      await charge.stored();
       const object = {
         key,
         body,
@@ -346,15 +380,51 @@ export class DocumentCascade {
       await this.#changed(tenant, project, path, object);
       return { key, etag: attempt.etag, audit: attempt.audit ?? null, created: true };
     }
-    if (attempt.reason === "path_conflict") throw Errors.pathConflict(path);
-    return { ...(await this.write(tenant, project, path, body, options)), created: false };
+    if (attempt.reason === "path_conflict") {
+      await charge.refused();
+      throw Errors.pathConflict(path);
+    }
+    return { ...(await this.#write(tenant, project, path, body, options, charge)), created: false };
+  }
+
+  /**
+   * Charges `tenant`'s quota what writing `body` under `key` adds: its bytes less those of the
+   * document it replaces (read from a one-entry listing, no body). A write whose outcome is
+   * unknown (the store failed) keeps its charge: the count may run over, never under. Two
+   * concurrent writes of one key are both charged against the same old size, so the count may
+   * stray by their difference until the next write of that key.
+   */
+  async #charge(tenant: string, key: string, body: string): Promise<QuotaCharge> {
+    const quotas = this.#quotas;
+    if (!quotas) return NO_CHARGE;
+    const delta = utf8Bytes(body) - (await this.#storedSize(key));
+    if (delta > 0) await quotas.chargeDocumentBytes(tenant, delta);
+    return {
+      stored: async () => {
+        if (delta < 0) await quotas.refundDocumentBytes(tenant, -delta);
+      },
+      refused: async () => {
+        if (delta > 0) await quotas.refundDocumentBytes(tenant, delta);
+      },
+    };
+  }
+
+  /** The stored size of the object under `key` (0 when none): the first key of a listing from it. */
+  async #storedSize(key: string): Promise<number> {
+    const { items } = await this.store.list(key, { limit: 1 });
+    const first = items[0];
+    return first !== undefined && first.key === key ? first.size : 0;
   }
 
   /** Deletes one document from the addressed layer; `document_not_found` when the layer has none. */
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     const key = DocumentCascade.key(tenant, project, path);
+    const size = this.#quotas ? await this.#storedSize(key) : 0;
     const result = await this.store.delete(key, ifMatch === undefined ? {} : { ifMatch });
-    if (result.ok) return this.#changed(tenant, project, path, null);
+    if (result.ok) {
+      await this.#quotas?.refundDocumentBytes(tenant, size);
+      return this.#changed(tenant, project, path, null);
+    }
     this.#cache.delete(bodyKey(key));
     if (result.reason === "not_found") throw Errors.documentNotFound(path);
     throw Errors.preconditionFailed("the document changed since the given ETag (If-Match)");

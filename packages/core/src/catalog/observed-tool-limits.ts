@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
+import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { CascadeRead } from "../cascade/cascade-read";
 import { type GenerationStamp, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
@@ -7,7 +8,7 @@ import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ObservedLimitStore } from "../ports/observed-limit-store";
 import { loadedRe2, loadRe2 } from "../re2";
-import { parseModelId } from "./model-catalog";
+import { type CompiledCatalog, parseModelId } from "./model-catalog";
 
 /**
  * How providers word a rejected tools array. Each pattern is anchored on the `tools` (or legacy
@@ -117,6 +118,16 @@ function indexOfAsciiCaseless(text: string, needle: string, from: number): numbe
 
 export interface ObservedToolLimitsOptions {
   readonly state: ObservedLimitStore;
+  /**
+   * The model catalog: a limit is learned only for an endpoint (instance) it knows, so what a
+   * tenant can store is one limit per endpoint, never one per made-up name.
+   */
+  readonly catalog: { catalog(read?: CascadeRead): Promise<CompiledCatalog> };
+  /**
+   * Tools kept free for the engine's own (`VANCE_EXTERNAL_RESERVE`): a limit that cannot hold
+   * the capability floor plus these is refused, since every spawn would then be refused.
+   */
+  readonly reserve?: number;
   readonly logger: Logger;
   /** Epoch milliseconds. */
   readonly now: () => number;
@@ -138,6 +149,25 @@ export function observedLimitKey(scope: LimitScope, instance: string): string {
   return `${scope}/${instance}`;
 }
 
+/** A learned limit as an admin lists it. */
+export interface LearnedLimit {
+  /** `*` (every tenant) or the reporting tenant. */
+  readonly scope: string;
+  /** The catalog endpoint it binds. */
+  readonly instance: string;
+  /** The model whose rejection taught it. */
+  readonly model: string;
+  readonly maxTools: number;
+  /** Epoch milliseconds. */
+  readonly observedAt: number;
+}
+
+/** The scope and instance of a key {@link observedLimitKey} built (the scope never holds `/`). */
+function splitLimitKey(key: string): { scope: string; instance: string } {
+  const at = key.indexOf("/");
+  return { scope: key.slice(0, at), instance: key.slice(at + 1) };
+}
+
 /** Keys an instance keeps (with their limit or its absence); a forgotten one is read again. */
 const KNOWN_KEYS = 10_000;
 
@@ -155,6 +185,8 @@ const NONE_OBSERVED = 0;
  */
 export class ObservedToolLimits {
   readonly #state: ObservedToolLimitsOptions["state"];
+  readonly #catalog: ObservedToolLimitsOptions["catalog"];
+  readonly #reserve: number;
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #generations: Generations | undefined;
@@ -162,6 +194,8 @@ export class ObservedToolLimits {
 
   constructor(options: ObservedToolLimitsOptions) {
     this.#state = options.state;
+    this.#catalog = options.catalog;
+    this.#reserve = options.reserve ?? 0;
     this.#logger = options.logger;
     this.#now = options.now;
     this.#generations = options.generations;
@@ -169,7 +203,9 @@ export class ObservedToolLimits {
 
   /**
    * Learns the limit `errorText` names for `model`'s endpoint, for `scope` (the reporting tenant,
-   * or `*` for a platform report); `no_limit_in_error` (422) when the text names none.
+   * or `*` for a platform report); `no_limit_in_error` (422) when the text names none,
+   * `invalid_model` (400) when the catalog knows no such endpoint, `budget_floor_exceeded` (422)
+   * when the limit could not hold the capability floor plus the reserve.
    */
   async learn(model: string, errorText: string, scope: LimitScope = PLATFORM_SCOPE): Promise<number> {
     const { instance, slug } = parseModelId(model);
@@ -184,6 +220,22 @@ export class ObservedToolLimits {
         "the error text names no tool limit; nothing was learned (set maxTools in the catalog instead)",
       );
     }
+    const { providers } = await this.#catalog.catalog();
+    if (!Object.hasOwn(providers, instance)) {
+      throw new VanceError(
+        "invalid_model",
+        `the model catalog knows no endpoint '${instance}'; limits are learned only for catalog endpoints (add model/${instance}/_provider.yaml first)`,
+      );
+    }
+    const floor = CAPABILITY_FLOOR.length + this.#reserve;
+    if (maxTools < floor) {
+      throw new VanceError(
+        "budget_floor_exceeded",
+        `the reported limit ${maxTools} is below the capability floor (${CAPABILITY_FLOOR.join(", ")}) plus the ${this.#reserve} tools kept for the engine: ${floor}; every spawn on '${instance}' would be refused, so nothing was learned (set maxTools in the catalog if the endpoint really allows so few)`,
+        [{ path: "error", message: `names a limit of ${maxTools}, below ${floor}` }],
+        { maxTools, floor },
+      );
+    }
     const key = observedLimitKey(scope, instance);
     await this.#state.putObservedToolLimit({ key, model, maxTools, observedAt: this.#now() });
     await this.#generations?.bump(OBSERVED_LIMITS_MARKER);
@@ -195,6 +247,32 @@ export class ObservedToolLimits {
       fix: `add maxTools: ${maxTools} to model/${instance}/_provider.yaml in the catalog (the endpoint's limit; model/${instance}/${slug}.yaml for this model alone)`,
     });
     return maxTools;
+  }
+
+  /** The learned limits `scope` may see: all of them for `*` (a platform admin), else the tenant's own. */
+  async list(scope: LimitScope): Promise<LearnedLimit[]> {
+    const all = await this.#state.listObservedToolLimits();
+    return all
+      .map((limit) => ({
+        ...splitLimitKey(limit.key),
+        model: limit.model,
+        maxTools: limit.maxTools,
+        observedAt: limit.observedAt,
+      }))
+      .filter((limit) => scope === PLATFORM_SCOPE || limit.scope === scope);
+  }
+
+  /**
+   * Withdraws the limit learned for `instance` in `scope`; every instance stops applying it at its
+   * next read of the generations. `false` when none was learned.
+   */
+  async withdraw(scope: LimitScope, instance: string): Promise<boolean> {
+    const key = observedLimitKey(scope, instance);
+    const removed = await this.#state.deleteObservedToolLimit(key);
+    if (!removed) return false;
+    await this.#generations?.bump(OBSERVED_LIMITS_MARKER);
+    this.#logger.info("budget.observed_tool_limit_withdrawn", { scope, instance });
+    return true;
   }
 
   /**

@@ -1,10 +1,12 @@
 import * as v from "valibot";
+import { utf8Bytes } from "../cache/byte-cache";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
 import {
   isToolDocumentPath,
   layerKeyPrefix,
   ProjectIdSchema,
+  SPEC_DOCUMENTS_DIR,
   TENANT_PROJECT,
   toolNameFromPath,
 } from "../ids";
@@ -15,6 +17,7 @@ import {
   mcpServerNameFromPath,
   parseMcpServerDocument,
 } from "../tool-types/mcp-server";
+import { openApiShapeProblem } from "../tool-types/openapi/spec-shape";
 import { scriptSyntaxMessage, scriptSyntaxProblem } from "../tool-types/script-syntax";
 import type { ResolvedTool, ServerToolService } from "../tools/server-tool-service";
 
@@ -32,6 +35,17 @@ export type DocumentWrite =
 
 /** Most projects one listing answers; a tenant with more is answered `truncated`. */
 export const MAX_LISTED_PROJECTS = 1000;
+
+/**
+ * How a spec document (`specs/…`) longer than an ordinary document is checked before it is
+ * stored: only an OpenAPI document may use the spec limit (32 MiB), so its top level must be
+ * one's (`openApiShapeProblem`, a linear scan: the full parse runs on the task worker when a
+ * pack loads it, once per ETag), else 422.
+ */
+export interface SpecDocumentCheck {
+  /** The ordinary document limit, in bytes: a spec at most this long is stored as sent. */
+  readonly ordinaryBytes: number;
+}
 
 /** A tenant's projects that hold documents (`GET /v1/tenants/{tenant}/projects`). */
 export interface TenantProjects {
@@ -58,6 +72,7 @@ export class DocumentService {
   constructor(
     private readonly cascade: DocumentCascade,
     private readonly tools: ServerToolService,
+    private readonly specs: SpecDocumentCheck = { ordinaryBytes: Number.POSITIVE_INFINITY },
   ) {}
 
   /** The first hit of project → tenant → bundled; `document_not_found` when no layer has one. */
@@ -123,6 +138,9 @@ export class DocumentService {
       return { kind: "tool", ...(await this.tools.put(tenant, project, name, body, options)) };
     }
     if (isMcpServerDocumentPath(path)) this.validateMcpServer(path, body);
+    if (path.startsWith(SPEC_DOCUMENTS_DIR) && utf8Bytes(body) > this.specs.ordinaryBytes) {
+      this.checkSpec(path, body);
+    }
     if (isScriptDocumentPath(path)) validateScript(body);
     const written = await this.cascade.upsert(tenant, project, path, body, options);
     return {
@@ -133,6 +151,16 @@ export class DocumentService {
       etag: written.etag,
       audit: written.audit,
     };
+  }
+
+  /** A long spec is stored only when it has an OpenAPI document's top level ({@link SpecDocumentCheck}). */
+  private checkSpec(path: string, body: string): void {
+    const problem = openApiShapeProblem(body);
+    if (problem === null) return;
+    throw Errors.validationFailed(
+      `'${path}' is longer than an ordinary document (${this.specs.ordinaryBytes} bytes); only an OpenAPI 3 document may be, and this is none: ${problem}`,
+      [{ path: "", message: problem }],
+    );
   }
 
   /** An MCP server document is stored only when it is one: a valid server name and a valid connection. */

@@ -22,4 +22,11 @@ export interface ObservedLimitStore {
   putObservedToolLimit(limit: ObservedToolLimit): Promise<void>;
   /** The observed limits under these keys, in key order; keys never observed are absent. */
   getObservedToolLimits(keys: readonly string[]): Promise<ObservedToolLimit[]>;
+  /**
+   * Every observed limit, in key order: bounded, since a limit is learned only for an endpoint
+   * the catalog knows, one per (scope, endpoint).
+   */
+  listObservedToolLimits(): Promise<ObservedToolLimit[]>;
+  /** Withdraws the limit under `key`; `false` when none was stored. */
+  deleteObservedToolLimit(key: string): Promise<boolean>;
 }

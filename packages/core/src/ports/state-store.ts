@@ -1,8 +1,8 @@
 /**
  * The state store: small mutable records that must be shared by every function instance, as
- * five narrow ports — process records (`ProcessStore`), tool usage counters (`UsageStore`),
- * observed tool limits (`ObservedLimitStore`), generation markers (`GenerationStore`) and
- * fire-once markers (`FireOnceStore`). Each consumer takes the port it needs. DynamoDB implements
+ * six narrow ports — process records (`ProcessStore`), tool usage counters (`UsageStore`),
+ * observed tool limits (`ObservedLimitStore`), generation markers (`GenerationStore`),
+ * fire-once markers (`FireOnceStore`) and per-tenant quota counters (`QuotaStore`). Each consumer takes the port it needs. DynamoDB implements
  * them in the cloud (one table, single-table design), SQLite locally; every mutation is atomic on
  * its own, and no method reads-then-writes across calls.
  */
@@ -10,6 +10,7 @@ import type { FireOnceStore } from "./fire-once-store";
 import type { GenerationStore } from "./generation-store";
 import type { ObservedLimitStore } from "./observed-limit-store";
 import type { ProcessStore } from "./process-store";
+import type { QuotaStore } from "./quota-store";
 import type { UsageStore } from "./usage-store";
 
 export type { FireOnceStore } from "./fire-once-store";
@@ -22,6 +23,7 @@ export type {
   ProcessStore,
   ProcessWithGenerations,
 } from "./process-store";
+export type { QuotaStore } from "./quota-store";
 export type { ToolUsageDelta, ToolUsageKey, ToolUsageRow, UsageStore } from "./usage-store";
 
 /**
@@ -33,4 +35,5 @@ export interface StateStore
     UsageStore,
     ObservedLimitStore,
     GenerationStore,
-    FireOnceStore {}
+    FireOnceStore,
+    QuotaStore {}

@@ -16,6 +16,7 @@ import {
 } from "../ids";
 import { measureJsonSchema } from "../json-schema-size";
 import type { ClientToolDeclaration, ProcessKey, ProcessRecord, ProcessStore } from "../ports/process-store";
+import type { TenantQuotas } from "../quotas/tenant-quotas";
 import {
   HintEntrySchema,
   RecipeEntrySchema,
@@ -96,6 +97,11 @@ export interface ProcessRecordsOptions {
    * root, which lists them in `/v1/metrics`); a cache of this instance's own without it.
    */
   readonly caches?: ProcessRecordCaches;
+  /**
+   * The tenant's process quota, taken before a record is stored (429 `quota_exceeded` past it);
+   * without it, processes are not counted (tests of other rules).
+   */
+  readonly quotas?: Pick<TenantQuotas, "takeProcess">;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   readonly newId?: () => string;
@@ -200,6 +206,7 @@ export class ProcessRecords {
 
   /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
   async create(record: ProcessRecord): Promise<void> {
+    await this.options.quotas?.takeProcess(record.tenant);
     if (!(await this.options.state.createProcess(storedProcessRecord(record)))) {
       throw new VanceError("process_conflict", "a process with this id exists already; retry");
     }

@@ -8,6 +8,12 @@ import { RestType } from "./rest/index";
 import { ScriptedType } from "./scripted";
 import { type AnyToolType, defineToolType } from "./tool-type";
 
+/**
+ * The longest `doc_lookup` answer, in characters: the ordinary document limit. Only a spec
+ * (`specs/`, up to 32 MiB) is longer; a model gets its start and a line saying it was cut.
+ */
+export const MAX_DOC_LOOKUP_CHARS = 256 * 1024;
+
 /** `doc_lookup`: exposes one document of the cascade as a tool. */
 export const DocLookupType = defineToolType({
   typeId: "doc_lookup",
@@ -22,9 +28,17 @@ export const DocLookupType = defineToolType({
           error: "DocumentNotFound",
           message: `no document at '${parameters.path}' in this project's cascade`,
         }
-      : { value: text };
+      : { value: capped(text) };
   },
 });
+
+/** `text`, or its first {@link MAX_DOC_LOOKUP_CHARS} characters and a line that says so. */
+function capped(text: string): string {
+  if (text.length <= MAX_DOC_LOOKUP_CHARS) return text;
+  // Never half a surrogate pair.
+  const end = MAX_DOC_LOOKUP_CHARS - (/[\uD800-\uDBFF]/.test(text.charAt(MAX_DOC_LOOKUP_CHARS - 1)) ? 1 : 0);
+  return `${text.slice(0, end)}\n\n[doc_lookup: cut at ${MAX_DOC_LOOKUP_CHARS} of ${text.length} characters]`;
+}
 
 /**
  * Every type this service ships, in the order `GET /v1/types` lists them; the `mcp` ones keep

@@ -9,6 +9,7 @@
  * | observed limit    | `LIMIT`                     | `ENDPOINT#{key}`   | `limitKey`, `model`, `maxTools`, `observedAt` (epoch ms) | `observed-limits.ts` |
  * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) | `fire-once.ts` |
  * | generation        | `GEN#{marker}`              | `GEN`              | `generation` (number, grown with `ADD`) | `generations.ts` |
+ * | quota counter     | `QUOTA#{key}`               | `QUOTA`            | `used`; a window's also `expiresAt` (epoch seconds, TTL) | `quotas.ts` |
  *
  * Key parts are escaped (`%` → `%25`, `#` → `%23`) so that no tenant, project, role or tool
  * containing `#` can reach another's items; ordinary ids read unchanged in the console.
@@ -25,6 +26,7 @@ import { DynamoFireOnceStore } from "./fire-once";
 import { DynamoGenerationStore } from "./generations";
 import { DynamoObservedLimitStore } from "./observed-limits";
 import { DynamoProcessStore } from "./processes";
+import { DynamoQuotaStore } from "./quotas";
 import { type DynamoStateStoreOptions, DynamoStateTable } from "./shared";
 import { DynamoUsageStore } from "./usage";
 
@@ -32,6 +34,7 @@ export { DynamoFireOnceStore } from "./fire-once";
 export { DynamoGenerationStore } from "./generations";
 export { DynamoObservedLimitStore } from "./observed-limits";
 export { DynamoProcessStore } from "./processes";
+export { DynamoQuotaStore } from "./quotas";
 export {
   createDynamoClient,
   type DynamoClientOptions,
@@ -66,6 +69,7 @@ export class DynamoStateStore extends CompositeStateStore<
       observedLimits: new DynamoObservedLimitStore(table),
       generations: new DynamoGenerationStore(table),
       fireOnce: new DynamoFireOnceStore(table),
+      quotas: new DynamoQuotaStore(table),
     });
     this.table = table;
   }

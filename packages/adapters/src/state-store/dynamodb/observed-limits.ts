@@ -1,4 +1,4 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { ObservedLimitStore, ObservedToolLimit } from "@vance/core";
 import { type DynamoStateTable, type ItemKey, itemId, keyPart } from "./shared";
 
@@ -33,18 +33,55 @@ export class DynamoObservedLimitStore implements ObservedLimitStore {
     const items = await this.table.batchGet(unique.map(limitKey));
     return unique.flatMap((key) => {
       const item = items.get(itemId(limitKey(key)));
-      return item === undefined
-        ? []
-        : [
-            {
-              key: String(item.limitKey),
-              model: String(item.model),
-              maxTools: Number(item.maxTools),
-              observedAt: Number(item.observedAt),
-            },
-          ];
+      return item === undefined ? [] : [limitOf(item)];
     });
   }
+
+  /** A Query of the `LIMIT` partition, every page; in sort-key order, which is key order. */
+  async listObservedToolLimits(): Promise<ObservedToolLimit[]> {
+    const { table } = this;
+    const limits: ObservedToolLimit[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await table.request(() =>
+        table.doc.send(
+          new QueryCommand({
+            TableName: table.name,
+            KeyConditionExpression: "pk = :pk AND begins_with(sk, :endpoint)",
+            ExpressionAttributeValues: { ":pk": "LIMIT", ":endpoint": "ENDPOINT#" },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+            Limit: table.queryPageSize,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) limits.push(limitOf(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return limits.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async deleteObservedToolLimit(key: string): Promise<boolean> {
+    const { table } = this;
+    return table.conditional(() =>
+      table.doc.send(
+        new DeleteCommand({
+          TableName: table.name,
+          Key: limitKey(key),
+          ConditionExpression: "attribute_exists(pk)",
+        }),
+      ),
+    );
+  }
+}
+
+function limitOf(item: Record<string, unknown>): ObservedToolLimit {
+  return {
+    key: String(item.limitKey),
+    model: String(item.model),
+    maxTools: Number(item.maxTools),
+    observedAt: Number(item.observedAt),
+  };
 }
 
 /** `ENDPOINT#`: items of the earlier per-model layout (sort key `{model}`) are never read as these. */

@@ -46,6 +46,11 @@ const SCHEMA = `
     marker TEXT PRIMARY KEY,
     expires_at INTEGER NOT NULL
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS quotas (
+    quota_key TEXT PRIMARY KEY,
+    used INTEGER NOT NULL,
+    expires_at INTEGER
+  ) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS generations (
     marker TEXT PRIMARY KEY,
     generation INTEGER NOT NULL

@@ -12,6 +12,7 @@ import { SqliteFireOnceStore } from "./fire-once";
 import { SqliteGenerationStore } from "./generations";
 import { SqliteObservedLimitStore } from "./observed-limits";
 import { SqliteProcessStore } from "./processes";
+import { SqliteQuotaStore } from "./quotas";
 import { SqliteUsageStore } from "./usage";
 
 export { openStateDatabase } from "./database";
@@ -19,6 +20,7 @@ export { SqliteFireOnceStore } from "./fire-once";
 export { SqliteGenerationStore } from "./generations";
 export { SqliteObservedLimitStore } from "./observed-limits";
 export { SqliteProcessStore } from "./processes";
+export { SqliteQuotaStore } from "./quotas";
 export { SqliteUsageStore } from "./usage";
 
 export interface SqliteStateStoreOptions {
@@ -49,6 +51,7 @@ export class SqliteStateStore extends CompositeStateStore<
       observedLimits: new SqliteObservedLimitStore(db),
       generations,
       fireOnce: new SqliteFireOnceStore(db, options.now ?? Date.now),
+      quotas: new SqliteQuotaStore(db, options.now ?? Date.now),
     });
     this.#db = db;
   }

@@ -1,0 +1,108 @@
+import { VanceError } from "../errors";
+import type { QuotaStore } from "../ports/quota-store";
+
+/**
+ * What one tenant may make the service store (issue 35): processes (an MCP session is one) per
+ * hour, and the bytes of its documents in all its layers together. Observed limits need no
+ * quota of their own: one is stored only per (tenant, endpoint the catalog knows).
+ */
+export interface QuotaSettings {
+  /** Processes a tenant may spawn in one clock hour (UTC), MCP sessions included. */
+  readonly processesPerHour: number;
+  /** The bytes (UTF-8) of a tenant's stored documents, every layer together. */
+  readonly documentBytes: number;
+}
+
+export type QuotaName = keyof QuotaSettings;
+
+export const DEFAULT_QUOTAS: QuotaSettings = {
+  processesPerHour: 1000,
+  documentBytes: 256 * 1024 * 1024,
+};
+
+/** The setting of each quota, named in its 429 so an operator knows what to raise. */
+export const QUOTA_SETTINGS: Readonly<Record<QuotaName, string>> = {
+  processesPerHour: "VANCE_QUOTA_PROCESSES_PER_HOUR",
+  documentBytes: "VANCE_QUOTA_DOCUMENT_MB",
+};
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The per-tenant quotas over the state store's counters, checked where the capacity is handed
+ * out (a spawn, a document write). Past one the caller gets 429 `quota_exceeded` naming it.
+ */
+export class TenantQuotas {
+  readonly settings: QuotaSettings;
+
+  constructor(
+    private readonly store: QuotaStore,
+    settings: Partial<QuotaSettings> = {},
+    private readonly now: () => number = () => Date.now(),
+  ) {
+    this.settings = { ...DEFAULT_QUOTAS, ...settings };
+  }
+
+  /** Counts one process of `tenant` in this hour; 429 `quota_exceeded` when the hour's are spent. */
+  async takeProcess(tenant: string): Promise<void> {
+    const limit = this.settings.processesPerHour;
+    const windowStart = Math.floor(this.now() / HOUR_MS) * HOUR_MS;
+    const end = windowStart + HOUR_MS;
+    if (await this.store.addToQuota(`processes/${tenant}/${windowStart}`, 1, limit, end)) return;
+    throw quotaExceeded(
+      "processesPerHour",
+      limit,
+      `tenant '${tenant}' spawned ${limit} processes (MCP sessions included) this hour`,
+      Math.max(1, Math.ceil((end - this.now()) / 1000)),
+    );
+  }
+
+  /**
+   * Grows `tenant`'s stored document bytes by `bytes` (≥ 0) before a write stores them; 429
+   * `quota_exceeded` (nothing counted) when they would pass the quota.
+   */
+  async chargeDocumentBytes(tenant: string, bytes: number): Promise<void> {
+    if (bytes <= 0) return;
+    const limit = this.settings.documentBytes;
+    if (await this.store.addToQuota(documentsKey(tenant), bytes, limit)) return;
+    const used = await this.store.getQuotaUsage(documentsKey(tenant));
+    throw quotaExceeded(
+      "documentBytes",
+      limit,
+      `tenant '${tenant}' stores ${used} bytes of documents; ${bytes} more would pass its ${limit}`,
+    );
+  }
+
+  /** Gives back bytes a write did not store after all, or a delete or smaller replacement freed. */
+  async refundDocumentBytes(tenant: string, bytes: number): Promise<void> {
+    if (bytes > 0) await this.store.addToQuota(documentsKey(tenant), -bytes, this.settings.documentBytes);
+  }
+
+  /** The bytes of documents counted for `tenant`. */
+  documentBytesOf(tenant: string): Promise<number> {
+    return this.store.getQuotaUsage(documentsKey(tenant));
+  }
+}
+
+function documentsKey(tenant: string): string {
+  return `document-bytes/${tenant}`;
+}
+
+function quotaExceeded(
+  quota: QuotaName,
+  limit: number,
+  detail: string,
+  retryAfterSeconds?: number,
+): VanceError {
+  return new VanceError(
+    "quota_exceeded",
+    `${detail}: the quota '${quota}' (${QUOTA_SETTINGS[quota]}) is ${limit}`,
+    [],
+    {
+      quota,
+      limit,
+      setting: QUOTA_SETTINGS[quota],
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    },
+  );
+}
