@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { VanceApp } from "../../functions/api/app";
 import { mintToken } from "../../functions/api/auth";
 import { SECRET } from "./app";
@@ -71,6 +71,26 @@ export async function seedProject(app: VanceApp): Promise<void> {
     `${T}/tools/pets`,
     "type: openapi\ndescription: The pet store\nlabels: [pets]\nparameters:\n  spec: specs/pets.yaml\n  promptHint: Pets - list, add and read pets\n",
     writer,
+  );
+}
+
+/**
+ * Waits until every pack of `tenant`/`project` is `current` (its spec compiled on the parse
+ * worker): a listing asked sooner shows a pack without its sub-tools, which on a loaded machine
+ * lasts seconds. Bounded only by the hook's time limit.
+ */
+export async function packsCurrent(app: VanceApp, project: string): Promise<void> {
+  const reader = await token(TENANT, ["read"]);
+  await vi.waitFor(
+    async () => {
+      const res = await app.request(`/v1/tenants/${TENANT}/projects/${project}/tools`, {
+        headers: { authorization: `Bearer ${reader}` },
+      });
+      const { packs } = (await res.json()) as { packs: { pack: string; status: string }[] };
+      expect(packs.length).toBeGreaterThan(0);
+      expect(packs.filter((pack) => pack.status !== "current")).toEqual([]);
+    },
+    { timeout: 600_000, interval: 100 },
   );
 }
 
