@@ -83,7 +83,7 @@ beforeAll(async () => {
     VANCE_TENANT: "acme",
     VANCE_PROJECT: "cli",
   };
-}, 30_000);
+});
 
 afterAll(async () => {
   await server?.close();

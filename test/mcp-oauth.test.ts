@@ -129,7 +129,7 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
   let server: LocalServer;
   let home: string;
   beforeAll(async () => {
-    server = await startLocalServer({ timeoutMs: 25_000 });
+    server = await startLocalServer();
     home = mkdtempSync(join(tmpdir(), "vance-mcp-remote-"));
   });
   afterAll(async () => {
@@ -164,7 +164,7 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
       const timer = setTimeout(() => {
         child.kill("SIGTERM");
         resolve(null);
-      }, 30_000);
+      }, 50_000);
       child.on("exit", (code) => {
         clearTimeout(timer);
         resolve(code);
@@ -176,5 +176,5 @@ describe("mcp-remote (the README's Claude Desktop bridge) with an expired token"
     // It gives up rather than wait for a browser sign-in that cannot come.
     expect(exit).not.toBeNull();
     expect(exit).not.toBe(0);
-  }, 40_000);
+  });
 });

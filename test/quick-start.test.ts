@@ -14,10 +14,10 @@ let printedToken: string;
 let printedCurl: string;
 
 beforeAll(async () => {
-  server = await startLocalServer({ timeoutMs: 20_000 });
+  server = await startLocalServer();
   ({ dataDir, base, token: printedToken } = server);
   printedCurl = /curl -s -H "Authorization: Bearer \$TOKEN" (\S+)/.exec(server.banner)![1]!;
-}, 30_000);
+});
 
 afterAll(async () => await server?.stop());
 
@@ -144,5 +144,5 @@ describe("npm start on a port in use", () => {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 40_000);
+  });
 });

@@ -32,7 +32,8 @@ async function withLoopDelay<T>(
   }
 }
 
-async function until(condition: () => boolean, ms = 2_000): Promise<void> {
+/** Waits for a state; the bound only ends a wait that never comes (a loaded machine is slow, not wrong). */
+async function until(condition: () => boolean, ms = 50_000): Promise<void> {
   const end = performance.now() + ms;
   while (!condition()) {
     if (performance.now() > end) throw new Error("condition not met in time");
