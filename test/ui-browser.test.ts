@@ -160,6 +160,25 @@ describe("the web listing in headless Chromium", () => {
     await page.context().close();
   });
 
+  it("the filter splits what is typed at spaces only: 'greeting demo' finds greeting, 's' alone filters", async () => {
+    const page = await newPage();
+    await page.goto(`${server.base}${PAGE}#token=${await token(TENANT, ["read"])}`);
+    await page.locator("#tools").waitFor();
+    const shown = () => page.locator("#tools tr[data-search]:visible th").allTextContents();
+    const count = () => page.locator("#tool-filter-count").textContent();
+    // Two words, the second a label of greeting.
+    await page.getByLabel("Filter").fill("greeting demo");
+    await expect.poll(count).toMatch(/^1 of \d+ tools match$/);
+    expect(await shown()).toEqual(["greeting"]);
+    // A name holding the letter s is one word, not split at each s.
+    await page.getByLabel("Filter").fill("doc_tools_overview");
+    await expect.poll(count).toMatch(/^1 of \d+ tools match$/);
+    expect(await shown()).toEqual(["doc_tools_overview"]);
+    await page.getByLabel("Filter").fill("s");
+    await expect.poll(count).toMatch(/^\d+ of \d+ tools match$/);
+    await page.context().close();
+  });
+
   it("another tenant's token sees 403 forbidden", async () => {
     const page = await newPage();
     const statuses: number[] = [];
