@@ -118,6 +118,34 @@ describe("vance-tools lint (offline, the service's own parsers)", () => {
     expect(stderr).toContain("3 problem(s) in 4 documents");
   });
 
+  it("reports every problem of a broken file in one run, in line order", async () => {
+    // Problems at each stage a write checks: the common fields, the name, pack-only fields, the parameters.
+    const broken = [
+      "type: rest",
+      "labels: [Not A Label]",
+      "name: another_name",
+      "disabledSubTools: [x]",
+      "parameters:",
+      "  method: TELEPORT",
+      "  url: https://api.example.com/x",
+      'description: ""',
+    ].join("\n");
+    const dir = folder({ "server-tools/broken.yaml": `${broken}\n` });
+    const { code, stdout } = await run(["lint", dir]);
+    expect(code).toBe(1);
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.slice(`${dir}/server-tools/broken.yaml:`.length));
+    expect(lines).toEqual([
+      expect.stringMatching(/^2: labels\.0: /),
+      "3: name: must equal 'broken' [validation_failed]",
+      expect.stringMatching(/^4: disabledSubTools: disabledSubTools applies to packs/),
+      expect.stringMatching(/^6: parameters\.method: /),
+      expect.stringMatching(/^8: description: description must not be empty/),
+    ]);
+  });
+
   it("checks type parameters, name rules and the network policy, with the line of the field", async () => {
     const dir = folder({
       "server-tools/Caps.yaml": doc("Bad file name"),

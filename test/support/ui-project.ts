@@ -1,9 +1,10 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { expect, vi } from "vitest";
+import { expect } from "vitest";
 import type { VanceApp } from "../../functions/api/app";
 import { mintToken } from "../../functions/api/auth";
 import { SECRET } from "./app";
+import { projectClient } from "./client";
 
 /** The project the listing tests show: `acme/web`. */
 export const TENANT = "acme";
@@ -74,24 +75,9 @@ export async function seedProject(app: VanceApp): Promise<void> {
   );
 }
 
-/**
- * Waits until every pack of `tenant`/`project` is `current` (its spec compiled on the parse
- * worker): a listing asked sooner shows a pack without its sub-tools, which on a loaded machine
- * lasts seconds. Bounded only by the hook's time limit.
- */
+/** Waits until every pack of `acme/{project}` is `current`: see `currentListing`. */
 export async function packsCurrent(app: VanceApp, project: string): Promise<void> {
-  const reader = await token(TENANT, ["read"]);
-  await vi.waitFor(
-    async () => {
-      const res = await app.request(`/v1/tenants/${TENANT}/projects/${project}/tools`, {
-        headers: { authorization: `Bearer ${reader}` },
-      });
-      const { packs } = (await res.json()) as { packs: { pack: string; status: string }[] };
-      expect(packs.length).toBeGreaterThan(0);
-      expect(packs.filter((pack) => pack.status !== "current")).toEqual([]);
-    },
-    { timeout: 600_000, interval: 100 },
-  );
+  await (await projectClient(app, TENANT, project)).currentListing();
 }
 
 /** Serves the app on an ephemeral port of 127.0.0.1, as `npm start` serves it. */
