@@ -358,6 +358,7 @@ describe("vance-tools against the running server", () => {
       "conflict: server-tools/shared_a.yaml changed on the server since the last pull or push here",
     );
     expect(refused.stdout).toContain("nothing sent: 1 document(s) changed on the server");
+    expect(refused.stdout).not.toContain("created 0");
     const stored = await runHere(["get", "shared_b"], project);
     expect(stored.stdout).toBe(doc("B"));
 
@@ -451,7 +452,7 @@ describe("vance-tools against the running server", () => {
       VANCE_TOKEN: await token("emptyco", ["read", "write", "admin"]),
     };
     expect((await runHere(["usage"], fresh)).stdout.trim()).toBe(
-      "no usage recorded in emptyco/nothing yet: calls are counted per role from the first invoke",
+      "no usage recorded in emptyco/nothing yet: calls are counted per role when made in a process (invoke_tool, a process's invoke, MCP tools/call); direct invokes (vance-tools invoke) are not counted",
     );
     expect((await runHere(["secrets", "list"], fresh)).stdout.trim()).toBe(
       "tenant emptyco has no secrets (vance-tools secrets set NAME stores one)",
@@ -558,6 +559,10 @@ describe("vance-tools against the running server", () => {
     });
     const invalid = await runHere(["invoke", "cli_tool_1", "--params", '{"x":1}']);
     expect(invalid.stderr).toContain("[invalid_params, HTTP 422]");
+    // Direct invokes are not counted per role, and usage says so rather than only "nothing yet".
+    expect((await runHere(["usage"])).stdout).toContain(
+      "direct invokes (vance-tools invoke) are not counted",
+    );
 
     const spawned = await fetch(`${server.base}/v1/tenants/acme/projects/cli/processes`, {
       method: "POST",
@@ -577,12 +582,25 @@ describe("vance-tools against the running server", () => {
     // The call activated cli_tool_2: on the wire from the next turn; the other eight stay deferred.
     expect(manifest.stdout).toMatch(/^on the wire \(3\)\n {2}cli_tool_2\n/m);
     expect(manifest.stdout).toMatch(/^deferred \(8\)$/m);
+    // The two wire formats read differently: their shape and size.
+    expect(manifest.stdout).toMatch(
+      /^tools array in the openai format: 3 tools, [\d,]+ bytes, each \{type, function\}/m,
+    );
+    const anthropic = await runHere(["manifest", processId, "--format", "anthropic"]);
+    expect(anthropic.stdout).toMatch(
+      /^tools array in the anthropic format: 3 tools, [\d,]+ bytes, each \{name, description, input_schema\}/m,
+    );
 
     expect((await runHere(["secrets", "set", "CLI_TOKEN", "--value", "s3cr3t-value"])).code).toBe(0);
     const secrets = await runHere(["secrets", "list"]);
     expect(secrets.stdout).toMatch(/^CLI_TOKEN\s+\d{4}-/m);
     expect(secrets.stdout).not.toContain("s3cr3t-value");
     expect((await runHere(["secrets", "delete", "CLI_TOKEN"])).code).toBe(0);
+    const lower = await runHere(["secrets", "set", "jira_token", "--value", "x"]);
+    expect(lower.code).toBe(1);
+    expect(lower.stderr).toContain(
+      "name 'jira_token' is not a valid id: secret names are upper-case letters, digits and '_', starting with a letter, at most 64 characters; did you mean 'JIRA_TOKEN'?",
+    );
 
     expect((await runHere(["delete", "cli_tool_8"])).stdout.trim()).toBe(
       "deleted server-tools/cli_tool_8.yaml",
