@@ -103,7 +103,11 @@ describe("the web listing in headless Chromium", () => {
     await shot(page, "ui-tool.png");
 
     await page.getByRole("link", { name: "What the model sees" }).click();
-    await page.getByLabel("Model chain").fill("openai/gpt-4.1");
+    // The empty field shows an example that cannot be mistaken for a chain already filled in.
+    const chain = page.getByLabel("Model chain");
+    expect(await chain.inputValue()).toBe("");
+    expect(await chain.getAttribute("placeholder")).toMatch(/^e\.g\. /);
+    await chain.fill("openai/gpt-4.1");
     await page.getByRole("button", { name: "Show" }).click();
     await page.getByRole("heading", { name: /Demoted by the budget/ }).waitFor();
     const demoted = await page

@@ -329,6 +329,7 @@ describe("a tool page says what the tool runs", () => {
       "tools/ev_sum",
       "type: mcp\ndescription: Adds two numbers\nparameters:\n  server: everything\n  toolName: get-sum\n",
     );
+    await packsCurrent(mcpApp, PROJECT);
     const res = await mcpApp.request("/ui/session", {
       method: "POST",
       headers: { authorization: `Bearer ${await token(TENANT, ["read"])}` },
