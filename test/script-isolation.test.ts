@@ -140,8 +140,9 @@ describe("scripts cannot stall the service", () => {
     expect(answer.body).toMatchObject({ error: "TimeoutError" });
     // The thread frees once the cancel lands: wait for that state, not for a fixed second.
     await vi.waitFor(() => expect(pool.stats().workers.busy).toBe(0), { timeout: 30_000, interval: 10 });
-    // Far sooner than the nested tool's own 30 s.
-    expect(performance.now() - started).toBeLessThan(300 + 1000);
+    // Before the nested tool's own 30 s: the cancel freed the thread, not its timeout (no tighter
+    // figure: on a loaded machine the cancel itself can take seconds).
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it("returns a sibling's answer from 2,000 frames deep", async () => {

@@ -159,7 +159,9 @@ describe("a script's worst", () => {
       message: "the caller ended before the script finished",
     });
     await until(() => pool.stats().workers.busy === 0);
-    expect(performance.now() - started).toBeLessThan(300 + 1_000);
+    // Before the nested run's own 30 s deadline: the cancel freed it, not its timeout (no
+    // tighter figure: on a loaded machine the cancel itself can take seconds).
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it("cancels a queued run whose caller went away", async () => {
