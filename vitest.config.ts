@@ -20,8 +20,14 @@ export default defineConfig({
     ],
   },
   test: {
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Tests wait for states (a pack's status, a listing's content, a child's readiness), never for
+    // a fixed time; these limits only end a hang. At load 10-25 on 2 cores (eight suites at once)
+    // child processes (java, npm, Node 22, Chromium) took several times their idle start, and 20 s
+    // ended tests that were progressing.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // `expect.poll` waits for a state; its default 1 s gave up while a loaded machine still moved.
+    expect: { poll: { timeout: 30_000 } },
     pool: "forks",
     // Vitest's default is one worker fewer than the cores: on a 2-core machine (CI's, this one's)
     // a single worker, so every file ran alone while most of them wait on child processes (java,

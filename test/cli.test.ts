@@ -83,7 +83,7 @@ beforeAll(async () => {
     VANCE_TENANT: "acme",
     VANCE_PROJECT: "cli",
   };
-}, 30_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -116,6 +116,34 @@ describe("vance-tools lint (offline, the service's own parsers)", () => {
       ),
     ]);
     expect(stderr).toContain("3 problem(s) in 4 documents");
+  });
+
+  it("reports every problem of a broken file in one run, in line order", async () => {
+    // Problems at each stage a write checks: the common fields, the name, pack-only fields, the parameters.
+    const broken = [
+      "type: rest",
+      "labels: [Not A Label]",
+      "name: another_name",
+      "disabledSubTools: [x]",
+      "parameters:",
+      "  method: TELEPORT",
+      "  url: https://api.example.com/x",
+      'description: ""',
+    ].join("\n");
+    const dir = folder({ "server-tools/broken.yaml": `${broken}\n` });
+    const { code, stdout } = await run(["lint", dir]);
+    expect(code).toBe(1);
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.slice(`${dir}/server-tools/broken.yaml:`.length));
+    expect(lines).toEqual([
+      expect.stringMatching(/^2: labels\.0: /),
+      "3: name: must equal 'broken' [validation_failed]",
+      expect.stringMatching(/^4: disabledSubTools: disabledSubTools applies to packs/),
+      expect.stringMatching(/^6: parameters\.method: /),
+      expect.stringMatching(/^8: description: description must not be empty/),
+    ]);
   });
 
   it("checks type parameters, name rules and the network policy, with the line of the field", async () => {
@@ -330,6 +358,7 @@ describe("vance-tools against the running server", () => {
       "conflict: server-tools/shared_a.yaml changed on the server since the last pull or push here",
     );
     expect(refused.stdout).toContain("nothing sent: 1 document(s) changed on the server");
+    expect(refused.stdout).not.toContain("created 0");
     const stored = await runHere(["get", "shared_b"], project);
     expect(stored.stdout).toBe(doc("B"));
 
@@ -423,7 +452,7 @@ describe("vance-tools against the running server", () => {
       VANCE_TOKEN: await token("emptyco", ["read", "write", "admin"]),
     };
     expect((await runHere(["usage"], fresh)).stdout.trim()).toBe(
-      "no usage recorded in emptyco/nothing yet: calls are counted per role from the first invoke",
+      "no usage recorded in emptyco/nothing yet: calls are counted per role when made in a process (invoke_tool, a process's invoke, MCP tools/call); direct invokes (vance-tools invoke) are not counted",
     );
     expect((await runHere(["secrets", "list"], fresh)).stdout.trim()).toBe(
       "tenant emptyco has no secrets (vance-tools secrets set NAME stores one)",
@@ -548,6 +577,10 @@ describe("vance-tools against the running server", () => {
     });
     const invalid = await runHere(["invoke", "cli_tool_1", "--params", '{"x":1}']);
     expect(invalid.stderr).toContain("[invalid_params, HTTP 422]");
+    // Direct invokes are not counted per role, and usage says so rather than only "nothing yet".
+    expect((await runHere(["usage"])).stdout).toContain(
+      "direct invokes (vance-tools invoke) are not counted",
+    );
 
     const spawned = await fetch(`${server.base}/v1/tenants/acme/projects/cli/processes`, {
       method: "POST",
@@ -567,12 +600,25 @@ describe("vance-tools against the running server", () => {
     // The call activated cli_tool_2: on the wire from the next turn; the other eight stay deferred.
     expect(manifest.stdout).toMatch(/^on the wire \(3\)\n {2}cli_tool_2\n/m);
     expect(manifest.stdout).toMatch(/^deferred \(8\)$/m);
+    // The two wire formats read differently: their shape and size.
+    expect(manifest.stdout).toMatch(
+      /^tools array in the openai format: 3 tools, [\d,]+ bytes, each \{type, function\}/m,
+    );
+    const anthropic = await runHere(["manifest", processId, "--format", "anthropic"]);
+    expect(anthropic.stdout).toMatch(
+      /^tools array in the anthropic format: 3 tools, [\d,]+ bytes, each \{name, description, input_schema\}/m,
+    );
 
     expect((await runHere(["secrets", "set", "CLI_TOKEN", "--value", "s3cr3t-value"])).code).toBe(0);
     const secrets = await runHere(["secrets", "list"]);
     expect(secrets.stdout).toMatch(/^CLI_TOKEN\s+\d{4}-/m);
     expect(secrets.stdout).not.toContain("s3cr3t-value");
     expect((await runHere(["secrets", "delete", "CLI_TOKEN"])).code).toBe(0);
+    const lower = await runHere(["secrets", "set", "jira_token", "--value", "x"]);
+    expect(lower.code).toBe(1);
+    expect(lower.stderr).toContain(
+      "name 'jira_token' is not a valid id: secret names are upper-case letters, digits and '_', starting with a letter, at most 64 characters; did you mean 'JIRA_TOKEN'?",
+    );
 
     expect((await runHere(["delete", "cli_tool_8"])).stdout.trim()).toBe(
       "deleted server-tools/cli_tool_8.yaml",

@@ -217,6 +217,14 @@ out`,
     expect(caught).toMatchObject({ value: { result: ["HttpError", 7, "InvalidParams"] } });
     const direct = await client.invoke(processId, "list_orders", { customerId: "seven" });
     expect(direct).toMatchObject({ status: 422, body: { code: "invalid_params" } });
+    // The field errors the direct call lists reach the program too, in the error's message.
+    const fields = (direct.body.errors as { path: string; message: string }[]).map(
+      (field) => `${field.path}: ${field.message}`,
+    );
+    expect(fields.length).toBeGreaterThan(0);
+    const invalid = await run(client, processId, `vance.tools.call("list_orders", { customerId: "seven" })`);
+    expect(invalid).toMatchObject({ error: "InvalidParams" });
+    expect(invalid.message).toBe(`${direct.body.detail}: ${fields.join("; ")}`);
 
     const uncaught = await run(
       client,

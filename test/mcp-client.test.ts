@@ -48,7 +48,8 @@ async function rejection(promise: Promise<unknown>): Promise<{ error: Error; ms:
   return { error, ms: performance.now() - started };
 }
 
-async function until(condition: () => boolean, ms = 3000): Promise<void> {
+/** Waits for a state; the bound only ends a wait that never comes (a loaded machine is slow, not wrong). */
+async function until(condition: () => boolean, ms = 50_000): Promise<void> {
   const end = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > end) throw new Error("condition not met in time");

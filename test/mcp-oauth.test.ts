@@ -131,7 +131,7 @@ describe("mcp-remote (docs/mcp.md's Claude Desktop bridge) with an expired token
   let server: LocalServer;
   let home: string;
   beforeAll(async () => {
-    server = await startLocalServer({ timeoutMs: 25_000 });
+    server = await startLocalServer();
     home = mkdtempSync(join(tmpdir(), "vance-mcp-remote-"));
   });
   afterAll(async () => {
@@ -166,7 +166,7 @@ describe("mcp-remote (docs/mcp.md's Claude Desktop bridge) with an expired token
       const timer = setTimeout(() => {
         child.kill("SIGTERM");
         resolve(null);
-      }, 30_000);
+      }, 50_000);
       child.on("exit", (code) => {
         clearTimeout(timer);
         resolve(code);
@@ -178,5 +178,5 @@ describe("mcp-remote (docs/mcp.md's Claude Desktop bridge) with an expired token
     // It gives up rather than wait for a browser sign-in that cannot come.
     expect(exit).not.toBeNull();
     expect(exit).not.toBe(0);
-  }, 40_000);
+  });
 });

@@ -14,10 +14,10 @@ let printedToken: string;
 let printedCurl: string;
 
 beforeAll(async () => {
-  server = await startLocalServer({ timeoutMs: 20_000 });
+  server = await startLocalServer();
   ({ dataDir, base, token: printedToken } = server);
   printedCurl = /curl -s -H "Authorization: Bearer \$TOKEN" (\S+)/.exec(server.banner)![1]!;
-}, 30_000);
+});
 
 afterAll(async () => await server?.stop());
 
@@ -50,6 +50,24 @@ describe("the quick start (npm start, npm run token)", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { tools: { name: string }[] };
     expect(body.tools.map((t) => t.name)).toContain("doc_getting_started");
+  });
+
+  it("the printed web listing link opens the project of the curl examples, not an empty Tenant field", async () => {
+    const link = new URL(/Web listing .*: (\S+)/.exec(server.banner)![1]!);
+    expect(link.pathname).toBe("/ui/tenants/demo/projects/hello");
+    // What the page's script does with the fragment: trade the token for the session cookie.
+    const session = await fetch(`${base}/ui/session`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${link.hash.replace(/^#token=/, "")}` },
+    });
+    expect(session.status).toBe(204);
+    const cookie = session.headers.get("set-cookie")!.split(";")[0]!;
+    const page = await fetch(`${base}${link.pathname}`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Tools of demo / hello");
+    expect(html).toContain("doc_getting_started");
+    expect(html).not.toContain('name="tenant"');
   });
 
   it("mints tokens with the server's secret, and refuses unknown roles", async () => {
@@ -144,5 +162,5 @@ describe("npm start on a port in use", () => {
       taken.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 40_000);
+  });
 });

@@ -102,5 +102,5 @@ describe("request log on the Node server (npm start)", () => {
     } finally {
       await server.stop();
     }
-  }, 40_000);
+  });
 });

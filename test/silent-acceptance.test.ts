@@ -112,8 +112,7 @@ describe("answers instead of silent acceptance", () => {
       "pets",
       'type: openapi\ndescription: Pets\ndisabledSubTools: [addPet, "DELETE /pets/{petId}", pets__get_pet_by_id]\nparameters:\n  spec: specs/pets.yaml\n',
     );
-    const listed = await client.call("GET", "/tools");
-    const names = (listed.body.tools as { name: string; pack?: string }[])
+    const names = ((await client.currentListing()).tools as { name: string; pack?: string }[])
       .filter((tool) => tool.pack === "pets")
       .map((tool) => tool.name);
     expect(names).toEqual(["pets__list_pets"]);

@@ -1,22 +1,22 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
+import { launchChromium } from "./support/chromium";
 import {
   BIG_PACK_SIZE,
   LONG_PROJECT,
   listen,
   PRIMARY_TOOLS,
   PROJECT,
+  packsCurrent,
   seedLongProject,
   seedProject,
   TENANT,
   token,
 } from "./support/ui-project";
 
-/** Debian's `chromium` package; `.ci/run` installs it. Missing, the suite fails: it never skips. */
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(process.cwd(), "test", "artifacts");
 const PAGE = `/ui/tenants/${TENANT}/projects/${PROJECT}`;
 
@@ -25,15 +25,14 @@ let server: Awaited<ReturnType<typeof listen>>;
 let app: Awaited<ReturnType<typeof testApp>>["app"];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
-    );
-  }
+  // First: unpacking the browser points TMPDIR elsewhere for a moment (test/support/chromium.ts).
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   ({ app } = await testApp());
   await seedProject(app);
   await seedLongProject(app);
+  await packsCurrent(app, PROJECT);
+  await packsCurrent(app, LONG_PROJECT);
   server = await listen(app);
   // The tenant's engine learned a limit of 8 tools for openai: the ten primary tools cannot all fit.
   const learned = await fetch(`${server.base}/v1/models/observed-limits`, {
@@ -46,11 +45,7 @@ beforeAll(async () => {
     }),
   });
   expect(learned.status).toBe(200);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -108,7 +103,11 @@ describe("the web listing in headless Chromium", () => {
     await shot(page, "ui-tool.png");
 
     await page.getByRole("link", { name: "What the model sees" }).click();
-    await page.getByLabel("Model chain").fill("openai/gpt-4.1");
+    // The empty field shows an example that cannot be mistaken for a chain already filled in.
+    const chain = page.getByLabel("Model chain");
+    expect(await chain.inputValue()).toBe("");
+    expect(await chain.getAttribute("placeholder")).toMatch(/^e\.g\. /);
+    await chain.fill("openai/gpt-4.1");
     await page.getByRole("button", { name: "Show" }).click();
     await page.getByRole("heading", { name: /Demoted by the budget/ }).waitFor();
     const demoted = await page
@@ -120,7 +119,7 @@ describe("the web listing in headless Chromium", () => {
     expect(await page.locator("dl.facts").textContent()).toContain("Limit7");
     await shot(page, "ui-model.png");
     await page.context().close();
-  }, 60_000);
+  });
 
   it("asks before a #token= link for another tenant replaces the open session (login CSRF), and does only what the user chose", async () => {
     const page = await newPage();
@@ -148,7 +147,7 @@ describe("the web listing in headless Chromium", () => {
     await page.getByRole("button", { name: "Switch to tenant evil" }).click();
     await expect.poll(() => page.locator("#session-status").textContent()).toContain("tenant evil");
     await page.context().close();
-  }, 60_000);
+  });
 
   it("is readable on a phone: one card per tool, nothing wider than the screen", async () => {
     const page = await newPage({ width: 390, height: 844 });
@@ -163,7 +162,26 @@ describe("the web listing in headless Chromium", () => {
     expect(await page.getByRole("navigation", { name: "Breadcrumb" }).count()).toBe(1);
     await shot(page, "ui-phone.png", false);
     await page.context().close();
-  }, 60_000);
+  });
+
+  it("the filter splits what is typed at spaces only: 'greeting demo' finds greeting, 's' alone filters", async () => {
+    const page = await newPage();
+    await page.goto(`${server.base}${PAGE}#token=${await token(TENANT, ["read"])}`);
+    await page.locator("#tools").waitFor();
+    const shown = () => page.locator("#tools tr[data-search]:visible th").allTextContents();
+    const count = () => page.locator("#tool-filter-count").textContent();
+    // Two words, the second a label of greeting.
+    await page.getByLabel("Filter").fill("greeting demo");
+    await expect.poll(count).toMatch(/^1 of \d+ tools match$/);
+    expect(await shown()).toEqual(["greeting"]);
+    // A name holding the letter s is one word, not split at each s.
+    await page.getByLabel("Filter").fill("doc_tools_overview");
+    await expect.poll(count).toMatch(/^1 of \d+ tools match$/);
+    expect(await shown()).toEqual(["doc_tools_overview"]);
+    await page.getByLabel("Filter").fill("s");
+    await expect.poll(count).toMatch(/^\d+ of \d+ tools match$/);
+    await page.context().close();
+  });
 
   it("another tenant's token sees 403 forbidden", async () => {
     const page = await newPage();
@@ -178,7 +196,7 @@ describe("the web listing in headless Chromium", () => {
     expect(await page.getByRole("table").count()).toBe(0);
     await shot(page, "ui-forbidden.png");
     await page.context().close();
-  }, 60_000);
+  });
 });
 
 /** The two widths every listing page must read well at: a laptop and a phone. */
@@ -244,7 +262,7 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
         .poll(() => page.locator("#tools tbody:not(.pack) tr[data-search]:visible").count())
         .toBeGreaterThan(30);
       await page.context().close();
-    }, 60_000);
+    });
 
     it(`the model page with 64-character names: deferred names never overlap, nothing scrolls sideways (${name} px)`, async () => {
       const page = await signedIn(viewport, `${LONG}/model?models=openai/gpt-4.1`);
@@ -278,7 +296,7 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
       expect(overlaps).toEqual([]);
       await shot(page, `ui-long-model-${name}.png`);
       await page.context().close();
-    }, 60_000);
+    });
 
     it(`a refused page keeps the viewer and Sign out; Sign out leads to the paste-a-token sign-in (${name} px)`, async () => {
       const page = await signedIn(viewport, "/ui/", await token("globex", ["read"]));
@@ -297,7 +315,7 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
       await page.getByRole("heading", { name: "Sign in to the tool listing" }).waitFor();
       expect(await page.getByLabel("Token").isVisible()).toBe(true);
       await page.context().close();
-    }, 60_000);
+    });
 
     it(`signs in with a pasted token, and the picker lists the tenant's projects (${name} px)`, async () => {
       const page = await newPage(viewport);
@@ -319,7 +337,7 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
       await page.locator("#tools").waitFor();
       expect(page.url()).toBe(`${server.base}/ui/tenants/${TENANT}/projects/${PROJECT}`);
       await page.context().close();
-    }, 60_000);
+    });
 
     it(`a sub-tool page says which HTTP operation it runs; /docs is in the listing's style and links back (${name} px)`, async () => {
       const page = await signedIn(viewport, `${LONG}/tools/big__op_007`);
@@ -336,7 +354,7 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
       expect(await overflowing(page)).toEqual({ page: 0, elements: [] });
       await shot(page, `ui-docs-${name}.png`, name === "390");
       await page.context().close();
-    }, 60_000);
+    });
   }
 
   it("a platform viewer names the tenant first, then picks among its projects", async () => {
@@ -347,5 +365,5 @@ describe("the first hour in the listing (issue 28), at 1,280 px and 390 px", () 
     expect(page.url()).toBe(`${server.base}/ui/?tenant=${TENANT}`);
     expect(await page.getByRole("link", { name: LONG_PROJECT, exact: true }).count()).toBe(1);
     await page.context().close();
-  }, 60_000);
+  });
 });

@@ -10,7 +10,7 @@ import { stateStore } from "../functions/api/services";
 import { REPLACE_SESSION_HEADER } from "../functions/api/ui/assets";
 import { SESSION_COOKIE, UI_CSP } from "../functions/api/ui/routes";
 import { SECRET, testApp } from "./support/app";
-import { PRIMARY_TOOLS, PROJECT, seedProject, T, TENANT, token } from "./support/ui-project";
+import { PRIMARY_TOOLS, PROJECT, packsCurrent, seedProject, T, TENANT, token } from "./support/ui-project";
 
 let app: Awaited<ReturnType<typeof testApp>>["app"];
 let verifier: TokenVerifier;
@@ -39,6 +39,7 @@ beforeAll(async () => {
   ({ app, services } = await testApp({ dataDir, state }));
   verifier = services.verifier;
   await seedProject(app);
+  await packsCurrent(app, PROJECT);
 });
 
 describe("the listing's session (API.md 'Web listing')", () => {
@@ -328,6 +329,7 @@ describe("a tool page says what the tool runs", () => {
       "tools/ev_sum",
       "type: mcp\ndescription: Adds two numbers\nparameters:\n  server: everything\n  toolName: get-sum\n",
     );
+    await packsCurrent(mcpApp, PROJECT);
     const res = await mcpApp.request("/ui/session", {
       method: "POST",
       headers: { authorization: `Bearer ${await token(TENANT, ["read"])}` },
@@ -339,5 +341,5 @@ describe("a tool page says what the tool runs", () => {
         "<dt>Runs</dt><dd><span>MCP tool <code>get-sum</code> of the server <code>everything</code>",
       );
     }
-  }, 30_000);
+  });
 });

@@ -8,6 +8,14 @@ import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
 import { buildServices, type Services, VERSION } from "./services";
 import { startTelemetry } from "./telemetry";
+import { projectHref } from "./ui/pages/common";
+
+/**
+ * The project the banner's examples open: a fresh server has only the bundled layer there, which
+ * every project sees. The listing link opens it too (the platform token names no tenant of its
+ * own, so the start page would wait for one to be typed).
+ */
+const TOUR = { tenant: "demo", project: "hello" } as const;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -43,17 +51,16 @@ async function main(): Promise<void> {
           `More tokens (this server's secret): ${tokenCommand(config)} -- --tenant acme --roles read,write\n`,
         );
         console.log(
-          `Web listing (read only; the token stays in the URL fragment): ${base}/ui/#token=${token}\n`,
+          `Web listing (read only; the token stays in the URL fragment): ${base}${projectHref(TOUR)}#token=${token}\n`,
         );
       } else {
         const issuers = config.VANCE_TOKEN_ISSUERS.map((issuer) => issuer.issuer).join(", ");
         console.log(`\nTokens: from ${issuers} only (VANCE_LOCAL_TOKENS is off: no development token)\n`);
       }
       console.log("Try:\n");
-      console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools`);
-      console.log(
-        `  curl -s -H "Authorization: Bearer $TOKEN" ${base}/v1/tenants/demo/projects/hello/tools/doc_getting_started\n`,
-      );
+      const project = `${base}/v1/tenants/${TOUR.tenant}/projects/${TOUR.project}`;
+      console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${project}/tools`);
+      console.log(`  curl -s -H "Authorization: Bearer $TOKEN" ${project}/tools/doc_getting_started\n`);
     },
   );
   // Usage is written behind the answers: what is still queued is written before the process ends.

@@ -79,7 +79,9 @@ describe("route input declared once (validate.ts)", () => {
       [422, "validation_failed"],
       [415, "unsupported_media_type"],
     ]);
-    expect(refused[0]!.body.detail).toBe("project 'Shop' is not a valid id");
+    expect(refused[0]!.body.detail).toBe(
+      "project 'Shop' is not a valid id: lowercase letters, digits, '_' and '-', starting with a letter or digit, at most 63 characters; or _tenant",
+    );
     expect(refused[3]!.body.errors).toEqual([{ path: "name", message: expect.any(String) }]);
   });
 

@@ -6,6 +6,7 @@ import {
   type FieldError,
   issuesToFieldErrors,
   ProjectIdSchema,
+  ruleOfIssue,
   TenantIdSchema,
   VanceError,
 } from "@vance/core";
@@ -56,7 +57,11 @@ export function params<S extends v.GenericSchema>(schema: S) {
       if (result.success) return;
       const issue = valibotIssues(result.error)[0];
       const key = issue?.path?.[0]?.key;
-      throw Errors.invalidId(String(key ?? "path parameter"), String(issue?.input ?? ""));
+      throw Errors.invalidId(
+        String(key ?? "path parameter"),
+        String(issue?.input ?? ""),
+        ruleOfIssue(issue?.message),
+      );
     },
     DOCUMENTED,
   );

@@ -1,5 +1,6 @@
 import type { components, paths } from "@vance/client";
 import createClient, { type Middleware } from "openapi-fetch";
+import { expect, vi } from "vitest";
 import type { OpenApiDocument } from "../../functions/api/openapi";
 import { bearer, type testApp } from "./app";
 import { answerOf, apiDocument, operationOf, requestSchemaOf, schemaFor, violations } from "./openapi";
@@ -133,6 +134,26 @@ export async function projectClient(app: App, tenant = "acme", project = "shop")
     headers,
     /** The typed client over every route (openapi-fetch), held to `/openapi.json`. */
     api,
+    /**
+     * `GET T/tools` once every pack in it is `current` (its spec compiled, its server listed). A
+     * listing asked sooner waits `VANCE_SOURCE_WAIT_MS` and then shows a pack without its
+     * sub-tools, which a loaded machine reaches; this waits for the state instead.
+     */
+    currentListing: async (): Promise<Record<string, unknown>> => {
+      let listed: Record<string, unknown> = {};
+      await vi.waitFor(
+        async () => {
+          const answer = await call("GET", "/tools");
+          expect(answer.status).toBe(200);
+          listed = answer.body;
+          const packs = listed.packs as { pack: string; status: string }[];
+          expect(packs.filter((pack) => pack.status !== "current")).toEqual([]);
+        },
+        // Bounded by the test's own time limit; the interval keeps the polling cheap.
+        { timeout: 600_000, interval: 100 },
+      );
+      return listed;
+    },
     putTool: async (name: string, yaml: string, project_ = project) => {
       const res = await app.request(`/v1/tenants/${tenant}/projects/${project_}/tools/${name}`, {
         method: "PUT",

@@ -60,7 +60,8 @@ export async function startLocalServer(
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`no start-up banner:\n${out}`)),
-        options.timeoutMs ?? 25_000,
+        // A readiness wait, not a time limit on the start: tsx compiling node.ts at load 20 takes long.
+        options.timeoutMs ?? 100_000,
       );
       child.stdout?.on("data", (chunk: Buffer) => {
         out += chunk.toString();

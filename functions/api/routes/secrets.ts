@@ -1,4 +1,4 @@
-import { SECRET_NAME_PATTERN, type SecretService } from "@vance/core";
+import { SecretNameSchema, type SecretService } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AuthEnv, need } from "../auth";
@@ -14,7 +14,7 @@ const PutSecretBodySchema = v.strictObject(
 
 const SecretPathSchema = v.object({
   ...TenantPathSchema.entries,
-  name: v.pipe(v.string(), v.regex(SECRET_NAME_PATTERN)),
+  name: SecretNameSchema,
 });
 
 /** The routes below as `/openapi.json` describes them. */

@@ -110,7 +110,8 @@ export const UI_SCRIPT = `"use strict";
   if (filterBox && filter) {
     filterBox.hidden = false;
     const apply = () => {
-      const words = filter.value.toLowerCase().split(/s+/).filter(Boolean);
+      // Doubled backslash: inside this template literal a lone one vanishes, and /s+/ split on the letter s.
+      const words = filter.value.toLowerCase().split(/\\s+/).filter(Boolean);
       const matches = (row) => words.every((word) => (row.dataset.search || "").includes(word));
       let shown = 0;
       let total = 0;

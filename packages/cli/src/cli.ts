@@ -420,7 +420,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       }>("GET", `${base}/insights/tool-usage`);
       c.emit(body, () =>
         body.roles.every((role) => role.tools.length === 0)
-          ? `no usage recorded in ${c.where()} yet: calls are counted per role from the first invoke`
+          ? `no usage recorded in ${c.where()} yet: calls are counted per role when made in a process (invoke_tool, a process's invoke, MCP tools/call); direct invokes (vance-tools invoke) are not counted`
           : table(
               ["ROLE", "TOOL", "CALLS", "LOOK-UPS", "LAST USED"],
               body.roles.flatMap((role) =>
@@ -457,7 +457,11 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
         const { maxTools, reserve, limit } = manifest.budget;
         const list = (names: string[]) =>
           names.length === 0 ? "  (none)" : names.map((n) => `  ${n}`).join("\n");
+        // What differs between the formats is the tools array's shape and size: say both.
+        const shape = manifest.tools[0] ? `each {${Object.keys(manifest.tools[0]).join(", ")}}` : "empty";
+        const bytes = JSON.stringify(manifest.tools).length.toLocaleString("en-US");
         return [
+          `tools array in the ${options.format} format: ${manifest.tools.length} tools, ${bytes} bytes, ${shape} (--json prints it)`,
           `budget: maxTools ${maxTools ?? "unknown"}, reserve ${reserve}, limit ${limit ?? "none"}`,
           c.colours.bold(`on the wire (${manifest.primary.length})`),
           list(manifest.primary),
@@ -638,6 +642,8 @@ function pushReport(summary: PushSummary, c: Context): string {
       ),
     );
   }
+  // After "nothing sent" a line of zero counts would read like a second outcome.
+  if (summary.conflicts.length > 0) return lines.join("\n");
   lines.push(
     [
       green(`created ${summary.created.length}`),

@@ -64,7 +64,8 @@ export function lintPaths(paths: readonly string[], registry: ToolTypeRegistry =
   let files = 0;
   const check = (found: LintProblem[]) => {
     files++;
-    problems.push(...found);
+    // A file's problems in line order, as an editor lists them.
+    problems.push(...found.sort((a, b) => a.line - b.line));
   };
   for (const path of paths) {
     if (!existsSync(path)) throw new Error(`'${path}' does not exist`);

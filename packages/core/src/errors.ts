@@ -176,7 +176,15 @@ export function toolFailureOf(error: VanceError): { readonly error: string; read
     .split("_")
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
-  return { error: errorClass, message: error.message };
+  // A value has no `errors` field: the field errors a direct call lists go into the message, so a
+  // program (or model) that called the tool through another one still sees which fields were wrong.
+  const fields = error.errors.map((field) =>
+    field.path ? `${field.path}: ${field.message}` : field.message,
+  );
+  return {
+    error: errorClass,
+    message: fields.length === 0 ? error.message : `${error.message}: ${fields.join("; ")}`,
+  };
 }
 
 /**

@@ -41,6 +41,11 @@ function ruleSchema(what: string, problem: (value: string) => string | null) {
   );
 }
 
+/** The rule an issue of a {@link ruleSchema} states (its message without `invalid {what}: `), or undefined. */
+export function ruleOfIssue(message: string | undefined): string | undefined {
+  return message === undefined ? undefined : /^invalid [^:]+: (.+)$/s.exec(message)?.[1];
+}
+
 const ID_RULE =
   "lowercase letters, digits, '_' and '-', starting with a letter or digit, at most 63 characters";
 
@@ -57,12 +62,13 @@ export const LabelSchema = ruleSchema("label", (label) => (ID_PATTERN.test(label
 
 /** Throws `invalid_id` unless `tenant` is a valid tenant id. */
 export function assertTenantId(tenant: string): void {
-  if (!v.is(TenantIdSchema, tenant)) throw Errors.invalidId("tenant", tenant);
+  if (!v.is(TenantIdSchema, tenant)) throw Errors.invalidId("tenant", tenant, ID_RULE);
 }
 
 /** Throws `invalid_id` unless `project` is a valid project id or `_tenant`. */
 export function assertProjectId(project: string): void {
-  if (!v.is(ProjectIdSchema, project)) throw Errors.invalidId("project", project);
+  if (!v.is(ProjectIdSchema, project))
+    throw Errors.invalidId("project", project, `${ID_RULE}; or ${TENANT_PROJECT}`);
 }
 
 /**
@@ -150,7 +156,8 @@ export const InvocableToolNameSchema = ruleSchema("tool name", invocableToolName
 
 /** Throws `invalid_id` unless `name` is a valid configured tool name. */
 export function assertToolName(name: string): void {
-  if (!v.is(ToolNameSchema, name)) throw Errors.invalidId("tool name", name);
+  const problem = toolNameProblem(name);
+  if (problem !== null) throw Errors.invalidId("tool name", name, problem);
 }
 
 /** Why `model` is not an id the model catalog can resolve (`instance/slug`), or `null`. */
@@ -169,9 +176,32 @@ export const ModelIdSchema = ruleSchema("model id", modelIdProblem);
 /** Secret names (`${secret:NAME}`, API.md "Secrets"): upper-case letters, digits and `_`, at most 64 characters. */
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
 
-/** Throws `invalid_id` unless `name` is a valid secret name. */
+/**
+ * Why `name` is no secret name, or `null`; a name that is one once upper-cased (`jira_token`)
+ * is offered spelled so.
+ */
+export function secretNameProblem(name: string): string | null {
+  if (SECRET_NAME_PATTERN.test(name)) return null;
+  const rule =
+    "secret names are upper-case letters, digits and '_', starting with a letter, at most 64 characters";
+  return SECRET_NAME_PATTERN.test(name.toUpperCase())
+    ? `${rule}; did you mean '${name.toUpperCase()}'?`
+    : rule;
+}
+
+/**
+ * A secret name, as a path parameter or `${secret:NAME}` names it; the rule's message comes first,
+ * the pattern documents it in `/openapi.json`.
+ */
+export const SecretNameSchema = v.pipe(
+  ruleSchema("secret name", secretNameProblem),
+  v.regex(SECRET_NAME_PATTERN, "upper-case letters, digits and '_'"),
+);
+
+/** Throws `invalid_id` unless `name` is a valid secret name; the message says the rule. */
 export function assertSecretName(name: string): void {
-  if (!SECRET_NAME_PATTERN.test(name)) throw Errors.invalidId("secret name", name);
+  const problem = secretNameProblem(name);
+  if (problem !== null) throw Errors.invalidId("secret name", name, problem);
 }
 
 /**

@@ -79,7 +79,7 @@ export function ModelPage(props: {
             name="models"
             required
             value={props.query.models}
-            placeholder="openai/gpt-4.1,anthropic/claude-sonnet-4"
+            placeholder="e.g. openai/gpt-4.1, anthropic/claude-sonnet-4"
             size={36}
             autocomplete="off"
             list="catalog-models"
@@ -91,7 +91,7 @@ export function ModelPage(props: {
           <input
             name="recipe"
             value={props.query.recipe}
-            placeholder="default"
+            placeholder="none: every tool"
             size={12}
             autocomplete="off"
           />

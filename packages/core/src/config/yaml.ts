@@ -34,7 +34,13 @@ const MAX_YAML_ERRORS = 20;
 /** A document parsed as YAML, checked to be a mapping and validated against its schema. */
 export type YamlDocumentResult<T> =
   | { readonly ok: true; readonly value: T; readonly yaml: ParsedYaml }
-  | { readonly ok: false; readonly message: string; readonly errors: FieldError[] };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly errors: FieldError[];
+      /** The document when only the schema refused it, so later checks can still read it. */
+      readonly yaml?: ParsedYaml;
+    };
 
 /**
  * The one reading of a YAML configuration document (tool and MCP server documents): syntax,
@@ -63,6 +69,7 @@ export function parseYamlDocument<S extends v.GenericSchema>(
       ok: false,
       message: `the document does not match ${what.schema}`,
       errors: issuesToFieldErrors(result.issues, yaml, [], schema),
+      yaml,
     };
   }
   return { ok: true, value: result.output, yaml };

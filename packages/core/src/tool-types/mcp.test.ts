@@ -20,6 +20,7 @@ import {
 import { SecretScrubber } from "../secrets/scrub";
 import { JsonSchemaValidator } from "../validation/json-schema-validator";
 import { MCP_ERROR_MESSAGE_CHARS, McpServerCaches, mcpOutcome, mcpToolTypes, sizeOf } from "./mcp";
+import { DEFAULT_MCP_TIMEOUT_MS } from "./mcp-server";
 import type { InvocationContext, SourceContext, SourceTool } from "./tool-type";
 
 /** The two types with caches of this file's own. */
@@ -503,7 +504,8 @@ describe("mcp and mcp_server: invoke", () => {
     };
     const started = performance.now();
     expect(await invokeMcp({ mcp: hanging })).toMatchObject({ error: "TimeoutError" });
-    expect(performance.now() - started).toBeLessThan(300 + 1000);
+    // The document's 300 ms ended it, not the 10 s default (no tighter figure: a loaded machine is slow).
+    expect(performance.now() - started).toBeLessThan(DEFAULT_MCP_TIMEOUT_MS);
 
     const caller = new AbortController();
     setTimeout(() => caller.abort(new Error("deadline of the script")), 20);

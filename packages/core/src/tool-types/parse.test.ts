@@ -87,8 +87,8 @@ describe("parseToolDocument", () => {
     const error = errorOf("type: doc_lookup\ndescripton: d\nenabled: yes\nparameters: {path: a.md}\n");
     expect(error.errors).toEqual([
       { path: "description", message: "missing required field", line: 1 },
-      { path: "enabled", message: 'expected true or false, got the text "yes"', line: 3 },
       { path: "descripton", message: "unknown field; did you mean 'description'?", line: 2 },
+      { path: "enabled", message: 'expected true or false, got the text "yes"', line: 3 },
     ]);
     const far = errorOf("type: doc_lookup\ndescription: d\ncolour: red\nparameters: {path: a.md}\n");
     expect(far.errors[0]?.message).toBe(
