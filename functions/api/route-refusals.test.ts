@@ -37,6 +37,7 @@ const PARAMETER_VALUES: Record<string, string> = {
   typeId: "scripted",
   instance: "openai",
   file: "gpt-4.1.yaml",
+  scope: "acme",
 };
 
 interface Operation {
