@@ -9,6 +9,9 @@ import { localJwtSecret } from "./local-secret";
 import { buildServices, type Services, VERSION } from "./services";
 import { startTelemetry } from "./telemetry";
 
+/** How long a stopping server waits for the store to acknowledge the usage counts it holds. */
+const SHUTDOWN_FLUSH_MS = 8_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
@@ -62,10 +65,12 @@ async function main(): Promise<void> {
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
-      // Counts written behind answers, and layer indexes a write scheduled, land before the exit.
-      void Promise.allSettled([services.usage.flush(), services.compiledLayers.settled()]).finally(() =>
-        process.exit(code),
-      );
+      // Counts written behind answers, and layer indexes a write scheduled, land before the exit;
+      // counts the store has not acknowledged by then are reported lost (`usage.write_failed`).
+      void Promise.allSettled([
+        services.usage.close(SHUTDOWN_FLUSH_MS),
+        services.compiledLayers.settled(),
+      ]).finally(() => process.exit(code));
     });
   }
   server.once("error", (error: NodeJS.ErrnoException) => {

@@ -393,11 +393,13 @@ export async function buildServices(
   const documents = new DocumentService(cascade, tools);
   const recipes = new RecipeResolver(tools);
   // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
-  // its invocation ends), a tool's uses meanwhile as one increment.
+  // its invocation ends), a tool's uses meanwhile as one increment, resent until acknowledged.
   const usage = new ToolUsage(state, {
     now,
     demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000,
     schedule: (flush) => setImmediate(flush),
+    // A resend waiting for the store keeps no process alive: a shutdown closes the usage itself.
+    retryLater: (resend, ms) => setTimeout(resend, ms).unref(),
     logger,
   });
   const recordCaches = new ProcessRecordCaches();

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { type DynamoLocalServer, freePort, startDynamoLocal, waitUntilReady } from "./setup/dynamodb";
+import { type Instances, prepareAwsLocal, startInstances } from "./support/instances";
+import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy";
+
+/**
+ * Issue 37: three instances of the service (`VANCE_STORE=s3`, `VANCE_STATE=dynamodb`) over the
+ * suite's s3rver and a DynamoDB Local of this file's own (a paused or unreachable DynamoDB must
+ * not stall the other files), reached through a TCP proxy that can lose its traffic.
+ */
+
+const CLIENTS = 12;
+const INVOKES = 120;
+const LOOKUPS = 36;
+const TOOL = "doc_getting_started";
+
+let dynamo: DynamoLocalServer;
+let proxy: TcpProxy;
+let instances: Instances;
+
+beforeAll(async () => {
+  const port = await freePort();
+  dynamo = startDynamoLocal(port);
+  const direct = `http://127.0.0.1:${port}`;
+  await waitUntilReady(direct, dynamo);
+  proxy = await startTcpProxy(direct);
+  const stores = await prepareAwsLocal({ s3Endpoint: inject("s3Endpoint"), dynamoEndpoint: direct });
+  instances = await startInstances(3, { ...stores, dynamoEndpoint: proxy.endpoint });
+}, 180_000);
+
+afterAll(async () => {
+  await instances?.stop();
+  await proxy?.close();
+  await dynamo?.stop();
+}, 60_000);
+
+/** One request to instance `i % 3` of the project, with the token every instance accepts. */
+async function call(i: number, project: string, method: string, path: string, body?: unknown) {
+  const url = `${instances.urls[i % instances.urls.length]}/v1/tenants/acme/projects/${project}${path}`;
+  const res = await fetch(url, {
+    method,
+    headers: {
+      authorization: `Bearer ${instances.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+}
+
+/** DynamoDB Local's process group stopped (SIGSTOP) for `ms`, then continued. */
+async function pauseDynamo(ms: number): Promise<void> {
+  const group = -dynamo.child.pid!;
+  process.kill(group, "SIGSTOP");
+  try {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  } finally {
+    process.kill(group, "SIGCONT");
+  }
+}
+
+/**
+ * 12 clients send INVOKES invokes and LOOKUPS `tool_description` calls of one process, round
+ * robin over the instances; `fault` starts once a third of them answered. Answers the number of
+ * each that were acknowledged (200).
+ */
+async function load(project: string, fault?: () => Promise<void>) {
+  const spawned = await call(0, project, "POST", "/processes", { models: [], engineDefault: [TOOL] });
+  expect(spawned.status).toBe(201);
+  const processId = String(spawned.body.processId);
+  // The look-ups spread evenly among the invokes: job i is one when the share of them steps up.
+  const total = INVOKES + LOOKUPS;
+  const lookup = { name: "tool_description", params: { names: [TOOL] } };
+  const sequence = Array.from({ length: total }, (_, i) =>
+    Math.floor(((i + 1) * LOOKUPS) / total) > Math.floor((i * LOOKUPS) / total)
+      ? lookup
+      : { name: TOOL, params: {} },
+  );
+  const statuses = new Map<string, number[]>();
+  let next = 0;
+  let answered = 0;
+  let faulted: Promise<void> | undefined;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let i = next++; i < sequence.length; i = next++) {
+        const job = sequence[i]!;
+        const res = await call(i, project, "POST", `/processes/${processId}/invoke`, job);
+        statuses.set(job.name, [...(statuses.get(job.name) ?? []), res.status]);
+        if (++answered === Math.floor(sequence.length / 3) && fault) faulted = fault();
+      }
+    }),
+  );
+  await faulted;
+  const ok = (name: string) => (statuses.get(name) ?? []).filter((status) => status === 200).length;
+  return { invokes: ok(TOOL), lookups: ok("tool_description"), statuses };
+}
+
+/** The project's counters of TOOL as instance `i` answers them (it flushes what it holds first). */
+async function counted(i: number, project: string) {
+  const insights = await call(i, project, "GET", "/insights/tool-usage");
+  if (insights.status !== 200) return { calls: -1, discoveryHits: -1 };
+  const roles = insights.body.roles as { tools: { name: string; calls: number; discoveryHits: number }[] }[];
+  const row = roles.flatMap((role) => role.tools).find((tool) => tool.name === TOOL);
+  return { calls: row?.calls ?? 0, discoveryHits: row?.discoveryHits ?? 0 };
+}
+
+/** Waits until the counters reach the acknowledged calls, then reads them on every instance once more. */
+async function expectCountedExactly(project: string, expected: { invokes: number; lookups: number }) {
+  const want = { calls: expected.invokes, discoveryHits: expected.lookups };
+  await vi.waitFor(
+    async () => {
+      // Each instance flushes what it holds before it answers; the last read sees all three.
+      for (const i of [0, 1, 2]) await counted(i, project);
+      const now = await counted(0, project);
+      expect(now.calls).toBeGreaterThanOrEqual(want.calls);
+      expect(now.discoveryHits).toBeGreaterThanOrEqual(want.discoveryHits);
+    },
+    { timeout: 60_000, interval: 500 },
+  );
+  for (const i of [0, 1, 2]) expect(await counted(i, project)).toEqual(want);
+  const lost = instances.logs().filter((line) => line.event === "usage.write_failed");
+  expect(lost).toEqual([]);
+}
+
+/** What the fault did, for the report: answers other than 200, and increments that had to be resent. */
+function figures(project: string, acknowledged: Awaited<ReturnType<typeof load>>): string {
+  const refused = [...acknowledged.statuses.values()].flat().filter((status) => status !== 200).length;
+  const resent = instances
+    .logs()
+    .filter((line) => line.event === "usage.write_retrying" && line.project === project).length;
+  return JSON.stringify({ invokes: acknowledged.invokes, lookups: acknowledged.lookups, refused, resent });
+}
+
+describe("usage counted exactly once across three instances", () => {
+  it("12 concurrent clients: every acknowledged invoke and look-up counted once", async () => {
+    const acknowledged = await load("counts-plain");
+    expect(acknowledged).toMatchObject({ invokes: INVOKES, lookups: LOOKUPS });
+    await expectCountedExactly("counts-plain", acknowledged);
+  }, 120_000);
+
+  it("with DynamoDB paused (SIGSTOP) for 2 s during the load", async () => {
+    const acknowledged = await load("counts-paused", () => pauseDynamo(2_000));
+    console.log("paused DynamoDB:", figures("counts-paused", acknowledged));
+    expect(acknowledged.invokes + acknowledged.lookups).toBeGreaterThan(0);
+    await expectCountedExactly("counts-paused", acknowledged);
+  }, 120_000);
+
+  it("with DynamoDB's traffic lost for 2 s during the load (requests and answers dropped by a proxy)", async () => {
+    const acknowledged = await load("counts-dropped", () => proxy.drop(2_000));
+    console.log("dropped DynamoDB:", figures("counts-dropped", acknowledged));
+    expect(acknowledged.invokes + acknowledged.lookups).toBeGreaterThan(0);
+    await expectCountedExactly("counts-dropped", acknowledged);
+  }, 120_000);
+});
