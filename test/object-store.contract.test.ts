@@ -91,34 +91,51 @@ function objectStoreContract(name: string, factory: StoreFactory): void {
         body: "name: a\n",
         etag,
         contentType: "application/yaml",
-        audit: { createdAt: expect.any(String), updatedAt: expect.any(String), updatedBy: null },
+        audit: {
+          createdAt: expect.any(String),
+          createdBy: null,
+          updatedAt: expect.any(String),
+          updatedBy: null,
+        },
       });
     });
 
-    it("keeps who wrote an object and when: a replacement keeps createdAt, a delete forgets it", async () => {
+    it("keeps who wrote an object and when: a replacement keeps createdAt and createdBy, a delete forgets them", async () => {
       const key = "t1/p1/server-tools/audited.yaml";
       const created = await store().put(key, "v: 1", { author: "alice@example.com", ifNoneMatch: "*" });
-      expect(created).toMatchObject({ ok: true, audit: { updatedBy: "alice@example.com" } });
+      expect(created).toMatchObject({
+        ok: true,
+        audit: { createdBy: "alice@example.com", updatedBy: "alice@example.com" },
+      });
       const first = expectObject(await store().get(key)).audit!;
       expect(first.updatedBy).toBe("alice@example.com");
+      expect(first.createdBy).toBe("alice@example.com");
       expect(Date.parse(first.createdAt!)).not.toBeNaN();
       expect(first.updatedAt).toBe(first.createdAt);
 
       await new Promise((resolve) => setTimeout(resolve, 5));
       const replaced = await store().put(key, "v: 2", { author: "bob ü" });
-      expect(replaced).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: "bob ü" } });
+      expect(replaced).toMatchObject({
+        ok: true,
+        audit: { createdAt: first.createdAt, createdBy: "alice@example.com", updatedBy: "bob ü" },
+      });
       const second = expectObject(await store().get(key)).audit!;
       expect(second.createdAt).toBe(first.createdAt);
+      expect(second.createdBy).toBe("alice@example.com");
       expect(second.updatedBy).toBe("bob ü");
       expect(Date.parse(second.updatedAt!)).toBeGreaterThan(Date.parse(first.updatedAt!));
 
       const anonymous = await store().put(key, "v: 3");
-      expect(anonymous).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: null } });
+      expect(anonymous).toMatchObject({
+        ok: true,
+        audit: { createdAt: first.createdAt, createdBy: "alice@example.com", updatedBy: null },
+      });
       await store().delete(key);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await putOk(store(), key, "v: 4");
+      await store().put(key, "v: 4", { author: "carol" });
       const again = expectObject(await store().get(key)).audit!;
       expect(Date.parse(again.createdAt!)).toBeGreaterThan(Date.parse(first.createdAt!));
+      expect(again.createdBy).toBe("carol");
     });
 
     it("changes the etag when an object is overwritten", async () => {

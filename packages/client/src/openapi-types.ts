@@ -1903,6 +1903,8 @@ export interface operations {
                 headers: {
                     /** @description When the document was created (ISO-8601); absent where unknown */
                     "X-Vance-Created-At"?: string;
+                    /** @description The creating token's subject, percent-encoded (kept across updates); absent where unknown */
+                    "X-Vance-Created-By"?: string;
                     /** @description The layer that answered */
                     "X-Vance-Layer"?: string;
                     /** @description When it was last written (ISO-8601); absent for bundled documents */
@@ -2017,6 +2019,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
@@ -2044,6 +2047,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -2080,6 +2084,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
@@ -2107,6 +2112,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3674,6 +3680,7 @@ export interface operations {
                         }[];
                         tools: {
                             createdAt: string | null;
+                            createdBy: string | null;
                             description: string;
                             enabled: boolean;
                             family?: string;
@@ -3794,6 +3801,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3989,6 +3997,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -4044,6 +4053,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;

@@ -135,13 +135,17 @@ export class S3ObjectStore implements ObjectStore {
     const at = new Date().toISOString();
     // A creation (`If-None-Match: *`) needs no read; a replacement keeps the creation time.
     let createdAt: string | null = at;
+    let createdBy: string | null = options?.author ?? null;
     if (options?.ifNoneMatch !== "*") {
-      // Only for the creation time: an `If-Match` is still the PUT's own, so the write stays atomic.
+      // Only for the creation's fields: an `If-Match` is still the PUT's own, so the write stays atomic.
       const current = await this.#head(key);
-      // An object stored without the service has no known creation time.
-      if (current) createdAt = current.metadata[META_CREATED_AT] ?? null;
+      // An object stored without the service has no known creation time or creator.
+      if (current) {
+        createdAt = current.metadata[META_CREATED_AT] ?? null;
+        createdBy = decodedSubject(current.metadata[META_CREATED_BY]);
+      }
     }
-    const audit: ObjectAudit = { createdAt, updatedAt: at, updatedBy: options?.author ?? null };
+    const audit: ObjectAudit = { createdAt, createdBy, updatedAt: at, updatedBy: options?.author ?? null };
     const command = new PutObjectCommand({
       Bucket: this.#bucket,
       Key: this.#prefix + key,
@@ -151,6 +155,7 @@ export class S3ObjectStore implements ObjectStore {
       IfNoneMatch: options?.ifNoneMatch,
       Metadata: {
         ...(createdAt === null ? {} : { [META_CREATED_AT]: createdAt }),
+        ...(createdBy === null ? {} : { [META_CREATED_BY]: encodeURIComponent(createdBy) }),
         [META_UPDATED_AT]: at,
         ...(options?.author === undefined ? {} : { [META_UPDATED_BY]: encodeURIComponent(options.author) }),
       },
@@ -244,25 +249,28 @@ const COUNTER_OPTIONS = { step: "deserialize", name: "vanceRequestCounter" } as 
 
 /** User metadata keys of the audit fields (S3 lower-cases them). */
 const META_CREATED_AT = "created-at";
+const META_CREATED_BY = "created-by";
 const META_UPDATED_AT = "updated-at";
 const META_UPDATED_BY = "updated-by";
 
 /** The audit fields from an object's metadata; `LastModified` stands in for an object written without them. */
 function auditOf(metadata: Record<string, string> | undefined, lastModified: Date | undefined): ObjectAudit {
-  const author = metadata?.[META_UPDATED_BY];
-  let updatedBy: string | null = null;
-  if (author !== undefined) {
-    try {
-      updatedBy = decodeURIComponent(author);
-    } catch {
-      updatedBy = author;
-    }
-  }
   return {
     createdAt: metadata?.[META_CREATED_AT] ?? null,
+    createdBy: decodedSubject(metadata?.[META_CREATED_BY]),
     updatedAt: metadata?.[META_UPDATED_AT] ?? lastModified?.toISOString() ?? null,
-    updatedBy,
+    updatedBy: decodedSubject(metadata?.[META_UPDATED_BY]),
   };
+}
+
+/** A subject as kept in user metadata (percent-encoded: metadata is ASCII); as stored when it does not decode. */
+function decodedSubject(stored: string | undefined): string | null {
+  if (stored === undefined) return null;
+  try {
+    return decodeURIComponent(stored);
+  } catch {
+    return stored;
+  }
 }
 
 function statusOf(error: unknown): number | undefined {
