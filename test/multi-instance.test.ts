@@ -1,6 +1,9 @@
+import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { createS3Client } from "@vance/adapters";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type DynamoLocalServer, freePort, startDynamoLocal, waitUntilReady } from "./setup/dynamodb";
-import { type Instances, prepareAwsLocal, startInstances } from "./support/instances";
+import { type AwsLocalStores, type Instances, prepareAwsLocal, startInstances } from "./support/instances";
+import { S3RVER_CREDENTIALS } from "./support/s3rver";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy";
 
 /**
@@ -17,6 +20,7 @@ const TOOL = "doc_getting_started";
 let dynamo: DynamoLocalServer;
 let proxy: TcpProxy;
 let instances: Instances;
+let stores: AwsLocalStores;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -24,7 +28,7 @@ beforeAll(async () => {
   const direct = `http://127.0.0.1:${port}`;
   await waitUntilReady(direct, dynamo);
   proxy = await startTcpProxy(direct);
-  const stores = await prepareAwsLocal({ s3Endpoint: inject("s3Endpoint"), dynamoEndpoint: direct });
+  stores = await prepareAwsLocal({ s3Endpoint: inject("s3Endpoint"), dynamoEndpoint: direct });
   instances = await startInstances(3, { ...stores, dynamoEndpoint: proxy.endpoint });
 }, 180_000);
 
@@ -34,19 +38,27 @@ afterAll(async () => {
   await dynamo?.stop();
 }, 60_000);
 
-/** One request to instance `i % 3` of the project, with the token every instance accepts. */
-async function call(i: number, project: string, method: string, path: string, body?: unknown) {
+/** One request to instance `i % 3` of the project, with the token every instance accepts; `yaml` sends a YAML body. */
+async function call(i: number, project: string, method: string, path: string, body?: unknown, yaml?: string) {
   const url = `${instances.urls[i % instances.urls.length]}/v1/tenants/acme/projects/${project}${path}`;
   const res = await fetch(url, {
     method,
     headers: {
       authorization: `Bearer ${instances.token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...(yaml !== undefined
+        ? { "content-type": "application/yaml" }
+        : body === undefined
+          ? {}
+          : { "content-type": "application/json" }),
     },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(yaml !== undefined ? { body: yaml } : body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+  return {
+    status: res.status,
+    propagation: res.headers.get("x-vance-propagation"),
+    body: (text ? JSON.parse(text) : null) as Record<string, unknown>,
+  };
 }
 
 /** DynamoDB Local's process group stopped (SIGSTOP) for `ms`, then continued. */
@@ -151,5 +163,99 @@ describe("usage counted exactly once across three instances", () => {
     console.log("dropped DynamoDB:", figures("counts-dropped", acknowledged));
     expect(acknowledged.invokes + acknowledged.lookups).toBeGreaterThan(0);
     await expectCountedExactly("counts-dropped", acknowledged);
+  }, 120_000);
+});
+
+const WRITES = 8;
+const doc = (version: string) =>
+  `type: doc_lookup\ndescription: ${version}\nparameters:\n  path: documents/getting_started.md\n`;
+
+/** A tool's description as instance `i` answers it (null when it answers no 200). */
+async function described(i: number, project: string, name: string): Promise<string | null> {
+  const res = await call(i, project, "GET", `/tools/${name}`);
+  return res.status === 200 ? String((res.body.config as { description: string }).description) : null;
+}
+
+/** The tool's document as S3 holds it, read past every instance. */
+async function storedVersion(project: string, name: string): Promise<string | null> {
+  const s3 = createS3Client({
+    endpoint: inject("s3Endpoint"),
+    region: "us-east-1",
+    credentials: S3RVER_CREDENTIALS,
+    forcePathStyle: true,
+  });
+  try {
+    const object = await s3.send(
+      new GetObjectCommand({
+        Bucket: stores.documentsBucket,
+        Key: `acme/${project}/server-tools/${name}.yaml`,
+      }),
+    );
+    return /description: (.+)/.exec((await object.Body?.transformToString()) ?? "")?.[1] ?? null;
+  } finally {
+    s3.destroy();
+  }
+}
+
+/**
+ * WRITES tools written once ("v1") and read on every instance; then, while `fault` runs, each is
+ * written again ("v2") through instance i % 3 at its own moment of the fault. Each answer must be
+ * honest: a 2xx write is read as v2 on every instance once DynamoDB answers again; a 5xx write is
+ * not in S3 (nothing to show). Answers the outcomes and how long after the fault the last
+ * instance still showed v1.
+ */
+async function writesDuring(project: string, faultMs: number, fault: (ms: number) => Promise<void>) {
+  const names = Array.from({ length: WRITES }, (_, i) => `written_${i}`);
+  for (const name of names) {
+    const res = await call(0, project, "PUT", `/tools/${name}`, undefined, doc("v1"));
+    expect(res.status).toBe(201);
+  }
+  for (const name of names) for (const i of [0, 1, 2]) expect(await described(i, project, name)).toBe("v1");
+  const faulted = fault(faultMs);
+  // The writes start spread over the fault, so some meet it before S3 and some between S3 and DynamoDB.
+  const answers = await Promise.all(
+    names.map(async (name, i) => {
+      await new Promise((resolve) => setTimeout(resolve, (faultMs * i) / WRITES));
+      const res = await call(i, project, "PUT", `/tools/${name}`, undefined, doc("v2"));
+      return { name, status: res.status, pending: res.propagation === "pending" };
+    }),
+  );
+  await faulted;
+  const recovered = performance.now();
+  let staleMs = 0;
+  for (const { name, status } of answers) {
+    if (status < 300) {
+      for (const i of [0, 1, 2]) {
+        await vi.waitFor(async () => expect(await described(i, project, name)).toBe("v2"), {
+          timeout: 30_000,
+          interval: 50,
+        });
+        staleMs = Math.max(staleMs, performance.now() - recovered);
+      }
+    } else {
+      expect(status).toBe(503);
+      expect(await storedVersion(project, name)).toBe("v1");
+      for (const i of [0, 1, 2]) expect(await described(i, project, name)).toBe("v1");
+    }
+  }
+  return {
+    stored: answers.filter((a) => a.status < 300).length,
+    pending: answers.filter((a) => a.pending).length,
+    refused: answers.filter((a) => a.status >= 300).length,
+    staleMs: Math.round(staleMs),
+  };
+}
+
+describe("writes during a DynamoDB outage across three instances: a 2xx is stored and seen everywhere, a 5xx changed nothing", () => {
+  it("with DynamoDB paused (SIGSTOP) for 4 s", async () => {
+    const outcome = await writesDuring("writes-paused", 4_000, pauseDynamo);
+    console.log("writes, DynamoDB paused 4 s:", JSON.stringify(outcome));
+    expect(outcome.stored + outcome.refused).toBe(WRITES);
+  }, 120_000);
+
+  it("with DynamoDB's traffic lost for 4 s (requests and answers dropped)", async () => {
+    const outcome = await writesDuring("writes-dropped", 4_000, (ms) => proxy.drop(ms));
+    console.log("writes, DynamoDB traffic lost 4 s:", JSON.stringify(outcome));
+    expect(outcome.stored + outcome.refused).toBe(WRITES);
   }, 120_000);
 });

@@ -56,9 +56,13 @@ export const handler = await startFunction(
       try {
         return await handler(...args);
       } finally {
-        if (!(await services.usage.flush({ withinMs: USAGE_FLUSH_MS }))) {
-          services.logger.warn("usage.flush_incomplete", { tools: services.usage.backlog });
-        }
+        // A write's generation bump that DynamoDB did not take is resent until it lands: before
+        // answering too, so a frozen instance does not keep other instances on the old document.
+        const [counted] = await Promise.all([
+          services.usage.flush({ withinMs: USAGE_FLUSH_MS }),
+          services.generations.settled(USAGE_FLUSH_MS),
+        ]);
+        if (!counted) services.logger.warn("usage.flush_incomplete", { tools: services.usage.backlog });
         if (telemetry.traces !== "off" || telemetry.metrics !== "off") await telemetry.flush();
       }
     };

@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       // counts the store has not acknowledged by then are reported lost (`usage.write_failed`).
       void Promise.allSettled([
         services.usage.close(SHUTDOWN_FLUSH_MS),
+        services.generations.settled(SHUTDOWN_FLUSH_MS),
         services.compiledLayers.settled(),
       ]).finally(() => process.exit(code));
     });

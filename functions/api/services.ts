@@ -274,6 +274,8 @@ export interface Services extends AppServices {
    * baseline.
    */
   readonly scanStores: () => Promise<string[]>;
+  /** The generation markers, whose pending bumps a shutdown or a Lambda invocation waits for. */
+  readonly generations: Generations;
 }
 
 /** The composition root: builds every service from settings and ports. */
@@ -313,6 +315,9 @@ export async function buildServices(
   const generations = new Generations({
     state,
     now,
+    // A pending bump's resend keeps no process alive: a shutdown waits for it itself (node.ts).
+    retryLater: (resend, ms) => setTimeout(resend, ms).unref(),
+    logger,
     revalidateAfterMs: config.VANCE_CACHE_REVALIDATE_SECONDS * 1000,
   });
   const documentStore = overrides.documents ?? objectStore(config, "documents");
@@ -490,6 +495,7 @@ export async function buildServices(
   });
   return {
     version: VERSION,
+    generations,
     wire,
     verifier,
     logger,
