@@ -651,6 +651,48 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
     });
   });
 
+  it("a create the SDK resent after its first attempt was applied answers created, not 412; another writer's object still answers 412 (stubbed client)", async () => {
+    const resent = (attempts: number): S3ServiceException => {
+      const error = failure("PreconditionFailed", 412);
+      error.$metadata.attempts = attempts;
+      return error;
+    };
+    let attempts = 2;
+    let stored: "ours" | "theirs" = "ours";
+    const { client, sent } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw resent(attempts);
+      },
+      [HeadObjectCommand.name]: () => {
+        const put = sent.findLast((entry) => entry.command === PutObjectCommand.name);
+        const ours = (put!.input as { Metadata: Record<string, string> }).Metadata["write-token"];
+        return { ETag: '"applied"', Metadata: { "write-token": stored === "ours" ? ours : "another-write" } };
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    // The first attempt landed (the stored token is this put's); the resend met its own object.
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*", author: "alice" })).toMatchObject({
+      ok: true,
+      etag: '"applied"',
+      audit: { createdBy: "alice" },
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([PutObjectCommand.name, HeadObjectCommand.name]);
+    // Another write's object: 412, as before.
+    stored = "theirs";
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    // A refusal at the first attempt needs no HEAD: nothing of this put can be stored.
+    attempts = 1;
+    sent.length = 0;
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([PutObjectCommand.name]);
+  });
+
   it("maps 409 ConditionalRequestConflict on put to precondition_failed (stubbed client)", async () => {
     const { client, sent } = stubbedClient({
       [PutObjectCommand.name]: () => {

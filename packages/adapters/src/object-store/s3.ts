@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -146,6 +147,8 @@ export class S3ObjectStore implements ObjectStore {
       }
     }
     const audit: ObjectAudit = { createdAt, createdBy, updatedAt: at, updatedBy: options?.author ?? null };
+    // Tells this write apart from any other when a retry of it is refused (see below).
+    const writeToken = randomUUID();
     const command = new PutObjectCommand({
       Bucket: this.#bucket,
       Key: this.#prefix + key,
@@ -157,6 +160,7 @@ export class S3ObjectStore implements ObjectStore {
         ...(createdAt === null ? {} : { [META_CREATED_AT]: createdAt }),
         ...(createdBy === null ? {} : { [META_CREATED_BY]: encodeURIComponent(createdBy) }),
         [META_UPDATED_AT]: at,
+        [META_WRITE_TOKEN]: writeToken,
         ...(options?.author === undefined ? {} : { [META_UPDATED_BY]: encodeURIComponent(options.author) }),
       },
     });
@@ -165,8 +169,16 @@ export class S3ObjectStore implements ObjectStore {
       const output = await this.#client.send(command);
       return { ok: true, etag: requireEtag(output.ETag, key), audit };
     } catch (error) {
-      if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
-      throw asStoreFault(error, STORE);
+      if (!isPreconditionFailure(error)) throw asStoreFault(error, STORE);
+      // The SDK resent the PUT (its answer was lost): an earlier attempt may have been applied,
+      // and then its own precondition refuses the resend. The stored object's token tells.
+      if (attemptsOf(error) > 1) {
+        const current = await this.#head(key);
+        if (current?.etag !== undefined && current.metadata[META_WRITE_TOKEN] === writeToken) {
+          return { ok: true, etag: current.etag, audit };
+        }
+      }
+      return { ok: false, reason: "precondition_failed" };
     }
   }
 
@@ -252,6 +264,8 @@ const META_CREATED_AT = "created-at";
 const META_CREATED_BY = "created-by";
 const META_UPDATED_AT = "updated-at";
 const META_UPDATED_BY = "updated-by";
+/** A fresh token per PUT: a retried PUT refused by its own earlier attempt recognises it by this. */
+const META_WRITE_TOKEN = "write-token";
 
 /** The audit fields from an object's metadata; `LastModified` stands in for an object written without them. */
 function auditOf(metadata: Record<string, string> | undefined, lastModified: Date | undefined): ObjectAudit {
@@ -271,6 +285,12 @@ function decodedSubject(stored: string | undefined): string | null {
   } catch {
     return stored;
   }
+}
+
+/** HTTP attempts the SDK made for a failed command (retries included). */
+function attemptsOf(error: unknown): number {
+  const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
+  return metadata?.attempts ?? 1;
 }
 
 function statusOf(error: unknown): number | undefined {
