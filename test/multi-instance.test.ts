@@ -1,15 +1,17 @@
-import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { createS3Client } from "@vance/adapters";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type DynamoLocalServer, freePort, startDynamoLocal, waitUntilReady } from "./setup/dynamodb";
 import { type AwsLocalStores, type Instances, prepareAwsLocal, startInstances } from "./support/instances";
+import { type S3ConditionalProxy, startS3ConditionalProxy } from "./support/s3-conditional-proxy";
 import { S3RVER_CREDENTIALS } from "./support/s3rver";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy";
 
 /**
  * Issue 37: three instances of the service (`VANCE_STORE=s3`, `VANCE_STATE=dynamodb`) over the
- * suite's s3rver and a DynamoDB Local of this file's own (a paused or unreachable DynamoDB must
- * not stall the other files), reached through a TCP proxy that can lose its traffic.
+ * suite's s3rver — behind a proxy that enforces S3's conditional-write rules, which s3rver
+ * ignores — and a DynamoDB Local of this file's own (a paused or unreachable DynamoDB must not
+ * stall the other files), reached through a TCP proxy that can lose its traffic.
  */
 
 const CLIENTS = 12;
@@ -21,6 +23,8 @@ let dynamo: DynamoLocalServer;
 let proxy: TcpProxy;
 let instances: Instances;
 let stores: AwsLocalStores;
+let s3Proxy: S3ConditionalProxy;
+let headClient: S3Client;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -29,21 +33,43 @@ beforeAll(async () => {
   await waitUntilReady(direct, dynamo);
   proxy = await startTcpProxy(direct);
   stores = await prepareAwsLocal({ s3Endpoint: inject("s3Endpoint"), dynamoEndpoint: direct });
-  instances = await startInstances(3, { ...stores, dynamoEndpoint: proxy.endpoint });
+  headClient = createS3Client({
+    endpoint: inject("s3Endpoint"),
+    region: "us-east-1",
+    credentials: S3RVER_CREDENTIALS,
+    forcePathStyle: true,
+  });
+  s3Proxy = await startS3ConditionalProxy(inject("s3Endpoint"), headClient);
+  instances = await startInstances(3, {
+    ...stores,
+    s3Endpoint: s3Proxy.endpoint,
+    dynamoEndpoint: proxy.endpoint,
+  });
 }, 180_000);
 
 afterAll(async () => {
   await instances?.stop();
+  await s3Proxy?.close();
+  headClient?.destroy();
   await proxy?.close();
   await dynamo?.stop();
 }, 60_000);
 
 /** One request to instance `i % 3` of the project, with the token every instance accepts; `yaml` sends a YAML body. */
-async function call(i: number, project: string, method: string, path: string, body?: unknown, yaml?: string) {
+async function call(
+  i: number,
+  project: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  yaml?: string,
+  extra: Record<string, string> = {},
+) {
   const url = `${instances.urls[i % instances.urls.length]}/v1/tenants/acme/projects/${project}${path}`;
   const res = await fetch(url, {
     method,
     headers: {
+      ...extra,
       authorization: `Bearer ${instances.token}`,
       ...(yaml !== undefined
         ? { "content-type": "application/yaml" }
@@ -258,4 +284,39 @@ describe("writes during a DynamoDB outage across three instances: a 2xx is store
     console.log("writes, DynamoDB traffic lost 4 s:", JSON.stringify(outcome));
     expect(outcome.stored + outcome.refused).toBe(WRITES);
   }, 120_000);
+});
+
+describe("conditional writes across three instances, through an S3 that enforces If-Match and If-None-Match", () => {
+  const RACERS = 12;
+
+  it("12 concurrent creates of one name (If-None-Match: *) over three instances: one 201, the rest 412", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, (_, i) =>
+        call(i, "races", "PUT", "/tools/raced", undefined, doc(`creator ${i}`), { "if-none-match": "*" }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, ...Array(RACERS - 1).fill(412)]);
+    const winner = answers.findIndex((answer) => answer.status === 201);
+    for (const i of [0, 1, 2]) expect(await described(i, "races", "raced")).toBe(`creator ${winner}`);
+  }, 60_000);
+
+  it("12 concurrent writes with one If-Match over three instances: one 200, the rest 412, and every instance reads the winner", async () => {
+    const created = await call(0, "races", "PUT", "/tools/matched", undefined, doc("v0"));
+    expect(created.status).toBe(201);
+    const etag = String(created.body.etag);
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, (_, i) =>
+        call(i, "races", "PUT", "/tools/matched", undefined, doc(`writer ${i}`), { "if-match": etag }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(RACERS - 1).fill(412)]);
+    const winner = answers.findIndex((answer) => answer.status === 200);
+    for (const i of [0, 1, 2]) expect(await described(i, "races", "matched")).toBe(`writer ${winner}`);
+    // The stale ETag now loses everywhere, deletes included.
+    const stale = await call(1, "races", "DELETE", "/tools/matched", undefined, undefined, {
+      "if-match": etag,
+    });
+    expect(stale.status).toBe(412);
+  }, 60_000);
 });
