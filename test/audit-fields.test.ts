@@ -53,45 +53,63 @@ describe("audit fields on tool and document reads", () => {
 
       const created = await write(app, "/tools/audited", TOOL, "alice@example.com");
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ updatedBy: "alice@example.com" });
+      expect(created.body).toMatchObject({ createdBy: "alice@example.com", updatedBy: "alice@example.com" });
       expect(created.body.createdAt).toBe(created.body.updatedAt);
 
       await new Promise((resolve) => setTimeout(resolve, 10));
       const replaced = await write(app, "/tools/audited", TOOL.replace("Audited.", "Audited again."), "bob");
       expect(replaced.status).toBe(s3 ? 201 : 200);
       const createdAt = s3 ? replaced.body.createdAt : created.body.createdAt;
-      expect(replaced.body).toMatchObject({ createdAt, updatedBy: "bob" });
+      // The creator stays across an update (on s3rver the update was a creation, by bob).
+      const createdBy = s3 ? "bob" : "alice@example.com";
+      expect(replaced.body).toMatchObject({ createdAt, createdBy, updatedBy: "bob" });
       expect(later(replaced.body.updatedAt, created.body.updatedAt)).toBe(true);
 
       // Warm reads answer them without a store request (the first listing reads the layers).
       await client.call("GET", "/tools");
       documents.reset();
       const read = await client.call("GET", "/tools/audited");
-      expect(read.body).toMatchObject({ createdAt, updatedAt: replaced.body.updatedAt, updatedBy: "bob" });
+      expect(read.body).toMatchObject({
+        createdAt,
+        createdBy,
+        updatedAt: replaced.body.updatedAt,
+        updatedBy: "bob",
+      });
       const listed = await client.call("GET", "/tools");
       const summary = (listed.body.tools as Record<string, unknown>[]).find(
         (tool) => tool.name === "audited",
       );
-      expect(summary).toMatchObject({ createdAt, updatedAt: replaced.body.updatedAt, updatedBy: "bob" });
+      expect(summary).toMatchObject({
+        createdAt,
+        createdBy,
+        updatedAt: replaced.body.updatedAt,
+        updatedBy: "bob",
+      });
       expect(documents.total).toBe(0);
 
       // Bundled and built-in tools have no document of a layer: nulls.
       const bundled = await client.call("GET", "/tools/doc_getting_started");
-      expect(bundled.body).toMatchObject({ createdAt: null, updatedAt: null, updatedBy: null });
+      expect(bundled.body).toMatchObject({
+        createdAt: null,
+        createdBy: null,
+        updatedAt: null,
+        updatedBy: null,
+      });
       const builtIn = (listed.body.tools as Record<string, unknown>[]).find((tool) => tool.name === "whoami");
-      expect(builtIn).toMatchObject({ createdAt: null, updatedAt: null, updatedBy: null });
+      expect(builtIn).toMatchObject({ createdAt: null, createdBy: null, updatedAt: null, updatedBy: null });
 
       // Any document: the write's answer, and headers on the read (the subject percent-encoded).
       const note = await write(app, "/documents/notes/today.md", "# today\n", "carol ü", "text/markdown");
-      expect(note.body).toMatchObject({ path: "notes/today.md", updatedBy: "carol ü" });
+      expect(note.body).toMatchObject({ path: "notes/today.md", createdBy: "carol ü", updatedBy: "carol ü" });
       const got = await app.request(`${T}/documents/notes/today.md`, { headers: client.headers });
       expect(got.headers.get("x-vance-updated-by")).toBe(encodeURIComponent("carol ü"));
+      expect(got.headers.get("x-vance-created-by")).toBe(encodeURIComponent("carol ü"));
       expect(got.headers.get("x-vance-created-at")).toBe(note.body.createdAt);
       expect(got.headers.get("x-vance-updated-at")).toBe(note.body.updatedAt);
 
       // A token without a subject writes anonymously: updatedBy null, createdAt kept.
       const anonymous = await write(app, "/tools/audited", TOOL, undefined);
-      expect(anonymous.body).toMatchObject({ updatedBy: null, ...(s3 ? {} : { createdAt }) });
+      expect(anonymous.body).toMatchObject({ updatedBy: null, ...(s3 ? {} : { createdAt, createdBy }) });
     });
   }
 });

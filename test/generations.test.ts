@@ -1,6 +1,12 @@
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { MemoryObjectStore } from "@vance/adapters/testing";
-import { DocumentCascade, Generations, layerMarker, requestMarkers } from "@vance/core";
+import {
+  DocumentCascade,
+  Generations,
+  layerMarker,
+  requestMarkers,
+  StoreUnavailableError,
+} from "@vance/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -184,14 +190,24 @@ describe("DocumentCascade with generations", () => {
     expect(fresh.store.counts.list).toBe(1);
   });
 
-  it("a write the store took but whose bump failed answers the state store's error", async () => {
+  it("a write the store took whose bump failed unexpectedly answers that error; an unreachable state store leaves the bump pending and resent", async () => {
     const state = sqlite();
-    const generations = new Generations({ state });
-    vi.spyOn(state, "bumpGeneration").mockRejectedValueOnce(new Error("state store down"));
+    const resends: (() => void)[] = [];
+    const generations = new Generations({ state, retryLater: (resend) => resends.push(resend) });
+    vi.spyOn(state, "bumpGeneration").mockRejectedValueOnce(new Error("invalid marker"));
     const cascade = new DocumentCascade(new MemoryObjectStore(), new Map(), { generations });
-    await expect(cascade.upsert("acme", "shop", "documents/a.md", "a", {})).rejects.toThrow(
-      "state store down",
-    );
+    await expect(cascade.upsert("acme", "shop", "documents/a.md", "a", {})).rejects.toThrow("invalid marker");
     expect(await state.getGenerations([layerMarker("acme", "shop")])).toEqual([0]);
+
+    vi.spyOn(state, "bumpGeneration").mockRejectedValueOnce(
+      new StoreUnavailableError("state store", "paused"),
+    );
+    const written = await cascade.upsert("acme", "shop", "documents/b.md", "b", {});
+    expect(written.created).toBe(true);
+    expect(generations.isPending(layerMarker("acme", "shop"))).toBe(true);
+    expect(resends).toHaveLength(1);
+    resends.shift()!();
+    expect(await generations.settled(10_000)).toBe(true);
+    expect(await state.getGenerations([layerMarker("acme", "shop")])).toEqual([1]);
   });
 });

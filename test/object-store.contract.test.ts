@@ -91,34 +91,51 @@ function objectStoreContract(name: string, factory: StoreFactory): void {
         body: "name: a\n",
         etag,
         contentType: "application/yaml",
-        audit: { createdAt: expect.any(String), updatedAt: expect.any(String), updatedBy: null },
+        audit: {
+          createdAt: expect.any(String),
+          createdBy: null,
+          updatedAt: expect.any(String),
+          updatedBy: null,
+        },
       });
     });
 
-    it("keeps who wrote an object and when: a replacement keeps createdAt, a delete forgets it", async () => {
+    it("keeps who wrote an object and when: a replacement keeps createdAt and createdBy, a delete forgets them", async () => {
       const key = "t1/p1/server-tools/audited.yaml";
       const created = await store().put(key, "v: 1", { author: "alice@example.com", ifNoneMatch: "*" });
-      expect(created).toMatchObject({ ok: true, audit: { updatedBy: "alice@example.com" } });
+      expect(created).toMatchObject({
+        ok: true,
+        audit: { createdBy: "alice@example.com", updatedBy: "alice@example.com" },
+      });
       const first = expectObject(await store().get(key)).audit!;
       expect(first.updatedBy).toBe("alice@example.com");
+      expect(first.createdBy).toBe("alice@example.com");
       expect(Date.parse(first.createdAt!)).not.toBeNaN();
       expect(first.updatedAt).toBe(first.createdAt);
 
       await new Promise((resolve) => setTimeout(resolve, 5));
       const replaced = await store().put(key, "v: 2", { author: "bob ü" });
-      expect(replaced).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: "bob ü" } });
+      expect(replaced).toMatchObject({
+        ok: true,
+        audit: { createdAt: first.createdAt, createdBy: "alice@example.com", updatedBy: "bob ü" },
+      });
       const second = expectObject(await store().get(key)).audit!;
       expect(second.createdAt).toBe(first.createdAt);
+      expect(second.createdBy).toBe("alice@example.com");
       expect(second.updatedBy).toBe("bob ü");
       expect(Date.parse(second.updatedAt!)).toBeGreaterThan(Date.parse(first.updatedAt!));
 
       const anonymous = await store().put(key, "v: 3");
-      expect(anonymous).toMatchObject({ ok: true, audit: { createdAt: first.createdAt, updatedBy: null } });
+      expect(anonymous).toMatchObject({
+        ok: true,
+        audit: { createdAt: first.createdAt, createdBy: "alice@example.com", updatedBy: null },
+      });
       await store().delete(key);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await putOk(store(), key, "v: 4");
+      await store().put(key, "v: 4", { author: "carol" });
       const again = expectObject(await store().get(key)).audit!;
       expect(Date.parse(again.createdAt!)).toBeGreaterThan(Date.parse(first.createdAt!));
+      expect(again.createdBy).toBe("carol");
     });
 
     it("changes the etag when an object is overwritten", async () => {
@@ -632,6 +649,48 @@ describe("S3ObjectStore error mapping (stubbed client)", () => {
       ContentType: "application/yaml",
       Metadata: { "created-at": "2025-01-01T00:00:00.000Z", "updated-by": "a%2Fb%20c" },
     });
+  });
+
+  it("a create the SDK resent after its first attempt was applied answers created, not 412; another writer's object still answers 412 (stubbed client)", async () => {
+    const resent = (attempts: number): S3ServiceException => {
+      const error = failure("PreconditionFailed", 412);
+      error.$metadata.attempts = attempts;
+      return error;
+    };
+    let attempts = 2;
+    let stored: "ours" | "theirs" = "ours";
+    const { client, sent } = stubbedClient({
+      [PutObjectCommand.name]: () => {
+        throw resent(attempts);
+      },
+      [HeadObjectCommand.name]: () => {
+        const put = sent.findLast((entry) => entry.command === PutObjectCommand.name);
+        const ours = (put!.input as { Metadata: Record<string, string> }).Metadata["write-token"];
+        return { ETag: '"applied"', Metadata: { "write-token": stored === "ours" ? ours : "another-write" } };
+      },
+    });
+    const store = new S3ObjectStore({ client, bucket: "b" });
+    // The first attempt landed (the stored token is this put's); the resend met its own object.
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*", author: "alice" })).toMatchObject({
+      ok: true,
+      etag: '"applied"',
+      audit: { createdBy: "alice" },
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([PutObjectCommand.name, HeadObjectCommand.name]);
+    // Another write's object: 412, as before.
+    stored = "theirs";
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    // A refusal at the first attempt needs no HEAD: nothing of this put can be stored.
+    attempts = 1;
+    sent.length = 0;
+    expect(await store.put("k.yaml", "v", { ifNoneMatch: "*" })).toEqual({
+      ok: false,
+      reason: "precondition_failed",
+    });
+    expect(sent.map((entry) => entry.command)).toEqual([PutObjectCommand.name]);
   });
 
   it("maps 409 ConditionalRequestConflict on put to precondition_failed (stubbed client)", async () => {

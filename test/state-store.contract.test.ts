@@ -198,6 +198,22 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
         ]);
       });
 
+      it("applies a delta resent with its token once, in order and out of order, and a new token again", async () => {
+        const tenant = unique("tenant");
+        const key = { tenant, project: "p", role: "r", tool: "t" };
+        const token = randomUUID().replaceAll("-", "");
+        // A resend after a lost answer: the same token and counts, three times.
+        for (let i = 0; i < 3; i++)
+          await store.addToolUsage(key, { calls: 2, discoveryHits: 1, at: START + 10, token });
+        // An older timestamp takes the second write (counters only); resent, it still counts once.
+        const late = randomUUID().replaceAll("-", "");
+        for (let i = 0; i < 3; i++) await store.addToolUsage(key, { calls: 5, at: START, token: late });
+        await store.addToolUsage(key, { calls: 1, at: START + 20, token: randomUUID().replaceAll("-", "") });
+        expect(await store.listToolUsage(tenant, "p")).toEqual([
+          { role: "r", tool: "t", calls: 8, discoveryHits: 1, lastUsedAt: START + 20 },
+        ]);
+      });
+
       it("counts discovery hits apart from calls", async () => {
         const tenant = unique("tenant");
         const key = { tenant, project: "p", role: "r", tool: "weather__today" };

@@ -226,11 +226,24 @@ describe.concurrent("store outages", () => {
       const lost = warnings.filter((entry) => entry.event === "process.bookkeeping_failed");
       expect(lost).toHaveLength(1);
       expect(lost[0]?.fields).toMatchObject({ processId, tool: "doc_getting_started" });
-      // The count is written behind the answer: its loss is reported once the write was refused.
-      await services.usage.flush();
+      // The count is written behind the answer: a refusal is reported with its reason and resent
+      // later; closing (a shutdown) while the store is still away reports the count lost.
+      expect(await services.usage.flush({ withinMs: 100 })).toBe(false);
+      const retrying = warnings.filter((entry) => entry.event === "usage.write_retrying");
+      expect(retrying).toHaveLength(1);
+      expect(retrying[0]?.fields).toMatchObject({
+        tool: "doc_getting_started",
+        calls: 1,
+        reason: "store_unavailable",
+      });
+      await services.usage.close(0);
       const uncounted = warnings.filter((entry) => entry.event === "usage.write_failed");
       expect(uncounted).toHaveLength(1);
-      expect(uncounted[0]?.fields).toMatchObject({ tool: "doc_getting_started", calls: 1 });
+      expect(uncounted[0]?.fields).toMatchObject({
+        tool: "doc_getting_started",
+        calls: 1,
+        reason: "shutdown",
+      });
     });
   });
 });

@@ -1,6 +1,6 @@
 import { SqliteStateStore } from "@vance/adapters/sqlite";
-import { type StateStore, ToolUsage } from "@vance/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { type StateStore, StoreUnavailableError, ToolUsage } from "@vance/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
 
@@ -77,32 +77,150 @@ describe("ToolUsage written behind the answer", () => {
     ]);
   });
 
-  it("a refused write is reported with the counts it held, and the next uses are written again", async () => {
+  it("a refused write is resent with the same token and counts until acknowledged; uses meanwhile follow as one more write", async () => {
     const { state } = countedState();
-    let refuse = true;
+    let refuse = 2;
+    const sends: { token: string | undefined; calls: number | undefined }[] = [];
     const addToolUsage = state.addToolUsage.bind(state);
     const flaky: Pick<StateStore, "addToolUsage" | "listToolUsage"> = {
       addToolUsage: async (key, delta) => {
-        if (refuse) throw new Error("state store down");
+        sends.push({ token: delta.token, calls: delta.calls });
+        if (refuse-- > 0) throw new StoreUnavailableError("state store", "no answer within 3000 ms");
         await addToolUsage(key, delta);
       },
       listToolUsage: (tenant, project, role) => state.listToolUsage(tenant, project, role),
     };
     const warnings: Record<string, unknown>[] = [];
+    const resends: (() => void)[] = [];
     const usage = new ToolUsage(flaky, {
       schedule: () => {},
+      retryLater: (resend) => resends.push(resend),
       logger: { info() {}, warn: (event, fields) => warnings.push({ event, ...fields }) },
     });
     await usage.countCall(scope, "alpha", 1_000);
     await usage.countCall(scope, "alpha", 1_001);
-    await usage.flush();
-    expect(warnings).toEqual([
-      expect.objectContaining({ event: "usage.write_failed", tool: "alpha", calls: 2, discoveryHits: 0 }),
-    ]);
-    refuse = false;
+    const flushed = usage.flush();
+    await vi.waitFor(() => expect(resends).toHaveLength(1));
+    // A use counted while the increment waits joins the next one, not the one whose token is out.
     await usage.countCall(scope, "alpha", 1_002);
+    resends.shift()!();
+    await vi.waitFor(() => expect(resends).toHaveLength(1));
+    resends.shift()!();
+    expect(await flushed).toBe(true);
     await usage.flush();
-    expect((await state.listToolUsage("acme", "shop"))[0]).toMatchObject({ tool: "alpha", calls: 1 });
+    expect(sends.map((send) => send.calls)).toEqual([2, 2, 2, 1]);
+    expect(new Set(sends.slice(0, 3).map((send) => send.token)).size).toBe(1);
+    expect(sends[3]?.token).not.toBe(sends[0]?.token);
+    expect((await state.listToolUsage("acme", "shop"))[0]).toMatchObject({ tool: "alpha", calls: 3 });
+    // One report per increment, at its first refusal, with the reason; nothing was lost.
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        event: "usage.write_retrying",
+        tool: "alpha",
+        calls: 2,
+        reason: "store_unavailable",
+        error: expect.stringContaining("no answer within 3000 ms"),
+      }),
+    ]);
+  });
+
+  it("an increment applied whose answer was lost is resent with its token and counted once (SQLite)", async () => {
+    const { state } = countedState();
+    let loseAnswer = true;
+    const addToolUsage = state.addToolUsage.bind(state);
+    const lossy: Pick<StateStore, "addToolUsage" | "listToolUsage"> = {
+      addToolUsage: async (key, delta) => {
+        await addToolUsage(key, delta);
+        if (loseAnswer) {
+          loseAnswer = false;
+          throw new StoreUnavailableError("state store", "connection reset");
+        }
+      },
+      listToolUsage: (tenant, project, role) => state.listToolUsage(tenant, project, role),
+    };
+    const usage = new ToolUsage(lossy, { schedule: () => {}, retryDelayMs: () => 1 });
+    await usage.countCall(scope, "alpha", 1_000, 4);
+    expect(await usage.flush()).toBe(true);
+    expect((await state.listToolUsage("acme", "shop"))[0]).toMatchObject({ tool: "alpha", calls: 4 });
+  });
+
+  it("an increment unacknowledged at the end of the token window is reported lost with its reason, and never resent", async () => {
+    let clock = 1_000;
+    let sends = 0;
+    const down: Pick<StateStore, "addToolUsage" | "listToolUsage"> = {
+      addToolUsage: async () => {
+        sends++;
+        throw new StoreUnavailableError("state store", "no answer within 3000 ms");
+      },
+      listToolUsage: async () => [],
+    };
+    const warnings: Record<string, unknown>[] = [];
+    const resends: (() => void)[] = [];
+    const usage = new ToolUsage(down, {
+      now: () => clock,
+      schedule: () => {},
+      retryWindowMs: 60_000,
+      retryDelayMs: () => 20_000,
+      retryLater: (resend) => resends.push(resend),
+      logger: { info() {}, warn: (event, fields) => warnings.push({ event, ...fields }) },
+    });
+    await usage.countDiscoveryHit(scope, "alpha", 1_000);
+    const flushed = usage.flush();
+    for (let i = 0; i < 2; i++) {
+      await vi.waitFor(() => expect(resends).toHaveLength(1));
+      clock += 20_000;
+      resends.shift()!();
+    }
+    // The third refusal comes 40 s after the first send: a resend 20 s later would pass the window.
+    expect(await flushed).toBe(true);
+    expect(sends).toBe(3);
+    expect(resends).toHaveLength(0);
+    expect(warnings.map((w) => [w.event, w.reason])).toEqual([
+      ["usage.write_retrying", "store_unavailable"],
+      ["usage.write_failed", "retry_window_passed"],
+    ]);
+    expect(warnings[1]).toMatchObject({
+      tool: "alpha",
+      discoveryHits: 1,
+      error: expect.stringMatching(/may have landed/),
+    });
+    expect(usage.backlog).toBe(0);
+  });
+
+  it("holds at most maxBacklogTools tools unacknowledged: a use of one more is reported lost, never silently", async () => {
+    const down: Pick<StateStore, "addToolUsage" | "listToolUsage"> = {
+      addToolUsage: async () => {
+        throw new StoreUnavailableError("state store", "paused");
+      },
+      listToolUsage: async () => [],
+    };
+    const warnings: Record<string, unknown>[] = [];
+    const usage = new ToolUsage(down, {
+      schedule: () => {},
+      maxBacklogTools: 2,
+      retryLater: () => {},
+      logger: { info() {}, warn: (event, fields) => warnings.push({ event, ...fields }) },
+    });
+    // Uses of held tools coalesce and take no more room.
+    for (const tool of ["alpha", "beta", "alpha", "beta"]) await usage.countCall(scope, tool, 1_000);
+    await usage.countCall(scope, "gamma", 1_000);
+    expect(usage.backlog).toBe(2);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        event: "usage.write_failed",
+        tool: "gamma",
+        calls: 1,
+        reason: "backlog_full",
+      }),
+    ]);
+    // A flush bounded in time says what is left; closing reports it lost.
+    expect(await usage.flush({ withinMs: 50 })).toBe(false);
+    expect(await usage.close(0)).toBe(false);
+    expect(warnings.filter((w) => w.reason === "shutdown").map((w) => [w.tool, w.calls])).toEqual([
+      ["alpha", 2],
+      ["beta", 2],
+    ]);
+    expect(usage.backlog).toBe(0);
   });
 });
 

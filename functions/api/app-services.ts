@@ -2,6 +2,7 @@ import type {
   CatalogEditor,
   DocumentService,
   EmptyResponseDiagnosis,
+  Generations,
   Logger,
   ModelCatalogService,
   ObservedToolLimits,
@@ -32,6 +33,8 @@ export interface AppServices {
   readonly recipes: RecipeResolver;
   readonly processes: ProcessService;
   readonly usage: ToolUsage;
+  /** Whether a layer's write is stored but its generation bump still pending (a write's answer says so). */
+  readonly generations: Pick<Generations, "isPending">;
   readonly secrets: SecretService;
   readonly budget: ToolBudgetService;
   readonly observedLimits: ObservedToolLimits;

@@ -1,4 +1,4 @@
-import { VanceError } from "@vance/core";
+import { layerMarker, VanceError } from "@vance/core";
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppServices } from "./app-services";
@@ -135,6 +135,17 @@ export function createApp(services: AppServices) {
   const project = "/v1/tenants/:tenant/projects/:project";
   // A malformed tenant or project is 400 before the token is looked at.
   app.use(`${project}/*`, params(ProjectPathSchema));
+  // A write the object store took stands even when the state store could not take its bump:
+  // the answer says it is stored and its propagation to other instances pending (docs/http-api.md).
+  // No validator here: one would document this hook as a route of its own in /openapi.json.
+  // The ids were checked by the `params(ProjectPathSchema)` above, before any write ran.
+  app.on(["PUT", "DELETE"], [`${project}/tools/*`, `${project}/documents/*`], async (c, next) => {
+    await next();
+    const { tenant, project: layerProject } = c.req.param();
+    if (c.res.status < 300 && services.generations.isPending(layerMarker(tenant, layerProject))) {
+      c.header("X-Vance-Propagation", "pending");
+    }
+  });
   app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher));
   app.route(`${project}/documents`, documentRoutes(services.documents));
   app.route(`${project}/recipes`, recipeRoutes(services.recipes));

@@ -47,14 +47,24 @@ export const handler = await startFunction(
       defaultPublicUrl: "event",
     });
     const handler = handle(createApp({ ...services, mcp: { ...services.mcp, loopbackOnly: false } }));
-    // A sandbox is frozen between invocations: the uses written behind each answer, and what a
-    // telemetry batch holds, are sent before the invocation answers.
+    // A sandbox is frozen between invocations and may be reaped frozen: the uses counted by each
+    // answer are acknowledged by DynamoDB before the invocation answers, and what a telemetry
+    // batch holds is sent. A store that does not acknowledge within USAGE_FLUSH_MS delays the
+    // answer no longer: those uses stay held with their tokens and are resent when the instance
+    // thaws (inside the token window), and lost with the instance if it never does — reported
+    // now, as `usage.flush_incomplete`.
     return async (...args: Parameters<typeof handler>) => {
       if (!isHealthCheck(args[0])) await loadLazyEngines();
       try {
         return await handler(...args);
       } finally {
-        await services.usage.flush();
+        // A write's generation bump that DynamoDB did not take is resent until it lands: before
+        // answering too, so a frozen instance does not keep other instances on the old document.
+        const [counted] = await Promise.all([
+          services.usage.flush({ withinMs: USAGE_FLUSH_MS }),
+          services.generations.settled(USAGE_FLUSH_MS),
+        ]);
+        if (!counted) services.logger.warn("usage.flush_incomplete", { tools: services.usage.backlog });
         if (telemetry.traces !== "off" || telemetry.metrics !== "off") await telemetry.flush();
       }
     };
@@ -70,6 +80,9 @@ export const handler = await startFunction(
       }),
     ),
 );
+
+/** How long an invocation's answer waits for DynamoDB to acknowledge its usage counts. */
+const USAGE_FLUSH_MS = 5_000;
 
 /** A function URL's health check: the one event that never checks a JSON Schema or a script. */
 function isHealthCheck(event: { readonly rawPath?: string; readonly requestContext?: unknown }): boolean {

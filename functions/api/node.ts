@@ -17,6 +17,9 @@ import { projectHref } from "./ui/pages/common";
  */
 const TOUR = { tenant: "demo", project: "hello" } as const;
 
+/** How long a stopping server waits for the store to acknowledge the usage counts it holds. */
+const SHUTDOWN_FLUSH_MS = 8_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
@@ -69,10 +72,13 @@ async function main(): Promise<void> {
     ["SIGTERM", 143],
   ] as const) {
     process.once(signal, () => {
-      // Counts written behind answers, and layer indexes a write scheduled, land before the exit.
-      void Promise.allSettled([services.usage.flush(), services.compiledLayers.settled()]).finally(() =>
-        process.exit(code),
-      );
+      // Counts written behind answers, and layer indexes a write scheduled, land before the exit;
+      // counts the store has not acknowledged by then are reported lost (`usage.write_failed`).
+      void Promise.allSettled([
+        services.usage.close(SHUTDOWN_FLUSH_MS),
+        services.generations.settled(SHUTDOWN_FLUSH_MS),
+        services.compiledLayers.settled(),
+      ]).finally(() => process.exit(code));
     });
   }
   server.once("error", (error: NodeJS.ErrnoException) => {

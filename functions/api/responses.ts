@@ -65,12 +65,14 @@ export const PackStateSchema = v.object({
 });
 
 /**
- * Who wrote a document and when (spec §2: they live on the document), ISO-8601 times: `updatedBy`
- * is the writing token's subject (`sub`). Null for bundled and built-in tools, and where the
- * store has no record (a document written straight into the store has only `updatedAt`).
+ * Who wrote a document and when (spec §2: they live on the document), ISO-8601 times: `createdBy`
+ * is the creating token's subject (`sub`), kept across updates, `updatedBy` the last writer's.
+ * Null for bundled and built-in tools, and where the store has no record (a document written
+ * straight into the store has only `updatedAt`).
  */
 const AuditFields = {
   createdAt: v.nullable(v.string()),
+  createdBy: v.nullable(v.string()),
   updatedAt: v.nullable(v.string()),
   updatedBy: v.nullable(v.string()),
 };

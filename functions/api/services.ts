@@ -292,6 +292,8 @@ export interface Services extends AppServices {
    * baseline.
    */
   readonly scanStores: () => Promise<string[]>;
+  /** The generation markers, whose pending bumps a shutdown or a Lambda invocation waits for. */
+  readonly generations: Generations;
 }
 
 /** The composition root: builds every service from settings and ports. */
@@ -337,6 +339,9 @@ export async function buildServices(
   const generations = new Generations({
     state,
     now,
+    // A pending bump's resend keeps no process alive: a shutdown waits for it itself (node.ts).
+    retryLater: (resend, ms) => setTimeout(resend, ms).unref(),
+    logger,
     revalidateAfterMs: config.VANCE_CACHE_REVALIDATE_SECONDS * 1000,
   });
   const documentStore = overrides.documents ?? objectStore(config, "documents");
@@ -434,11 +439,13 @@ export async function buildServices(
   const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
   const recipes = new RecipeResolver(tools);
   // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
-  // its invocation ends), a tool's uses meanwhile as one increment.
+  // its invocation ends), a tool's uses meanwhile as one increment, resent until acknowledged.
   const usage = new ToolUsage(state, {
     now,
     demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000,
     schedule: (flush) => setImmediate(flush),
+    // A resend waiting for the store keeps no process alive: a shutdown closes the usage itself.
+    retryLater: (resend, ms) => setTimeout(resend, ms).unref(),
     logger,
   });
   const recordCaches = new ProcessRecordCaches();
@@ -532,6 +539,7 @@ export async function buildServices(
   });
   return {
     version: VERSION,
+    generations,
     wire,
     verifier,
     logger,

@@ -86,6 +86,11 @@ const DOCS = {
             description: "When the document was created (ISO-8601); absent where unknown",
             schema: { type: "string" },
           },
+          "X-Vance-Created-By": {
+            description:
+              "The creating token's subject, percent-encoded (kept across updates); absent where unknown",
+            schema: { type: "string" },
+          },
           "X-Vance-Updated-At": {
             description: "When it was last written (ISO-8601); absent for bundled documents",
             schema: { type: "string" },
@@ -144,6 +149,7 @@ export function documentRoutes(documents: DocumentService) {
     c.header("X-Vance-Layer", hit.layer);
     const audit = auditView(hit.audit);
     if (audit.createdAt) c.header("X-Vance-Created-At", audit.createdAt);
+    if (audit.createdBy) c.header("X-Vance-Created-By", encodeURIComponent(audit.createdBy));
     if (audit.updatedAt) c.header("X-Vance-Updated-At", audit.updatedAt);
     // Header values are ASCII: the subject is percent-encoded, as in a URL.
     if (audit.updatedBy) c.header("X-Vance-Updated-By", encodeURIComponent(audit.updatedBy));

@@ -28,6 +28,7 @@ const InvokeBodySchema = v.strictObject({
 export function auditView(audit: ObjectAudit | null | undefined) {
   return {
     createdAt: audit?.createdAt ?? null,
+    createdBy: audit?.createdBy ?? null,
     updatedAt: audit?.updatedAt ?? null,
     updatedBy: audit?.updatedBy ?? null,
   };

@@ -196,6 +196,7 @@ export async function toolDetails(services: UiServices, at: ProjectRef, name: st
         runs: targetOf(tool),
         audit: {
           createdAt: tool.audit?.createdAt ?? null,
+          createdBy: tool.audit?.createdBy ?? null,
           updatedAt: tool.audit?.updatedAt ?? null,
           updatedBy: tool.audit?.updatedBy ?? null,
         },

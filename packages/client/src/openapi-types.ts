@@ -2097,6 +2097,8 @@ export interface operations {
                 headers: {
                     /** @description When the document was created (ISO-8601); absent where unknown */
                     "X-Vance-Created-At"?: string;
+                    /** @description The creating token's subject, percent-encoded (kept across updates); absent where unknown */
+                    "X-Vance-Created-By"?: string;
                     /** @description The layer that answered */
                     "X-Vance-Layer"?: string;
                     /** @description When it was last written (ISO-8601); absent for bundled documents */
@@ -2211,6 +2213,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
@@ -2238,6 +2241,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -2274,6 +2278,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string;
                         /** @enum {string} */
                         layer: "project" | "tenant";
@@ -2301,6 +2306,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -3904,6 +3910,7 @@ export interface operations {
                         }[];
                         tools: {
                             createdAt: string | null;
+                            createdBy: string | null;
                             description: string;
                             enabled: boolean;
                             family?: string;
@@ -4024,6 +4031,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -4219,6 +4227,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;
@@ -4274,6 +4283,7 @@ export interface operations {
                             type: string;
                         };
                         createdAt: string | null;
+                        createdBy: string | null;
                         etag: string | null;
                         inputSchema: {
                             [key: string]: unknown;

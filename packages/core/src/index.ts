@@ -155,6 +155,7 @@ export {
   type ToolUsageDelta,
   type ToolUsageKey,
   type ToolUsageRow,
+  USAGE_TOKEN_WINDOW_MS,
   type UsageStore,
 } from "./ports/index";
 export { ProcessService } from "./processes/process-service";

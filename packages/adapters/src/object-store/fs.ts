@@ -141,9 +141,16 @@ export class FsObjectStore implements ObjectStore {
         return { ok: false, reason: "precondition_failed" };
       }
       const at = new Date().toISOString();
-      // A replacement keeps the creation time its sidecar recorded (unknown for a file made by hand).
-      const createdAt = current ? ((await readSidecar(path))?.createdAt ?? null) : at;
-      const audit: ObjectAudit = { createdAt, updatedAt: at, updatedBy: options?.author ?? null };
+      // A replacement keeps the creation its sidecar recorded (unknown for a file made by hand).
+      const created = current
+        ? await readSidecar(path)
+        : { createdAt: at, createdBy: options?.author ?? null };
+      const audit: ObjectAudit = {
+        createdAt: created?.createdAt ?? null,
+        createdBy: created?.createdBy ?? null,
+        updatedAt: at,
+        updatedBy: options?.author ?? null,
+      };
       const etag = await this.#writeAtomically(path, body, audit);
       return etag === null ? { ok: false, reason: "path_conflict" } : { ok: true, etag, audit };
     });
@@ -394,6 +401,7 @@ async function readSidecar(path: string): Promise<(ObjectAudit & { etag: string 
     return {
       etag: parsed.etag,
       createdAt: stringOrNull(parsed.createdAt),
+      createdBy: stringOrNull(parsed.createdBy),
       updatedAt: stringOrNull(parsed.updatedAt),
       updatedBy: stringOrNull(parsed.updatedBy),
     };
@@ -406,11 +414,12 @@ async function readSidecar(path: string): Promise<(ObjectAudit & { etag: string 
 async function auditOf(path: string, etag: string, stats: BigIntStats): Promise<ObjectAudit> {
   const sidecar = await readSidecar(path);
   if (sidecar?.etag === etag) {
-    const { createdAt, updatedAt, updatedBy } = sidecar;
-    return { createdAt, updatedAt, updatedBy };
+    const { createdAt, createdBy, updatedAt, updatedBy } = sidecar;
+    return { createdAt, createdBy, updatedAt, updatedBy };
   }
   return {
     createdAt: null,
+    createdBy: null,
     updatedAt: new Date(Number(stats.mtimeNs / 1_000_000n)).toISOString(),
     updatedBy: null,
   };

@@ -108,6 +108,9 @@ export class MemoryObjectStore implements ObjectStore {
       size: utf8.encode(body).byteLength,
       audit: {
         createdAt: this.#objects.get(key)?.audit.createdAt ?? at,
+        createdBy: this.#objects.has(key)
+          ? this.#objects.get(key)!.audit.createdBy
+          : (options.author ?? null),
         updatedAt: at,
         updatedBy: options.author ?? null,
       },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -135,13 +136,19 @@ export class S3ObjectStore implements ObjectStore {
     const at = new Date().toISOString();
     // A creation (`If-None-Match: *`) needs no read; a replacement keeps the creation time.
     let createdAt: string | null = at;
+    let createdBy: string | null = options?.author ?? null;
     if (options?.ifNoneMatch !== "*") {
-      // Only for the creation time: an `If-Match` is still the PUT's own, so the write stays atomic.
+      // Only for the creation's fields: an `If-Match` is still the PUT's own, so the write stays atomic.
       const current = await this.#head(key);
-      // An object stored without the service has no known creation time.
-      if (current) createdAt = current.metadata[META_CREATED_AT] ?? null;
+      // An object stored without the service has no known creation time or creator.
+      if (current) {
+        createdAt = current.metadata[META_CREATED_AT] ?? null;
+        createdBy = decodedSubject(current.metadata[META_CREATED_BY]);
+      }
     }
-    const audit: ObjectAudit = { createdAt, updatedAt: at, updatedBy: options?.author ?? null };
+    const audit: ObjectAudit = { createdAt, createdBy, updatedAt: at, updatedBy: options?.author ?? null };
+    // Tells this write apart from any other when a retry of it is refused (see below).
+    const writeToken = randomUUID();
     const command = new PutObjectCommand({
       Bucket: this.#bucket,
       Key: this.#prefix + key,
@@ -151,7 +158,9 @@ export class S3ObjectStore implements ObjectStore {
       IfNoneMatch: options?.ifNoneMatch,
       Metadata: {
         ...(createdAt === null ? {} : { [META_CREATED_AT]: createdAt }),
+        ...(createdBy === null ? {} : { [META_CREATED_BY]: encodeURIComponent(createdBy) }),
         [META_UPDATED_AT]: at,
+        [META_WRITE_TOKEN]: writeToken,
         ...(options?.author === undefined ? {} : { [META_UPDATED_BY]: encodeURIComponent(options.author) }),
       },
     });
@@ -160,8 +169,16 @@ export class S3ObjectStore implements ObjectStore {
       const output = await this.#client.send(command);
       return { ok: true, etag: requireEtag(output.ETag, key), audit };
     } catch (error) {
-      if (isPreconditionFailure(error)) return { ok: false, reason: "precondition_failed" };
-      throw asStoreFault(error, STORE);
+      if (!isPreconditionFailure(error)) throw asStoreFault(error, STORE);
+      // The SDK resent the PUT (its answer was lost): an earlier attempt may have been applied,
+      // and then its own precondition refuses the resend. The stored object's token tells.
+      if (attemptsOf(error) > 1) {
+        const current = await this.#head(key);
+        if (current?.etag !== undefined && current.metadata[META_WRITE_TOKEN] === writeToken) {
+          return { ok: true, etag: current.etag, audit };
+        }
+      }
+      return { ok: false, reason: "precondition_failed" };
     }
   }
 
@@ -244,25 +261,36 @@ const COUNTER_OPTIONS = { step: "deserialize", name: "vanceRequestCounter" } as 
 
 /** User metadata keys of the audit fields (S3 lower-cases them). */
 const META_CREATED_AT = "created-at";
+const META_CREATED_BY = "created-by";
 const META_UPDATED_AT = "updated-at";
 const META_UPDATED_BY = "updated-by";
+/** A fresh token per PUT: a retried PUT refused by its own earlier attempt recognises it by this. */
+const META_WRITE_TOKEN = "write-token";
 
 /** The audit fields from an object's metadata; `LastModified` stands in for an object written without them. */
 function auditOf(metadata: Record<string, string> | undefined, lastModified: Date | undefined): ObjectAudit {
-  const author = metadata?.[META_UPDATED_BY];
-  let updatedBy: string | null = null;
-  if (author !== undefined) {
-    try {
-      updatedBy = decodeURIComponent(author);
-    } catch {
-      updatedBy = author;
-    }
-  }
   return {
     createdAt: metadata?.[META_CREATED_AT] ?? null,
+    createdBy: decodedSubject(metadata?.[META_CREATED_BY]),
     updatedAt: metadata?.[META_UPDATED_AT] ?? lastModified?.toISOString() ?? null,
-    updatedBy,
+    updatedBy: decodedSubject(metadata?.[META_UPDATED_BY]),
   };
+}
+
+/** A subject as kept in user metadata (percent-encoded: metadata is ASCII); as stored when it does not decode. */
+function decodedSubject(stored: string | undefined): string | null {
+  if (stored === undefined) return null;
+  try {
+    return decodeURIComponent(stored);
+  } catch {
+    return stored;
+  }
+}
+
+/** HTTP attempts the SDK made for a failed command (retries included). */
+function attemptsOf(error: unknown): number {
+  const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
+  return metadata?.attempts ?? 1;
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -432,9 +432,11 @@ export class DocumentCascade {
 
   /**
    * After a write or delete the store took: the layer's generation moves, so every instance
-   * reads the layer again. Until the bump answered, the write has not succeeded (it fails with
-   * the state store's error). When the bump shows that nobody else wrote in between, this
-   * instance carries its index over to the new generation instead of listing the layer again.
+   * reads the layer again. The write stands once the object store took it: a bump the state store
+   * cannot take now is resent until it lands (`Generations.bumpAfterWrite`; the answer says so),
+   * and this instance forgets its index of the layer meanwhile. When the bump shows that nobody
+   * else wrote in between, this instance carries its index over to the new generation instead
+   * of listing the layer again.
    */
   async #changed(tenant: string, project: string, path: string, object: StoredObject | null): Promise<void> {
     const key = DocumentCascade.key(tenant, project, path);
@@ -444,7 +446,11 @@ export class DocumentCascade {
     if (!generations) return;
     const marker = layerMarker(tenant, project);
     const before = this.#cache.get(layerKey(marker));
-    const generation = await generations.bump(marker);
+    const generation = await generations.bumpAfterWrite(marker, () => this.#onChanged?.(tenant, project));
+    if (generation === "pending") {
+      this.#cache.delete(layerKey(marker));
+      return;
+    }
     this.#onChanged?.(tenant, project);
     if (before?.kind !== "layer" || before.stamp.generation !== generation - 1) return;
     if (this.#cache.get(layerKey(marker)) !== before) return;

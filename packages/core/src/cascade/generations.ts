@@ -1,6 +1,8 @@
 import { LRUCache } from "lru-cache";
+import { StoreUnavailableError } from "../errors";
 import { ID_PATTERN, layerProjectsOf, parseLayerDocumentKey, TENANT_PROJECT } from "../ids";
 import type { GenerationStore } from "../ports/generation-store";
+import { type Logger, silentLogger } from "../ports/logger";
 
 /** The generation marker of one document layer: `documents/{tenant}/{project}` (`_tenant`: the tenant layer). */
 export function layerMarker(tenant: string, project: string): string {
@@ -59,6 +61,10 @@ const KNOWN_MARKERS = 100_000;
 
 export interface GenerationsOptions {
   readonly state: GenerationStore;
+  /** Runs a resend of a pending bump after `ms` (`setTimeout` unless given; unreferenced on a server). */
+  readonly retryLater?: (resend: () => void, ms: number) => void;
+  /** Where a pending bump is reported (`generation.bump_pending`, `generation.bump_landed`). */
+  readonly logger?: Logger;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   /** The safety net for writes no event reported: nothing cached is used for longer than this. */
@@ -72,6 +78,13 @@ export interface GenerationStats {
   /** Calls of `read` answered by a read another caller of this instance had asked for. */
   readonly sharedReads: number;
   readonly bumps: number;
+}
+
+/** A stored write's bump that has not landed: resent until one does. */
+interface PendingBump {
+  readonly landed: (() => void)[];
+  attempts: number;
+  readonly since: number;
 }
 
 /**
@@ -105,11 +118,18 @@ export class Generations {
   #bumps = 0;
   /** In-flight reads by their marker list; an entry lives only while a read of it runs or waits. */
   readonly #flights = new Map<string, MarkerFlight>();
+  /** Markers a stored write could not bump yet, with what runs once the bump lands. */
+  readonly #pending = new Map<string, PendingBump>();
+  #settledWaiters: (() => void)[] = [];
+  readonly #retryLater: (resend: () => void, ms: number) => void;
+  readonly #logger: Logger;
 
   constructor(options: GenerationsOptions) {
     this.#state = options.state;
     this.#now = options.now ?? (() => Date.now());
     this.#revalidateAfterMs = options.revalidateAfterMs ?? DEFAULT_REVALIDATE_AFTER_MS;
+    this.#retryLater = options.retryLater ?? ((resend, ms) => setTimeout(resend, ms));
+    this.#logger = options.logger ?? silentLogger;
     // Counted through `maxSize`, not `max`: `max` allocates all 100,000 slots up front, ~12 ms of
     // every cold start (issue 15's bench/cold-start).
     this.#known = new LRUCache({
@@ -190,7 +210,90 @@ export class Generations {
     const generation = await this.#state.bumpGeneration(marker);
     this.#bumps++;
     this.#observe(marker, generation, sequence);
+    // A bump that lands after a stored write covers every earlier write of the marker.
+    this.#landed(marker);
     return generation;
+  }
+
+  /**
+   * Bumps a marker after a write the object store took, which stands whatever happens here: the
+   * new generation, or `"pending"` when the state store cannot be reached. Then the bump is resent
+   * in the background (100 ms doubling to 500 ms) until one lands, and `landed` runs; meanwhile no
+   * instance can read the marker either, so none serves the old document past the moment the
+   * state store answers again by more than one resend interval. Other errors throw.
+   */
+  async bumpAfterWrite(marker: string, landed: () => void): Promise<number | "pending"> {
+    try {
+      return await this.bump(marker);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      const pending = this.#pending.get(marker);
+      if (pending) {
+        pending.landed.push(landed);
+        return "pending";
+      }
+      this.#pending.set(marker, { landed: [landed], attempts: 0, since: this.#now() });
+      this.#logger.warn("generation.bump_pending", { marker, reason: error.code, error: error.reason });
+      this.#resendLater(marker);
+      return "pending";
+    }
+  }
+
+  /** Whether a write into `marker`'s data is stored but its bump has not landed yet. */
+  isPending(marker: string): boolean {
+    return this.#pending.has(marker);
+  }
+
+  /**
+   * Waits until every pending bump landed, or `withinMs` passed (before a Lambda answers, or a
+   * server exits). `true` when none is pending.
+   */
+  async settled(withinMs: number): Promise<boolean> {
+    if (this.#pending.size === 0) return true;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.#wakeSettled();
+    }, withinMs);
+    try {
+      while (this.#pending.size > 0 && !timedOut) {
+        await new Promise<void>((resolve) => this.#settledWaiters.push(resolve));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.#pending.size === 0;
+  }
+
+  #resendLater(marker: string): void {
+    const pending = this.#pending.get(marker);
+    if (!pending) return;
+    // At most half a second apart: once the state store answers again, the bump lands within that.
+    const delay = Math.min(500, 100 * 2 ** pending.attempts);
+    this.#retryLater(() => {
+      if (this.#pending.get(marker) !== pending) return;
+      pending.attempts++;
+      this.bump(marker).catch(() => this.#resendLater(marker));
+    }, delay);
+  }
+
+  #landed(marker: string): void {
+    const pending = this.#pending.get(marker);
+    if (!pending) return;
+    this.#pending.delete(marker);
+    this.#logger.info("generation.bump_landed", {
+      marker,
+      attempts: pending.attempts,
+      pendingMs: this.#now() - pending.since,
+    });
+    for (const landed of pending.landed) landed();
+    this.#wakeSettled();
+  }
+
+  #wakeSettled(): void {
+    const waiters = this.#settledWaiters;
+    this.#settledWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** The stamp for a value about to be read from a store under `marker`'s known generation. */

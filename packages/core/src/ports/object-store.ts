@@ -12,6 +12,8 @@
  */
 export interface ObjectAudit {
   readonly createdAt: string | null;
+  /** The creating token's subject, kept across replacements; null when it had none, or unknown. */
+  readonly createdBy: string | null;
   readonly updatedAt: string | null;
   /** The writing token's subject (`sub`); null when it had none. */
   readonly updatedBy: string | null;
@@ -54,7 +56,7 @@ export interface PutOptions {
   readonly contentType?: string;
   /**
    * Who writes (a token's subject), kept as the object's `updatedBy`. A replacement keeps the
-   * stored `createdAt`; a creation sets it.
+   * stored `createdAt` and `createdBy`; a creation sets them (`createdBy` to the author).
    */
   readonly author?: string;
   /** Write only when the stored object has exactly this ETag. */

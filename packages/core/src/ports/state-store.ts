@@ -25,6 +25,7 @@ export type {
 } from "./process-store";
 export type { QuotaStore } from "./quota-store";
 export type { ToolUsageDelta, ToolUsageKey, ToolUsageRow, UsageStore } from "./usage-store";
+export { USAGE_TOKEN_WINDOW_MS } from "./usage-store";
 
 /**
  * All five ports over one store (one DynamoDB table, one SQLite file): what the composition root

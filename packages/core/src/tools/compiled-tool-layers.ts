@@ -445,7 +445,9 @@ function decodeEntry(raw: unknown, prefix: string): CompiledEntry | null {
   if (typeof k !== "string" || !k.startsWith(prefix) || typeof e !== "string" || typeof s !== "number")
     return null;
   const meta = { key: k, etag: e, size: s };
-  const audit = a === undefined || a === null ? null : isAudit(a) ? a : undefined;
+  // An index written before `createdBy` existed answers it as unknown rather than being rebuilt.
+  const audit =
+    a === undefined || a === null ? null : isAudit(a) ? { ...a, createdBy: a.createdBy ?? null } : undefined;
   if (audit === undefined) return null;
   if (c !== undefined) {
     if (!isConfig(c)) return null;
@@ -477,10 +479,11 @@ function isConfig(value: unknown): value is ServerToolConfig {
   );
 }
 
-function isAudit(value: unknown): value is ObjectAudit {
+function isAudit(value: unknown): value is Omit<ObjectAudit, "createdBy"> & { createdBy?: string | null } {
   return (
     isRecord(value) &&
     (value.createdAt === null || typeof value.createdAt === "string") &&
+    (value.createdBy === undefined || value.createdBy === null || typeof value.createdBy === "string") &&
     (value.updatedAt === null || typeof value.updatedAt === "string") &&
     (value.updatedBy === null || typeof value.updatedBy === "string")
   );

@@ -165,20 +165,26 @@ export class DynamoStateTable {
   }
 
   /**
-   * Applies one update exactly once: a transaction of one item with a token of its own, which
-   * the SDK's retries resend unchanged. `false` when its condition failed. A transaction that
-   * DynamoDB cancelled for a concurrent one on the same item was not applied, so it is sent
-   * again (with a new token) after a short backoff, a bounded number of times.
+   * Applies one update exactly once: a transaction of one item with a token, which the SDK's
+   * retries resend unchanged. `false` when its condition failed. A transaction that DynamoDB
+   * cancelled for a concurrent one on the same item was not applied, so it is sent again after
+   * a short backoff, a bounded number of times.
+   *
+   * With a caller's `token` (up to 36 characters) every send uses it, so the caller may send the
+   * same update again after a failure — within DynamoDB's ten-minute window — and it still
+   * applies once; a conflict's resend keeps it too, since an earlier send of it may have been
+   * applied. Without one, each call gets a token of its own (and each conflict round a new one).
    */
   async writeOnce(
     update: NonNullable<TransactWriteCommandInput["TransactItems"]>[number]["Update"],
+    token?: string,
   ): Promise<boolean> {
     for (let round = 0; ; round++) {
       try {
         await this.request(() =>
           this.doc.send(
             new TransactWriteCommand({
-              ClientRequestToken: randomUUID(),
+              ClientRequestToken: token ?? randomUUID(),
               TransactItems: [{ Update: update }],
             }),
           ),

@@ -17,27 +17,38 @@ export class DynamoUsageStore implements UsageStore {
    * write whose answer it lost (a client-side timeout, a reset connection) with the same token,
    * and DynamoDB applies a token once within ten minutes — a plain `ADD` retried counts twice.
    * It costs two write units instead of one.
+   *
+   * With `delta.token`, the two writes carry tokens made from it (`{token}.1`, `{token}.2`), so
+   * the whole call can be repeated after a failure and counts once: a first write already
+   * applied answers success again; one whose condition failed fails again (`lastUsedAt` only
+   * grows), and the second write's token is then the one already used.
    */
   async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
     const itemKey = usageKey(key);
     const counters = { ":c": delta.calls ?? 0, ":d": delta.discoveryHits ?? 0 };
     const names = { "#calls": "calls", "#hits": "discoveryHits" };
-    const advanced = await this.table.writeOnce({
-      TableName: this.table.name,
-      Key: itemKey,
-      UpdateExpression: "ADD #calls :c, #hits :d SET #last = :at, #role = :role, #tool = :tool",
-      ConditionExpression: "attribute_not_exists(#last) OR #last <= :at",
-      ExpressionAttributeNames: { ...names, "#last": "lastUsedAt", "#role": "role", "#tool": "tool" },
-      ExpressionAttributeValues: { ...counters, ":at": delta.at, ":role": key.role, ":tool": key.tool },
-    });
+    const advanced = await this.table.writeOnce(
+      {
+        TableName: this.table.name,
+        Key: itemKey,
+        UpdateExpression: "ADD #calls :c, #hits :d SET #last = :at, #role = :role, #tool = :tool",
+        ConditionExpression: "attribute_not_exists(#last) OR #last <= :at",
+        ExpressionAttributeNames: { ...names, "#last": "lastUsedAt", "#role": "role", "#tool": "tool" },
+        ExpressionAttributeValues: { ...counters, ":at": delta.at, ":role": key.role, ":tool": key.tool },
+      },
+      delta.token === undefined ? undefined : `${delta.token}.1`,
+    );
     if (advanced) return;
-    await this.table.writeOnce({
-      TableName: this.table.name,
-      Key: itemKey,
-      UpdateExpression: "ADD #calls :c, #hits :d",
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: counters,
-    });
+    await this.table.writeOnce(
+      {
+        TableName: this.table.name,
+        Key: itemKey,
+        UpdateExpression: "ADD #calls :c, #hits :d",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: counters,
+      },
+      delta.token === undefined ? undefined : `${delta.token}.2`,
+    );
   }
 
   async listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {

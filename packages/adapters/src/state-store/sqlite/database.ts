@@ -35,6 +35,11 @@ const SCHEMA = `
     last_used_at INTEGER NOT NULL,
     PRIMARY KEY (tenant, project, role, tool)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS usage_tokens (
+    token TEXT PRIMARY KEY,
+    applied_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS usage_tokens_by_age ON usage_tokens (applied_at);
   DROP TABLE IF EXISTS observed_tool_limits;
   CREATE TABLE IF NOT EXISTS observed_endpoint_limits (
     limit_key TEXT PRIMARY KEY,

@@ -47,7 +47,7 @@ export class SqliteStateStore extends CompositeStateStore<
     const generations = new SqliteGenerationStore(db);
     super({
       processes: new SqliteProcessStore(db, generations),
-      usage: new SqliteUsageStore(db),
+      usage: new SqliteUsageStore(db, options.now ?? Date.now),
       observedLimits: new SqliteObservedLimitStore(db),
       generations,
       fireOnce: new SqliteFireOnceStore(db, options.now ?? Date.now),

@@ -1,14 +1,22 @@
 import type { ToolUsageDelta, ToolUsageKey, ToolUsageRow, UsageStore } from "@vance/core";
-import { compareStrings } from "@vance/core";
+import { compareStrings, USAGE_TOKEN_WINDOW_MS } from "@vance/core";
 import type Database from "better-sqlite3";
 
-/** Tool usage counters in the `tool_usage` table. */
+/**
+ * Tool usage counters in the `tool_usage` table. A delta's token is kept in `usage_tokens` in the
+ * same transaction as its increment, for as long as DynamoDB keeps one, so a resent delta counts
+ * once here too.
+ */
 export class SqliteUsageStore implements UsageStore {
   readonly #add;
+  readonly #addOnce;
   readonly #list;
   readonly #listOfRole;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly now: () => number = Date.now,
+  ) {
     this.#add = db.prepare(
       `INSERT INTO tool_usage (tenant, project, role, tool, calls, discovery_hits, last_used_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -17,6 +25,15 @@ export class SqliteUsageStore implements UsageStore {
          discovery_hits = discovery_hits + excluded.discovery_hits,
          last_used_at = max(last_used_at, excluded.last_used_at)`,
     );
+    const forget = db.prepare("DELETE FROM usage_tokens WHERE applied_at < ?");
+    const remember = db.prepare(
+      "INSERT INTO usage_tokens (token, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+    );
+    this.#addOnce = db.transaction((key: ToolUsageKey, delta: ToolUsageDelta, token: string, at: number) => {
+      forget.run(at - USAGE_TOKEN_WINDOW_MS);
+      if (remember.run(token, at).changes === 0) return;
+      this.#addRow(key, delta);
+    });
     this.#list = db.prepare(
       `SELECT role, tool, calls, discovery_hits, last_used_at FROM tool_usage
        WHERE tenant = ? AND project = ?`,
@@ -28,6 +45,11 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
+    if (delta.token === undefined) this.#addRow(key, delta);
+    else this.#addOnce(key, delta, delta.token, this.now());
+  }
+
+  #addRow(key: ToolUsageKey, delta: ToolUsageDelta): void {
     this.#add.run(
       key.tenant,
       key.project,
