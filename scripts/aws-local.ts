@@ -10,43 +10,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters";
 import { freePort, startDynamoLocal, waitUntilReady } from "../test/setup/dynamodb";
-import { S3RVER_CREDENTIALS, startS3rver } from "../test/support/s3rver";
-
-/** The names a deployed stage would get from SST; here fixed, so a restart finds its data. */
-export const AWS_LOCAL_NAMES = {
-  documentsBucket: "vance-documents",
-  catalogBucket: "vance-catalog",
-  table: "vance-state",
-} as const;
+import { prepareAwsLocal, storesEnv } from "../test/support/instances";
+import { startS3rver } from "../test/support/s3rver";
 
 const STOP_GRACE_MS = 10_000;
-
-/** The environment each instance runs with: what a Lambda instance gets from its linked resources. */
-export function instanceEnv(options: {
-  readonly port: number;
-  readonly dataDir: string;
-  readonly s3Endpoint: string;
-  readonly dynamoEndpoint: string;
-}): Record<string, string> {
-  return {
-    PORT: String(options.port),
-    VANCE_DATA_DIR: options.dataDir,
-    VANCE_STORE: "s3",
-    VANCE_DOCUMENTS_BUCKET: AWS_LOCAL_NAMES.documentsBucket,
-    VANCE_CATALOG_BUCKET: AWS_LOCAL_NAMES.catalogBucket,
-    VANCE_S3_ENDPOINT: options.s3Endpoint,
-    VANCE_S3_FORCE_PATH_STYLE: "true",
-    VANCE_STATE: "dynamodb",
-    VANCE_STATE_TABLE: AWS_LOCAL_NAMES.table,
-    VANCE_DYNAMODB_ENDPOINT: options.dynamoEndpoint,
-    AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
-    AWS_REGION: "us-east-1",
-  };
-}
 
 function setting(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -57,16 +25,6 @@ function setting(name: string, fallback: number, min: number): number {
     process.exit(2);
   }
   return value;
-}
-
-async function createBucket(s3: ReturnType<typeof createS3Client>, bucket: string): Promise<void> {
-  try {
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-  } catch (error) {
-    const name = (error as { name?: string }).name;
-    // Kept from an earlier start: the data dir is meant to survive restarts.
-    if (name !== "BucketAlreadyOwnedByYou" && name !== "BucketAlreadyExists") throw error;
-  }
 }
 
 /** Prefixes each line of a child's output with its instance number. */
@@ -103,18 +61,14 @@ async function main(): Promise<void> {
     await dynamoLocal.stop();
     throw error;
   });
-  const s3 = createS3Client({
-    endpoint: s3rver.endpoint,
-    region: "us-east-1",
-    credentials: S3RVER_CREDENTIALS,
-    forcePathStyle: true,
+  // The names a deployed stage gets from SST; fixed here, so a restart finds its data.
+  const stores = await prepareAwsLocal({
+    s3Endpoint: s3rver.endpoint,
+    dynamoEndpoint,
+    documentsBucket: "vance-documents",
+    catalogBucket: "vance-catalog",
+    table: "vance-state",
   });
-  const dynamo = createDynamoClient({ endpoint: dynamoEndpoint });
-  await createBucket(s3, AWS_LOCAL_NAMES.documentsBucket);
-  await createBucket(s3, AWS_LOCAL_NAMES.catalogBucket);
-  await ensureStateTable(dynamo, AWS_LOCAL_NAMES.table);
-  s3.destroy();
-  dynamo.destroy();
   console.log(`s3rver:          ${s3rver.endpoint} (data in ${s3Dir})`);
   console.log(`DynamoDB Local:  ${dynamoEndpoint} (data in ${dynamoDir})`);
 
@@ -122,12 +76,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let stopping = false;
   for (let index = 0; index < instances; index++) {
-    const env = instanceEnv({
-      port: basePort + index,
-      dataDir: root,
-      s3Endpoint: s3rver.endpoint,
-      dynamoEndpoint,
-    });
+    // The instances share the data dir's jwt-secret and secrets-key (the first start writes them).
+    const env = { PORT: String(basePort + index), VANCE_DATA_DIR: root, ...storesEnv(stores) };
     const child = spawn(process.execPath, [tsx, "functions/api/node.ts"], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -66,8 +66,8 @@ export async function prepareAwsLocal(direct: {
   return stores;
 }
 
-/** The settings one instance gets to run over `stores` (what `npm start` reads from the environment). */
-export function awsLocalEnv(stores: AwsLocalStores, shared: { jwtSecret: string; secretsKey: string }) {
+/** The store settings one instance gets to run over `stores` (what a Lambda instance gets from its linked resources). */
+export function storesEnv(stores: AwsLocalStores): Record<string, string> {
   return {
     VANCE_STORE: "s3",
     VANCE_S3_ENDPOINT: stores.s3Endpoint,
@@ -80,9 +80,12 @@ export function awsLocalEnv(stores: AwsLocalStores, shared: { jwtSecret: string;
     VANCE_STATE: "dynamodb",
     VANCE_DYNAMODB_ENDPOINT: stores.dynamoEndpoint,
     VANCE_STATE_TABLE: stores.table,
-    VANCE_JWT_SECRET: shared.jwtSecret,
-    VANCE_SECRETS_KEY: shared.secretsKey,
   };
+}
+
+/** The settings one instance gets to run over `stores` (what `npm start` reads from the environment). */
+export function awsLocalEnv(stores: AwsLocalStores, shared: { jwtSecret: string; secretsKey: string }) {
+  return { ...storesEnv(stores), VANCE_JWT_SECRET: shared.jwtSecret, VANCE_SECRETS_KEY: shared.secretsKey };
 }
 
 /** Running instances: their base URLs, one token valid on all, their log lines, and a stop. */
