@@ -35,6 +35,21 @@ const CATALOG = new SearchIndex(
     op("jira__delete_issue", "DELETE", "/rest/api/3/issue/{issueIdOrKey}", "Delete issue"),
     op("cloud__droplets_create", "POST", "/v2/droplets", "Create a New Droplet"),
     op("cloud__droplets_list", "GET", "/v2/droplets", "List All Droplets"),
+    op("gh__users_get_authenticated", "GET", "/user", "Get the authenticated user"),
+    op(
+      "gh__actions_download_run_logs",
+      "GET",
+      "/repos/{owner}/{repo}/actions/runs/{run_id}/logs",
+      "Download workflow run logs",
+    ),
+    op("chat__conversations_list", "GET", "/conversations.list", "Lists all channels in a team."),
+    op(
+      "chat__conversations_create",
+      "POST",
+      "/conversations.create",
+      "Initiates a public or private channel-based conversation",
+    ),
+    op("chat__conversations_archive", "POST", "/conversations.archive", "Archives a conversation."),
     searchDocument({
       name: "weather_get",
       description: "The weather at a place",
@@ -57,6 +72,20 @@ describe("SearchIndex: what a user asking in plain words gets first", () => {
     expect(top("see all pull requests")[0]).toBe("gh__pulls_list");
     expect(top("remove a repo")[0]).toBe("gh__repos_delete");
     expect(top("spin up a new server")[0]).toBe("cloud__droplets_create");
+  });
+
+  it("RPC-style paths say their action in the path (`/conversations.create`); a channel is a conversation", () => {
+    expect(top("create a new channel")[0]).toBe("chat__conversations_create");
+    expect(top("list every channel")[0]).toBe("chat__conversations_list");
+    expect(top("archive an old channel")[0]).toBe("chat__conversations_archive");
+  });
+
+  it("phrases whose words mislead are read as what they name: logged in is the authenticated user, not logs", () => {
+    expect(top("who am I logged in as")[0]).toBe("gh__users_get_authenticated");
+  });
+
+  it("the first verb is the action, a later one a thing: 'get the logs of a run' is not the authenticated user's get", () => {
+    expect(top("download the logs of a workflow run")[0]).toBe("gh__actions_download_run_logs");
   });
 
   it("a pack the query names wins over another pack's tool, and its vocabulary maps (a Jira ticket is an issue)", () => {

@@ -2,6 +2,8 @@ import {
   ACTIONS,
   actionOfOperation,
   actionsOfTerm,
+  isQuantifier,
+  rewritePhrases,
   type SearchAction,
   searchTerms,
   splitWords,
@@ -46,6 +48,8 @@ export interface SearchIndexData {
   readonly actions: Uint8Array;
   /** Per document: a hash of its summary's terms, for the exact match. */
   readonly summaries: Uint32Array;
+  /** Per document: the term of what it acts on (its path's last fixed word, else its name's last word), or -1. */
+  readonly resources: Int32Array;
   /** Pack names, sorted; per document its pack's index or -1. */
   readonly packs: readonly string[];
   readonly packOf: Int32Array;
@@ -83,9 +87,14 @@ const MAX_CONCEPTS = 16;
 const MAX_POSTINGS_PER_TERM = 4_096;
 /** A synonym's weight against the word the query used. */
 const SYNONYM_WEIGHT = 0.7;
-/** The score of a document whose action is one the query asks for, and of one doing another. */
+/** The score of a document whose action is one the query asks for, of one that reads when the query reads another way, and of one doing another thing. */
 const ACTION_MATCH = 1.35;
-const ACTION_MISMATCH = 0.8;
+const ACTION_NEAR = 1;
+const ACTION_MISMATCH = 0.75;
+/** The score of a document acting on a thing the query names (`DELETE …/projects/{id}` for "delete a project"). */
+const RESOURCE_MATCH = 1.3;
+/** A word naming an action counts this much as a word: what the document does is compared apart. */
+const ACTION_WORD_WEIGHT = 0.4;
 /** The score of a tool of a pack the query names, and of one of another pack. */
 const NAMED_PACK = 1.5;
 const OTHER_PACK = 0.35;
@@ -101,6 +110,7 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
   const actions = new Uint8Array(documents.length);
   const summaries = new Uint32Array(documents.length);
   const packOfRaw = new Int32Array(documents.length).fill(-1);
+  const resourceTerms: (string | undefined)[] = [];
   let totalLength = 0;
 
   for (const [index, doc] of documents.entries()) {
@@ -132,6 +142,7 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
     totalLength += length;
     actions[index] = ACTIONS.indexOf(actionOfDocument(doc, ownName, summary));
     summaries[index] = hashTerms(summary);
+    resourceTerms.push(resourceOf(doc, ownName));
     if (pack) {
       let id = packIds.get(pack);
       if (id === undefined) {
@@ -175,6 +186,11 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
   }
   for (let t = 0; t < termNames.length; t++) sortByImpact(postings, impacts, offsets[t]!, offsets[t + 1]!);
 
+  const resources = new Int32Array(documents.length).fill(-1);
+  for (const [index, term] of resourceTerms.entries()) {
+    const id = term === undefined ? undefined : termIds.get(term);
+    if (id !== undefined) resources[index] = rank[id]!;
+  }
   return {
     names: documents.map((doc) => doc.name),
     terms: order.map((id) => termNames[id]!),
@@ -184,6 +200,7 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
     impacts,
     actions,
     summaries,
+    resources,
     packs: packNames,
     packOf,
   };
@@ -198,6 +215,7 @@ export interface SearchHit {
 /** A query word with its synonyms, and the index's terms for them. */
 interface Concept {
   readonly terms: readonly { readonly term: number; readonly weight: number }[];
+  /** What covering it is worth; 0 for a word that names an action (compared apart). */
   readonly idf: number;
 }
 
@@ -233,6 +251,7 @@ export class SearchIndex {
       data.impacts.byteLength +
       data.actions.byteLength +
       data.summaries.byteLength +
+      data.resources.byteLength +
       data.packOf.byteLength +
       this.scores.byteLength +
       this.masks.byteLength
@@ -250,11 +269,15 @@ export class SearchIndex {
    */
   search(query: string, limit: number, allowed: (name: string) => boolean = () => true): SearchHit[] {
     const { data, scores, masks } = this;
-    const words = splitWords(query.slice(0, MAX_QUERY_CHARS));
+    const words = splitWords(rewritePhrases(query.slice(0, MAX_QUERY_CHARS)));
     const namedPacks = new Set<number>();
     const queryActions = new Set<SearchAction>();
     const concepts: Concept[] = [];
     const seen = new Set<string>();
+    let plural = false;
+    // The first verb names what the query wants done; a later one is a thing ("remove a
+    // subscriber from a list"), and a past form a state ("who registered").
+    let verbSeen = false;
     for (let index = 0; index < words.length && concepts.length < MAX_CONCEPTS; index++) {
       const word = words[index]!;
       const pack =
@@ -269,25 +292,39 @@ export class SearchIndex {
       const term = terms[0]!;
       if (seen.has(term)) continue;
       seen.add(term);
-      for (const action of actionsOfTerm(term)) queryActions.add(action);
+      if (isQuantifier(word)) {
+        queryActions.add("list");
+        continue;
+      }
+      const named = word.endsWith("ed") ? [] : actionsOfTerm(term);
+      // Once the verb is read, only a word of the same action stays one ("create a new …").
+      const actions = verbSeen ? named.filter((action) => queryActions.has(action)) : named;
+      if (actions.length > 0) verbSeen = true;
+      for (const action of actions) queryActions.add(action);
+      if (actions.length === 0 && isPlural(word)) plural = true;
+      const weight = actions.length > 0 ? ACTION_WORD_WEIGHT : 1;
       const found: { term: number; weight: number }[] = [];
       let idf = 0;
       const own = this.term(term);
       if (own !== undefined) {
-        found.push({ term: own, weight: 1 });
+        found.push({ term: own, weight });
         idf = data.idf[own]!;
       }
       for (const synonym of synonymsOfTerm(term)) {
         const id = this.term(synonym);
         if (id === undefined || found.some((entry) => entry.term === id)) continue;
-        found.push({ term: id, weight: SYNONYM_WEIGHT });
+        found.push({ term: id, weight: weight * SYNONYM_WEIGHT });
         idf = Math.max(idf, data.idf[id]! * SYNONYM_WEIGHT);
       }
-      if (found.length > 0) concepts.push({ terms: found, idf });
+      if (found.length > 0) concepts.push({ terms: found, idf: actions.length > 0 ? 0 : idf });
     }
     if (concepts.length === 0) return [];
-    // "show all", "see every": a word of many makes the looking a listing.
+    // "show all", "see the recent runs": a word of many makes the looking a listing.
+    if (plural && (queryActions.size === 0 || queryActions.has("get"))) queryActions.add("list");
     if (queryActions.has("list")) queryActions.delete("get");
+    const resourceTerms = new Set<number>();
+    for (const concept of concepts)
+      if (concept.idf > 0) for (const { term } of concept.terms) resourceTerms.add(term);
 
     const touched: number[] = [];
     for (const [index, concept] of concepts.entries()) {
@@ -306,6 +343,8 @@ export class SearchIndex {
     }
 
     const totalIdf = concepts.reduce((sum, concept) => sum + concept.idf, 0);
+    const reads = (action: SearchAction) => action === "get" || action === "list" || action === "search";
+    const asksToRead = [...queryActions].some(reads);
     const summary = hashTerms(searchTerms(query.slice(0, MAX_QUERY_CHARS)));
     const hits: SearchHit[] = [];
     for (const doc of touched) {
@@ -321,8 +360,13 @@ export class SearchIndex {
       score *= 0.25 + 0.75 * coverage * coverage;
       const action = ACTIONS[data.actions[doc]!];
       if (queryActions.size > 0 && action) {
-        score *= queryActions.has(action) ? ACTION_MATCH : ACTION_MISMATCH;
+        score *= queryActions.has(action)
+          ? ACTION_MATCH
+          : asksToRead && reads(action)
+            ? ACTION_NEAR
+            : ACTION_MISMATCH;
       }
+      if (resourceTerms.has(data.resources[doc]!)) score *= RESOURCE_MATCH;
       if (namedPacks.size > 0) score *= namedPacks.has(data.packOf[doc]!) ? NAMED_PACK : OTHER_PACK;
       if (data.summaries[doc] === summary) score *= EXACT_SUMMARY;
       hits.push({ name, score });
@@ -352,7 +396,26 @@ function actionOfDocument(
     const actions = actionsOfTerm(first);
     if (actions.length === 1) return actions[0]!;
   }
-  return doc.method && doc.path ? actionOfOperation(doc.method, doc.path) : null;
+  return null;
+}
+
+/** What a document acts on: its path's last fixed word (`/repos/{o}/{r}/pulls/{n}` → pull), else its name's last word. */
+function resourceOf(doc: SearchDocument, ownName: string): string | undefined {
+  if (doc.path) {
+    const words = searchTerms(staticPath(doc.path));
+    const fixed = doc.path.split("/").filter((segment) => segment !== "" && !segment.startsWith("{"));
+    const last = fixed.at(-1);
+    // The last word that names no action: `/conversations.list` acts on conversations.
+    const things =
+      last === undefined ? [] : searchTerms(last).filter((term) => actionsOfTerm(term).length === 0);
+    if (things.length > 0) return things.at(-1);
+    if (words.length > 0) return words.at(-1);
+  }
+  return searchTerms(ownName).at(-1);
+}
+
+function isPlural(word: string): boolean {
+  return word.length > 3 && word.endsWith("s") && !/(ss|us|is)$/.test(word);
 }
 
 /** A path's fixed words: its segments without the `{parameters}`. */

@@ -8,7 +8,7 @@
 /** Words that say nothing about which tool is meant. */
 const STOP_WORDS = new Set(
   (
-    "a an and are as at be by can could do does for from how i if in into is it its me my of on " +
+    "a am an and are as at be by can could do does for from had has have how i if in into is it its me my of on " +
     "or our please so some such than that the their them then there these this those to up us " +
     "use using via want was we were what when where which who whom whose why will with would you your"
   ).split(" "),
@@ -47,6 +47,8 @@ export function stem(word: string): string {
   else if (w.length > 4 && w.endsWith("ed") && !w.endsWith("eed")) w = undouble(w.slice(0, -2));
   else if (w.length > 6 && w.endsWith("ation")) w = w.slice(0, -5);
   else if (w.length > 5 && w.endsWith("ion") && /[st]ion$/.test(w)) w = w.slice(0, -3);
+  else if (w.length > 7 && w.endsWith("ment")) w = w.slice(0, -4);
+  else if (w.length > 6 && /[ae]nc[ey]$/.test(w)) w = w.slice(0, -3);
   if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
   if (w.length > 3 && w.endsWith("y")) w = `${w.slice(0, -1)}i`;
   return w;
@@ -57,6 +59,23 @@ function undouble(w: string): string {
   return w.length > 3 && last === w.at(-2) && last !== "l" && last !== "s" && last !== "z"
     ? w.slice(0, -1)
     : w;
+}
+
+/**
+ * Phrases whose words mislead one by one ("logged" is no log), rewritten to what they name
+ * before a query is split: who the caller is, switching a machine on and off.
+ */
+const PHRASES: readonly (readonly [RegExp, string])[] = [
+  [/\b(logged|signed) (in|on)\b|\bwho am i\b/gi, " current authenticated user "],
+  [/\bpower(ed)? on\b|\bturn(ed)? on\b/gi, " boot start "],
+  [/\bpower(ed)? off\b|\bturn(ed)? off\b/gi, " shutdown stop "],
+];
+
+/** A query with its misleading phrases rewritten (see `PHRASES`). */
+export function rewritePhrases(query: string): string {
+  let text = query;
+  for (const [phrase, meaning] of PHRASES) text = text.replace(phrase, meaning);
+  return text;
 }
 
 /** The stems of `text`, stop words left out. */
@@ -90,10 +109,11 @@ export const ACTIONS: readonly (SearchAction | null)[] = [
 /** The words that name each action, in the forms people use. */
 const ACTION_WORDS: Readonly<Record<SearchAction, string>> = {
   create:
-    "create add new make open start post insert register submit generate build launch provision spin schedule upload invite book",
+    "create add new make open start post insert register submit generate build launch provision spin schedule upload invite book give grant save leave write",
   get: "get fetch show read view retrieve see display detail details info information inspect describe check lookup look obtain return",
-  list: "list all every browse enumerate many several multiple",
-  update: "update edit change modify rename patch replace alter adjust configure set toggle",
+  list: "list browse enumerate",
+  update:
+    "update edit change modify rename patch replace alter adjust configure set toggle save mark complete close finish resolve reopen",
   delete: "delete remove destroy erase drop purge discard uninstall unregister trash wipe",
   search: "search find query filter lookup",
 };
@@ -113,6 +133,14 @@ export function actionsOfTerm(term: string): readonly SearchAction[] {
   return ACTION_OF_STEM.get(term) ?? [];
 }
 
+/** Words of many: wherever they stand, the query asks for a listing ("show all", "every channel"). */
+const QUANTIFIERS = new Set("all every many several multiple".split(" "));
+
+/** Whether `word` (as written, lower-cased) asks for many. */
+export function isQuantifier(word: string): boolean {
+  return QUANTIFIERS.has(word);
+}
+
 /**
  * Groups of words that name the same thing in the APIs people use (a Jira ticket is an issue, a
  * repo a repository, a GitLab merge request GitHub's pull request). General vocabulary of web
@@ -123,17 +151,17 @@ const SYNONYM_GROUPS: readonly string[] = [
   "repository repo",
   "pull pr",
   "organization org",
-  "user member people person account",
+  "user member people person account everyone",
   "team group",
   "message msg chat",
   "channel conversation",
   "email mail",
   "folder directory",
-  "picture photo image avatar",
+  "picture photo image avatar screenshot",
   "song track tune",
   "comment note reply",
   "label tag",
-  "webhook hook",
+  "webhook hook callback notify notified notification",
   "server droplet instance vm machine linode",
   "disk volume",
   "backup snapshot",
@@ -141,11 +169,12 @@ const SYNONYM_GROUPS: readonly string[] = [
   "secret password",
   "variable env",
   "deploy deployment release",
-  "attendee participant registrant",
+  "attendee attend participant registrant registered",
+  "past ended previous finished",
   "contact subscriber audience",
   "document file",
   "configuration config setting",
-  "statistic stats analytics report metric",
+  "statistic stats analytics report metric perform performance",
   "remove unassign",
   "star favorite favourite",
   "permission access role",
@@ -155,7 +184,11 @@ const SYNONYM_GROUPS: readonly string[] = [
   "payment charge",
   "envelope signature",
   "playback player",
-  "follow subscribe watch",
+  "follow follower subscribe watch watcher",
+  "gist snippet",
+  "collaborator collaboration teammate colleague coworker",
+  "reminder remind",
+  "authenticated current myself",
 ];
 
 const SYNONYMS_OF_STEM = new Map<string, string[]>();
@@ -184,6 +217,11 @@ export function actionOfOperation(method: string, path: string): SearchAction | 
   const lastIsParameter = last.startsWith("{") || last.startsWith("(");
   const lastWords = lastIsParameter ? [] : splitWords(last);
   if (lastWords.some((word) => word === "search" || word === "query")) return "search";
+  // RPC-style paths name the action in the path (`/conversations.list`, `/chat.delete`).
+  if (lastWords.length > 1) {
+    const named = lastWords.map((word) => actionsOfTerm(stem(word))).find((actions) => actions.length === 1);
+    if (named) return named[0]!;
+  }
   switch (method.toLowerCase()) {
     case "post":
       return lastIsParameter
