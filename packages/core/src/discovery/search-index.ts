@@ -384,12 +384,14 @@ export class SearchIndex {
   }
 }
 
-/** What a document does: its summary's or name's leading verb, else its method and path. */
+/** What a document does: by its method and path (REST says it best), else its summary's or name's leading verb. */
 function actionOfDocument(
   doc: SearchDocument,
   ownName: string,
   summary: readonly string[],
 ): SearchAction | null {
+  const rest = doc.method && doc.path ? actionOfOperation(doc.method, doc.path) : null;
+  if (rest) return rest;
   for (const words of [summary, searchTerms(ownName)]) {
     const first = words[0];
     if (first === undefined) continue;
