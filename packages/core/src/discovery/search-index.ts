@@ -268,6 +268,7 @@ export class SearchIndex {
    * when no word of the query matches.
    */
   search(query: string, limit: number, allowed: (name: string) => boolean = () => true): SearchHit[] {
+    if (limit < 1) return [];
     const { data, scores, masks } = this;
     const words = splitWords(rewritePhrases(query.slice(0, MAX_QUERY_CHARS)));
     const namedPacks = new Set<number>();
@@ -369,10 +370,9 @@ export class SearchIndex {
       if (resourceTerms.has(data.resources[doc]!)) score *= RESOURCE_MATCH;
       if (namedPacks.size > 0) score *= namedPacks.has(data.packOf[doc]!) ? NAMED_PACK : OTHER_PACK;
       if (data.summaries[doc] === summary) score *= EXACT_SUMMARY;
-      hits.push({ name, score });
+      keepBest(hits, { name, score }, limit);
     }
-    hits.sort((a, b) => b.score - a.score || compare(a.name, b.name));
-    return hits.slice(0, limit);
+    return hits;
   }
 
   private term(term: string): number | undefined {
@@ -423,6 +423,26 @@ function isPlural(word: string): boolean {
 /** A path's fixed words: its segments without the `{parameters}`. */
 function staticPath(path: string): string {
   return path.replace(/\{[^}]*\}/g, " ");
+}
+
+/** Best first, ties by name. */
+function ranksBefore(a: SearchHit, b: SearchHit): boolean {
+  return a.score > b.score || (a.score === b.score && a.name < b.name);
+}
+
+/**
+ * Keeps `hits` the best `limit` seen so far, in order: a search reaches thousands of tools and
+ * answers a handful, so it never sorts them all.
+ */
+function keepBest(hits: SearchHit[], hit: SearchHit, limit: number): void {
+  if (hits.length === limit && !ranksBefore(hit, hits[limit - 1]!)) return;
+  let at = hits.length === limit ? limit - 1 : hits.length;
+  hits[at] = hit;
+  while (at > 0 && ranksBefore(hit, hits[at - 1]!)) {
+    hits[at] = hits[at - 1]!;
+    hits[at - 1] = hit;
+    at--;
+  }
 }
 
 /** FNV-1a over the terms, for comparing a query with a summary. */
