@@ -25,6 +25,7 @@ const BENCHES: readonly Bench[] = [
   { name: "code-mode", load: () => import("./code-mode") },
   { name: "telemetry", load: () => import("./telemetry") },
   { name: "discovery", load: () => import("./discovery") },
+  { name: "search", load: () => import("./search") },
 ];
 
 async function run(): Promise<number> {

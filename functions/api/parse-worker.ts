@@ -1,10 +1,10 @@
 /**
  * The task worker of the API (`TaskPool`): work whose cost grows with what a tenant or an upstream
- * sends runs here, where a deadline ends it by terminating the thread. Bundled as
+ * sends (OpenAPI compiles, `tool_search`'s indexes) runs here, where a deadline ends it by terminating the thread. Bundled as
  * parse-worker.mjs (`npm run build:worker`, and beside each API function bundle).
  */
 import { compileOpenApi } from "@vance/adapters/openapi";
-import { JsonSchemaValidator, loadLazyEngines } from "@vance/core";
+import { buildSearchIndex, JsonSchemaValidator, loadLazyEngines, type SearchDocument } from "@vance/core";
 import { serveTasks } from "@vance/sandbox/serve-tasks";
 
 // The compiler checks the operations' schemas with Ajv, which core loads on demand (issue 24's
@@ -14,4 +14,5 @@ await loadLazyEngines();
 const jsonSchemas = new JsonSchemaValidator();
 serveTasks({
   openapi: (input: Parameters<typeof compileOpenApi>[0]) => compileOpenApi(input, { jsonSchemas }),
+  searchIndex: (documents: readonly SearchDocument[]) => buildSearchIndex(documents),
 });

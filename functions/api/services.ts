@@ -51,6 +51,9 @@ import {
   ProcessService,
   RecipeResolver,
   type ScriptRunner,
+  type SearchIndexBuilder,
+  SearchIndexCache,
+  type SearchIndexData,
   SecretService,
   type SecretStore,
   ServerToolService,
@@ -272,6 +275,40 @@ export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
   };
 }
 
+/** How long building one project's search index may take on its thread (16,000 tools: about 1 s). */
+export const SEARCH_INDEX_BUILD_TIMEOUT_MS = 30_000;
+
+/**
+ * `tool_search`'s indexes built on a task worker pool of their own (the parse worker's
+ * `searchIndex` task): a build never waits behind a tenant's OpenAPI compile, and its cost —
+ * linear in every tool's text — never runs on the serving thread. The pool starts with the first
+ * build.
+ */
+export function workerSearchIndexBuilder(config: Config): SearchIndexBuilder {
+  let pool: Promise<TaskPool> | undefined;
+  const started = () => {
+    pool ??= import("@vance/sandbox")
+      .then(({ TaskPool }) =>
+        TaskPool.create({
+          workerUrl: pathToFileURL(resolve(config.VANCE_PARSE_WORKER ?? PARSE_WORKER_BUNDLE)),
+          what: "building search indexes",
+          warmWorkers: 0,
+          timeoutMs: SEARCH_INDEX_BUILD_TIMEOUT_MS,
+        }),
+      )
+      .catch((error: unknown) => {
+        pool = undefined;
+        throw error;
+      });
+    return pool;
+  };
+  return async ({ tenant, documents }) => {
+    const outcome = await (await started()).run({ task: "searchIndex", input: documents, tenant });
+    if (!outcome.ok) throw new Error(outcome.message);
+    return outcome.value as SearchIndexData;
+  };
+}
+
 /**
  * Prefix of the platform secrets (`${secret:NAME}` of bundled documents and the model catalog,
  * never of tenant documents): only these variables, never AWS keys or settings.
@@ -286,6 +323,8 @@ export interface Services extends AppServices {
   readonly diagnosticWebhook: DiagnosticWebhook | undefined;
   /** Rebuilds a layer's compiled tool index after each write through the API and each store scan's bump. */
   readonly compiledLayers: CompiledLayerBuilder;
+  /** `tool_search`'s indexes, one per project and generation (`builds()` counts them). */
+  readonly searchIndexes: SearchIndexCache;
   /**
    * Scans both stores for writes made behind the service's back and bumps what they changed
    * (`StoreScan`): the local server's stand-in for the bucket events. The first call takes the
@@ -308,6 +347,8 @@ export async function buildServices(
     logger?: Logger;
     scripts?: ScriptRunner;
     openApi?: OpenApiCompiler;
+    /** Where `tool_search`'s indexes are built; the task worker pool by default. */
+    searchIndexes?: SearchIndexBuilder;
     env?: Record<string, string | undefined>;
     now?: () => number;
     /**
@@ -491,7 +532,16 @@ export async function buildServices(
           logger,
           now,
         });
-  const discovery = new DiscoveryApi({ surface, bookkeeping, maxActivated: config.VANCE_MAX_ACTIVATED });
+  const searchIndexes = new SearchIndexCache({
+    tools,
+    builder: overrides.searchIndexes ?? workerSearchIndexBuilder(config),
+  });
+  const discovery = new DiscoveryApi({
+    surface,
+    bookkeeping,
+    searchIndexes,
+    maxActivated: config.VANCE_MAX_ACTIVATED,
+  });
   const dispatcher = new ToolDispatcher({
     tools,
     cascade,
@@ -529,7 +579,7 @@ export async function buildServices(
     surface,
     wire,
     usage,
-    discovery,
+    searchIndexes,
     verifier,
     secrets,
     hints,
@@ -540,6 +590,7 @@ export async function buildServices(
   return {
     version: VERSION,
     generations,
+    searchIndexes,
     wire,
     verifier,
     logger,
@@ -616,7 +667,7 @@ function registerCaches(services: {
   readonly surface: ToolSurface;
   readonly wire: WireCache;
   readonly usage: ToolUsage;
-  readonly discovery: DiscoveryApi;
+  readonly searchIndexes: SearchIndexCache;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
   readonly hints: ToolHintCache;
@@ -631,7 +682,7 @@ function registerCaches(services: {
   caches.registerAll("surface", services.surface);
   caches.registerAll("wire", services.wire);
   caches.registerAll("usage", services.usage);
-  caches.registerAll("discovery", services.discovery);
+  caches.registerAll("discovery", services.searchIndexes);
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
   caches.register("jsonSchemas", () => services.jsonSchemas.cacheReport());

@@ -43,6 +43,17 @@ export { issuesToFieldErrors, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./confi
 export { DiagnosticWebhook } from "./diagnostics/diagnostic-webhook";
 export { EmptyResponseDiagnosis, EmptyResponseReportSchema } from "./diagnostics/empty-response";
 export { DiscoveryApi } from "./discovery/discovery-api";
+export {
+  buildSearchIndex,
+  type SearchDocument,
+  SearchIndex,
+  type SearchIndexData,
+} from "./discovery/search-index";
+export {
+  inProcessSearchIndexBuilder,
+  type SearchIndexBuilder,
+  SearchIndexCache,
+} from "./discovery/search-index-cache";
 export { type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
 export { contentTypeForPath } from "./documents/content-type";
 export { DocumentService } from "./documents/document-service";

@@ -65,7 +65,7 @@ export const toolDescription: BuiltInTool = {
 
 /**
  * `tool_search(query, limit?)`: the process's tools that best match a description of the task
- * (BM25 over names, families, parameter names and descriptions), described and activated like
+ * (ranked as docs/finding-tools.md *How search ranks* says), described and activated like
  * `tool_description`'s. Not in the capability floor: a recipe adds it (`allowedToolsAdd`), and a
  * spawn adds it by itself when the allow set is larger than `TOOL_SEARCH_AUTO_SIZE`.
  */

@@ -4,6 +4,8 @@ import type { ProcessRecord } from "../ports/state-store";
 import type { SurfaceTool } from "../surface/classify";
 import type { ProcessSurface } from "../surface/tool-surface";
 import { DiscoveryApi, SEARCH_ACTIVATES } from "./discovery-api";
+import { searchDocument } from "./search-document";
+import { buildSearchIndex, SearchIndex } from "./search-index";
 
 const RECORD: ProcessRecord = {
   tenant: "acme",
@@ -55,7 +57,16 @@ function setup(maxActivated?: number) {
     maxToolTokens: null,
   };
   const activated: string[][] = [];
+  // The project's search index, as the cache would hand it over (built here, on the test's thread).
+  const index = new SearchIndex(
+    buildSearchIndex(
+      deferred.map((t) =>
+        searchDocument({ name: t.name, description: t.description, inputSchema: t.inputSchema }),
+      ),
+    ),
+  );
   const api = new DiscoveryApi({
+    searchIndexes: { index: async () => index },
     surface: { classify: async () => surface, wasDeferred: async () => true },
     bookkeeping: {
       called: async () => undefined,

@@ -1,13 +1,9 @@
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
-import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
-import { inCapabilityFloor } from "../calls/capability-floor";
 import type { CascadeRead } from "../cascade/cascade-read";
 import { toolFailureOf, VanceError } from "../errors";
-import { META_TOOL } from "../ids";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
-import type { SurfaceTool } from "../surface/classify";
 import {
   COLLAPSED_LIST_NOTE,
   collapsedNameLists,
@@ -18,7 +14,9 @@ import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
 import { DEFAULT_ACTIVATION_SETTINGS } from "../surface/process-records";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
-import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, ToolSearchIndex } from "./tool-search";
+import type { SearchIndex } from "./search-index";
+import type { SearchIndexCache } from "./search-index-cache";
+import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS } from "./tool-search";
 
 /**
  * How many of `tool_search`'s best results it activates: the model calls one of the first few,
@@ -32,6 +30,8 @@ export interface DiscoveryApiOptions {
   readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
   /** The process's activation cap (`ActivationSettings.maxActivated`): one call activates no more. */
   readonly maxActivated?: number;
+  /** `tool_search`'s indexes, one per project and generation, built off the serving thread. */
+  readonly searchIndexes: Pick<SearchIndexCache, "index">;
 }
 
 /** How the bound call's uses count: `activates: false` inside a model's script (they count, but activate nothing). */
@@ -55,15 +55,6 @@ const CALL_THROUGH_INVOKE_TOOL =
  * call's `NestedCall`, charged to its budget.
  */
 export class DiscoveryApi {
-  /** Search indexes by the surface's tool map: the same map comes back while the listing holds. */
-  private readonly indexes = new WeakMap<ReadonlyMap<string, SurfaceTool>, ToolSearchIndex>();
-  private readonly indexReads = new CacheCounters();
-
-  /** Search indexes by classified surface (weak: entries not counted). */
-  cacheReports(): Record<string, CacheReport> {
-    return { searchIndexes: this.indexReads.report() };
-  }
-
   constructor(private readonly options: DiscoveryApiOptions) {}
 
   /** The meta-tools' view of `record` for one call; `call` starts calls nested in it. */
@@ -211,15 +202,15 @@ export class DiscoveryApi {
     howToCall = CALL_NEXT,
   ): Promise<ToolOutcome> {
     const { tools } = await this.options.surface.classify(record, read, skillTools);
-    let index = this.indexReads.read(this.indexes.get(tools));
-    if (!index) {
-      index = new ToolSearchIndex(
-        [...tools.values()].filter((tool) => !inCapabilityFloor(tool.name) && tool.name !== META_TOOL.search),
-      );
-      this.indexes.set(tools, index);
+    let index: SearchIndex;
+    try {
+      index = await this.options.searchIndexes.index(record.tenant, record.project, read);
+    } catch (error) {
+      return { error: "SearchUnavailable", message: error instanceof Error ? error.message : String(error) };
     }
     const count = Math.min(MAX_SEARCH_RESULTS, Math.max(1, Math.floor(limit ?? DEFAULT_SEARCH_RESULTS)));
-    const hits = index.search(query, count);
+    // The project's index, narrowed to what this process may call.
+    const hits = index.search(query, count, (name) => tools.has(name));
     if (hits.length === 0) {
       return {
         value: {
