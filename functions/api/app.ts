@@ -1,5 +1,6 @@
 import { layerMarker, VanceError } from "@vance/core";
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppServices } from "./app-services";
 import { type AuthEnv, authentication, ENGINE, need } from "./auth";
@@ -139,13 +140,17 @@ export function createApp(services: AppServices) {
   // the answer says it is stored and its propagation to other instances pending (docs/http-api.md).
   // No validator here: one would document this hook as a route of its own in /openapi.json.
   // The ids were checked by the `params(ProjectPathSchema)` above, before any write ran.
-  app.on(["PUT", "DELETE"], [`${project}/tools/*`, `${project}/documents/*`], async (c, next) => {
+  // Middleware (`use`), not a route of its own: `on(["PUT", "DELETE"], …)` would be one.
+  const propagation = createMiddleware(async (c, next) => {
     await next();
-    const { tenant, project: layerProject } = c.req.param();
+    if (c.req.method !== "PUT" && c.req.method !== "DELETE") return;
+    const { tenant, project: layerProject } = c.req.param() as { tenant: string; project: string };
     if (c.res.status < 300 && services.generations.isPending(layerMarker(tenant, layerProject))) {
       c.header("X-Vance-Propagation", "pending");
     }
   });
+  app.use(`${project}/tools/*`, propagation);
+  app.use(`${project}/documents/*`, propagation);
   app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher));
   app.route(`${project}/documents`, documentRoutes(services.documents));
   app.route(`${project}/recipes`, recipeRoutes(services.recipes));

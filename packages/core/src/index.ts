@@ -107,6 +107,7 @@ export {
   toolNameProblem,
 } from "./ids";
 export type { JsonSchema } from "./json-schema";
+export { type BoundedJsonSchema, boundJsonSchema } from "./json-schema-bound";
 export { jsonSchemaSizeProblem } from "./json-schema-size";
 export { JSON_SHAPE_LIMITS, type JsonShapeLimits, jsonShapeProblem } from "./json-shape";
 export {
@@ -236,6 +237,7 @@ export {
   operationTarget,
   readOperations,
 } from "./tool-types/openapi/index";
+export { openApiShapeProblem } from "./tool-types/openapi/spec-shape";
 export { parseToolDocument } from "./tool-types/parse";
 export { stripJsonFence } from "./tool-types/prompt-template/index";
 export { ToolTypeRegistry } from "./tool-types/registry";
