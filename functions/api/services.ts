@@ -242,19 +242,20 @@ function observeScriptPool(metrics: ServiceMetrics, stats: () => ScriptPoolStats
 export const OPENAPI_COMPILE_TIMEOUT_MS = 60_000;
 
 /**
- * OpenAPI documents compiled on the task worker pool (`TaskPool`, functions/api/parse-worker.ts):
- * a deadline that terminates the thread, one document per tenant at a time with a short queue.
- * The pool starts with the first document, so a cold start that lists none starts no thread.
+ * A pool of the parse worker (`functions/api/parse-worker.ts`) started at its first task, so a
+ * cold start that needs none starts no thread; a failed start is tried again by the next task.
  */
-export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
+function lazyParseWorkerPool(
+  config: Config,
+  options: { readonly what: string; readonly timeoutMs: number; readonly warmWorkers?: number },
+): () => Promise<TaskPool> {
   let pool: Promise<TaskPool> | undefined;
-  const started = () => {
+  return () => {
     pool ??= import("@vance/sandbox")
       .then(({ TaskPool }) =>
         TaskPool.create({
           workerUrl: pathToFileURL(resolve(config.VANCE_PARSE_WORKER ?? PARSE_WORKER_BUNDLE)),
-          what: "parsing OpenAPI documents",
-          timeoutMs: OPENAPI_COMPILE_TIMEOUT_MS,
+          ...options,
         }),
       )
       .catch((error: unknown) => {
@@ -263,6 +264,18 @@ export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
       });
     return pool;
   };
+}
+
+/**
+ * OpenAPI documents compiled on the task worker pool (`TaskPool`, functions/api/parse-worker.ts):
+ * a deadline that terminates the thread, one document per tenant at a time with a short queue.
+ * The pool starts with the first document, so a cold start that lists none starts no thread.
+ */
+export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
+  const started = lazyParseWorkerPool(config, {
+    what: "parsing OpenAPI documents",
+    timeoutMs: OPENAPI_COMPILE_TIMEOUT_MS,
+  });
   return async ({ tenant, signal, ...input }) => {
     const outcome = await (await started()).run({
       task: "openapi",
@@ -285,23 +298,11 @@ export const SEARCH_INDEX_BUILD_TIMEOUT_MS = 30_000;
  * build.
  */
 export function workerSearchIndexBuilder(config: Config): SearchIndexBuilder {
-  let pool: Promise<TaskPool> | undefined;
-  const started = () => {
-    pool ??= import("@vance/sandbox")
-      .then(({ TaskPool }) =>
-        TaskPool.create({
-          workerUrl: pathToFileURL(resolve(config.VANCE_PARSE_WORKER ?? PARSE_WORKER_BUNDLE)),
-          what: "building search indexes",
-          warmWorkers: 0,
-          timeoutMs: SEARCH_INDEX_BUILD_TIMEOUT_MS,
-        }),
-      )
-      .catch((error: unknown) => {
-        pool = undefined;
-        throw error;
-      });
-    return pool;
-  };
+  const started = lazyParseWorkerPool(config, {
+    what: "building search indexes",
+    warmWorkers: 0,
+    timeoutMs: SEARCH_INDEX_BUILD_TIMEOUT_MS,
+  });
   return async ({ tenant, documents }) => {
     const outcome = await (await started()).run({ task: "searchIndex", input: documents, tenant });
     if (!outcome.ok) throw new Error(outcome.message);

@@ -10,7 +10,7 @@ export interface BoundedJsonSchema {
 }
 
 /** Keywords whose value is one schema. */
-const SCHEMA_KEYWORDS = new Set([
+export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   "additionalProperties",
   "additionalItems",
   "items",
@@ -22,11 +22,16 @@ const SCHEMA_KEYWORDS = new Set([
   "propertyNames",
   "unevaluatedProperties",
   "unevaluatedItems",
+  "contentSchema",
 ]);
 /** Keywords whose value is a list of schemas. */
-const SCHEMA_LIST_KEYWORDS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+export const SCHEMA_LIST_KEYWORDS: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keywords whose value maps names to schemas. */
-const SCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchemas"]);
+export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+]);
 /** Keywords whose subschemas a validator may try in turn on the same value (the measure's rule). */
 const COMBINATORS = new Set(["anyOf", "oneOf", "allOf", "not", "if"]);
 /** Annotations a model could use but nothing checks: left out here, the budget goes to checks. */

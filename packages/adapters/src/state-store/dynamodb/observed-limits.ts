@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { ObservedLimitStore, ObservedToolLimit } from "@vance/core";
 import { type DynamoStateTable, type ItemKey, itemId, keyPart } from "./shared";
 
@@ -39,25 +39,11 @@ export class DynamoObservedLimitStore implements ObservedLimitStore {
 
   /** A Query of the `LIMIT` partition, every page; in sort-key order, which is key order. */
   async listObservedToolLimits(): Promise<ObservedToolLimit[]> {
-    const { table } = this;
-    const limits: ObservedToolLimit[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await table.request(() =>
-        table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression: "pk = :pk AND begins_with(sk, :endpoint)",
-            ExpressionAttributeValues: { ":pk": "LIMIT", ":endpoint": "ENDPOINT#" },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-            Limit: table.queryPageSize,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) limits.push(limitOf(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const items = await this.table.queryAll({
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :endpoint)",
+      ExpressionAttributeValues: { ":pk": "LIMIT", ":endpoint": "ENDPOINT#" },
+    });
+    const limits = items.map(limitOf);
     return limits.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 

@@ -14,6 +14,8 @@ import {
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
@@ -131,6 +133,30 @@ export class DynamoStateTable {
   /** Sends one command and counts the HTTP attempts the SDK made for it. */
   request<O extends { $metadata: { attempts?: number } }>(send: () => Promise<O>): Promise<O> {
     return this.#counter.send(send);
+  }
+
+  /** Every item a consistent Query of this table finds, page after page (`queryPageSize` a page). */
+  async queryAll(
+    input: Pick<QueryCommandInput, "KeyConditionExpression" | "ExpressionAttributeValues">,
+  ): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.request(() =>
+        this.doc.send(
+          new QueryCommand({
+            ...input,
+            TableName: this.name,
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+            Limit: this.queryPageSize,
+          }),
+        ),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
   }
 
   /**

@@ -1,4 +1,3 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { ToolUsageDelta, ToolUsageKey, ToolUsageRow, UsageStore } from "@vance/core";
 import { compareStrings } from "@vance/core";
 import { type DynamoStateTable, type ItemKey, keyPart } from "./shared";
@@ -52,37 +51,20 @@ export class DynamoUsageStore implements UsageStore {
   }
 
   async listToolUsage(tenant: string, project: string, role?: string): Promise<ToolUsageRow[]> {
-    const { table } = this;
-    const rows: ToolUsageRow[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await table.request(() =>
-        table.doc.send(
-          new QueryCommand({
-            TableName: table.name,
-            KeyConditionExpression:
-              role === undefined ? "pk = :pk" : "pk = :pk AND begins_with(sk, :rolePrefix)",
-            ExpressionAttributeValues: {
-              ":pk": `USAGE#${keyPart(tenant)}#${keyPart(project)}`,
-              ...(role === undefined ? {} : { ":rolePrefix": `${keyPart(role)}#` }),
-            },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-            Limit: table.queryPageSize,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) {
-        rows.push({
-          role: String(item.role),
-          tool: String(item.tool),
-          calls: Number(item.calls ?? 0),
-          discoveryHits: Number(item.discoveryHits ?? 0),
-          lastUsedAt: Number(item.lastUsedAt ?? 0),
-        });
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const items = await this.table.queryAll({
+      KeyConditionExpression: role === undefined ? "pk = :pk" : "pk = :pk AND begins_with(sk, :rolePrefix)",
+      ExpressionAttributeValues: {
+        ":pk": `USAGE#${keyPart(tenant)}#${keyPart(project)}`,
+        ...(role === undefined ? {} : { ":rolePrefix": `${keyPart(role)}#` }),
+      },
+    });
+    const rows: ToolUsageRow[] = items.map((item) => ({
+      role: String(item.role),
+      tool: String(item.tool),
+      calls: Number(item.calls ?? 0),
+      discoveryHits: Number(item.discoveryHits ?? 0),
+      lastUsedAt: Number(item.lastUsedAt ?? 0),
+    }));
     // The sort key orders `role#tool` as one string; the port promises role, then tool.
     return rows.sort((a, b) => compareStrings(a.role, b.role) || compareStrings(a.tool, b.tool));
   }

@@ -1,28 +1,14 @@
 import type { JsonSchema } from "../../json-schema";
-import { pointerTarget } from "../../json-schema-bound";
+import {
+  pointerTarget,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+} from "../../json-schema-bound";
 
 /** How deep one schema of the document is read inline (a component's own nesting, refs aside). */
 export const MAX_SCHEMA_DEPTH = 32;
 
-/** Keywords whose value is one schema. */
-const SCHEMA_KEYWORDS = new Set([
-  "additionalProperties",
-  "additionalItems",
-  "items",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contains",
-  "propertyNames",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "contentSchema",
-]);
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LIST_KEYWORDS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
-/** Keywords whose value maps names to schemas. */
-const SCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchemas"]);
 /**
  * OpenAPI's own keywords and those that would change how refs resolve: refs are rewritten to the
  * sub-tool's own `$defs`, and the result must stand alone. A schema's nested `$defs` are reached
