@@ -242,15 +242,26 @@ describe("the tool surface budget (spec §14)", () => {
     expect((await client.call("POST", "/processes", { models: ["openai/gpt-small"] })).status).toBe(201);
   });
 
-  it("a limit learned after the spawn that cannot hold the floor makes the manifest a 409 that says why", async () => {
+  it("a limit that cannot hold the floor is never learned (422); set in the catalog after the spawn, it makes the manifest a 409 that says why", async () => {
     const { client, app } = await setup();
     const { processId } = await client.spawn({ models: ["cortecs/one"] });
+    const admin = await bearer({ tenant: "*", roles: ["admin"] });
+    // A rejection naming 2 (below the floor of 2 plus the reserve of 1) is refused: nothing stored.
     const learned = await app.request("/v1/models/observed-limits", {
       method: "POST",
-      headers: { ...(await bearer({ tenant: "*", roles: ["admin"] })), "content-type": "application/json" },
+      headers: { ...admin, "content-type": "application/json" },
       body: JSON.stringify({ model: "cortecs/one", error: OPENAI_REJECTION.replace("128", "2") }),
     });
-    expect(learned.status).toBe(200);
+    expect(learned.status).toBe(422);
+    expect(await learned.json()).toMatchObject({ code: "budget_floor_exceeded", maxTools: 2, floor: 3 });
+    expect((await client.manifest(processId)).budget).toEqual({ maxTools: null, reserve: 1, limit: null });
+    // A catalog change after the spawn still can lower the limit under the floor: the manifest says why.
+    const lowered = await app.request("/v1/models/cortecs/one", {
+      method: "PUT",
+      headers: { ...admin, "content-type": "application/yaml" },
+      body: "maxTools: 2\n",
+    });
+    expect(lowered.status).toBe(201);
     const { status, problem } = await client.manifest(processId).then(
       () => expect.unreachable("the manifest was answered"),
       (error: ApiError) => error,

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createVanceClient } from "@vance/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureCatalogEndpoint } from "./support/catalog-endpoint";
 import { runOnNode22, type ScriptRun, type ServiceHost, serveService } from "./support/engine-host";
 import { type FakeProvider, fakeAnthropic, fakeOpenAi } from "./support/fake-providers";
 import { GREETER_MAX_TOOLS, GREETER_SCRIPT, setUpGreeter } from "./support/greeter";
@@ -31,13 +32,17 @@ describe.skipIf(!NODE_22_SUPPORTED)("the adapters with the frameworks' packages,
     await Promise.all([service?.close(), openai?.close(), anthropic?.close()]);
   });
 
-  /** Runs `test/engine/{script}.ts` for a fresh project and model instance; checks the task. */
+  /**
+   * Runs `test/engine/{script}.ts` for a fresh project and model instance — a catalog endpoint
+   * (the service learns limits only for those); checks the task.
+   */
   async function runTask(
     script: string,
     fake: FakeProvider,
     project: string,
     env: Record<string, string> = {},
   ) {
+    await ensureCatalogEndpoint(service, project, fake === anthropic ? "anthropic" : "openai");
     const from = fake.requests.length;
     const limitReports = service.callsTo("/v1/models/observed-limits").length;
     const diagnoses = service.callsTo("/diagnostics/empty-response").length;

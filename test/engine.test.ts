@@ -15,6 +15,7 @@ import {
   readChatCompletion,
 } from "@vance/engine/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureCatalogEndpoint } from "./support/catalog-endpoint";
 import { type ServiceHost, serveService } from "./support/engine-host";
 import {
   assembleAnthropicStream,
@@ -57,7 +58,17 @@ afterAll(async () => {
   await Promise.all([service?.close(), openai?.close(), anthropic?.close()]);
 });
 
-async function spawnGreeter(project: string, model: string, events: EngineEvent[]): Promise<EngineProcess> {
+/**
+ * Spawns the greeter for `model` (`instance/slug`), its instance made a catalog endpoint first:
+ * the service learns limits only for endpoints the catalog knows.
+ */
+async function spawnGreeter(
+  project: string,
+  model: string,
+  events: EngineEvent[],
+  wireType: "openai" | "anthropic" = "openai",
+): Promise<EngineProcess> {
+  await ensureCatalogEndpoint(service, model.split("/")[0]!, wireType);
   await setUpGreeter(client, "acme", project);
   const engine = new VanceEngine({ client, tenant: "acme", project, onEvent: (event) => events.push(event) });
   return engine.spawn(greeterSpawn(model));
@@ -112,7 +123,7 @@ describe("the engine over plain fetch: OpenAI Chat Completions", () => {
 describe("the engine over plain fetch: Anthropic Messages", () => {
   it("marks the static block for the prompt cache and runs the same task", async () => {
     const events: EngineEvent[] = [];
-    const process = await spawnGreeter("messages", "fakeanthropic/model", events);
+    const process = await spawnGreeter("messages", "fakeanthropic/model", events, "anthropic");
     const from = anthropic.requests.length;
     anthropic.script(GREETER_SCRIPT);
     const limitReports = service.callsTo("/v1/models/observed-limits").length;
@@ -183,7 +194,9 @@ describe("the engine's resilience rules", () => {
 
   it("a limit below the floor is a ToolLimitError with the service's reason", async () => {
     const process = await spawnGreeter("floor", "fakefloor/model", []);
+    const reports = service.callsTo("/v1/models/observed-limits").length;
     const url = `${openai.baseUrl}/chat/completions`;
+    const from = openai.requests.length;
     openai.limit(1);
     try {
       const sent = process.runTurn(
@@ -191,10 +204,21 @@ describe("the engine's resilience rules", () => {
         (request) => postJson(url, request),
       );
       await expect(sent).rejects.toThrow(ToolLimitError);
-      await expect(sent).rejects.toThrow(/mandatory floor/);
+      // The service refuses to learn a limit below the floor plus the reserve (422), and says why.
+      await expect(sent).rejects.toThrow(/limit 1 is below the capability floor .* nothing was learned/);
     } finally {
       openai.limit(GREETER_MAX_TOOLS);
     }
+    const reported = service.callsTo("/v1/models/observed-limits").slice(reports);
+    expect(reported.map((call) => [call.status, (call.answer as { code?: string }).code])).toEqual([
+      [422, "budget_floor_exceeded"],
+    ]);
+    // Nothing learned, so no rebuilt turn was sent.
+    expect(openai.requests.slice(from).map((request) => request.toolNames.length)).toEqual([8]);
+    const budget = await fetch(`${service.base}/v1/models/budget?chain=fakefloor/model`, {
+      headers: { authorization: `Bearer ${service.token}` },
+    });
+    expect(((await budget.json()) as { maxTools: number | null }).maxTools).toBeNull();
   });
 
   it("a rejection that names no tool limit is thrown as it came, and nothing is reported", async () => {

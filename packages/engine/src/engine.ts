@@ -315,7 +315,9 @@ export class EngineProcess {
    * the rejection names the tools array's limit, reports it to `observed-limits` and answers the
    * same turn rebuilt under it — once; a rebuilt turn rejected again throws a `ToolLimitError`
    * that says what to configure, never walking the fallback chain (every entry behind the same
-   * endpoint answers alike). Any other error is thrown as it came.
+   * endpoint answers alike). A limit below the capability floor plus the reserve, which the
+   * service refuses to learn (422 `budget_floor_exceeded`), is a `ToolLimitError` with the
+   * service's reason. Any other error is thrown as it came.
    */
   async onProviderError<F extends WireFormat>(
     error: unknown,
@@ -339,6 +341,15 @@ export class EngineProcess {
     } catch (reportError) {
       if (reportError instanceof VanceApiError && reportError.problem.code === "no_limit_in_error")
         throw error;
+      // The limit named is below the capability floor plus the reserve: the service learns
+      // nothing, since no manifest could fit it; what to configure is in its reason.
+      if (reportError instanceof VanceApiError && reportError.problem.code === "budget_floor_exceeded") {
+        throw new ToolLimitError(
+          `${model} rejected ${turn.tools.length} tools with a limit no manifest of this process fits, so it was not learned: ${reportError.problem.detail}`,
+          model,
+          error,
+        );
+      }
       throw reportError;
     }
     this.#options.onEvent?.({ type: "limit_learned", model, maxTools, rejected: turn.tools.length });
