@@ -301,6 +301,27 @@ describe("conditional writes across three instances, through an S3 that enforces
     for (const i of [0, 1, 2]) expect(await described(i, "races", "raced")).toBe(`creator ${winner}`);
   }, 60_000);
 
+  it("a create whose S3 answer arrives after the client's timeout answers 201: the resent PUT's 412 is its own write", async () => {
+    // The first PUT lands in S3, but its answer comes 5 s late: past the instance's per-attempt
+    // timeout (half the 3 s store deadline), so the SDK sends the same PUT again, which finds the
+    // key its own first attempt wrote.
+    s3Proxy.holdNextAnswer(`acme/late/server-tools/late_create.yaml`, 5_000);
+    const refusedBefore = s3Proxy.refused;
+    const created = await call(0, "late", "PUT", "/tools/late_create", undefined, doc("v1"), {
+      "if-none-match": "*",
+    });
+    expect(s3Proxy.held).toBeGreaterThanOrEqual(1);
+    expect(s3Proxy.refused).toBeGreaterThan(refusedBefore);
+    expect(created.status).toBe(201);
+    expect(await storedVersion("late", "late_create")).toBe("v1");
+    for (const i of [0, 1, 2]) expect(await described(i, "late", "late_create")).toBe("v1");
+    // Someone else's create of the same name is still refused.
+    const second = await call(1, "late", "PUT", "/tools/late_create", undefined, doc("v2"), {
+      "if-none-match": "*",
+    });
+    expect(second.status).toBe(412);
+  }, 60_000);
+
   it("12 concurrent writes with one If-Match over three instances: one 200, the rest 412, and every instance reads the winner", async () => {
     const created = await call(0, "races", "PUT", "/tools/matched", undefined, doc("v0"));
     expect(created.status).toBe(201);

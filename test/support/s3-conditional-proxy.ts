@@ -13,6 +13,14 @@ export interface S3ConditionalProxy {
   readonly endpoint: string;
   /** Conditional requests refused with 412 so far. */
   readonly refused: number;
+  /** Answers held back so far (`holdNextAnswer`). */
+  readonly held: number;
+  /**
+   * The next write to `key` (a PUT or DELETE; path-style, without the bucket) reaches s3rver and
+   * is applied, but its answer is held back `ms` — past a client's timeout, as S3 may answer late:
+   * the client then sends the same request again and meets what its own first attempt did.
+   */
+  holdNextAnswer(key: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -21,8 +29,14 @@ export async function startS3ConditionalProxy(target: string, head: S3Client): P
   const upstream = new URL(target);
   const locks = new Map<string, Promise<void>>();
   let refused = 0;
+  let held = 0;
+  const holds = new Map<string, number>();
 
-  const forward = (req: IncomingMessage, body: Buffer, res: import("node:http").ServerResponse) =>
+  /**
+   * Sends the request on and, once s3rver answered, the answer back: at once, or after `holdMs`
+   * (resolving as soon as s3rver answered, so the key's lock is not held while the answer waits).
+   */
+  const forward = (req: IncomingMessage, body: Buffer, res: import("node:http").ServerResponse, holdMs = 0) =>
     new Promise<void>((resolve) => {
       const out = request(
         {
@@ -33,6 +47,20 @@ export async function startS3ConditionalProxy(target: string, head: S3Client): P
           headers: req.headers,
         },
         (answer) => {
+          if (holdMs > 0) {
+            const chunks: Buffer[] = [];
+            answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+            answer.on("end", () => {
+              resolve();
+              setTimeout(() => {
+                if (res.destroyed) return;
+                res.writeHead(answer.statusCode ?? 502, answer.headers);
+                res.end(Buffer.concat(chunks));
+              }, holdMs);
+            });
+            answer.on("error", () => resolve());
+            return;
+          }
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
           answer.on("end", () => resolve());
@@ -52,14 +80,19 @@ export async function startS3ConditionalProxy(target: string, head: S3Client): P
     const body = Buffer.concat(chunks);
     const ifMatch = req.headers["if-match"];
     const ifNoneMatch = req.headers["if-none-match"];
-    const conditional =
-      (req.method === "PUT" || req.method === "DELETE") && (ifMatch !== undefined || ifNoneMatch === "*");
-    if (!conditional) return forward(req, body, res);
+    const write = req.method === "PUT" || req.method === "DELETE";
+    const conditional = write && (ifMatch !== undefined || ifNoneMatch === "*");
     // Path-style: /{bucket}/{key}
     const path = decodeURIComponent((req.url ?? "/").split("?")[0]!.slice(1));
     const slash = path.indexOf("/");
     const bucket = path.slice(0, slash);
     const key = path.slice(slash + 1);
+    const holdMs = write ? (holds.get(key) ?? 0) : 0;
+    if (holdMs > 0) {
+      holds.delete(key);
+      held++;
+    }
+    if (!conditional) return forward(req, body, res, holdMs);
     const previous = locks.get(path) ?? Promise.resolve();
     let release = () => {};
     const mine = new Promise<void>((resolve) => {
@@ -80,7 +113,7 @@ export async function startS3ConditionalProxy(target: string, head: S3Client): P
         );
         return;
       }
-      await forward(req, body, res);
+      await forward(req, body, res, holdMs);
     } finally {
       release();
       if (locks.get(path) === chained) locks.delete(path);
@@ -93,6 +126,12 @@ export async function startS3ConditionalProxy(target: string, head: S3Client): P
     endpoint: `http://127.0.0.1:${port}`,
     get refused() {
       return refused;
+    },
+    get held() {
+      return held;
+    },
+    holdNextAnswer(key: string, ms: number) {
+      holds.set(key, ms);
     },
     close: () =>
       new Promise<void>((resolve) => {
