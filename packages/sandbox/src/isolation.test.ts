@@ -195,7 +195,15 @@ describe("a script's worst", () => {
 
   it("refuses a run that cannot get a slot before its deadline with Busy, sooner than the queue's wait", async () => {
     const pool = await newPool({ maxRunsPerTenant: 1, maxQueueWaitMs: 30_000 });
-    const holding = pool.run({ source: "while (true) {}", inputs: {}, timeoutMs: 5_000, tenant: "q" });
+    // Only its wall clock ends the holding run: a fast thread spends the default statement budget
+    // of a tight loop before 5 s, and the run would give its slot back early.
+    const holding = pool.run({
+      source: "while (true) {}",
+      inputs: {},
+      timeoutMs: 5_000,
+      tenant: "q",
+      limits: { maxInterrupts: Number.MAX_SAFE_INTEGER },
+    });
     const refused = await pool.run({ source: "1", inputs: {}, timeoutMs: 200, tenant: "q" });
     expect(refused).toMatchObject({ ok: false, error: "Busy" });
     // It left the queue at its deadline, while the first run still holds the slot.

@@ -1,5 +1,5 @@
 import { ByteCache, type CacheStats, MIB, stringBytes, utf8Bytes } from "../cache/byte-cache";
-import { Errors } from "../errors";
+import { Errors, VanceError } from "../errors";
 import {
   assertDocumentPath,
   assertProjectId,
@@ -321,7 +321,8 @@ export class DocumentCascade {
   /** Writes one document into the addressed layer. */
   async write(tenant: string, project: string, path: string, body: string, options: PutOptions) {
     const key = DocumentCascade.key(tenant, project, path);
-    return this.#write(tenant, project, path, body, options, await this.#charge(tenant, key, body));
+    const charge = await this.#charge(tenant, project, path, key, body, options);
+    return this.#write(tenant, project, path, body, options, charge);
   }
 
   async #write(
@@ -360,13 +361,21 @@ export class DocumentCascade {
     options: PutOptions,
   ): Promise<{ key: string; etag: string; audit: ObjectAudit | null; created: boolean }> {
     const key = DocumentCascade.key(tenant, project, path);
-    const charge = await this.#charge(tenant, key, body);
     if (options.ifMatch !== undefined || options.ifNoneMatch !== undefined) {
+      const charge = await this.#charge(tenant, project, path, key, body, options);
       return {
         ...(await this.#write(tenant, project, path, body, options, charge)),
         created: options.ifNoneMatch === "*",
       };
     }
+    // The create is tried first, and one the store takes replaced nothing: an old size this
+    // instance does not know already is read only when the create is refused (or the quota is
+    // near), not before every write.
+    const known = await this.#knownSize(tenant, project, path);
+    let charge =
+      known === undefined
+        ? await this.#chargeCreate(tenant, key, body)
+        : await this.#chargeDelta(tenant, utf8Bytes(body) - known);
     const attempt = await this.store.put(key, body, { ...options, ifNoneMatch: "*" });
     if (attempt.ok) {
       await charge.stored();
@@ -384,20 +393,56 @@ export class DocumentCascade {
       await charge.refused();
       throw Errors.pathConflict(path);
     }
+    if (known === undefined) {
+      // Charged as a creation, it is a replacement: charged what it adds to the old document.
+      await charge.refused();
+      charge = await this.#charge(tenant, project, path, key, body, options);
+    }
     return { ...(await this.#write(tenant, project, path, body, options, charge)), created: false };
   }
 
   /**
    * Charges `tenant`'s quota what writing `body` under `key` adds: its bytes less those of the
-   * document it replaces (read from a one-entry listing, no body). A write whose outcome is
-   * unknown (the store failed) keeps its charge: the count may run over, never under. Two
-   * concurrent writes of one key are both charged against the same old size, so the count may
-   * stray by their difference until the next write of that key.
+   * document it replaces — none for a creation (`If-None-Match: *`), else what this instance
+   * knows of it already ({@link #knownSize}), else read from a one-entry listing (no body). A
+   * write whose outcome is unknown (the store failed) keeps its charge: the count may run over,
+   * never under. Two concurrent writes of one key are both charged against the same old size, so
+   * the count may stray by their difference until the next write of that key.
    */
-  async #charge(tenant: string, key: string, body: string): Promise<QuotaCharge> {
+  async #charge(
+    tenant: string,
+    project: string,
+    path: string,
+    key: string,
+    body: string,
+    options: PutOptions,
+  ): Promise<QuotaCharge> {
+    if (!this.#quotas) return NO_CHARGE;
+    const old =
+      options.ifNoneMatch === "*"
+        ? 0
+        : ((await this.#knownSize(tenant, project, path)) ?? (await this.#storedSize(key)));
+    return this.#chargeDelta(tenant, utf8Bytes(body) - old);
+  }
+
+  /**
+   * Charges a write tried as a creation its whole size, without reading what may be there; when
+   * that would pass the quota, what it adds to a document already there (one listing) decides.
+   */
+  async #chargeCreate(tenant: string, key: string, body: string): Promise<QuotaCharge> {
+    if (!this.#quotas) return NO_CHARGE;
+    try {
+      return await this.#chargeDelta(tenant, utf8Bytes(body));
+    } catch (error) {
+      if (!(error instanceof VanceError && error.code === "quota_exceeded")) throw error;
+      return this.#chargeDelta(tenant, utf8Bytes(body) - (await this.#storedSize(key)));
+    }
+  }
+
+  /** Charges `delta` bytes (a negative one is refunded once the store took the write). */
+  async #chargeDelta(tenant: string, delta: number): Promise<QuotaCharge> {
     const quotas = this.#quotas;
     if (!quotas) return NO_CHARGE;
-    const delta = utf8Bytes(body) - (await this.#storedSize(key));
     if (delta > 0) await quotas.chargeDocumentBytes(tenant, delta);
     return {
       stored: async () => {
@@ -407,6 +452,32 @@ export class DocumentCascade {
         if (delta > 0) await quotas.refundDocumentBytes(tenant, delta);
       },
     };
+  }
+
+  /**
+   * The stored size of `path` in its layer as this instance knows it already under the layer's
+   * current generation, without a request: 0 when the layer's index knows it absent, its size
+   * in a listing the index holds, or the bytes of its cached body when that has the ETag the
+   * index knows. Undefined when none of these tells (without generation markers, always).
+   */
+  async #knownSize(tenant: string, project: string, path: string): Promise<number | undefined> {
+    const generations = this.#generations;
+    if (!generations) return undefined;
+    const marker = layerMarker(tenant, project);
+    const index = this.#cache.get(layerKey(marker));
+    if (index?.kind !== "layer" || !generations.isCurrent(marker, index.stamp)) return undefined;
+    const etag = this.#known(index, path);
+    if (etag === null) return 0;
+    if (etag === undefined) return undefined;
+    const key = DocumentCascade.key(tenant, project, path);
+    const cached = this.#cache.get(bodyKey(key));
+    if (cached?.kind === "body" && cached.object.etag === etag) return utf8Bytes(cached.object.body);
+    for (const dir of index.listed) {
+      if (!path.startsWith(dir)) continue;
+      const item = (await index.listings.get(dir))?.find((meta) => meta.key === key);
+      if (item?.etag === etag) return item.size;
+    }
+    return undefined;
   }
 
   /** The stored size of the object under `key` (0 when none): the first key of a listing from it. */
@@ -419,7 +490,9 @@ export class DocumentCascade {
   /** Deletes one document from the addressed layer; `document_not_found` when the layer has none. */
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     const key = DocumentCascade.key(tenant, project, path);
-    const size = this.#quotas ? await this.#storedSize(key) : 0;
+    const size = this.#quotas
+      ? ((await this.#knownSize(tenant, project, path)) ?? (await this.#storedSize(key)))
+      : 0;
     const result = await this.store.delete(key, ifMatch === undefined ? {} : { ifMatch });
     if (result.ok) {
       await this.#quotas?.refundDocumentBytes(tenant, size);

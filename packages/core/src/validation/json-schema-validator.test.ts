@@ -281,4 +281,33 @@ describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the servin
     expect((await schemas.compileAsTenant("evil", [known]))[0]?.ok).toBe(true);
     expect((await schemas.compileAsTenant("good", [fresh("new")]))[0]?.ok).toBe(true);
   });
+
+  it("20 concurrent calls of one tenant with the same new schema (20 invokes of one tool) compile it once, in one turn, and none is refused", async () => {
+    const schemas = new JsonSchemaValidator(undefined, shares);
+    const schema = fresh("same");
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => schemas.compileAsTenant("acme", [schema])),
+    );
+    expect(answers.every(([compiled]) => compiled?.ok)).toBe(true);
+    expect(schemas.cacheReport()).toMatchObject({ entries: 1 });
+  });
+
+  it("inTenantTurn answers work whose schemas are all cached at once, however busy the tenant's turns; new ones wait their turn", async () => {
+    const schemas = new JsonSchemaValidator(undefined, shares);
+    const known = fresh("parsed");
+    expect(schemas.compile(known).ok).toBe(true);
+    const first = schemas.compileAsTenant("acme", [fresh("busy1")]);
+    const second = schemas.compileAsTenant("acme", [fresh("busy2")]);
+    // The turn and its one waiting place are taken: cached work still answers, new work is refused.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => schemas.inTenantTurn("acme", () => schemas.inputSchemaProblem(known))),
+    );
+    expect(answers).toEqual(Array(20).fill(null));
+    await expect(
+      schemas.inTenantTurn("acme", () => schemas.inputSchemaProblem(fresh("waits"))),
+    ).rejects.toMatchObject({ code: "busy" });
+    await Promise.all([first, second]);
+    expect(await schemas.inTenantTurn("acme", () => schemas.inputSchemaProblem(fresh("later")))).toBeNull();
+    expect(schemas.compile(fresh("later")).ok).toBe(true);
+  });
 });

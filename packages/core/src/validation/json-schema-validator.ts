@@ -139,6 +139,10 @@ export class JsonSchemaValidator {
   readonly #turns = new Map<string, TenantTurns>();
   readonly #allowance: TimeAllowance;
   readonly #shares: SchemaCompileShares;
+  /** The compiles running in a tenant's turn, by tenant and schema text (`compileAsTenant`). */
+  readonly #compiling = new Map<string, Promise<CompiledJsonSchema>>();
+  /** Set while `inTenantTurn` runs its work with compiling held back (`#probed`). */
+  #probe: { missed: boolean } | null = null;
 
   constructor(
     limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS,
@@ -160,18 +164,52 @@ export class JsonSchemaValidator {
     const results = schemas.map((schema) => this.#cached(schema));
     const missing = results.flatMap((result, index) => (result ? [] : [index]));
     if (missing.length === 0) return results as CompiledJsonSchema[];
-    await this.#inTurn(tenant, async (paced) => {
-      for (const index of missing) results[index] = await paced(() => this.compile(schemas[index]!));
-    });
+    // A schema this tenant is compiling already (a concurrent call's: 20 invokes of one tool) is
+    // awaited, not compiled again in a turn of its own: one compile, one turn, no 429 `busy`.
+    const keys = new Map(missing.map((index) => [index, inFlightKey(tenant, schemas[index]!)]));
+    const shared = missing.filter((index) => this.#compiling.has(keys.get(index) ?? ""));
+    const own = missing.filter((index) => !shared.includes(index));
+    const turn =
+      own.length === 0
+        ? Promise.resolve()
+        : this.#inTurn(tenant, async (paced) => {
+            for (const index of own) results[index] = await paced(() => this.compile(schemas[index]!));
+          });
+    for (const index of own) {
+      const key = keys.get(index);
+      if (key === undefined || this.#compiling.has(key)) continue;
+      const entry = turn.then(() => results[index]!);
+      this.#compiling.set(key, entry);
+      const forget = () => {
+        if (this.#compiling.get(key) === entry) this.#compiling.delete(key);
+      };
+      // Whoever awaits the entry hears its failure; this only forgets it.
+      entry.then(forget, forget);
+    }
+    await Promise.all([
+      turn,
+      ...shared.map(async (index) => {
+        results[index] = await this.#compiling.get(keys.get(index)!)!;
+      }),
+    ]);
     return results as CompiledJsonSchema[];
   }
 
   /**
    * Runs `work` — synchronous work on the serving thread that compiles `tenant`'s schemas (a tool
    * document's parse, say) — in the tenant's turn, as `compileAsTenant` runs its compiles.
-   * Throws 429 `busy` / `rate_limited` as `compileAsTenant` does.
+   * Throws 429 `busy` / `rate_limited` as `compileAsTenant` does. Like `compileAsTenant`, work
+   * whose schemas are all compiled already answers at once, without a turn: it runs first with
+   * compiling held back (`#probe`), and only when it met a schema not cached (or a check that
+   * compiles patterns) is its answer dropped and it runs again in the turn. So 20 concurrent
+   * writes of tool documents with known schemas are not refused 429 `busy`: they compile nothing.
    */
   async inTenantTurn<T>(tenant: string, work: () => T): Promise<T> {
+    const probed = this.#probed(tenant, work);
+    if (probed.done) {
+      if ("error" in probed) throw probed.error;
+      return probed.value;
+    }
     let result: { value: T } | undefined;
     await this.#inTurn(tenant, async (paced) => {
       result = { value: await paced(work) };
@@ -214,6 +252,40 @@ export class JsonSchemaValidator {
     } finally {
       setTimeout(release, restMs);
     }
+  }
+
+  /**
+   * Runs `work` once with compiling held back: `done` with its value (or error) when it compiled
+   * nothing, else not done (its answer, built on stand-ins, is dropped). Its time is charged to
+   * the tenant's compile allowance either way.
+   */
+  #probed<T>(
+    tenant: string,
+    work: () => T,
+  ):
+    | { readonly done: true; readonly value: T }
+    | { readonly done: true; readonly error: unknown }
+    | { readonly done: false } {
+    const probe = { missed: false };
+    const outer = this.#probe;
+    this.#probe = probe;
+    const started = performance.now();
+    try {
+      const value = work();
+      return probe.missed ? { done: false } : { done: true, value };
+    } catch (error) {
+      return probe.missed ? { done: false } : { done: true, error };
+    } finally {
+      this.#probe = outer;
+      this.#allowance.charge(tenant, performance.now() - started);
+    }
+  }
+
+  /** In a probe (`#probed`): notes that the work would compile, and answers true. */
+  #heldBack(): boolean {
+    if (!this.#probe) return false;
+    this.#probe.missed = true;
+    return true;
   }
 
   /** The compiled schema when it is cached, else undefined (nothing compiled). */
@@ -291,7 +363,11 @@ export class JsonSchemaValidator {
       const reason = error instanceof Error ? error.message : String(error);
       return { ok: false, message: `not a usable JSON Schema: ${reason}` };
     }
-    const cached = this.#reads.read(this.#compiled.get(key));
+    const known = this.#compiled.get(key);
+    if (known === undefined && this.#heldBack()) {
+      return { ok: false, message: "not compiled: held back in a probe" };
+    }
+    const cached = this.#reads.read(known);
     if (cached) return cached;
     const tooLarge = jsonSchemaSizeProblem(schema, key.length);
     const { result, patternBytes } = tooLarge
@@ -322,6 +398,7 @@ export class JsonSchemaValidator {
    * when there are none.
    */
   gateProblems(schema: JsonSchema): { readonly pointer: string | null; readonly message: string }[] {
+    if (this.#heldBack()) return [];
     let text: string;
     try {
       text = JSON.stringify(schema);
@@ -352,6 +429,7 @@ export class JsonSchemaValidator {
    * schema's `pattern` must pass to compile here.
    */
   patternProblem(pattern: string): string | null {
+    if (this.#heldBack()) return null;
     try {
       const re2 = loadedEngine().RE2JS;
       re2.compile(re2.translateRegExp(pattern));
@@ -377,6 +455,15 @@ export class JsonSchemaValidator {
 export function inputSchemaProblemOf(schema: JsonSchema, compiled: CompiledJsonSchema): string | null {
   if (!compiled.ok) return compiled.message;
   return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+}
+
+/** The key of a tenant's compile of `schema` in flight; undefined when it has no JSON text. */
+function inFlightKey(tenant: string, schema: JsonSchema): string | undefined {
+  try {
+    return `${tenant}\u0000${JSON.stringify(schema)}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One tenant's compile turns: how many run, and who waits (in order). */
