@@ -422,7 +422,21 @@ function isPlural(word: string): boolean {
 
 /** A path's fixed words: its segments without the `{parameters}`. */
 function staticPath(path: string): string {
-  return path.replace(/\{[^}]*\}/g, " ");
+  // A scan, not /\{[^}]*\}/g: that regex is quadratic on a path of many unclosed braces.
+  let out = "";
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] === "{") {
+      const close = path.indexOf("}", i + 1);
+      if (close < 0) return out + path.slice(i);
+      out += " ";
+      i = close + 1;
+    } else {
+      out += path[i];
+      i++;
+    }
+  }
+  return out;
 }
 
 /** Best first, ties by name. */

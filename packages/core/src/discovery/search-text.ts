@@ -19,14 +19,34 @@ const STOP_WORDS = new Set(
  * and between an acronym and the next word (`getHTTPServer` → get, http, server).
  */
 export function splitWords(text: string): string[] {
+  // One pass over the characters (a regex for the acronym boundary backtracks quadratically on a
+  // long run of capitals, and queries come from callers).
   const words: string[] = [];
-  for (const word of text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)) {
+  let word = "";
+  const flush = () => {
     if (word !== "") words.push(word);
+    word = "";
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const lower = c >= "a" && c <= "z";
+    const upper = c >= "A" && c <= "Z";
+    const digit = c >= "0" && c <= "9";
+    if (!lower && !upper && !digit) {
+      flush();
+      continue;
+    }
+    if (upper && word !== "") {
+      const previous = text[i - 1]!;
+      const afterLowerOrDigit = (previous >= "a" && previous <= "z") || (previous >= "0" && previous <= "9");
+      const next = text[i + 1];
+      const acronymEnds =
+        previous >= "A" && previous <= "Z" && next !== undefined && next >= "a" && next <= "z";
+      if (afterLowerOrDigit || acronymEnds) flush();
+    }
+    word += upper ? c.toLowerCase() : c;
   }
+  flush();
   return words;
 }
 
