@@ -13,6 +13,7 @@ import {
   showsAnswer,
   stepsOf,
 } from "./support/markdown-examples";
+import { initializeMessage } from "./support/mcp-messages";
 
 /**
  * Every shell example of README.md and docs/*.md, run against a server started as `npm start`
@@ -163,16 +164,7 @@ describe("the docs' MCP client configurations", () => {
     for (const url of urls) {
       expect(new URL(url).searchParams.get("models"), url).toBeTruthy();
       const at = url.replace("127.0.0.1:8787", new URL(server.base).host);
-      const opened = await mcp(at, {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "docs", version: "1" },
-        },
-      });
+      const opened = await mcp(at, initializeMessage("docs"));
       expect(opened.status, url).toBe(200);
       const session = opened.headers.get("mcp-session-id");
       expect(session, url).toBeTruthy();

@@ -2,6 +2,7 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { mintToken, type Role } from "../functions/api/auth";
 import { SECRET, testApp } from "./support/app";
+import { initializeMessage } from "./support/mcp-messages";
 
 /** Issue 35 item 4: what one tenant may make the service store, and what a caller sees past it. */
 
@@ -68,16 +69,7 @@ describe("process quota per tenant and hour", () => {
       app.request("/v1/tenants/acme/projects/shop/mcp", {
         method: "POST",
         headers,
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
-        }),
+        body: JSON.stringify(initializeMessage("t")),
       });
     expect((await initialize()).status).toBe(200);
     expect((await initialize()).status).toBe(200);
