@@ -1,506 +1,291 @@
 /**
- * Bench: what an `mcp` invoke adds over a direct SDK call to the same local MCP server (issue
- * 12), and what a 40-tool pack costs a warm `listAll`.
+ * Bench: an MCP `tools/call` through this service against the same call made directly, and against
+ * other MCP gateways — every row measured by the same client, in a process of its own (issue 39).
  *
- * The SDK-built test server (`test/support/mcp-test-server.ts`) runs in this process on
- * 127.0.0.1; every case calls its `echo` tool on a warm connection. Cases, interleaved in rounds
- * so that machine load hits them alike:
- * - SDK direct: `Client.callTool` over `StreamableHTTPClientTransport` with the platform fetch —
- *   the baseline;
- * - SDK direct, guarded fetch: the same with the service's guarded fetch (the network policy at
- *   connect time), to show the transport's share;
- * - adapter: `SdkMcpClient.callTool` (the port: connection per key, deadline, error mapping);
- * - dispatcher, mcp tool: `ToolDispatcher.invoke` of a `type: mcp` tool (lookup, input schema
- *   check, server document, secrets, result mapping and scrubbing);
- * - dispatcher, pack sub-tool: the same for `{pack}__echo` of a `type: mcp_server` pack;
- * - HTTP direct: one plain POST of `tools/call` on a session of the server, over a keep-alive
- *   `node:http` agent (`fetch` adds 1.5–2.5 ms per request here and would hide the costs) — the
- *   floor the HTTP cases are held to;
- * - HTTP pass-through: the same POST through a bare `node:http` proxy (no parsing, keep-alive
- *   upstream): what any HTTP hop in front of the server costs, the floor of every gateway;
- * - HTTP invoke: `POST …/tools/local__echo/invoke` on this service (served on 127.0.0.1 too);
- * - HTTP served MCP: `tools/call` of `local__echo` on a spawned process's `…/processes/{id}/mcp`.
- * And warm `ServerToolService.listAll` of a project with a 40-tool pack against one without.
+ * Every row calls `echo` of `@modelcontextprotocol/server-everything` (Streamable HTTP, a child
+ * process) with the MCP SDK's `Client` (`bench/support/mcp-client.ts`, one forked child process
+ * per row, connected once, so its warm session is reused as an engine's would be). Each server is a
+ * process of its own too; this process only starts them and tells one client at a time to run.
+ * Rows (the topology of each is printed with it):
+ * - direct: the client → server-everything over Streamable HTTP — the baseline;
+ * - this service: the client → a spawned process's MCP endpoint (`…/processes/{id}/mcp`) of the
+ *   local server as `npm start` runs it (`functions/api/node.ts`, its request log on a pipe) →
+ *   an `mcp_server` pack → server-everything over Streamable HTTP;
+ * - a bare `node:http` pass-through hop (no parsing, keep-alive upstream) in front of
+ *   server-everything: what any HTTP hop costs, the floor of every gateway;
+ * - mcp-hub over its MCP endpoint (HTTP+SSE, the only transport its hub endpoint speaks) →
+ *   server-everything over Streamable HTTP; supergateway and mcp-proxy over Streamable HTTP, each
+ *   → a stdio child of server-everything of its own (what they are made for: no HTTP client leg).
+ *   Installed on demand in bench/peers (its own package.json and lock); one that cannot be
+ *   installed or started is skipped with its reason.
+ * Rounds are interleaved (each round runs every row once, the order rotated from round to round),
+ * so that machine load falls on all rows alike; each row's figure is the median of all its calls,
+ * and each ratio the median of the per-round ratios of medians (with their range).
+ * Goal (printed, not asserted): this service ≤ 1.3× direct, and ahead of mcp-hub.
  *
- * Peers, in the same rounds, all calling `echo` of `@modelcontextprotocol/server-everything`
- * (Streamable HTTP, a child process) — the reference server, whose every answer costs it more
- * than the in-process test server's:
- * - everything direct: one raw POST of `tools/call` on its session (the floor of this group), and
- *   the MCP SDK client's `callTool` (the issue's original methodology: "direct via the MCP SDK
- *   client");
- * - a bare `node:http` pass-through proxy in front of it (raw POST): what one HTTP hop costs;
- * - this service: `tools/call` of `everything__echo` on a spawned process's MCP endpoint (a pack
- *   over the same server);
- * - mcp-hub (in front of the same Streamable HTTP endpoint): its REST tool call (one JSON POST)
- *   and its MCP endpoint (HTTP+SSE, the only transport its hub endpoint speaks) through the SDK
- *   client; supergateway and mcp-proxy (each over its own stdio child of server-everything,
- *   what they are made for): raw POST on their Streamable HTTP endpoint. Installed on demand in
- *   bench/peers (its own package.json and lock); one that cannot be installed or started is
- *   skipped with its reason.
- * Goals (printed, not asserted): the dispatcher adds ≤ 1 ms median over the direct SDK call; a
- * call through a process's pack is within 1.3× the direct HTTP call.
- *
- * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 6);
- * `MCP_BENCH_CASES=<regex>` runs the matching cases and the baselines only, e.g. for
- * `node --cpu-prof --import tsx bench/mcp.ts` of one path.
+ * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 6),
+ * `MCP_BENCH_CALLS` per row and round (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
+ * with `--cpu-prof` into that directory (the profile is written when it stops).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { Agent } from "node:http";
+import { type ChildProcess, fork } from "node:child_process";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
-import { serve } from "@hono/node-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { createGuardedFetch } from "@vance/adapters";
-import { SdkMcpClient } from "@vance/adapters/mcp";
-import { createNetworkPolicy, type McpServerTarget, silentLogger } from "@vance/core";
-import { createApp } from "../functions/api/app";
-import { mintToken } from "../functions/api/auth";
-import { loadConfig } from "../functions/api/config";
-import { buildServices } from "../functions/api/services";
+import { fileURLToPath } from "node:url";
+import { startLocalServer } from "../test/support/local-server";
 import { startEverythingServer } from "../test/support/mcp-everything";
-import { startMcpTestServer } from "../test/support/mcp-test-server";
-import {
-  HUB_ECHO,
-  openSession,
-  type PeerEndpoint,
-  post,
-  rpcResult,
-  type SkippedPeer,
-  startPassThroughProxy,
-  startPeers,
-} from "./peers/peers";
+import { type PeerEndpoint, type SkippedPeer, startPeers } from "./peers/peers";
+import type { ClientCommand, ClientPlan, ClientReport } from "./support/mcp-client";
 import { median, percentile, renderTable, runIfMain } from "./support/report";
-import { type BenchCase, interleavedRounds } from "./support/rounds";
 
-const WARMUP_PER_CASE = 200;
+const HERE = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 6);
-const PER_ROUND = 300;
-const LIST_PER_ROUND = 300;
+const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 200);
+const WARMUP = 200;
 const TENANT = "bench";
-const SECRET = "bench-secret-0123456789";
-const HTTP_PER_ROUND = 200;
-/** The floor of the server-everything group: one raw POST on its own session. */
-const EVERYTHING_FLOOR = "everything: raw POST tools/call (floor)";
-/**
- * The same at the protocol version this service's client negotiates (the SDK's latest): from
- * 2025-11-25 on, server-everything opens each answer's stream with a priming event (SEP-1699,
- * for resumption), which costs it about a millisecond per call — the upstream leg's own floor.
- */
-const EVERYTHING_LATEST_FLOOR = `everything: raw POST tools/call, protocol ${LATEST_PROTOCOL_VERSION} (the service's upstream leg)`;
-/** The cases others are compared with: kept when MCP_BENCH_CASES picks some. */
-const BASELINES = [
-  "SDK direct (baseline)",
-  "HTTP direct: tools/call POST",
-  EVERYTHING_FLOOR,
-  EVERYTHING_LATEST_FLOOR,
-  "listAll: 20 tools",
-];
+const PROJECT = "p";
+const DIRECT = "direct";
+const SERVICE = "this service";
+const GOAL = 1.3;
 
-/** Runs the bench and prints a table: median, p95, and the difference to the baseline. */
+/** One row: a client process of its own, and what it measures. */
+interface Row {
+  readonly name: string;
+  readonly topology: string;
+  readonly plan: ClientPlan;
+}
+
+/** A running row client: `run(n)` answers the n calls' times in ms. */
+interface RowClient {
+  readonly protocolVersion: string | undefined;
+  run(calls: number): Promise<readonly number[]>;
+  close(): Promise<void>;
+}
+
+/** Runs the bench and prints, per row, its topology, median, p95 and ratio to direct. */
 export async function main(): Promise<void> {
   const loadBefore = loadavg();
-  const server = await startMcpTestServer();
-  const everything = await startEverythingServer();
-  const everythingEntry = join(
-    dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
-    "dist",
-    "index.js",
-  );
-  const proxy = await startPassThroughProxy(everything.url);
-  const peers: { started: PeerEndpoint[]; skipped: SkippedPeer[] } = await startPeers({
-    entry: everythingEntry,
-    url: everything.url,
-  });
-  const dataDir = mkdtempSync(join(tmpdir(), "vance-bench-mcp-"));
-  const policy = createNetworkPolicy(["127.0.0.1"]);
-  const services = await buildServices(
-    loadConfig({ VANCE_DATA_DIR: dataDir, VANCE_NETWORK_ALLOWLIST: "127.0.0.1" }),
-    SECRET,
-    {
-      logger: silentLogger,
-      env: {},
-      scripts: {
-        run: async () => {
-          throw new Error("no scripts in the mcp bench");
-        },
-      },
-    },
-  );
-  const direct = await sdkClient(server.url);
-  const guarded = await sdkClient(server.url, createGuardedFetch(policy));
-  const adapter = new SdkMcpClient({ fetch: createGuardedFetch(policy) });
-  const target: McpServerTarget = { key: "bench", url: server.url, headers: {}, timeoutMs: 10_000 };
-  const api = serve({ fetch: createApp(services).fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise((resolve) => api.once("listening", resolve));
-  const apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  /** The server-everything group's agents and SDK clients, closed at the end. */
-  const agents: Agent[] = [];
-  const sdkClients: Client[] = [];
   const stops: (() => Promise<void>)[] = [];
   try {
-    const put = (project: string, path: string, body: string) =>
-      services.documents.put(TENANT, project, path, body, {});
-    await put("p", "mcp-servers/local.yaml", `url: ${server.url}\ntimeoutMs: 10000\n`);
-    await put(
-      "p",
-      "server-tools/local_echo.yaml",
-      "type: mcp\ndescription: Echo\nparameters:\n  server: local\n  toolName: echo\n",
-    );
-    await put(
-      "p",
-      "server-tools/local.yaml",
-      "type: mcp_server\ndescription: Local pack\nparameters:\n  server: local\n",
-    );
-    await put(
-      "p",
-      "mcp-servers/paged.yaml",
-      `url: ${server.origin}/paged?tools=40&page=100\ntimeoutMs: 10000\n`,
-    );
-    await put(
-      "p",
-      "server-tools/forty.yaml",
-      "type: mcp_server\ndescription: 40 tools\nparameters:\n  server: paged\n",
-    );
-    await put("p", "mcp-servers/everything.yaml", `url: ${everything.url}\ntimeoutMs: 10000\n`);
-    await put(
-      "p",
-      "server-tools/everything.yaml",
-      "type: mcp_server\ndescription: server-everything\nparameters:\n  server: everything\n",
-    );
-    for (let i = 0; i < 20; i++) {
-      const doc = `type: doc_lookup\ndescription: Document ${i}\nparameters:\n  path: documents/d${i}.md\n`;
-      await put("p", `server-tools/doc_${i}.yaml`, doc);
-      await put("q", `server-tools/doc_${i}.yaml`, doc);
-    }
-
-    const token = await mintToken(SECRET, { tenant: TENANT, roles: ["read", "write"] }, 3600);
-    const auth = { authorization: `Bearer ${token}` };
-    const mcpHeaders = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-    };
-    const rpcCall = (id: number, name: string) =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name, arguments: { message: "bench" } },
-      });
-    const initialize = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "bench", version: "1" },
+    const everything = await startEverythingServer();
+    stops.push(everything.stop);
+    const profileDir = process.env.MCP_BENCH_PROFILE;
+    const service = await startLocalServer({
+      env: {
+        HOST: "127.0.0.1",
+        VANCE_STORE_SCAN_SECONDS: "0",
+        VANCE_NETWORK_ALLOWLIST: "127.0.0.1",
+        ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
       },
     });
-    const opened = await post(agent, server.url, mcpHeaders, initialize);
-    const session = opened.headers["mcp-session-id"];
-    if (typeof session !== "string") throw new Error(`initialize: ${opened.status} ${opened.text}`);
-    const onSession = { ...mcpHeaders, "mcp-session-id": session };
-    await post(
-      agent,
-      server.url,
-      onSession,
-      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    stops.push(service.stop);
+    const auth = { authorization: `Bearer ${service.token}` };
+    const processUrl = await spawnServiceProcess(service.base, auth, everything.url);
+    const hop = await passThrough(everything.url);
+    stops.push(hop.stop);
+    const entry = join(
+      dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
+      "dist",
+      "index.js",
     );
-    const spawn = await post(
-      agent,
-      `${apiBase}/v1/tenants/${TENANT}/projects/p/processes`,
-      { ...auth, "content-type": "application/json" },
-      JSON.stringify({ models: [], engineDefault: ["local__echo", "everything__echo"] }),
-    );
-    const processId = (JSON.parse(spawn.text) as { processId?: string }).processId;
-    if (!processId) throw new Error(`spawn: ${spawn.status} ${spawn.text}`);
-    const processMcp = `${apiBase}/v1/tenants/${TENANT}/projects/p/processes/${processId}/mcp`;
-    let rpcId = 1;
-    const expectEchoIn = (answer: { status: number; text: string }) => {
-      const data = answer.text.startsWith("{")
-        ? answer.text
-        : (answer.text.match(/^data: (.*)$/m)?.[1] ?? "");
-      const parsed = JSON.parse(data || "null") as { result?: { content?: { text?: string }[] } } | null;
-      expectEcho(parsed?.result?.content?.[0]?.text);
-    };
+    const peers: { started: PeerEndpoint[]; skipped: SkippedPeer[] } = await startPeers({
+      entry,
+      url: everything.url,
+    });
+    for (const peer of peers.started) stops.push(peer.stop);
 
-    // The server-everything group: each endpoint on a session of its own, over its own agent.
-    const echoed = (text: string) => {
-      const result = rpcResult(text) as { content?: { text?: string }[] } | undefined;
-      const said = result?.content?.[0]?.text;
-      if (typeof said !== "string" || !said.includes("bench"))
-        throw new Error(`unexpected answer ${text.slice(0, 200)}`);
-    };
-    const rawCase = async (
-      name: string,
-      url: string,
-      extra: Record<string, string> = {},
-      /** The tool to call when its listing does not show it (a process lists only its active tools). */
-      known?: string,
-      protocolVersion?: string,
-    ): Promise<BenchCase> => {
-      const own = new Agent({ keepAlive: true, maxSockets: 1 });
-      agents.push(own);
-      const session = await openSession(own, url, extra, protocolVersion);
-      const tool = known ?? session.echo;
-      if (!tool) throw new Error(`${name}: no echo tool among ${session.tools.join(", ")}`);
-      return {
-        name,
-        perRound: HTTP_PER_ROUND,
-        once: async () => echoed((await post(own, url, session.headers, rpcCall(rpcId++, tool))).text),
-      };
-    };
-    const everythingSdk = await sdkClient(everything.url);
-    sdkClients.push(everythingSdk);
-    const everythingCases: BenchCase[] = [
-      await rawCase(EVERYTHING_FLOOR, everything.url),
-      await rawCase(EVERYTHING_LATEST_FLOOR, everything.url, {}, undefined, LATEST_PROTOCOL_VERSION),
+    const rows: Row[] = [
       {
-        name: "everything: SDK client callTool",
-        perRound: HTTP_PER_ROUND,
-        once: async () => {
-          const result = await everythingSdk.callTool({ name: "echo", arguments: { message: "bench" } });
-          echoed(JSON.stringify({ result }));
-        },
+        name: DIRECT,
+        topology: "SDK client → server-everything (Streamable HTTP)",
+        plan: { url: everything.url, transport: "streamable", tool: "echo", headers: {} },
       },
-      await rawCase("everything: node:http pass-through proxy", proxy.url),
-      await rawCase("everything: this service, process MCP tools/call", processMcp, auth, "everything__echo"),
+      {
+        name: SERVICE,
+        topology:
+          "SDK client → process MCP endpoint (Streamable HTTP) → mcp_server pack → server-everything (Streamable HTTP)",
+        plan: { url: processUrl, transport: "streamable", tool: "everything__echo", headers: auth },
+      },
+      {
+        name: "node:http pass-through hop",
+        topology: "SDK client → bare proxy (HTTP, no parsing) → server-everything (Streamable HTTP)",
+        plan: { url: hop.url, transport: "streamable", tool: "echo", headers: {} },
+      },
+      ...peers.started.map((peer): Row => {
+        const sse = peer.name === "mcp-hub";
+        return {
+          name: `${peer.name} ${peer.version}`,
+          topology: sse
+            ? `SDK client → ${peer.name} (HTTP+SSE) → server-everything (Streamable HTTP)`
+            : `SDK client → ${peer.name} (Streamable HTTP) → server-everything (stdio child of its own)`,
+          plan: {
+            url: peer.url,
+            transport: sse ? "sse" : "streamable",
+            tool: sse ? "everything__echo" : "echo",
+            headers: {},
+          },
+        };
+      }),
     ];
-    for (const peer of peers.started) {
-      if (peer.restUrl) {
-        const own = new Agent({ keepAlive: true, maxSockets: 1 });
-        agents.push(own);
-        const restUrl = peer.restUrl;
-        everythingCases.push({
-          name: `everything: ${peer.name} ${peer.version}, REST tool call`,
-          perRound: HTTP_PER_ROUND,
-          once: async () => {
-            const answer = await post(own, restUrl, { "content-type": "application/json" }, HUB_ECHO);
-            echoed(answer.text);
-          },
-        });
-        const client = new Client({ name: "bench", version: "1.0.0" });
-        await client.connect(new SSEClientTransport(new URL(peer.url)));
-        sdkClients.push(client);
-        everythingCases.push({
-          name: `everything: ${peer.name} ${peer.version}, MCP (SSE) via SDK client`,
-          perRound: HTTP_PER_ROUND,
-          once: async () => {
-            const result = await client.callTool({
-              name: "everything__echo",
-              arguments: { message: "bench" },
-            });
-            echoed(JSON.stringify({ result }));
-          },
-        });
-      } else {
-        everythingCases.push(
-          await rawCase(`everything: ${peer.name} ${peer.version} (stdio child)`, peer.url),
-        );
+    const clients: RowClient[] = [];
+    for (const row of rows) {
+      const client = await startClient(row.plan);
+      clients.push(client);
+      stops.push(client.close);
+    }
+    for (const client of clients) await client.run(WARMUP);
+
+    const samples = rows.map((): number[] => []);
+    const roundMedians = rows.map((): number[] => []);
+    const started = Date.now();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < rows.length; k++) {
+        const i = (k + round) % rows.length;
+        const times = await clients[i]!.run(CALLS);
+        samples[i]!.push(...times);
+        roundMedians[i]!.push(median(times));
       }
     }
+    const elapsed = (Date.now() - started) / 1000;
+    const loadAfter = loadavg();
 
-    const signal = new AbortController().signal;
-    const expectEcho = (text: unknown) => {
-      if (text !== "bench") throw new Error(`unexpected answer ${JSON.stringify(text)}`);
-    };
-    const sdkCall = async (client: Client) => {
-      const result = await client.callTool({ name: "echo", arguments: { message: "bench" } });
-      expectEcho((result.content as { text?: string }[])[0]?.text);
-    };
-    const dispatch = async (name: string) => {
-      const result = await services.dispatcher.invoke({
-        caller: { tenant: TENANT, project: "p" },
-        name,
-        params: { message: "bench" },
-        allowedTools: null,
-      });
-      expectEcho("value" in result ? result.value : result);
-    };
-    const listed = async (project: string, count: number) => {
-      const tools = await services.tools.listAll(TENANT, project);
-      if (tools.length < count) throw new Error(`listAll of ${project}: ${tools.length} tools`);
-    };
-    const testServerHop = await startPassThroughProxy(server.url);
-    stops.push(testServerHop.stop);
-    const hopAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-    agents.push(hopAgent);
-    const hopSession = await openSession(hopAgent, testServerHop.url);
-    const allCases: BenchCase[] = [
-      { name: "SDK direct (baseline)", perRound: PER_ROUND, once: () => sdkCall(direct) },
-      { name: "SDK direct, guarded fetch", perRound: PER_ROUND, once: () => sdkCall(guarded) },
-      {
-        name: "adapter: SdkMcpClient.callTool",
-        perRound: PER_ROUND,
-        once: async () => {
-          const result = await adapter.callTool(target, "echo", { message: "bench" }, signal);
-          expectEcho(result.content[0]?.text);
-        },
-      },
-      { name: "dispatcher: mcp tool", perRound: PER_ROUND, once: () => dispatch("local_echo") },
-      { name: "dispatcher: pack sub-tool", perRound: PER_ROUND, once: () => dispatch("local__echo") },
-      {
-        name: "HTTP direct: tools/call POST",
-        perRound: HTTP_PER_ROUND,
-        once: async () => expectEchoIn(await post(agent, server.url, onSession, rpcCall(rpcId++, "echo"))),
-      },
-      {
-        name: "HTTP: node:http pass-through proxy, tools/call POST",
-        perRound: HTTP_PER_ROUND,
-        once: async () =>
-          expectEchoIn(await post(hopAgent, testServerHop.url, hopSession.headers, rpcCall(rpcId++, "echo"))),
-      },
-      {
-        name: "HTTP: invoke pack sub-tool",
-        perRound: HTTP_PER_ROUND,
-        once: async () => {
-          const answer = await post(
-            agent,
-            `${apiBase}/v1/tenants/${TENANT}/projects/p/tools/local__echo/invoke`,
-            { ...auth, "content-type": "application/json" },
-            '{"params":{"message":"bench"}}',
-          );
-          expectEcho((JSON.parse(answer.text) as { value?: unknown }).value);
-        },
-      },
-      {
-        name: "HTTP: process MCP tools/call of the pack",
-        perRound: HTTP_PER_ROUND,
-        once: async () =>
-          expectEchoIn(
-            await post(agent, processMcp, { ...auth, ...mcpHeaders }, rpcCall(rpcId++, "local__echo")),
-          ),
-      },
-      ...everythingCases,
-      { name: "listAll: 20 tools", perRound: LIST_PER_ROUND, once: () => listed("q", 20) },
-      { name: "listAll: 20 tools + 40-tool pack", perRound: LIST_PER_ROUND, once: () => listed("p", 60) },
-    ];
-    // MCP_BENCH_CASES=regex runs only the matching cases (and their baselines): for a profile of one.
-    const only = process.env.MCP_BENCH_CASES ? new RegExp(process.env.MCP_BENCH_CASES) : null;
-    const cases = only
-      ? allCases.filter((bench) => only.test(bench.name) || BASELINES.includes(bench.name))
-      : allCases;
-
-    const { samples, elapsedSeconds: elapsed } = await interleavedRounds(cases, {
-      rounds: ROUNDS,
-      warmup: WARMUP_PER_CASE,
-    });
-    const medianOf = (name: string) => median(samples.get(name)!);
-    const baselineOf = (name: string) =>
-      name.startsWith("listAll")
-        ? "listAll: 20 tools"
-        : name.startsWith("HTTP")
-          ? "HTTP direct: tools/call POST"
-          : name.startsWith("everything:")
-            ? EVERYTHING_FLOOR
-            : "SDK direct (baseline)";
-    const rows = cases.map((bench) => {
-      const times = samples.get(bench.name)!;
-      const own = median(times);
-      const baseline = medianOf(baselineOf(bench.name));
-      return [
-        bench.name,
-        own.toFixed(3),
-        percentile(times, 0.95).toFixed(3),
-        `${own - baseline >= 0 ? "+" : ""}${(own - baseline).toFixed(3)}`,
-        `${(own / baseline).toFixed(2)}x`,
-      ];
-    });
     const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(" ");
     console.log(
-      `mcp: echo on a local SDK server and on server-everything, warm connections, ${ROUNDS} interleaved rounds (${elapsed.toFixed(1)} s); ` +
-        `${cpus().length} CPUs, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadavg())} after\n`,
+      `mcp: tools/call of server-everything's echo, the MCP SDK client in a process of its own per row, ` +
+        `${ROUNDS} interleaved rounds of ${CALLS} calls per row (${elapsed.toFixed(1)} s); ` +
+        `${cpus().length} CPUs, load average (1/5/15 min) ${load(loadBefore)} before, ${load(loadAfter)} after\n`,
     );
     for (const peer of peers.skipped) console.log(`skipped ${peer.name}: ${peer.reason}`);
-    for (const peer of peers.started) console.log(`peer ${peer.name} ${peer.version}: ${peer.upstream}`);
-    if (peers.skipped.length + peers.started.length > 0) console.log("");
+    console.log(
+      `protocol negotiated: ${rows.map((row, i) => `${row.name} ${clients[i]!.protocolVersion ?? "2024-11-05 (SSE)"}`).join(", ")}\n`,
+    );
+    const ratios = rows.map((_, i) =>
+      roundMedians[i]!.map((value, round) => value / roundMedians[0]![round]!),
+    );
+    const table = rows.map((row, i) => {
+      const own = median(samples[i]!);
+      const perRound = ratios[i]!;
+      return [
+        row.name,
+        row.topology,
+        own.toFixed(3),
+        percentile(samples[i]!, 0.95).toFixed(3),
+        `${median(perRound).toFixed(2)}x`,
+        `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}`,
+      ];
+    });
     console.log(
       renderTable(
         [
-          { title: "case" },
+          { title: "row" },
+          { title: "topology" },
           { title: "median ms", right: true },
           { title: "p95 ms", right: true },
-          { title: "vs baseline ms", right: true },
-          { title: "ratio", right: true },
+          { title: "vs direct", right: true },
+          { title: "rounds", right: true },
         ],
-        rows,
+        table,
       ),
     );
-    const has = (...names: string[]) => names.every((name) => samples.has(name));
-    const over = (name: string, baseline: string) => medianOf(name) - medianOf(baseline);
-    const signed = (ms: number) => `${ms >= 0 ? "+" : ""}${ms.toFixed(3)} ms`;
-    const verdict = (met: boolean) => (met ? "met" : "NOT met");
-    if (has("dispatcher: mcp tool", "dispatcher: pack sub-tool", "SDK direct, guarded fetch")) {
-      const added = over("dispatcher: mcp tool", "SDK direct (baseline)");
-      const addedPack = over("dispatcher: pack sub-tool", "SDK direct (baseline)");
-      // The same transport on both sides isolates what the service itself adds.
-      const sameFetch = over("dispatcher: mcp tool", "SDK direct, guarded fetch");
-      const sameFetchPack = over("dispatcher: pack sub-tool", "SDK direct, guarded fetch");
-      console.log(
-        `\ngoal: an mcp invoke adds ≤ 1 ms median over the direct SDK call: ${verdict(Math.max(added, sameFetch) <= 1)}` +
-          ` (over the SDK with its default fetch: mcp tool ${signed(added)}, pack sub-tool ${signed(addedPack)};` +
-          ` over the SDK with the same guarded fetch: mcp tool ${signed(sameFetch)}, pack sub-tool ${signed(sameFetchPack)})`,
-      );
-    }
-    const served = "HTTP: process MCP tools/call of the pack";
-    const testHop = "HTTP: node:http pass-through proxy, tools/call POST";
-    if (has(served, testHop)) {
-      const direct = medianOf("HTTP direct: tools/call POST");
-      const throughPack = medianOf(served) / direct;
-      console.log(
-        `goal: a tools/call through a process's pack ≤ 1.3× the direct HTTP call: ${verdict(throughPack <= 1.3)} (${throughPack.toFixed(2)}×;` +
-          ` a bare pass-through hop alone is ${(medianOf(testHop) / direct).toFixed(2)}×, the service ${(medianOf(served) / medianOf(testHop)).toFixed(2)}× that hop)`,
-      );
-    }
-    const ourCase = "everything: this service, process MCP tools/call";
-    const hopCase = "everything: node:http pass-through proxy";
-    if (!has(ourCase, hopCase, "everything: SDK client callTool")) return;
-    const floor = medianOf(EVERYTHING_FLOOR);
-    const ours = medianOf(ourCase);
-    const hop = medianOf(hopCase);
+    const ratioOf = (name: string) => {
+      const i = rows.findIndex((row) => row.name.startsWith(name));
+      return i < 0 ? undefined : median(ratios[i]!);
+    };
+    const ours = ratioOf(SERVICE)!;
+    const hub = ratioOf("mcp-hub");
     console.log(
-      `server-everything: this service ${ours.toFixed(3)} ms = ${(ours / floor).toFixed(2)}× the raw POST (${floor.toFixed(3)} ms); ` +
-        `a bare pass-through hop ${(hop / floor).toFixed(2)}×, so the service adds ${(ours - hop).toFixed(3)} ms over any HTTP hop` +
-        ` (${(ours / hop).toFixed(2)}× the hop); the SDK client direct ${(medianOf("everything: SDK client callTool") / floor).toFixed(2)}×`,
+      `\nservice/direct ${ours.toFixed(2)}× (goal ≤ ${GOAL}×: ${ours <= GOAL ? "met" : "NOT met"}); ` +
+        (hub === undefined
+          ? "mcp-hub skipped"
+          : `mcp-hub/direct ${hub.toFixed(2)}× (ahead of mcp-hub: ${ours < hub ? "yes" : "NO"})`),
     );
-    if (has(EVERYTHING_LATEST_FLOOR)) {
-      const leg = medianOf(EVERYTHING_LATEST_FLOOR);
-      console.log(
-        `server-everything at ${LATEST_PROTOCOL_VERSION}, the version this service's client negotiates: the raw POST ${leg.toFixed(3)} ms` +
-          ` (${(leg / floor).toFixed(2)}× the ${"2025-06-18"} one); this service ${(ours / leg).toFixed(2)}× it, ${signed(ours - leg)}`,
-      );
-    }
   } finally {
-    for (const stop of stops) await stop();
-    for (const own of agents) own.destroy();
-    await Promise.all(sdkClients.map((client) => client.close()));
-    for (const peer of peers.started) await peer.stop();
-    await proxy.stop();
-    await everything.stop();
-    agent.destroy();
-    await new Promise((resolve) => api.close(resolve));
-    adapter.close();
-    await Promise.all([direct.close(), guarded.close()]);
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const stop of stops.reverse()) await stop().catch(() => {});
   }
 }
 
-async function sdkClient(url: string, fetch?: ReturnType<typeof createGuardedFetch>): Promise<Client> {
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(
-    new URL(url),
-    fetch ? { fetch: (input, init) => fetch(String(input), init ?? {}) } : {},
+/** Puts the pack over server-everything into the service and spawns a process allowing its echo. */
+async function spawnServiceProcess(
+  base: string,
+  auth: Record<string, string>,
+  everythingUrl: string,
+): Promise<string> {
+  const project = `${base}/v1/tenants/${TENANT}/projects/${PROJECT}`;
+  const put = async (path: string, body: string) => {
+    const answer = await fetch(`${project}/documents/${path}`, {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/yaml" },
+      body,
+    });
+    if (!answer.ok) throw new Error(`PUT ${path}: ${answer.status} ${await answer.text()}`);
+  };
+  await put("mcp-servers/everything.yaml", `url: ${everythingUrl}\ntimeoutMs: 10000\n`);
+  await put(
+    "server-tools/everything.yaml",
+    "type: mcp_server\ndescription: server-everything\nparameters:\n  server: everything\n",
   );
-  await client.connect(transport);
-  return client;
+  const spawned = await fetch(`${project}/processes`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ models: [], engineDefault: ["everything__echo"] }),
+  });
+  const { processId } = (await spawned.json()) as { processId?: string };
+  if (!processId) throw new Error(`spawn: ${spawned.status}`);
+  return `${project}/processes/${processId}/mcp`;
+}
+
+/** Forks `script` (TypeScript, through tsx) and waits for its first message. */
+function forkChild(
+  script: string,
+  args: string[],
+): Promise<{ child: ChildProcess; first: Record<string, unknown> }> {
+  const child = fork(script, args, {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    child.once("message", (message) => resolve({ child, first: message as Record<string, unknown> }));
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  return exited;
+}
+
+/** The bare pass-through proxy in a process of its own. */
+async function passThrough(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const { child, first } = await forkChild(join(HERE, "peers", "pass-through-main.ts"), [target]);
+  return { url: String(first.url), stop: () => stopChild(child) };
+}
+
+/** One row's client process, connected and ready. */
+async function startClient(plan: ClientPlan): Promise<RowClient> {
+  const { child, first } = await forkChild(join(HERE, "support", "mcp-client.ts"), [JSON.stringify(plan)]);
+  const ready = first as ClientReport;
+  if ("error" in ready) throw new Error(`client of ${plan.url}: ${ready.error}`);
+  const protocolVersion = "ready" in ready ? ready.protocolVersion : undefined;
+  return {
+    protocolVersion,
+    run: (calls) =>
+      new Promise((resolve, reject) => {
+        child.once("message", (message: ClientReport) => {
+          if ("times" in message) resolve(message.times);
+          else reject(new Error(`client of ${plan.url}: ${"error" in message ? message.error : "?"}`));
+        });
+        child.send({ calls } satisfies ClientCommand);
+      }),
+    close: async () => {
+      if (child.connected) child.send({ close: true } satisfies ClientCommand);
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await (child.exitCode === null && child.signalCode === null ? exited : Promise.resolve());
+      clearTimeout(timer);
+    },
+  };
 }
 
 runIfMain(import.meta.url, main);
