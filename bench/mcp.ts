@@ -27,12 +27,13 @@
  * `MCP_BENCH_CALLS` per row and round (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
  * with `--cpu-prof` into that directory (the profile is written when it stops).
  */
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { cpus, loadavg } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startLocalServer } from "../test/support/local-server";
+import { freePort } from "../test/support/local-server";
 import { startEverythingServer } from "../test/support/mcp-everything";
 import { type PeerEndpoint, type SkippedPeer, startPeers } from "./peers/peers";
 import type { ClientCommand, ClientPlan, ClientReport } from "./support/mcp-client";
@@ -47,6 +48,8 @@ const PROJECT = "p";
 const DIRECT = "direct";
 const SERVICE = "this service";
 const GOAL = 1.3;
+/** USER_HZ of /proc/{pid}/stat on Linux. */
+const CLOCK_TICKS = 100;
 
 /** One row: a client process of its own, and what it measures. */
 interface Row {
@@ -69,15 +72,7 @@ export async function main(): Promise<void> {
   try {
     const everything = await startEverythingServer();
     stops.push(everything.stop);
-    const profileDir = process.env.MCP_BENCH_PROFILE;
-    const service = await startLocalServer({
-      env: {
-        HOST: "127.0.0.1",
-        VANCE_STORE_SCAN_SECONDS: "0",
-        VANCE_NETWORK_ALLOWLIST: "127.0.0.1",
-        ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
-      },
-    });
+    const service = await startService(process.env.MCP_BENCH_PROFILE);
     stops.push(service.stop);
     const auth = { authorization: `Bearer ${service.token}` };
     const processUrl = await spawnServiceProcess(service.base, auth, everything.url);
@@ -135,13 +130,22 @@ export async function main(): Promise<void> {
     }
     for (const client of clients) await client.run(WARMUP);
 
+    // CPU of the service's and server-everything's processes while the service's row runs.
+    const serviceRow = rows.findIndex((row) => row.name === SERVICE);
+    const cpu = { service: 0, everything: 0, calls: 0 };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < rows.length; k++) {
         const i = (k + round) % rows.length;
+        const before = i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid)] : null;
         const times = await clients[i]!.run(CALLS);
+        if (before) {
+          cpu.service += cpuMs(service.pid) - before[0]!;
+          cpu.everything += cpuMs(everything.pid) - before[1]!;
+          cpu.calls += CALLS;
+        }
         samples[i]!.push(...times);
         roundMedians[i]!.push(median(times));
       }
@@ -199,8 +203,84 @@ export async function main(): Promise<void> {
           ? "mcp-hub skipped"
           : `mcp-hub/direct ${hub.toFixed(2)}× (ahead of mcp-hub: ${ours < hub ? "yes" : "NO"})`),
     );
+    if (cpu.calls > 0) {
+      console.log(
+        `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms, ` +
+          `server-everything ${(cpu.everything / cpu.calls).toFixed(2)} ms`,
+      );
+    }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}
+
+/**
+ * The local server as `npm start` runs it (`functions/api/node.ts` through tsx, its log on a pipe
+ * this process drains), in a fresh data directory; with `profileDir`, under `--cpu-prof`.
+ */
+async function startService(
+  profileDir: string | undefined,
+): Promise<{ base: string; token: string; pid: number; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), "vance-bench-mcp-"));
+  const port = await freePort();
+  const { VANCE_JWT_SECRET: _unset, ...env } = process.env;
+  const child = spawn(
+    process.execPath,
+    [
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      "--import",
+      "tsx",
+      "functions/api/node.ts",
+    ],
+    {
+      cwd: join(HERE, ".."),
+      env: {
+        ...env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        VANCE_DATA_DIR: dataDir,
+        VANCE_STORE_SCAN_SECONDS: "0",
+        VANCE_NETWORK_ALLOWLIST: "127.0.0.1",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  };
+  let banner = "";
+  const token = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      banner += chunk.toString("utf8");
+      const found = /export TOKEN=(\S+)/.exec(banner);
+      if (!found || !/curl -s/.test(banner)) return;
+      // From here on its log lines are read and dropped, as a log shipper would.
+      child.stdout?.off("data", onData);
+      child.stdout?.resume();
+      resolve(found[1]!);
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the service exited with ${code}: ${banner}`)));
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { base: `http://127.0.0.1:${port}`, token, pid: child.pid!, stop };
+}
+
+/** The CPU time (user + system) process `pid` has used so far, in ms (Linux; 0 elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
   }
 }
 

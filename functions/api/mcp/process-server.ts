@@ -4,6 +4,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
   McpError,
@@ -42,6 +43,11 @@ export interface ProcessMcpServerOptions {
   readonly processes: Pick<ProcessService, "manifest" | "invoke">;
   /** The service version, reported as the server's. */
   readonly version: string;
+  /**
+   * Whether a plain `tools/call` is answered without the SDK's server and transport (the default);
+   * off, every message takes the SDK's path — what the parity test compares the fast path with.
+   */
+  readonly fastPath?: boolean;
 }
 
 /**
@@ -60,7 +66,7 @@ export class ProcessMcpServer {
    * thrown as is, for the HTTP problem answer; so is `process_not_found` at `initialize`.
    */
   async answer(request: Request, message: unknown, key: ProcessKey): Promise<Response> {
-    const call = plainToolCall(request, message);
+    const call = this.options.fastPath === false ? null : plainToolCall(request, message);
     if (call) return this.call(call, key);
     const messages = Array.isArray(message) ? message : [message];
     const initialize = messages.some((m) => methodOf(m) === "initialize");
@@ -221,32 +227,30 @@ interface PlainToolCall {
   readonly arguments: Readonly<Record<string, unknown>>;
 }
 
-/** The keys a plain `tools/call`'s params may have; anything else (a task, say) goes to the SDK. */
-const PLAIN_CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
-
 /**
  * The message as a `tools/call` the fast path answers exactly as the SDK would, or null for
- * anything else — a batch, a notification, another method, an activating meta-tool (its answer
- * streams list_changed), a malformed message or a header the SDK's transport refuses: those take
- * the SDK's path, which answers them as it always has.
+ * anything else: those take the SDK's path, which answers them as it always has. The message is
+ * checked with the SDK's own schemas, as its transport (`JSONRPCMessageSchema`: a request, one,
+ * not a batch) and its server's handler (`CallToolRequestSchema`) check it — so what the fast path
+ * takes, the SDK would have taken, and read the same way (unknown keys of `params` dropped). Not
+ * taken: an activating meta-tool (its answer streams list_changed), a task-augmented call (the SDK
+ * refuses it: no task capability), and headers the SDK's transport refuses (`Accept` without both
+ * media types, an unsupported `MCP-Protocol-Version`).
  */
 function plainToolCall(request: Request, message: unknown): PlainToolCall | null {
   if (typeof message !== "object" || message === null || Array.isArray(message)) return null;
-  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-  if (jsonrpc !== "2.0" || method !== "tools/call") return null;
-  if (!(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) return null;
-  if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
-  const fields = params as Record<string, unknown>;
-  if (Object.keys(fields).some((field) => !PLAIN_CALL_PARAMS.has(field))) return null;
-  const { name, arguments: args = {}, _meta: meta } = fields;
-  if (typeof name !== "string" || ACTIVATING_TOOLS.has(name)) return null;
-  if (!isPlainObject(args)) return null;
-  if (meta !== undefined && !isPlainObject(meta)) return null;
+  if ((message as { method?: unknown }).method !== "tools/call") return null;
   const accept = request.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
   const version = request.headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
-  return { id, name, arguments: args };
+  const rpc = JSONRPCRequestSchema.safeParse(message);
+  if (!rpc.success) return null;
+  const parsed = CallToolRequestSchema.safeParse(rpc.data);
+  if (!parsed.success) return null;
+  const { name, arguments: args = {}, task } = parsed.data.params;
+  if (task !== undefined || ACTIVATING_TOOLS.has(name)) return null;
+  return { id: rpc.data.id, name, arguments: args };
 }
 
 /** A failure of the whole request rather than of a tool: the process is gone, or a store is down. */
