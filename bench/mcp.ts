@@ -25,7 +25,8 @@
  *
  * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 6),
  * `MCP_BENCH_CALLS` per row and round (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
- * with `--cpu-prof` into that directory (the profile is written when it stops).
+ * with `--cpu-prof` into that directory (the profile is written when it stops); `MCP_BENCH_ROWS=<regex>`
+ * runs the matching rows and direct only.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -122,6 +123,9 @@ export async function main(): Promise<void> {
         };
       }),
     ];
+    // MCP_BENCH_ROWS=<regex> keeps the matching rows (and direct, the baseline): for profiles and A/B runs.
+    const only = process.env.MCP_BENCH_ROWS ? new RegExp(process.env.MCP_BENCH_ROWS) : null;
+    if (only) rows.splice(0, rows.length, ...rows.filter((row) => row.name === DIRECT || only.test(row.name)));
     const clients: RowClient[] = [];
     for (const row of rows) {
       const client = await startClient(row.plan);

@@ -118,3 +118,24 @@ describe("a manifest GET writes nothing to the state store", () => {
     expect((await writes()) - before).toBe(0);
   });
 });
+
+describe("a call of an activated tool", () => {
+  it("re-stamps its activation at most once per 1% of the TTL (6 s of 600 s): calls in between write no activation", async () => {
+    const { now, client } = await setup();
+    await client.putTool("notes_a", doc("Operation notes_a.", "labels: [notes]\n"));
+    const { processId } = await client.spawn({ allowedToolsAdd: ["@notes"] });
+    await client.invoke(processId, "tool_description", { names: ["notes_a"] });
+    const stamp = async () => (await client.process(processId)).activatedTools.notes_a;
+    const activated = await stamp();
+    expect(activated).toBe(1_000_000);
+
+    now.t += 5_000;
+    expect((await client.invoke(processId, "notes_a")).status).toBe(200);
+    expect(await stamp()).toBe(activated);
+
+    now.t += 1_000;
+    expect((await client.invoke(processId, "notes_a")).status).toBe(200);
+    expect(await stamp()).toBe(1_006_000);
+    expect((await client.manifest(processId)).primary).toEqual(["notes_a", "tool_description", "tool_list"]);
+  });
+});

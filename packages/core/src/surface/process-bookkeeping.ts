@@ -7,7 +7,7 @@ import type { ToolUsage } from "../usage/tool-usage";
 import type { ProcessRecords } from "./process-records";
 
 export interface ProcessBookkeepingOptions {
-  readonly records: Pick<ProcessRecords, "touch">;
+  readonly records: Pick<ProcessRecords, "touch" | "keptAliveRecently">;
   readonly usage: Pick<ToolUsage, "countCall" | "countDiscoveryHit">;
   readonly logger: Logger;
   /** Epoch milliseconds. */
@@ -78,14 +78,19 @@ export class ProcessBookkeeping {
     ]);
   }
 
-  /** Touches `name` when it is activated already, or was not in this turn's tools array. */
+  /**
+   * Touches `name` when it is activated already (unless it was kept alive moments ago: nothing a
+   * turn sees would change), or was not in this turn's tools array.
+   */
   private async activateIfOutside(
     record: ProcessRecord,
     name: string,
     deferred: () => Promise<boolean>,
     at: number,
   ): Promise<void> {
-    if (!Object.hasOwn(record.activatedTools, name) && !(await deferred())) return;
+    if (Object.hasOwn(record.activatedTools, name)) {
+      if (this.options.records.keptAliveRecently(record, name, at)) return;
+    } else if (!(await deferred())) return;
     await this.options.records.touch(record, [name], at);
   }
 

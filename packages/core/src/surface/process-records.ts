@@ -76,6 +76,9 @@ export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
   maxActivated: 15,
 };
 
+/** The share of the activation TTL within which a use does not re-stamp an activation (18 s of 30 min). */
+export const KEEP_ALIVE_PRECISION = 0.01;
+
 export interface ProcessRecordsOptions {
   readonly state: Pick<
     ProcessStore,
@@ -266,6 +269,19 @@ export class ProcessRecords {
     });
     if (!record) throw new VanceError("process_not_found", `no process '${processId}' in this project`);
     return this.withLiveActivations(this.caches.readRecord(record));
+  }
+
+  /**
+   * Whether `record` holds `name` activated at most {@link KEEP_ALIVE_PRECISION} of the TTL before
+   * `at`: a keep-alive `touch` then changes no turn's tools (the activation lives on either way),
+   * only its stamp — so a tool an engine calls on every turn costs one state write per that span,
+   * not one per call (issue 39). The stamp is that much coarser: an activation kept alive this way
+   * decays up to that span earlier, and among activations stamped within it the cap's order is
+   * the order they were stamped in.
+   */
+  keptAliveRecently(record: ProcessRecord, name: string, at: number): boolean {
+    const stamped = Object.hasOwn(record.activatedTools, name) ? record.activatedTools[name] : undefined;
+    return stamped !== undefined && at - stamped < this.settings.activationTtlMs * KEEP_ALIVE_PRECISION;
   }
 
   /**
