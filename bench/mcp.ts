@@ -125,7 +125,8 @@ export async function main(): Promise<void> {
     ];
     // MCP_BENCH_ROWS=<regex> keeps the matching rows (and direct, the baseline): for profiles and A/B runs.
     const only = process.env.MCP_BENCH_ROWS ? new RegExp(process.env.MCP_BENCH_ROWS) : null;
-    if (only) rows.splice(0, rows.length, ...rows.filter((row) => row.name === DIRECT || only.test(row.name)));
+    if (only)
+      rows.splice(0, rows.length, ...rows.filter((row) => row.name === DIRECT || only.test(row.name)));
     const clients: RowClient[] = [];
     for (const row of rows) {
       const client = await startClient(row.plan);
@@ -308,6 +309,12 @@ async function spawnServiceProcess(
     "server-tools/everything.yaml",
     "type: mcp_server\ndescription: server-everything\nparameters:\n  server: everything\n",
   );
+  // The pack's sub-tools come once its source has answered: wait for that state before spawning.
+  for (;;) {
+    const listed = await fetch(`${project}/tools`, { headers: auth });
+    if ((await listed.text()).includes('"everything__echo"')) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const spawned = await fetch(`${project}/processes`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
