@@ -23,8 +23,9 @@
  * and each ratio the median of the per-round ratios of medians (with their range).
  * Goal (printed, not asserted): this service ≤ 1.3× direct, and ahead of mcp-hub.
  *
- * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 6),
- * `MCP_BENCH_CALLS` per row and round (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
+ * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 30),
+ * `MCP_BENCH_CALLS` per row and round (default 40: short turns, so that a loaded machine's swings
+ * fall on every row alike); `MCP_BENCH_PROFILE=<dir>` starts the service
  * with `--cpu-prof` into that directory (the profile is written when it stops); `MCP_BENCH_ROWS=<regex>`
  * runs the matching rows and direct only.
  */
@@ -41,8 +42,8 @@ import type { ClientCommand, ClientPlan, ClientReport } from "./support/mcp-clie
 import { median, percentile, renderTable, runIfMain } from "./support/report";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 6);
-const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 200);
+const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 30);
+const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 40);
 const WARMUP = 200;
 const TENANT = "bench";
 const PROJECT = "p";
@@ -365,7 +366,10 @@ async function startClient(plan: ClientPlan): Promise<RowClient> {
       new Promise((resolve, reject) => {
         child.once("message", (message: ClientReport) => {
           if ("times" in message) resolve(message.times);
-          else reject(new Error(`client of ${plan.url}: ${"error" in message ? message.error : "?"}`));
+          else
+            reject(
+              new Error(`client of ${plan.url} (${plan.tool}): ${"error" in message ? message.error : "?"}`),
+            );
         });
         child.send({ calls } satisfies ClientCommand);
       }),

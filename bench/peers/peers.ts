@@ -338,32 +338,43 @@ export function post(
 
 /**
  * A bare pass-through proxy on 127.0.0.1: every request forwarded as it came (method, path,
- * headers, body streamed) over a keep-alive agent to `target`'s origin, the answer streamed back.
+ * headers, body) over a keep-alive agent to `target`'s origin, the answer streamed back.
  * No parsing, no auth: what one HTTP hop costs, the floor of any gateway.
  */
 export async function startPassThroughProxy(target: string): Promise<{ url: string; stop(): Promise<void> }> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const server: Server = createServer((request, response) => {
-    const forwarded = httpRequest(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: request.method,
-        path: request.url,
-        headers: { ...request.headers, host: upstream.host },
-        agent,
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      },
-    );
-    forwarded.on("error", () => {
-      if (!response.headersSent) response.writeHead(502);
-      response.end();
+    // The body is small (one JSON-RPC message): held, so that a request sent on a pooled socket
+    // the upstream closed meanwhile (its keep-alive timeout) is sent once more, as Node's docs advise.
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const send = (retry: boolean) => {
+        const forwarded = httpRequest(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            method: request.method,
+            path: request.url,
+            headers: { ...request.headers, host: upstream.host },
+            agent,
+          },
+          (answer) => {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+          },
+        );
+        forwarded.on("error", (error: NodeJS.ErrnoException) => {
+          if (retry && forwarded.reusedSocket && error.code === "ECONNRESET") return send(false);
+          if (!response.headersSent) response.writeHead(502);
+          response.end();
+        });
+        forwarded.end(body);
+      };
+      send(true);
     });
-    request.pipe(forwarded);
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
