@@ -43,10 +43,13 @@ describe("audit fields on tool and document reads", () => {
     ["S3 store (s3rver), user metadata", true],
   ] as const) {
     it(`createdAt, updatedAt and updatedBy from the token's subject, on writes and reads (${name})`, async () => {
+      // The store's clock, moved by the test: a later write is later without waiting.
+      const clock = { ms: Date.now() };
+      const now = () => clock.ms;
       const documents = new CountingObjectStore(
         s3
-          ? await freshS3Store("audit")
-          : new FsObjectStore(join(mkdtempSync(join(tmpdir(), "vance-audit-")), "documents")),
+          ? await freshS3Store("audit", { now })
+          : new FsObjectStore(join(mkdtempSync(join(tmpdir(), "vance-audit-")), "documents"), { now }),
       );
       const { app } = await testApp({ documents });
       const client = await projectClient(app);
@@ -56,7 +59,7 @@ describe("audit fields on tool and document reads", () => {
       expect(created.body).toMatchObject({ createdBy: "alice@example.com", updatedBy: "alice@example.com" });
       expect(created.body.createdAt).toBe(created.body.updatedAt);
 
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      clock.ms += 1000;
       const replaced = await write(app, "/tools/audited", TOOL.replace("Audited.", "Audited again."), "bob");
       expect(replaced.status).toBe(s3 ? 201 : 200);
       const createdAt = s3 ? replaced.body.createdAt : created.body.createdAt;

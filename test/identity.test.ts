@@ -205,7 +205,7 @@ describe("tokens of a trusted issuer (OIDC discovery and JWKS of a real mock ser
     // Within the cooldown the cached set is all there is: no read, a clear refusal.
     await expectInvalidToken(
       await app.request(`${T}/tools`, { headers: as(fresh) }),
-      new RegExp(`^issuer '${idp.url}' has no key '${rotated.kid}' for RS256`),
+      new RegExp(`^issuer '${idp.url}' has no key '${rotated.kid}' for RS256$`),
     );
     expect(jwksReads()).toBe(before);
     // After it, the first token naming the new key reads the set once and is accepted.

@@ -39,10 +39,9 @@ describe("JSON Schemas from callers: regexes run in linear time (security)", () 
     expect(spawned.status).toBe(201);
     const processId = spawned.body.processId as string;
 
-    const started = performance.now();
-    // Backtracking takes ~2^40 steps here (hours on one core); RE2 takes one pass.
+    // Backtracking takes ~2^40 steps here (hours on one core, past the test's time limit); RE2
+    // takes one pass.
     const attack = await engine.invoke(processId, "match_text", { s: `${"a".repeat(40)}!` });
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(attack.status).toBe(422);
     expect(attack.body).toMatchObject({
       code: "invalid_params",

@@ -348,7 +348,7 @@ describe("MCP packs and mcp tools over HTTP, against the test server and server-
 });
 
 describe("MCP packs when the server goes away or is not allowed", () => {
-  it("a stopped server: McpUnavailable within timeoutMs + 1 s, and GET T/tools still answers", async () => {
+  it("a stopped server: McpUnavailable on the refused connection (not its timeoutMs), and GET T/tools still answers", async () => {
     const server = await startMcpTestServer();
     const { app } = await testApp({ env: { VANCE_NETWORK_ALLOWLIST: "127.0.0.1" } });
     try {
@@ -364,15 +364,14 @@ describe("MCP packs when the server goes away or is not allowed", () => {
       await server.stop();
 
       for (const name of ["local__echo", "local_echo"]) {
-        const started = performance.now();
         const down = await invoke(app, name, { message: "down" });
-        expect(performance.now() - started).toBeLessThan(1000 + 1000);
         expect([down.status, down.body.error]).toEqual([200, "McpUnavailable"]);
+        // The refusal itself ended the call, not its deadline.
+        expect(String(down.body.message)).toMatch(/could not connect.*ECONN(REFUSED|RESET)/);
+        expect(String(down.body.message)).not.toContain("within");
       }
 
-      const started = performance.now();
       const tools = await listTools(app);
-      expect(performance.now() - started).toBeLessThan(3000);
       // The last known list, flagged: the failed calls dropped the connection, so it is read again and fails.
       expect(tools.find((tool) => tool.name === "local__echo")).toMatchObject({ pack: "local", stale: true });
     } finally {

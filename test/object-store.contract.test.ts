@@ -28,6 +28,10 @@ import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing"
 import { type GetResult, type ObjectStore, type StoredObject, StoreUnavailableError } from "@vance/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";
 
+/** The clock of every store's audit times: a test moves it instead of waiting for time to pass. */
+const clock = { ms: Date.now() };
+const now = () => clock.ms;
+
 /** Builds a fresh, empty store for one test and knows how to clean it up. */
 type StoreFactory = () => Promise<{ store: ObjectStore; dispose: () => Promise<void> }>;
 
@@ -113,7 +117,7 @@ function objectStoreContract(name: string, factory: StoreFactory): void {
       expect(Date.parse(first.createdAt!)).not.toBeNaN();
       expect(first.updatedAt).toBe(first.createdAt);
 
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      clock.ms += 1000;
       const replaced = await store().put(key, "v: 2", { author: "bob ü" });
       expect(replaced).toMatchObject({
         ok: true,
@@ -131,7 +135,7 @@ function objectStoreContract(name: string, factory: StoreFactory): void {
         audit: { createdAt: first.createdAt, createdBy: "alice@example.com", updatedBy: null },
       });
       await store().delete(key);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      clock.ms += 1000;
       await store().put(key, "v: 4", { author: "carol" });
       const again = expectObject(await store().get(key)).audit!;
       expect(Date.parse(again.createdAt!)).toBeGreaterThan(Date.parse(first.createdAt!));
@@ -308,11 +312,17 @@ function conditionalWriteContract(name: string, factory: StoreFactory): void {
   });
 }
 
-const memoryFactory: StoreFactory = async () => ({ store: new MemoryObjectStore(), dispose: async () => {} });
+const memoryFactory: StoreFactory = async () => ({
+  store: new MemoryObjectStore({ now }),
+  dispose: async () => {},
+});
 
 const fsFactory: StoreFactory = async () => {
   const root = await mkdtemp(join(tmpdir(), "vance-fs-store-"));
-  return { store: new FsObjectStore(root), dispose: () => rm(root, { recursive: true, force: true }) };
+  return {
+    store: new FsObjectStore(root, { now }),
+    dispose: () => rm(root, { recursive: true, force: true }),
+  };
 };
 
 function s3rverClient(): S3Client {
@@ -332,7 +342,7 @@ function s3Factory(): StoreFactory {
   return async () => {
     created ??= client.send(new CreateBucketCommand({ Bucket: bucket }));
     await created;
-    const store = new S3ObjectStore({ client, bucket, prefix: `test-${randomUUID().slice(0, 8)}` });
+    const store = new S3ObjectStore({ client, bucket, prefix: `test-${randomUUID().slice(0, 8)}`, now });
     return { store, dispose: async () => {} };
   };
 }

@@ -27,7 +27,8 @@ let upstream: Server;
 let base: string;
 let brotliBomb: Buffer;
 let gzipBomb: Buffer;
-/** Requests to /never whose connection the client has closed. */
+/** Requests to /never the upstream received, and those whose connection the client has closed. */
+const received: string[] = [];
 const abandoned: string[] = [];
 
 /** Streams `total` zero bytes through a compressor, on zlib's thread pool. */
@@ -76,6 +77,7 @@ function respond(req: IncomingMessage, res: ServerResponse): void {
   } else if (url.pathname === "/empty") {
     send("gzip", Buffer.alloc(0));
   } else if (url.pathname === "/never") {
+    received.push(url.pathname);
     req.socket.on("close", () => abandoned.push(url.pathname));
   } else {
     res.writeHead(404).end();
@@ -102,25 +104,17 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-/** Runs `work` while sampling RSS and the event loop's longest stall every 5 ms. */
-async function watched<R>(
-  work: () => Promise<R>,
-): Promise<{ result: R; rssGrowth: number; stallMs: number }> {
+/** Runs `work` while sampling RSS every 5 ms; the growth of its peak over the start. */
+async function watched<R>(work: () => Promise<R>): Promise<{ result: R; rssGrowth: number }> {
   const before = process.memoryUsage().rss;
   let peak = before;
-  let last = performance.now();
-  let stallMs = 0;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
   }, 5);
   try {
     const result = await work();
     peak = Math.max(peak, process.memoryUsage().rss);
-    stallMs = Math.max(stallMs, performance.now() - last);
-    return { result, rssGrowth: peak - before, stallMs };
+    return { result, rssGrowth: peak - before };
   } finally {
     clearInterval(timer);
   }
@@ -162,7 +156,7 @@ describe("rest over HTTP: decompression bombs", () => {
     "a %s bomb of 1 GiB is ResponseTooLarge; memory stays bounded and health answers",
     async (_coding, name, bomb) => {
       expect(bomb().length).toBeLessThan(BOMB_BYTES / 1000);
-      const { result, rssGrowth, stallMs } = await watched(() =>
+      const { result, rssGrowth } = await watched(() =>
         Promise.all([invoke(name), app.request("/v1/health")]),
       );
       const [outcome, healthDuring] = result;
@@ -170,9 +164,8 @@ describe("rest over HTTP: decompression bombs", () => {
         error: "ResponseTooLarge",
         message: expect.stringContaining(`larger than ${DEFAULT_LIMIT} bytes`),
       });
+      // Decoded as a stream and cut at the limit: a gigabyte is never held.
       expect(rssGrowth).toBeLessThan(100 * MiB);
-      // Decoding a gigabyte synchronously would stall the loop for seconds.
-      expect(stallMs).toBeLessThan(500);
       expect(healthDuring.status).toBe(200);
       expect((await app.request("/v1/health")).status).toBe(200);
     },
@@ -287,16 +280,15 @@ describe("rest: content codings", () => {
 describe("rest: the caller's signal", () => {
   it("a call aborted by context.signal ends at once as Cancelled and closes the connection", async () => {
     const caller = new AbortController();
-    const started = performance.now();
-    setTimeout(() => caller.abort(new Error("the script's deadline passed")), 100);
-    const outcome = await invokeRest({ url: `${base}/never`, timeoutMs: 10_000 }, contextFor(caller.signal));
-    const elapsed = performance.now() - started;
-    expect(outcome).toEqual({
+    // The longest timeout allowed: Cancelled (not TimeoutError) says the caller's signal ended it.
+    const call = invokeRest({ url: `${base}/never`, timeoutMs: 30_000 }, contextFor(caller.signal));
+    // The caller leaves once the upstream holds the request.
+    await expect.poll(() => received).toContain("/never");
+    caller.abort(new Error("the script's deadline passed"));
+    expect(await call).toEqual({
       error: "Cancelled",
       message: expect.stringContaining("the script's deadline passed"),
     });
-    expect(elapsed).toBeGreaterThanOrEqual(90);
-    expect(elapsed).toBeLessThan(1000);
     await expect.poll(() => abandoned).toContain("/never");
   });
 

@@ -244,9 +244,8 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.hang = true;
     await tools.put(T, P, "gh", PACK);
     await tools.put(T, P, "plain", "type: doc_lookup\ndescription: Plain.\nparameters: { path: a.md }\n");
-    const started = performance.now();
+    // The remote never answers: a listing that waited for it would never answer either.
     const listed = await names();
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(listed).toContain("plain");
     expect(listed.filter((name) => name.startsWith("gh"))).toEqual([]);
   });

@@ -23,6 +23,7 @@ export interface FakeAnswer {
  */
 export async function fakeLlmEndpoint(answer: (request: ReceivedRequest) => FakeAnswer) {
   const requests: ReceivedRequest[] = [];
+  let abandoned = 0;
   let respond = answer;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -45,8 +46,13 @@ export async function fakeLlmEndpoint(answer: (request: ReceivedRequest) => Fake
         });
         res.end(body);
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
-      else send();
+      if (!reply.delayMs) return send();
+      const timer = setTimeout(send, reply.delayMs);
+      res.on("close", () => {
+        if (res.writableFinished) return;
+        clearTimeout(timer);
+        abandoned++;
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -55,6 +61,8 @@ export async function fakeLlmEndpoint(answer: (request: ReceivedRequest) => Fake
     /** The API root to put in the catalog's `baseUrl`. */
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    /** Requests whose client hung up before the (delayed) answer was sent. */
+    abandoned: () => abandoned,
     /** Replaces what the endpoint answers from now on. */
     answer(next: (request: ReceivedRequest) => FakeAnswer) {
       respond = next;

@@ -37,8 +37,11 @@ export interface McpTestServer {
    * of `refuse` answers a JSON-RPC error.
    */
   readonly origin: string;
-  /** Sessions held now, and sessions ever initialised. */
-  stats(): { sessions: number; initialized: number };
+  /**
+   * Sessions held now, sessions ever initialised, `slow` calls running now, and `slow` calls the
+   * client cancelled before they answered.
+   */
+  stats(): { sessions: number; initialized: number; running: number; cancelled: number };
   /** Forgets every session, as a restarted server would: a request on one answers 404. */
   forgetSessions(): Promise<void>;
   /** Stops listening and ends every connection. Idempotent. */
@@ -61,6 +64,7 @@ interface Session {
 export async function startMcpTestServer(options: { port?: number } = {}): Promise<McpTestServer> {
   const sessions = new Map<string, Session>();
   let initialized = 0;
+  const counts = { running: 0, cancelled: 0 };
 
   async function forgetSessions(): Promise<void> {
     const all = [...sessions.values()];
@@ -79,7 +83,7 @@ export async function startMcpTestServer(options: { port?: number } = {}): Promi
       await session.transport.handleRequest(req, res);
       return;
     }
-    const server = buildServer();
+    const server = buildServer(counts);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -105,7 +109,8 @@ export async function startMcpTestServer(options: { port?: number } = {}): Promi
         await forgetSessions();
         return json(res, 200, { forgotten: true });
       }
-      if (url.pathname === "/admin/stats") return json(res, 200, { sessions: sessions.size, initialized });
+      if (url.pathname === "/admin/stats")
+        return json(res, 200, { sessions: sessions.size, initialized, ...counts });
       json(res, 404, { error: "not found" });
     };
     route().catch((error: unknown) => {
@@ -120,7 +125,7 @@ export async function startMcpTestServer(options: { port?: number } = {}): Promi
   return {
     url: `${origin}/mcp`,
     origin,
-    stats: () => ({ sessions: sessions.size, initialized }),
+    stats: () => ({ sessions: sessions.size, initialized, ...counts }),
     forgetSessions,
     stop() {
       stopping ??= (async () => {
@@ -133,8 +138,8 @@ export async function startMcpTestServer(options: { port?: number } = {}): Promi
   };
 }
 
-/** One session's server: a fresh `McpServer` with the test tools. */
-function buildServer(): McpServer {
+/** One session's server: a fresh `McpServer` with the test tools; `counts` is shared by every session. */
+function buildServer(counts: { running: number; cancelled: number }): McpServer {
   const server = new McpServer({ name: "vance-test-mcp", version: "1.0.0" });
   server.registerTool(
     "echo",
@@ -189,13 +194,16 @@ function buildServer(): McpServer {
     "slow",
     { description: "Answers after ms milliseconds", inputSchema: { ms: z.number() } },
     async ({ ms }, extra) => {
+      counts.running++;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener("abort", () => {
+          counts.cancelled++;
           clearTimeout(timer);
           resolve();
         });
       });
+      counts.running--;
       return { content: [{ type: "text", text: `waited ${ms} ms` }] };
     },
   );

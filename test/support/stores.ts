@@ -7,7 +7,10 @@ import type { ObjectStore } from "@vance/core";
 import { inject } from "vitest";
 
 /** An S3 store over a fresh bucket (named `{prefix}-…`) of the shared s3rver. */
-export async function freshS3Store(prefix: string): Promise<ObjectStore> {
+export async function freshS3Store(
+  prefix: string,
+  options: { now?: () => number } = {},
+): Promise<ObjectStore> {
   const client = createS3Client({
     endpoint: inject("s3Endpoint"),
     region: "us-east-1",
@@ -16,7 +19,7 @@ export async function freshS3Store(prefix: string): Promise<ObjectStore> {
   });
   const bucket = `${prefix}-${randomUUID().slice(0, 8)}`;
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
-  return new S3ObjectStore({ client, bucket });
+  return new S3ObjectStore({ client, bucket, ...options });
 }
 
 /** Writes a document straight into a test app's filesystem store (`{dataDir}/documents/{key}`), behind the service's back. */

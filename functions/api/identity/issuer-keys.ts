@@ -118,9 +118,9 @@ export class IssuerKeys {
       const again = await this.#find(header, token);
       if (again) return again;
     }
-    const age = Math.round((this.#now() - this.#readAt) / 1000);
+    // Nothing of the key reads (when, from where, what they answered) is told: the caller may be anyone.
     throw new TokenRefused(
-      `issuer '${this.#issuer.issuer}' has no key${header.kid === undefined ? "" : ` '${shown(header.kid)}'`} for ${header.alg} (its keys were read ${age} s ago)`,
+      `issuer '${this.#issuer.issuer}' has no key${header.kid === undefined ? "" : ` '${shown(header.kid)}'`} for ${header.alg}`,
     );
   }
 

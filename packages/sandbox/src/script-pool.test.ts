@@ -86,13 +86,13 @@ describe("scripts", () => {
     expect(await runIn("throw 'plain'")).toEqual({ ok: false, error: "Error", message: "plain" });
   });
 
-  it("ends an endless loop with TimeoutError near the deadline and keeps working", async () => {
-    const started = performance.now();
+  it("ends an endless loop with TimeoutError at its deadline and keeps working", async () => {
     const outcome = await runIn("while (true) {}", {}, { timeoutMs: 200 });
-    const elapsed = performance.now() - started;
-    expect(outcome).toMatchObject({ ok: false, error: "TimeoutError" });
-    expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(1_500);
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: "TimeoutError",
+      message: "script exceeded its deadline of 200 ms",
+    });
     expect(await runIn("1 + 1")).toEqual({ ok: true, value: 2 });
   });
 
@@ -224,10 +224,8 @@ describe("vance.tools.call", () => {
       signal = abort;
       return new Promise<ToolCallOutcome>(() => {});
     };
-    const started = performance.now();
     const outcome = await run("vance.tools.call('hang', {})", {}, { callTool, timeoutMs: 150 });
     expect(outcome).toMatchObject({ ok: false, error: "TimeoutError" });
-    expect(performance.now() - started).toBeLessThan(1_500);
     expect(signal?.aborted).toBe(true);
   });
 

@@ -120,6 +120,23 @@ class Connection {
     signal: AbortSignal,
   ): Promise<unknown> {
     const id = `vance-${++this.nextCallId}`;
+    // A call abandoned before its answer (the caller left, the deadline passed) is cancelled on
+    // the server too, as MCP asks, so the tool stops rather than runs on for nobody.
+    const onAbort = () => void this.cancelRequest(id);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.answerOf(id, name, args, signal);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async answerOf(
+    id: string,
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const response = await this.post(
       { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
       signal,
@@ -165,6 +182,19 @@ class Connection {
       }
     }
     return found;
+  }
+
+  /** `notifications/cancelled` for request `id`: nothing waits on it, and a lost one fails nothing. */
+  private async cancelRequest(id: string): Promise<void> {
+    try {
+      const response = await this.post(
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "abandoned" } },
+        AbortSignal.timeout(this.target.timeoutMs),
+      );
+      await response.body?.cancel();
+    } catch {
+      // The server decides what a call nobody waits for becomes.
+    }
   }
 
   /** Answers a server's request in the stream, as the SDK's `Client` would: nothing waits on it. */
@@ -386,6 +416,8 @@ export class SdkMcpClient implements McpClient {
           const violation = connection.traffic.violation;
           if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber, violation.message));
           if (error instanceof DeadlineError || Date.now() >= deadline) {
+            // Ends the request still in flight (and so cancels it on the server).
+            call.abort(error);
             throw new McpFailure(
               "timeout",
               `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,

@@ -40,6 +40,8 @@ const MKDIR_ATTEMPTS = 5;
 export interface FsObjectStoreOptions {
   /** Default and maximum page size of `list`; 1000 (the cap) unless given. */
   readonly pageSize?: number;
+  /** The clock of the audit times (`createdAt`, `updatedAt`); `Date.now` unless given (tests). */
+  readonly now?: () => number;
 }
 
 /** Thrown for a key (or list prefix) that cannot name a file safely under the root directory. */
@@ -88,10 +90,12 @@ export class FsObjectStore implements ObjectStore {
   readonly #pageSize: number;
   readonly #locks = new KeyedMutex();
   readonly #swept: Promise<number>;
+  readonly #now: () => number;
 
   constructor(rootDir: string, options: FsObjectStoreOptions = {}) {
     this.#root = resolve(rootDir);
     this.#pageSize = resolvePageLimit(options.pageSize, MAX_LIST_PAGE_SIZE);
+    this.#now = options.now ?? (() => Date.now());
     this.#swept = sweepTempFiles(this.#root, this.#root);
   }
 
@@ -140,7 +144,7 @@ export class FsObjectStore implements ObjectStore {
       if (options?.ifMatch !== undefined && (!current || etagOf(current) !== options.ifMatch)) {
         return { ok: false, reason: "precondition_failed" };
       }
-      const at = new Date().toISOString();
+      const at = new Date(this.#now()).toISOString();
       // A replacement keeps the creation its sidecar recorded (unknown for a file made by hand).
       const created = current
         ? await readSidecar(path)

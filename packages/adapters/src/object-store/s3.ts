@@ -71,6 +71,8 @@ export interface S3ObjectStoreOptions {
   readonly bucket: string;
   /** Key prefix so one bucket can hold several stores; a missing trailing "/" is added. */
   readonly prefix?: string;
+  /** The clock of the audit times (`createdAt`, `updatedAt`); `Date.now` unless given (tests). */
+  readonly now?: () => number;
 }
 
 /**
@@ -87,10 +89,12 @@ export class S3ObjectStore implements ObjectStore {
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
+  readonly #now: () => number;
   #requestCount = 0;
 
   constructor(options: S3ObjectStoreOptions) {
     this.#client = options.client;
+    this.#now = options.now ?? (() => Date.now());
     this.#bucket = options.bucket;
     const prefix = options.prefix ?? "";
     this.#prefix = prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`;
@@ -133,7 +137,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: string, options?: PutOptions): Promise<PutResult> {
-    const at = new Date().toISOString();
+    const at = new Date(this.#now()).toISOString();
     // A creation (`If-None-Match: *`) needs no read; a replacement keeps the creation time.
     let createdAt: string | null = at;
     let createdBy: string | null = options?.author ?? null;
