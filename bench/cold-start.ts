@@ -20,7 +20,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { ensureStateTable } from "@vance/adapters";
+import { ensureStateTable } from "@vance/adapters/aws";
 import { build } from "esbuild";
 import { mintToken } from "../functions/api/auth";
 import { BUNDLE_FILES } from "../functions/settings";

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters";
+import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters/aws";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { mintToken } from "../functions/api/auth";
 import { type BuiltFunction, buildFunctions } from "../scripts/build";
