@@ -1,6 +1,7 @@
 export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from "./builtins/index";
 export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
+export { CountedLru } from "./cache/counted-lru";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
 export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
 export { CascadeRead } from "./cascade/cascade-read";
