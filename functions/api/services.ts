@@ -347,8 +347,9 @@ export async function buildServices(
     env?: Record<string, string | undefined>;
     now?: () => number;
     /**
-     * Leave loading Ajv, RE2 and acorn to the entry, which awaits `loadLazyEngines()` before the
-     * first event that may check a schema or a script (the Lambda entry: a health check does not).
+     * Leave loading Ajv, RE2, acorn and the YAML parser to the entry, which awaits
+     * `loadLazyEngines()` before the first event that may read a document or check a schema or a
+     * script (the Lambda entry: a health check does not).
      */
     lazyEngines?: boolean;
     /**

@@ -40,7 +40,7 @@ export {
 export { mapWithConcurrency } from "./concurrency";
 export { unknownFieldMessage } from "./config/issue-messages";
 export { type ServerToolConfig, ServerToolConfigSchema } from "./config/schema";
-export { issuesToFieldErrors, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./config/yaml";
+export { issuesToFieldErrors, loadYamlParser, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./config/yaml";
 export { DiagnosticWebhook } from "./diagnostics/diagnostic-webhook";
 export { EmptyResponseDiagnosis, EmptyResponseReportSchema } from "./diagnostics/empty-response";
 export { DiscoveryApi } from "./discovery/discovery-api";
