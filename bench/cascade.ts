@@ -13,7 +13,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createS3Client, FsObjectStore, loadBundledDocuments, S3ObjectStore } from "@vance/adapters";
+import { FsObjectStore, loadBundledDocuments } from "@vance/adapters";
+import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
 import {
   type BundledDocuments,

@@ -1,4 +1,4 @@
-import { createDynamoClient, createS3Client } from "@vance/adapters";
+import { createDynamoClient, createS3Client } from "@vance/adapters/aws";
 import type { Config } from "./api/config";
 
 /** One value per configuration: the stores of one function share a client and its connections. */

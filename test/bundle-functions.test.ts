@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client, DynamoStateStore, ensureStateTable } from "@vance/adapters";
+import { createDynamoClient, createS3Client, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
 import { CATALOG_KEY, CATALOG_MARKER, layerMarker } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildFunctions } from "../scripts/build";

@@ -1,5 +1,5 @@
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, S3ObjectStore } from "@vance/adapters";
+import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 

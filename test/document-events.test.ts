@@ -11,7 +11,7 @@ import {
   DynamoStateStore,
   ensureStateTable,
   S3ObjectStore,
-} from "@vance/adapters";
+} from "@vance/adapters/aws";
 import { CountingObjectStore } from "@vance/adapters/testing";
 import { compiledLayerKey, silentLogger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

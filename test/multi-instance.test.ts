@@ -1,5 +1,5 @@
 import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { createS3Client } from "@vance/adapters";
+import { createS3Client } from "@vance/adapters/aws";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type DynamoLocalServer, freePort, startDynamoLocal, waitUntilReady } from "./setup/dynamodb";
 import { type AwsLocalStores, type Instances, prepareAwsLocal, startInstances } from "./support/instances";

@@ -23,7 +23,8 @@ import {
   type S3Client,
   S3ServiceException,
 } from "@aws-sdk/client-s3";
-import { createS3Client, FsObjectStore, InvalidObjectKeyError, S3ObjectStore } from "@vance/adapters";
+import { FsObjectStore, InvalidObjectKeyError } from "@vance/adapters";
+import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
 import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import { type GetResult, type ObjectStore, type StoredObject, StoreUnavailableError } from "@vance/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it, vi } from "vitest";

@@ -1,4 +1,4 @@
-import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters";
+import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
 import { CAPABILITY_FLOOR, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";

@@ -3,13 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import {
-  createDynamoClient,
-  DynamoSecretStore,
-  ensureStateTable,
-  SecretDecryptionError,
-  secretKey,
-} from "@vance/adapters";
+import { SecretDecryptionError } from "@vance/adapters";
+import { createDynamoClient, DynamoSecretStore, ensureStateTable, secretKey } from "@vance/adapters/aws";
 import { SqliteSecretStore, SqliteStateStore } from "@vance/adapters/sqlite";
 import type { SecretStore } from "@vance/core";
 import Database from "better-sqlite3";

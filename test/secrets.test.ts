@@ -4,7 +4,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDynamoClient, DynamoSecretStore, DynamoStateStore, ensureStateTable } from "@vance/adapters";
+import {
+  createDynamoClient,
+  DynamoSecretStore,
+  DynamoStateStore,
+  ensureStateTable,
+} from "@vance/adapters/aws";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../functions/api/config";

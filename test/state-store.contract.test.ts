@@ -3,12 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DescribeTimeToLiveCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  createDynamoClient,
-  DynamoStateStore,
-  ensureStateTable,
-  stateTableTtlAttribute,
-} from "@vance/adapters";
+import { stateTableTtlAttribute } from "@vance/adapters";
+import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord, StateStore } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

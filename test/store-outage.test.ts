@@ -8,7 +8,7 @@ import {
   DynamoStateStore,
   ensureStateTable,
   S3ObjectStore,
-} from "@vance/adapters";
+} from "@vance/adapters/aws";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { type Logger, type StateStore, StoreUnavailableError } from "@vance/core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";

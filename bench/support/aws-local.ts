@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client } from "@vance/adapters";
+import { createDynamoClient, createS3Client } from "@vance/adapters/aws";
 import { freePort, startDynamoLocal, waitUntilReady } from "../../test/setup/dynamodb";
 import { S3RVER_CREDENTIALS, startS3rver } from "../../test/support/s3rver";
 

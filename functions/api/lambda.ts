@@ -40,8 +40,8 @@ export const handler = await startFunction(
     const services = await buildServices(config, config.VANCE_JWT_SECRET!, {
       // Most first events run no script: QuickJS and the workers start at the first that does.
       scripts: lazyScriptPool(config),
-      // Ajv, RE2 and acorn load at the first event that may check a schema or a script: any but
-      // a health check (`loadLazyEngines` below).
+      // Ajv, RE2, acorn and the YAML parser load at the first event that may read a document or
+      // check a schema or a script: any but a health check (`loadLazyEngines` below).
       lazyEngines: true,
       // A function URL's own domain, from the event, unless VANCE_PUBLIC_URL names another.
       defaultPublicUrl: "event",

@@ -6,13 +6,10 @@ import {
   createGuardedFetch,
   createJsonLogger,
   createMcpClient,
-  DynamoSecretStore,
-  DynamoStateStore,
   dnsHostResolver,
   FsObjectStore,
   loadBundledCatalog,
   loadBundledDocuments,
-  S3ObjectStore,
   syncCatalog,
 } from "@vance/adapters";
 import {
@@ -75,7 +72,7 @@ import {
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
-import { dynamoClientFor, s3ClientFor } from "../clients";
+import { deferredObjectStore, deferredSecretStore, deferredStateStore } from "../deferred-stores";
 import { VERSION } from "../version";
 import type { AppServices } from "./app-services";
 import { DEFAULT_BODY_BYTES } from "./body-limits";
@@ -95,9 +92,10 @@ const COMPILED_REBUILD_DELAY_MS = 250;
 /** A store the configuration selects: a directory under the data dir, or an S3 bucket. */
 function objectStore(config: Config, which: "documents" | "catalog"): ObjectStore {
   if (config.VANCE_STORE === "fs") return new FsObjectStore(join(config.VANCE_DATA_DIR, which));
-  const client = s3ClientFor(config);
-  const bucket = which === "documents" ? config.VANCE_DOCUMENTS_BUCKET! : config.VANCE_CATALOG_BUCKET!;
-  return new S3ObjectStore({ client, bucket });
+  return deferredObjectStore(
+    config,
+    which === "documents" ? config.VANCE_DOCUMENTS_BUCKET! : config.VANCE_CATALOG_BUCKET!,
+  );
 }
 
 /** The state store the configuration selects: SQLite in the data dir, or a DynamoDB table. */
@@ -108,7 +106,7 @@ export async function stateStore(config: Config): Promise<StateStore> {
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
   }
-  return new DynamoStateStore({ client: dynamoClientFor(config), tableName: config.VANCE_STATE_TABLE! });
+  return deferredStateStore(config);
 }
 
 /**
@@ -122,11 +120,7 @@ export async function secretStore(config: Config): Promise<SecretStore> {
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
     return new SqliteSecretStore(join(config.VANCE_DATA_DIR, "state.sqlite"), { key });
   }
-  return new DynamoSecretStore({
-    client: dynamoClientFor(config),
-    tableName: config.VANCE_STATE_TABLE!,
-    key,
-  });
+  return deferredSecretStore(config, key);
 }
 
 /** The script sandbox's worker pool, sized by the settings where they are given. */
@@ -353,8 +347,9 @@ export async function buildServices(
     env?: Record<string, string | undefined>;
     now?: () => number;
     /**
-     * Leave loading Ajv, RE2 and acorn to the entry, which awaits `loadLazyEngines()` before the
-     * first event that may check a schema or a script (the Lambda entry: a health check does not).
+     * Leave loading Ajv, RE2, acorn and the YAML parser to the entry, which awaits
+     * `loadLazyEngines()` before the first event that may read a document or check a schema or a
+     * script (the Lambda entry: a health check does not).
      */
     lazyEngines?: boolean;
     /**

@@ -1,4 +1,5 @@
-import { jsonLogger, loadBundledCatalog, S3ObjectStore, syncCatalog } from "@vance/adapters";
+import { jsonLogger, loadBundledCatalog, syncCatalog } from "@vance/adapters";
+import { S3ObjectStore } from "@vance/adapters/aws";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import { s3ClientFor } from "../clients";
 import { bundledFiles, loadFunctionConfig } from "../settings";

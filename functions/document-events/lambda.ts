@@ -1,4 +1,5 @@
-import { DynamoStateStore, jsonLogger, S3ObjectStore } from "@vance/adapters";
+import { jsonLogger } from "@vance/adapters";
+import { DynamoStateStore, S3ObjectStore } from "@vance/adapters/aws";
 import { dynamoClientFor, s3ClientFor } from "../clients";
 import { loadFunctionConfig } from "../settings";
 import { failEveryEvent, startFunction } from "../start";

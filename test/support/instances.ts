@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters";
+import { createDynamoClient, createS3Client, ensureStateTable } from "@vance/adapters/aws";
 import { type LocalServer, startLocalServer } from "./local-server";
 import { S3RVER_CREDENTIALS } from "./s3rver";
 

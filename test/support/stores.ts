@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
-import { createS3Client, S3ObjectStore } from "@vance/adapters";
+import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
 import type { ObjectStore } from "@vance/core";
 import { inject } from "vitest";
 

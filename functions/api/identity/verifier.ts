@@ -1,6 +1,5 @@
-import { CacheCounters, type CacheReport, type Logger, lruExtent } from "@vance/core";
+import { CacheCounters, type CacheReport, CountedLru, type Logger, lruExtent } from "@vance/core";
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify, SignJWT } from "jose";
-import { LRUCache } from "lru-cache";
 import {
   type Caller,
   type Claims,
@@ -70,7 +69,7 @@ export class TokenVerifier {
   readonly #settings: VerifierSettings;
   readonly #now: () => number;
   readonly #issuers = new Map<string, { readonly issuer: IssuerSettings; readonly keys: IssuerKeys }>();
-  readonly #verified = new LRUCache<string, Verified>({ max: 10_000 });
+  readonly #verified = new CountedLru<string, Verified>({ max: 10_000 });
   readonly #verifiedReads = new CacheCounters();
   readonly #secret: Uint8Array<ArrayBuffer>;
   /** The secret imported once for HMAC: importing it per token costs more than the HMAC itself. */

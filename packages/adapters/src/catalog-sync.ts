@@ -6,6 +6,7 @@ import {
   compileCatalogFile,
   isNotModified,
   type Logger,
+  loadYamlParser,
   logCatalogErrors,
   ModelCatalogService,
   type ObjectStore,
@@ -32,6 +33,8 @@ export async function syncCatalog(deps: {
   bundled: readonly CatalogDocument[];
   logger: Logger;
 }): Promise<CatalogSyncResult> {
+  // The catalog's sources are YAML: a scheduled sync may be the first parse of its process.
+  await loadYamlParser();
   const file = compileCatalogFile(await new ModelCatalogService(deps).sources());
   logCatalogErrors(deps.logger, file.errors);
   const counts = { providers: file.providers, models: file.models, errors: file.errors };

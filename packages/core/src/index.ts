@@ -1,6 +1,7 @@
 export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from "./builtins/index";
 export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
+export { CountedLru } from "./cache/counted-lru";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
 export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
 export { CascadeRead } from "./cascade/cascade-read";
@@ -39,7 +40,7 @@ export {
 export { mapWithConcurrency } from "./concurrency";
 export { unknownFieldMessage } from "./config/issue-messages";
 export { type ServerToolConfig, ServerToolConfigSchema } from "./config/schema";
-export { issuesToFieldErrors, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./config/yaml";
+export { issuesToFieldErrors, loadYamlParser, MAX_YAML_DOCUMENT_CHARS, parseYaml } from "./config/yaml";
 export { DiagnosticWebhook } from "./diagnostics/diagnostic-webhook";
 export { EmptyResponseDiagnosis, EmptyResponseReportSchema } from "./diagnostics/empty-response";
 export { DiscoveryApi } from "./discovery/discovery-api";

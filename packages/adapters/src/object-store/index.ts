@@ -1,9 +1,4 @@
 // The memory and counting stores are test doubles: `@vance/adapters/testing`.
 export { FsObjectStore, type FsObjectStoreOptions, InvalidObjectKeyError } from "./fs";
 export { contentTypeForKey } from "./keys";
-export {
-  createS3Client,
-  type S3ClientSettings,
-  S3ObjectStore,
-  type S3ObjectStoreOptions,
-} from "./s3";
+// The S3 store is `@vance/adapters/aws` (src/aws.ts), with the rest of the AWS SDK's adapters.

@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
+import { CountedLru } from "../cache/counted-lru";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { CascadeRead } from "../cascade/cascade-read";
 import { type GenerationStamp, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
@@ -190,7 +190,7 @@ export class ObservedToolLimits {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #generations: Generations | undefined;
-  #known: { readonly stamp: GenerationStamp; readonly limits: LRUCache<string, number> } | null = null;
+  #known: { readonly stamp: GenerationStamp; readonly limits: CountedLru<string, number> } | null = null;
 
   constructor(options: ObservedToolLimitsOptions) {
     this.#state = options.state;
@@ -318,7 +318,7 @@ export class ObservedToolLimits {
     if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
       known = {
         stamp: generations.stamp(OBSERVED_LIMITS_MARKER),
-        limits: new LRUCache({ max: KNOWN_KEYS }),
+        limits: new CountedLru({ max: KNOWN_KEYS }),
       };
       this.#known = known;
     }

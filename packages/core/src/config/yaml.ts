@@ -1,7 +1,31 @@
 import * as v from "valibot";
-import { isScalar, LineCounter, parseDocument, type YAMLError } from "yaml";
+import type * as Yaml from "yaml";
 import type { FieldError } from "../errors";
 import { issueMessage } from "./issue-messages";
+
+/**
+ * The YAML parser (~120 KiB of JavaScript), loaded when first needed rather than at every cold
+ * start: an `import()`, a chunk of its own in the function bundles (see `loadLazyEngines`).
+ */
+let yaml: typeof Yaml.default | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the YAML parser once; a failed load is not kept. `parseYaml` needs it. */
+export function loadYamlParser(): Promise<void> {
+  if (yaml) return Promise.resolve();
+  loading ??= import("yaml").then(
+    (module) => {
+      // The package is CommonJS under Node: Node's namespace has its named exports, esbuild's
+      // (the function bundles) only `default`, which is the exports object in both.
+      yaml = module.default;
+    },
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
 
 /** A parsed YAML (or JSON) text that can point issues at source lines. */
 export interface ParsedYaml {
@@ -91,6 +115,8 @@ export function parseYaml(text: string, maxChars: number = MAX_YAML_DOCUMENT_CHA
   }
   const tooDeep = flowDepthProblem(text);
   if (tooDeep) return { ok: false, errors: [{ path: "", message: tooDeep }] };
+  if (!yaml) throw new Error("the YAML parser is not loaded yet: await loadLazyEngines() first");
+  const { isScalar, LineCounter, parseDocument } = yaml;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -193,7 +219,7 @@ const SYNTAX_MESSAGES: Readonly<Record<string, string>> = {
   TAB_AS_INDENT: "tabs cannot indent YAML; use spaces",
 };
 
-function syntaxMessage(error: YAMLError, column: number | undefined): string {
+function syntaxMessage(error: Yaml.YAMLError, column: number | undefined): string {
   const first = (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, "");
   if (error.code === "MISSING_CHAR" && /closing "?quote/.test(first)) {
     return "a quoted string is never closed: a closing quote is missing above this line";

@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import { CountedLru } from "../cache/counted-lru";
 import type { Layer } from "../cascade/document-cascade";
 import { type GenerationStamp, type Generations, secretsMarker } from "../cascade/generations";
 import { Errors } from "../errors";
@@ -37,9 +37,10 @@ const CACHED_SECRETS = 10_000;
  */
 export class SecretService {
   /** Values by tenant and name, stamped with the tenant's secrets generation when read. */
-  readonly #cached = new LRUCache<string, { readonly value: string | null; readonly stamp: GenerationStamp }>(
-    { max: CACHED_SECRETS },
-  );
+  readonly #cached = new CountedLru<
+    string,
+    { readonly value: string | null; readonly stamp: GenerationStamp }
+  >({ max: CACHED_SECRETS });
   readonly #reads = new CacheCounters();
 
   constructor(private readonly options: SecretServiceOptions) {}

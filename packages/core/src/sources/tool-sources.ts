@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import { CountedLru } from "../cache/counted-lru";
 import type { ServerToolConfig } from "../config/schema";
 import { VanceError } from "../errors";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -56,7 +56,7 @@ interface Entry {
  * failure, listings answer at once for `retryMs` before the next attempt.
  */
 export class ToolSources {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries: CountedLru<string, Entry>;
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly ttlMs: number;
@@ -65,7 +65,7 @@ export class ToolSources {
   private readonly reads = new CacheCounters();
 
   constructor(private readonly options: ToolSourcesOptions) {
-    this.entries = new LRUCache({ max: options.maxEntries ?? 1024 });
+    this.entries = new CountedLru({ max: options.maxEntries ?? 1024 });
     this.now = options.now ?? (() => Date.now());
     this.logger = options.logger ?? silentLogger;
     this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;

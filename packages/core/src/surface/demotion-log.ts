@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { CountedLru } from "../cache/counted-lru";
 import { StoreUnavailableError } from "../errors";
 import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
@@ -43,7 +43,7 @@ export interface DemotionLogOptions {
  * a known outcome: the state store is asked only when an outcome is new to this instance.
  */
 export class DemotionLog {
-  private readonly seen: LRUCache<string, true>;
+  private readonly seen: CountedLru<string, true>;
   private readonly ttlSeconds: number;
   /**
    * Each demotion's families as text, by the classification's own list: the same list comes back
@@ -53,7 +53,7 @@ export class DemotionLog {
 
   constructor(private readonly options: DemotionLogOptions) {
     this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
-    this.seen = new LRUCache({ max: REMEMBERED_OUTCOMES, ttl: this.ttlSeconds * 1000 });
+    this.seen = new CountedLru({ max: REMEMBERED_OUTCOMES, ttl: this.ttlSeconds * 1000 });
   }
 
   /** Logs `outcome` for the process unless this process's same outcome was logged already. */

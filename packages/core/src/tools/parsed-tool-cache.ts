@@ -1,6 +1,6 @@
-import { LRUCache } from "lru-cache";
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import { CountedLru } from "../cache/counted-lru";
 import {
   addressedLayer,
   type CascadeHit,
@@ -93,7 +93,7 @@ export class ParsedToolCache {
    * Layers this instance has listed (by tenant and layer): once warm, a moved generation costs a
    * LIST and the changed documents' GETs, less than the index would, so the index is for cold layers.
    */
-  private readonly listedLayers = new LRUCache<string, true>({ max: LISTED_LAYERS });
+  private readonly listedLayers = new CountedLru<string, true>({ max: LISTED_LAYERS });
   readonly #listedLayerReads = new CacheCounters();
 
   constructor(

@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { CountedLru } from "../cache/counted-lru";
 import type { Layer } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
 import { layerProjectOf, toolDocumentPath } from "../ids";
@@ -69,9 +69,9 @@ export class ToolExpansion {
     { readonly parts: readonly (readonly ResolvedTool[])[]; readonly key: string; readonly view: ToolListing }
   >();
   /** Each pack's last logged source state by tenant, project and name: one log line per change. */
-  private readonly packStates = new LRUCache<string, string>({ max: REMEMBERED_PACKS });
+  private readonly packStates = new CountedLru<string, string>({ max: REMEMBERED_PACKS });
   /** Each pack's last seen health, by the same key: what `packHealth()` counts. */
-  private readonly packHealthSeen = new LRUCache<string, PackHealth>({ max: REMEMBERED_PACKS });
+  private readonly packHealthSeen = new CountedLru<string, PackHealth>({ max: REMEMBERED_PACKS });
   readonly #expansionReads = new CacheCounters();
   readonly #listingReads = new CacheCounters();
   /** Whether remote sources are configured: without them no document expands. */

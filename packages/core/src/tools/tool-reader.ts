@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { CountedLru } from "../cache/counted-lru";
 import { inCapabilityFloor } from "../calls/capability-floor";
 import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade, DocumentLayer, Layer } from "../cascade/document-cascade";
@@ -45,7 +45,7 @@ const NO_HIDDEN: readonly HiddenToolDocument[] = Object.freeze([]);
 
 /** One WARN line `tool.invalid_document` per invalid document version and cause on this instance. */
 export class InvalidDocumentLog {
-  private readonly warned = new LRUCache<string, true>({ max: WARNED_DOCUMENTS });
+  private readonly warned = new CountedLru<string, true>({ max: WARNED_DOCUMENTS });
 
   constructor(private readonly logger: Logger) {}
 

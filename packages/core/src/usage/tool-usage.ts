@@ -1,5 +1,5 @@
-import { LRUCache } from "lru-cache";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import { CountedLru } from "../cache/counted-lru";
 import { StoreUnavailableError } from "../errors";
 import { assertProjectId, assertTenantId } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -111,7 +111,7 @@ export class ToolUsage {
   /** Demand read per role, with when it was read: triage ranks by it, it need not be exact. */
   /** Bumped whenever a cached demand is dropped: a read that spans a bump does not keep its answer. */
   private demandsForgotten = 0;
-  private readonly demands = new LRUCache<
+  private readonly demands = new CountedLru<
     string,
     { readonly at: number; readonly demand: ReadonlyMap<string, number> }
   >({ max: 4096 });
