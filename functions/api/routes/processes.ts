@@ -173,8 +173,13 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
       const { format, with: additional } = c.req.valid("query");
       const key = { tenant, project, processId: id };
       const manifest = await processes.manifest(key, format, additional ?? []);
-      // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
-      return c.body(wire.body(manifest), 200, { "content-type": "application/json" });
+      // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest
+      // encoded once. Its length told up front: the request log then need not count the written bytes.
+      const body = wire.body(manifest);
+      return c.body(body, 200, {
+        "content-type": "application/json",
+        "content-length": String(body.byteLength),
+      });
     },
   );
 
