@@ -8,9 +8,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** What the parent sends: the bytes to answer under a name (`/{name}`), or stop. */
-export type FloorRequest = { readonly name: string; readonly body: string } | { readonly stop: true };
-/** What this process answers: its port once listening, then each registration's name. */
-export type FloorAnswer = { readonly port: number } | { readonly registered: string };
+export type FloorRequest =
+  | { readonly name: string; readonly body: string }
+  | { readonly cpu: number }
+  | { readonly stop: true };
+/** What this process answers: its port once listening, each registration's name, its CPU time (µs). */
+export type FloorAnswer =
+  | { readonly port: number }
+  | { readonly registered: string }
+  | { readonly cpu: number; readonly micros: number };
 
 const bodies = new Map<string, Buffer>();
 const server = createServer((request, response) => {
@@ -28,6 +34,11 @@ process.on("message", (message: FloorRequest) => {
     server.close();
     server.closeAllConnections();
     process.disconnect();
+    return;
+  }
+  if ("cpu" in message) {
+    const used = process.cpuUsage();
+    process.send?.({ cpu: message.cpu, micros: used.user + used.system } satisfies FloorAnswer);
     return;
   }
   bodies.set(message.name, Buffer.from(message.body, "utf8"));
