@@ -775,6 +775,19 @@ describe("DynamoStateStore requests and table", () => {
     const key: ProcessKey = { tenant: "t", project: "versions", processId: "p-1" };
     await store.createProcess(processRecord(key, { role: "first" }));
     const markers = ["documents/t/versions"];
+    // What each BatchGetItem asked for: the whole items, or the projection of a known version.
+    const projections: (string | undefined)[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "BatchGetItemCommand") {
+          const items = (args.input as { RequestItems: Record<string, { ProjectionExpression?: string }> })
+            .RequestItems;
+          projections.push(items[tableName]?.ProjectionExpression);
+        }
+        return next(args);
+      },
+      { step: "initialize", name: "seeProjections" },
+    );
     expect(await requestsFor(() => store.getProcessAndGenerations(key, markers))).toBe(1);
     await store.touchActivatedTools(key, ["weather__today"], START);
     await store.bumpGeneration(markers[0]!);
@@ -785,6 +798,8 @@ describe("DynamoStateStore requests and table", () => {
       processRecord(key, { role: "first", activatedTools: { weather__today: START } }),
     );
     expect(again.generations).toEqual([1]);
+    expect(projections).toEqual([undefined, expect.any(String)]);
+    client.middlewareStack.remove("seeProjections");
 
     // Another writer removes the item and stores another record under the id.
     await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: "PROC#t#versions", sk: "p-1" } }));
