@@ -1,7 +1,27 @@
-import { Agent, createServer, request } from "node:http";
+/**
+ * Bench: the warm manifest (`GET T/processes/{id}/manifest` of a spawned process) as an external
+ * keep-alive client sees it, for 50, 200, 1,000 and 5,000 tools in the allow set, on the embedded
+ * default and on s3rver + DynamoDB Local, against the byte floor: a bare `node:http` server
+ * answering the same bytes.
+ *
+ * Three processes: the service runs here (with its stores counted), the byte floor in its own
+ * process (`support/byte-floor.ts`), the load client in a third (`support/load-client.ts`), the
+ * same client for every row. Every case (health, each manifest, each manifest's floor) is measured
+ * in every round, the order rotated by one each round, so a noisy moment of the machine falls on
+ * all cases alike; a ratio is computed per round from windows of that round, and the median over
+ * the rounds is reported, with the machine's load average over the rounds. Beside requests/s, the
+ * CPU time per request of the process that answered (the service's — this process, its threads
+ * included —, or the floor's), which the machine's other load moves far less than the wall clock.
+ *
+ * Run: `npm run bench -- manifest`. `MANIFEST_BENCH_STORES=embedded` (or `aws`) runs one set-up,
+ * `MANIFEST_BENCH_ROUNDS=n` sets the rounds, `MANIFEST_BENCH_SIZES=200,5000` the sizes; profile
+ * the service with `node --cpu-prof --import tsx bench/manifest.ts`.
+ */
+import { type ChildProcess, fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { loadBundledCatalog, syncCatalog } from "@vance/adapters";
 import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters/testing";
@@ -20,7 +40,9 @@ import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
 import { buildServices } from "../functions/api/services";
 import { awsLocalStores, type BenchStores, embeddedStores } from "./support/bench-stores";
+import type { FloorAnswer, FloorRequest } from "./support/byte-floor";
 import { countingStateStore } from "./support/counting";
+import type { LoadAnswer, LoadRequest } from "./support/load-client";
 import {
   type Column,
   formatMs,
@@ -32,12 +54,13 @@ import {
 } from "./support/report";
 import { toolDocument } from "./support/tool-documents";
 
-const SIZES = [50, 200, 1_000, 5_000] as const;
-/** Requests in flight during a measurement. */
+const SIZES = numbersFrom(process.env.MANIFEST_BENCH_SIZES) ?? [50, 200, 1_000, 5_000];
+const ROUNDS = numbersFrom(process.env.MANIFEST_BENCH_ROUNDS)?.[0] ?? 7;
+/** Requests in flight during a window. */
 const CONCURRENCY = 10;
-const WARMUP_MS = 300;
-const MEASURE_MS = 2_500;
-const HEALTH_MS = 1_200;
+const WARMUP_MS = 400;
+/** One case's window in a round. */
+const WINDOW_MS = 1_000;
 /** Puts in flight while seeding; the seeding is set-up, not a measurement. */
 const SEED_CONCURRENCY = 16;
 const FAMILY_SIZE = 20;
@@ -48,14 +71,20 @@ const CHAIN = ["openai/gpt-4.1"];
 /** openai's bundled maxTools 128 minus the default external reserve of 1. */
 const OPENAI_LIMIT = 127;
 /** Goals of issue 11: manifest requests/s as a share of health's, by tools in the allow set. */
-const GOALS = [
+const HEALTH_GOALS = [
   { tools: 200, ratio: 0.3 },
   { tools: 5_000, ratio: 0.05 },
 ] as const;
-/** Issue 24: the warm manifest of 200 tools as a share of a bare `node:http` serving its bytes. */
-const BYTE_FLOOR_GOAL = { tools: 200, ratio: 0.7 } as const;
+/** Issue 38: the warm manifest as a share of a bare `node:http` serving its bytes. */
+const FLOOR_GOALS = [
+  { tools: 200, ratio: 0.5 },
+  { tools: 5_000, ratio: 0.7 },
+] as const;
 
-/** The stores of one set-up, unwrapped; `close` stops what the set-up started. */
+const SETUPS = [
+  { key: "embedded", open: embeddedStores },
+  { key: "aws", open: awsLocalStores },
+].filter((setup) => (process.env.MANIFEST_BENCH_STORES ?? setup.key) === setup.key);
 
 interface Usage {
   readonly documents: ObjectStoreCallCounts;
@@ -65,10 +94,25 @@ interface Usage {
   readonly dynamo: number;
 }
 
-interface Load {
-  readonly requests: number;
-  readonly perSecond: number;
-  readonly latencies: readonly number[];
+/** One measured request of a round: health, a manifest, or a manifest's byte floor. */
+interface Case {
+  readonly name: string;
+  readonly size: number | null;
+  readonly kind: "health" | "manifest" | "floor";
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Body bytes every answer must have (a floor's are its manifest's). */
+  readonly bytes?: number;
+}
+
+/** A case's windows over the rounds. */
+interface Measured {
+  readonly perSecond: number[];
+  readonly latencies: number[];
+  /** CPU time per request of the answering process (the service's, or the floor's), µs, per window. */
+  readonly cpu: number[];
+  requests: number;
+  usage: Usage | null;
 }
 
 interface Row {
@@ -78,7 +122,11 @@ interface Row {
   readonly rate: string;
   readonly median: string;
   readonly p95: string;
-  readonly ratio: string;
+  readonly floorRatio: string;
+  readonly cpu: string;
+  readonly cpuRatio: string;
+  readonly healthRatio: string;
+  readonly bytes: string;
   readonly objects: string;
   readonly s3: string;
   readonly state: string;
@@ -92,7 +140,11 @@ const COLUMNS: readonly (Column & { readonly key: keyof Row })[] = [
   { title: "req/s", key: "rate", right: true },
   { title: "median", key: "median", right: true },
   { title: "p95", key: "p95", right: true },
-  { title: "× health", key: "ratio", right: true },
+  { title: "× floor", key: "floorRatio", right: true },
+  { title: "CPU µs/req", key: "cpu", right: true },
+  { title: "floor CPU ×", key: "cpuRatio", right: true },
+  { title: "× health", key: "healthRatio", right: true },
+  { title: "bytes", key: "bytes", right: true },
   { title: "object store/manifest", key: "objects" },
   { title: "S3 HTTP", key: "s3", right: true },
   { title: "state store/manifest", key: "state" },
@@ -102,18 +154,22 @@ const COLUMNS: readonly (Column & { readonly key: keyof Row })[] = [
 export async function main(): Promise<void> {
   console.log(
     `manifest bench: ${SIZES.join(", ")} tools in the allow set under ${CHAIN.join(", ")}; ` +
-      `${CONCURRENCY} requests in flight over a local server; node ${process.version}, ${cpus().length} CPUs`,
+      `${ROUNDS} interleaved rounds of ${formatMs(WINDOW_MS)} windows, ${CONCURRENCY} requests in flight; ` +
+      `the service in this process, the byte floor and the load client in their own; ` +
+      `node ${process.version}, ${cpus().length} CPUs, load average ${loadText()}`,
   );
   const rows: Row[] = [];
   const notes: string[] = [];
   const goals: string[] = [];
+  const client = await startLoadClient();
+  const floor = await startByteFloor();
   const scripts = await ScriptPool.create();
   try {
-    for (const open of [embeddedStores, awsLocalStores]) {
-      const stores = await open("manifest");
+    for (const setup of SETUPS) {
+      const stores = await setup.open("manifest");
       try {
         notes.push(...stores.notes);
-        await benchStores(stores, scripts, rows, notes, goals);
+        await benchStores(stores, scripts, client, floor, rows, notes, goals);
       } finally {
         await stores.close();
       }
@@ -121,6 +177,8 @@ export async function main(): Promise<void> {
     }
   } finally {
     await scripts.close();
+    await client.stop();
+    await floor.stop();
   }
 
   console.log("");
@@ -136,13 +194,13 @@ export async function main(): Promise<void> {
   for (const goal of goals) console.log(`  goal: ${goal}`);
 }
 
-// ---- the two set-ups -----------------------------------------------------------------------------
-
 // ---- one set-up ----------------------------------------------------------------------------------
 
 async function benchStores(
   stores: BenchStores,
   scripts: ScriptPool,
+  client: LoadClient,
+  floor: ByteFloor,
   rows: Row[],
   notes: string[],
   goals: string[],
@@ -170,140 +228,187 @@ async function benchStores(
   const server = serve({ fetch: createApp(services).fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise((resolve) => server.once("listening", resolve));
   const token = await mintToken(SECRET, { tenant: TENANT, roles: ["read", "write"] }, 3600);
-  const http = httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
-    authorization: `Bearer ${token}`,
-  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const auth = { authorization: `Bearer ${token}` };
   const label = stores.label;
   try {
     const seeded = performance.now();
-    const subjects: { size: number; path: string }[] = [];
+    const cases: Case[] = [
+      { name: "GET /v1/health", size: null, kind: "health", url: `${base}/v1/health`, headers: {} },
+    ];
+    const firsts = new Map<number, { ms: number; usage: Usage }>();
     for (const size of SIZES) {
       const project = `p${size}`;
       const names = Array.from({ length: size }, (_, i) => toolName(i));
       await mapWithConcurrency(names, SEED_CONCURRENCY, async (name, i) => {
         await services.tools.put(TENANT, project, name, toolDocument(name, i % 4 < 3));
       });
-      const spawned = await http.send(
-        "POST",
-        `/v1/tenants/${TENANT}/projects/${project}/processes`,
-        JSON.stringify({ models: CHAIN, allowedToolsAdd: ["@bench"] }),
-      );
+      const spawned = await send(base, auth, "POST", `/v1/tenants/${TENANT}/projects/${project}/processes`, {
+        models: CHAIN,
+        allowedToolsAdd: ["@bench"],
+      });
       if (spawned.status !== 201) throw new Error(`spawn: ${spawned.status} ${spawned.body}`);
       const { processId } = JSON.parse(spawned.body) as { processId: string };
-      subjects.push({
-        size,
-        path: `/v1/tenants/${TENANT}/projects/${project}/processes/${processId}/manifest`,
-      });
-    }
-    notes.push(
-      `${label}: seeded ${SIZES.reduce((n, size) => n + size, 0)} tool documents in ${SIZES.length} projects ` +
-        `in ${formatMs(performance.now() - seeded)} (ServerToolService.put, ${SEED_CONCURRENCY} in flight)`,
-    );
-
-    const measured: {
-      size: number;
-      load: Load;
-      health: Load;
-      bytes: Load;
-      first: { ms: number; usage: Usage };
-      warm: Usage;
-    }[] = [];
-    for (const { size, path } of subjects) {
-      // The first manifest of the process, then warm-ups, health, and the manifest's window.
+      const path = `/v1/tenants/${TENANT}/projects/${project}/processes/${processId}/manifest`;
+      // The first manifest of the process: its time and store requests.
       const before = usage();
       const started = performance.now();
-      const first = await http.send("GET", path);
-      const firstMs = performance.now() - started;
-      const firstUsage = since(usage(), before);
+      const first = await send(base, auth, "GET", path);
+      firsts.set(size, { ms: performance.now() - started, usage: since(usage(), before) });
       if (first.status !== 200) throw new Error(`manifest (${size} tools): ${first.status} ${first.body}`);
       const body = JSON.parse(first.body) as Manifest;
       verifyManifest(body, size);
       notes.push(
         `${label}, ${size} tools: ${body.primary.length} primary / ${body.deferred.length} deferred / ` +
-          `${body.demoted.length} demoted, ${formatNumber(first.body.length / 1024, 1)} KiB response`,
+          `${body.demoted.length} demoted, ${formatNumber(Buffer.byteLength(first.body) / 1024, 1)} KiB response`,
       );
-      await measure(http, path, WARMUP_MS);
-      await measure(http, "/v1/health", WARMUP_MS);
-      const health = await measure(http, "/v1/health", HEALTH_MS);
-      // The byte floor: a bare node:http server in this process answering the same bytes.
-      const floor = await byteFloor(first.body);
-      await measure(floor.http, "/", WARMUP_MS);
-      const bytes = await measure(floor.http, "/", HEALTH_MS);
-      await floor.close();
-      const warmBefore = usage();
-      const load = await measure(http, path, MEASURE_MS);
-      measured.push({
-        size,
-        load,
-        health,
-        bytes,
-        first: { ms: firstMs, usage: firstUsage },
-        warm: since(usage(), warmBefore),
-      });
+      // As the engine kit asks once it holds the name lists: `?names=` their version, the lists left out.
+      const kept = `${path}?names=${(body as Manifest & { namesVersion: string }).namesVersion}`;
+      const unnamed = await send(base, auth, "GET", kept);
+      if (unnamed.status !== 200 || "deferred" in JSON.parse(unnamed.body)) {
+        throw new Error(
+          `manifest with ?names= (${size} tools): ${unnamed.status} ${unnamed.body.slice(0, 200)}`,
+        );
+      }
+      for (const [variant, answer, url] of [
+        ["", first.body, path],
+        [", lists kept (?names=)", unnamed.body, kept],
+      ] as const) {
+        const bytes = Buffer.byteLength(answer);
+        const floorName = `${label.replace(/\W+/g, "-")}-${size}${variant ? "-kept" : ""}`;
+        await floor.register(floorName, answer);
+        cases.push(
+          {
+            name: `warm manifest${variant}`,
+            size,
+            kind: "manifest",
+            url: `${base}${url}`,
+            headers: auth,
+            bytes,
+          },
+          {
+            name: `bare node:http, same bytes${variant}`,
+            size,
+            kind: "floor",
+            url: `${floor.base}/${floorName}`,
+            headers: {},
+            bytes,
+          },
+        );
+      }
     }
+    notes.push(
+      `${label}: seeded ${SIZES.reduce((n, size) => n + size, 0)} tool documents in ${SIZES.length} projects ` +
+        `and their first manifests in ${formatMs(performance.now() - seeded)}`,
+    );
 
-    for (const { size, load, health, bytes, first, warm } of measured) {
-      /** A row of this set-up and size; a measured load fills rate, median and p95. */
-      const row = (measurement: string, measuredLoad?: Load): Row => ({
+    const window = async (bench: Case, ms: number) => {
+      const answer = await client.load({
+        url: bench.url,
+        headers: bench.headers,
+        ms,
+        concurrency: CONCURRENCY,
+      });
+      if (bench.bytes !== undefined && answer.bytes !== bench.bytes) {
+        throw new Error(
+          `${bench.name} (${bench.size} tools): ${answer.bytes} bytes, expected ${bench.bytes}`,
+        );
+      }
+      return answer;
+    };
+    for (const bench of cases) await window(bench, WARMUP_MS);
+    const measured = new Map<Case, Measured>(
+      cases.map((bench) => [bench, { perSecond: [], latencies: [], cpu: [], requests: 0, usage: null }]),
+    );
+    const loads: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < cases.length; k++) {
+        const bench = cases[(round + k) % cases.length]!;
+        const entry = measured.get(bench)!;
+        const before = usage();
+        const cpu = () => (bench.kind === "floor" ? floor.cpu() : Promise.resolve(serviceCpu()));
+        const cpuBefore = await cpu();
+        const answer = await window(bench, WINDOW_MS);
+        entry.cpu.push(((await cpu()) - cpuBefore) / answer.requests);
+        const used = since(usage(), before);
+        entry.perSecond.push((answer.requests / answer.elapsedMs) * 1000);
+        entry.latencies.push(...answer.latencies);
+        entry.requests += answer.requests;
+        entry.usage = entry.usage === null ? used : plus(entry.usage, used);
+      }
+      loads.push(loadavg()[0] ?? 0);
+    }
+    notes.push(
+      `${label}: load average (1 min) over the ${ROUNDS} rounds: median ${formatNumber(median(loads), 2)}, ` +
+        `${formatNumber(Math.min(...loads), 2)}–${formatNumber(Math.max(...loads), 2)}`,
+    );
+
+    const health = cases[0]!;
+    const perRound = (a: Case, b: Case) =>
+      measured.get(a)!.perSecond.map((rate, round) => rate / measured.get(b)!.perSecond[round]!);
+    /** The floor's CPU time per request over the service's, per round. */
+    const cpuPerRound = (floorCase: Case, bench: Case) =>
+      measured.get(floorCase)!.cpu.map((micros, round) => micros / measured.get(bench)!.cpu[round]!);
+    /** A manifest's floor: the case pushed right after it. */
+    const floorOf = (bench: Case) => cases[cases.indexOf(bench) + 1]!;
+    for (const bench of cases) {
+      const entry = measured.get(bench)!;
+      const manifest = bench.kind === "manifest";
+      rows.push({
         ...emptyRow(),
         setup: label,
-        tools: formatNumber(size, 0),
-        measurement,
-        ...(measuredLoad
-          ? {
-              rate: formatNumber(measuredLoad.perSecond, 0),
-              median: formatMs(median(measuredLoad.latencies)),
-              p95: formatMs(percentile(measuredLoad.latencies, 0.95)),
-            }
-          : {}),
+        tools: bench.size === null ? "" : formatNumber(bench.size, 0),
+        measurement: bench.name,
+        rate: formatNumber(median(entry.perSecond), 0),
+        median: formatMs(median(entry.latencies)),
+        p95: formatMs(percentile(entry.latencies, 0.95)),
+        floorRatio: manifest ? `${formatNumber(median(perRound(bench, floorOf(bench))), 3)}×` : "",
+        cpu: formatNumber(median(entry.cpu), 0),
+        cpuRatio: manifest ? `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×` : "",
+        healthRatio: bench.kind === "health" ? "" : `${formatNumber(median(perRound(bench, health)), 3)}×`,
+        bytes: bench.bytes === undefined ? "" : formatNumber(bench.bytes, 0),
+        ...(manifest && entry.usage ? usageCells(entry.usage, entry.requests) : {}),
       });
-      rows.push(row("GET /v1/health", health));
-      rows.push(row("bare node:http, same bytes", bytes));
-      rows.push({ ...row("first manifest"), median: formatMs(first.ms), ...usageCells(first.usage, 1) });
-      rows.push({
-        ...row("warm manifest", load),
-        ratio: `${formatNumber(load.perSecond / health.perSecond, 3)}×`,
-        ...usageCells(warm, load.requests),
-      });
+      if (bench.name === "warm manifest" && bench.size !== null) {
+        const first = firsts.get(bench.size)!;
+        rows.push({
+          ...emptyRow(),
+          setup: label,
+          tools: formatNumber(bench.size, 0),
+          measurement: "first manifest",
+          median: formatMs(first.ms),
+          ...usageCells(first.usage, 1),
+        });
+      }
     }
-    for (const goal of GOALS) {
-      const { load, health } = measured.find((entry) => entry.size === goal.tools)!;
-      const ratio = load.perSecond / health.perSecond;
+    const manifestsOf = (size: number) =>
+      cases.filter((bench) => bench.kind === "manifest" && bench.size === size);
+    const manifestOf = (size: number) => manifestsOf(size)[0];
+    for (const [goal, bench] of FLOOR_GOALS.flatMap((goal) =>
+      manifestsOf(goal.tools).map((bench) => [goal, bench] as const),
+    )) {
+      const ratios = perRound(bench, floorOf(bench));
+      const ratio = median(ratios);
       goals.push(
-        `${label}: warm manifest of ${formatNumber(goal.tools, 0)} tools ${formatNumber(ratio, 3)}× health ` +
-          `(${formatNumber(load.perSecond, 0)} / ${formatNumber(health.perSecond, 0)} req/s), goal ≥ ${goal.ratio}×: ` +
-          `${ratio >= goal.ratio ? "met" : "MISSED"}`,
+        `${label}: ${bench.name} of ${formatNumber(goal.tools, 0)} tools ${formatNumber(ratio, 3)}× a bare node:http ` +
+          `serving its bytes (median of ${ROUNDS} rounds, ${formatNumber(Math.min(...ratios), 3)}–${formatNumber(Math.max(...ratios), 3)}; ` +
+          `${formatNumber(median(measured.get(bench)!.perSecond), 0)} / ${formatNumber(median(measured.get(floorOf(bench))!.perSecond), 0)} req/s), ` +
+          `goal ≥ ${goal.ratio}×: ${ratio >= goal.ratio ? "met" : "MISSED"}; CPU time per request, the floor's over the service's: ` +
+          `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
       );
     }
-    const floorCase = measured.find((entry) => entry.size === BYTE_FLOOR_GOAL.tools)!;
-    const floorRatio = floorCase.load.perSecond / floorCase.bytes.perSecond;
-    goals.push(
-      `${label}: warm manifest of ${BYTE_FLOOR_GOAL.tools} tools ${formatNumber(floorRatio, 3)}× a bare node:http ` +
-        `serving its bytes (${formatNumber(floorCase.load.perSecond, 0)} / ${formatNumber(floorCase.bytes.perSecond, 0)} req/s), ` +
-        `goal ≥ ${BYTE_FLOOR_GOAL.ratio}×: ${floorRatio >= BYTE_FLOOR_GOAL.ratio ? "met" : "MISSED"}`,
-    );
+    for (const goal of HEALTH_GOALS) {
+      const bench = manifestOf(goal.tools);
+      if (!bench) continue;
+      const ratio = median(perRound(bench, health));
+      goals.push(
+        `${label}: warm manifest of ${formatNumber(goal.tools, 0)} tools ${formatNumber(ratio, 3)}× health ` +
+          `(median of ${ROUNDS} rounds), goal ≥ ${goal.ratio}×: ${ratio >= goal.ratio ? "met" : "MISSED"}`,
+      );
+    }
   } finally {
-    http.close();
     await new Promise((resolve) => server.close(resolve));
   }
-}
-
-/** A bare `node:http` server on 127.0.0.1 answering every request with `body` as JSON, and a client of it. */
-async function byteFloor(body: string): Promise<{ http: HttpClient; close(): Promise<void> }> {
-  const bytes = Buffer.from(body, "utf8");
-  const server = createServer((_request, response) => {
-    response.writeHead(200, { "content-type": "application/json", "content-length": bytes.length });
-    response.end(bytes);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const http = httpClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {});
-  return {
-    http,
-    close: async () => {
-      http.close();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 function verifyManifest(body: Manifest, size: number): void {
@@ -323,62 +428,151 @@ function toolName(index: number): string {
   return `fam${String(Math.floor(index / FAMILY_SIZE)).padStart(3, "0")}_op${index % FAMILY_SIZE}`;
 }
 
-// ---- load ----------------------------------------------------------------------------------------
-
-interface HttpClient {
-  send(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
-  close(): void;
+/** One request of the set-up (seeding, spawning, first manifests), with `fetch`: not measured. */
+async function send(
+  base: string,
+  auth: Record<string, string>,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: await res.text() };
 }
 
-/** node:http with one keep-alive socket per request in flight: less client overhead than fetch. */
-function httpClient(base: string, headers: Readonly<Record<string, string>>): HttpClient {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+// ---- the two child processes ---------------------------------------------------------------------
+
+interface LoadClient {
+  load(request: Omit<LoadRequest, "id">): Promise<Extract<LoadAnswer, { requests: number }>>;
+  stop(): Promise<void>;
+}
+
+interface ByteFloor {
+  readonly base: string;
+  register(name: string, body: string): Promise<void>;
+  /** The floor process's CPU time so far, µs. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function forkSupport(file: string): ChildProcess {
+  return fork(fileURLToPath(new URL(`./support/${file}`, import.meta.url)), {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+}
+
+/** Resolves with the first message of `child` that `pick` accepts; rejects if it exits first. */
+function nextMessage<T>(child: ChildProcess, pick: (message: unknown) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`a bench child exited (${code})`));
+    const onMessage = (message: unknown) => {
+      const picked = pick(message);
+      if (picked === undefined) return;
+      child.off("message", onMessage);
+      child.off("exit", onExit);
+      resolve(picked);
+    };
+    child.on("message", onMessage);
+    child.once("exit", onExit);
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || !child.connected) return resolve();
+    child.once("exit", () => resolve());
+    child.send({ stop: true });
+  });
+}
+
+async function startLoadClient(): Promise<LoadClient> {
+  const child = forkSupport("load-client.ts");
+  await nextMessage(child, (message) => ((message as { ready?: boolean }).ready ? true : undefined));
+  let next = 0;
   return {
-    send(method, path, body) {
-      return new Promise((resolve, reject) => {
-        const req = request(
-          `${base}${path}`,
-          {
-            method,
-            agent,
-            headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on("data", (chunk: Buffer) => chunks.push(chunk));
-            res.on("end", () =>
-              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-            );
-            res.on("error", reject);
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
-      });
+    async load(request) {
+      const id = ++next;
+      const answered = nextMessage(child, (message) =>
+        (message as LoadAnswer).id === id ? (message as LoadAnswer) : undefined,
+      );
+      child.send({ ...request, id } satisfies LoadRequest);
+      const answer = await answered;
+      if ("error" in answer) throw new Error(`load client: ${answer.error}`);
+      return answer;
     },
-    close: () => agent.destroy(),
+    stop: () => stopChild(child),
   };
 }
 
-/** `CONCURRENCY` loops of `GET path` for `ms`; every answer must be a 200. */
-async function measure(http: HttpClient, path: string, ms: number): Promise<Load> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  const deadline = started + ms;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const sent = performance.now();
-      const res = await http.send("GET", path);
-      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body.slice(0, 200)}`);
-      latencies.push(performance.now() - sent);
-    }
+async function startByteFloor(): Promise<ByteFloor> {
+  const child = forkSupport("byte-floor.ts");
+  const port = await nextMessage(child, (message) =>
+    "port" in (message as FloorAnswer) ? (message as { port: number }).port : undefined,
+  );
+  let asked = 0;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    async register(name, body) {
+      const registered = nextMessage(child, (message) =>
+        (message as { registered?: string }).registered === name ? true : undefined,
+      );
+      child.send({ name, body } satisfies FloorRequest);
+      await registered;
+    },
+    async cpu() {
+      const id = ++asked;
+      const answered = nextMessage(child, (message) =>
+        (message as { cpu?: number }).cpu === id ? (message as { micros: number }).micros : undefined,
+      );
+      child.send({ cpu: id } satisfies FloorRequest);
+      return answered;
+    },
+    stop: () => stopChild(child),
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
-  const elapsed = performance.now() - started;
-  return { requests: latencies.length, perSecond: (latencies.length / elapsed) * 1000, latencies };
 }
 
 // ---- counting and formatting ---------------------------------------------------------------------
+
+/** This process's CPU time so far (the service and its threads), µs. */
+function serviceCpu(): number {
+  const used = process.cpuUsage();
+  return used.user + used.system;
+}
+
+function loadText(): string {
+  return loadavg()
+    .map((load) => formatNumber(load, 2))
+    .join(" / ");
+}
+
+function numbersFrom(text: string | undefined): number[] | undefined {
+  if (!text) return undefined;
+  const numbers = text.split(",").map(Number);
+  return numbers.every((n) => Number.isInteger(n) && n > 0) ? numbers : undefined;
+}
+
+function plus(a: Usage, b: Usage): Usage {
+  const add = (x: ObjectStoreCallCounts, y: ObjectStoreCallCounts): ObjectStoreCallCounts => ({
+    get: x.get + y.get,
+    put: x.put + y.put,
+    delete: x.delete + y.delete,
+    list: x.list + y.list,
+  });
+  const state: Record<string, number> = { ...a.state };
+  for (const [method, count] of Object.entries(b.state)) state[method] = (state[method] ?? 0) + count;
+  return {
+    documents: add(a.documents, b.documents),
+    catalog: add(a.catalog, b.catalog),
+    state,
+    s3: a.s3 + b.s3,
+    dynamo: a.dynamo + b.dynamo,
+  };
+}
 
 function since(now: Usage, before: Usage): Usage {
   const minus = (a: ObjectStoreCallCounts, b: ObjectStoreCallCounts): ObjectStoreCallCounts => ({
@@ -431,7 +625,11 @@ function emptyRow(): Row {
     rate: "",
     median: "",
     p95: "",
-    ratio: "",
+    floorRatio: "",
+    cpu: "",
+    cpuRatio: "",
+    healthRatio: "",
+    bytes: "",
     objects: "",
     s3: "",
     state: "",

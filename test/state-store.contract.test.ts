@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DescribeTimeToLiveCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { stateTableTtlAttribute } from "@vance/adapters";
 import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord, StateStore } from "@vance/core";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 /** A store under test, built around the suite's clock (epoch ms). */
@@ -504,6 +506,62 @@ describe("SqliteStateStore in a file", () => {
   });
 });
 
+describe("SqliteStateStore: a record read again by its version", () => {
+  it("a record removed and stored again under its id by another writer of the file is read as stored now", async () => {
+    const file = join(sqliteDir, "versions.sqlite");
+    const key: ProcessKey = { tenant: "t", project: "p", processId: "proc-1" };
+    const reader = new SqliteStateStore(file);
+    const writer = new SqliteStateStore(file);
+    const db = new Database(file);
+    try {
+      await writer.createProcess(processRecord(key, { role: "first" }));
+      expect((await reader.getProcessAndGenerations(key, [])).process?.role).toBe("first");
+      await writer.touchActivatedTools(key, ["weather__today"], START);
+      expect((await reader.getProcessAndGenerations(key, [])).process).toMatchObject({
+        role: "first",
+        activatedTools: { weather__today: START },
+      });
+      db.prepare("DELETE FROM processes WHERE process_id = ?").run(key.processId);
+      await writer.createProcess(processRecord(key, { role: "second" }));
+      expect((await reader.getProcessAndGenerations(key, [])).process?.role).toBe("second");
+    } finally {
+      db.close();
+      reader.close();
+      writer.close();
+    }
+  });
+
+  it("a file made before versions gets the column; its rows are read, and a row rewritten in place is read anew", async () => {
+    const file = join(sqliteDir, "before-versions.sqlite");
+    const key: ProcessKey = { tenant: "t", project: "p", processId: "old-1" };
+    const { activatedTools: _none, ...stored } = processRecord(key, { role: "old" });
+    const db = new Database(file);
+    db.exec(`CREATE TABLE processes (
+      tenant TEXT NOT NULL, project TEXT NOT NULL, process_id TEXT NOT NULL, record TEXT NOT NULL,
+      PRIMARY KEY (tenant, project, process_id)) WITHOUT ROWID`);
+    const insert = db.prepare(
+      "INSERT INTO processes (tenant, project, process_id, record) VALUES (?, ?, ?, ?)",
+    );
+    insert.run(key.tenant, key.project, key.processId, JSON.stringify(stored));
+    db.close();
+    const store = new SqliteStateStore(file);
+    const edit = new Database(file);
+    try {
+      expect(await store.getProcess(key)).toEqual(processRecord(key, { role: "old" }));
+      edit
+        .prepare("UPDATE processes SET record = ? WHERE process_id = ?")
+        .run(JSON.stringify({ ...stored, role: "rewritten" }), key.processId);
+      expect((await store.getProcessAndGenerations(key, [])).process?.role).toBe("rewritten");
+      const created = { ...key, processId: "new-1" };
+      expect(await store.createProcess(processRecord(created))).toBe(true);
+      expect(await store.getProcess(created)).toEqual(processRecord(created));
+    } finally {
+      edit.close();
+      store.close();
+    }
+  });
+});
+
 /**
  * Makes every first attempt of `client`'s requests reach DynamoDB and be applied there, and
  * then fail as a client-side timeout, so the SDK retries a write whose outcome it does not
@@ -707,6 +765,65 @@ describe("DynamoStateStore requests and table", () => {
     expect(read.process?.processId).toBe("p-1");
     expect(read.generations).toEqual([1, 0, 0, 0]);
     expect(await requestsFor(() => store.getGenerations([]))).toBe(0);
+  });
+
+  it("reads a record it read before as its version and activations, in one BatchGetItem; a record stored again under its id is read whole, anew; an item without a version is read whole every time", async () => {
+    const key: ProcessKey = { tenant: "t", project: "versions", processId: "p-1" };
+    await store.createProcess(processRecord(key, { role: "first" }));
+    const markers = ["documents/t/versions"];
+    // What each BatchGetItem asked for: the whole items, or the projection of a known version.
+    const projections: (string | undefined)[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "BatchGetItemCommand") {
+          const items = (args.input as { RequestItems: Record<string, { ProjectionExpression?: string }> })
+            .RequestItems;
+          projections.push(items[tableName]?.ProjectionExpression);
+        }
+        return next(args);
+      },
+      { step: "initialize", name: "seeProjections" },
+    );
+    expect(await requestsFor(() => store.getProcessAndGenerations(key, markers))).toBe(1);
+    await store.touchActivatedTools(key, ["weather__today"], START);
+    await store.bumpGeneration(markers[0]!);
+    store.resetRequestCount();
+    const again = await store.getProcessAndGenerations(key, markers);
+    expect(store.requestCount).toBe(1);
+    expect(again.process).toEqual(
+      processRecord(key, { role: "first", activatedTools: { weather__today: START } }),
+    );
+    expect(again.generations).toEqual([1]);
+    expect(projections).toEqual([undefined, expect.any(String)]);
+    client.middlewareStack.remove("seeProjections");
+
+    // Another writer removes the item and stores another record under the id.
+    await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: "PROC#t#versions", sk: "p-1" } }));
+    expect((await store.getProcessAndGenerations(key, markers)).process).toBeNull();
+    await store.createProcess(processRecord(key, { role: "second" }));
+    expect((await store.getProcessAndGenerations(key, markers)).process?.role).toBe("second");
+    await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: "PROC#t#versions", sk: "p-1" } }));
+    await store.createProcess(processRecord(key, { role: "third" }));
+    store.resetRequestCount();
+    expect((await store.getProcessAndGenerations(key, markers)).process?.role).toBe("third");
+    expect(store.requestCount).toBe(2);
+
+    // An item stored before versions.
+    const old: ProcessKey = { ...key, processId: "p-old" };
+    const { activatedTools: _none, ...fields } = processRecord(old, { role: "old" });
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: "PROC#t#versions", sk: "p-old", ...fields, activatedTools: {} },
+      }),
+    );
+    for (let i = 0; i < 2; i++) {
+      store.resetRequestCount();
+      expect((await store.getProcessAndGenerations(old, markers)).process).toEqual(
+        processRecord(old, { role: "old" }),
+      );
+      expect(store.requestCount).toBe(1);
+    }
   });
 
   it("reads observed limits with one BatchGetItem per 100 keys", async () => {

@@ -7,6 +7,7 @@ import {
 } from "@vance/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServiceHost, serveService } from "./support/engine-host";
+import { docTool } from "./support/fixtures";
 import { freePort } from "./support/local-server";
 
 /** `@vance/client` against the service on 127.0.0.1, and its retry rule against a scripted `fetch`. */
@@ -61,6 +62,59 @@ describe("@vance/client against the service", () => {
       status: 0,
       code: "unreachable",
     });
+  });
+
+  it("asks a process's name lists only when they changed (?names=), and answers them whole every time", async () => {
+    const sent: { url: URL; lists: boolean }[] = [];
+    const client = createVanceClient({
+      baseUrl: service.base,
+      token: service.token,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        const url = new URL(request.url);
+        if (url.pathname.endsWith("/manifest")) {
+          const body = (await response.clone().json()) as Record<string, unknown>;
+          sent.push({ url, lists: "deferred" in body && "demoted" in body });
+        }
+        return response;
+      },
+    });
+    const project = client.project("acme", "names");
+    // Thirty: a surface this small keeps a few tools all primary.
+    const names = Array.from({ length: 30 }, (_, i) => `later_${String(i).padStart(2, "0")}`);
+    for (const name of names) {
+      await project.putTool(name, docTool(`Deferred ${name}.`, "primary: false\nlabels: [later]\n"));
+    }
+    const { processId } = await project.spawn({ allowedToolsAdd: ["@later"], models: [] });
+    const first = await project.manifest(processId);
+    expect(first.deferred).toEqual(names);
+    const second = await project.manifest(processId);
+    expect(second).toEqual(first);
+    expect(sent.map(({ url, lists }) => [url.searchParams.get("names"), lists])).toEqual([
+      [null, true],
+      [first.namesVersion, false],
+    ]);
+
+    // tool_description activates a deferred tool: the lists change, and come whole with a new version.
+    await project.invoke(processId, "tool_description", { names: ["later_07"] });
+    const third = await project.manifest(processId);
+    expect(third.primary).toContain("later_07");
+    expect(third.deferred).toEqual(names.filter((name) => name !== "later_07"));
+    expect(third.namesVersion).not.toBe(first.namesVersion);
+    expect(sent.at(-1)).toMatchObject({ lists: true });
+    expect(sent.at(-1)?.url.searchParams.get("names")).toBe(first.namesVersion);
+    expect(await project.manifest(processId, { format: "anthropic" })).toMatchObject({
+      deferred: third.deferred,
+      demoted: third.demoted,
+    });
+    expect(sent.at(-1)).toMatchObject({ lists: false });
+
+    // A caller that does not send the version gets the lists, as before.
+    const { data } = await client.api.GET("/v1/tenants/{tenant}/projects/{project}/processes/{id}/manifest", {
+      params: { path: { tenant: "acme", project: "names", id: processId } },
+    });
+    expect(data?.deferred).toEqual(third.deferred);
+    expect(data?.demoted).toEqual(third.demoted);
   });
 
   it("types problem codes as the union the document declares", () => {

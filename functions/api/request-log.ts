@@ -49,7 +49,7 @@ export function requestTelemetry(logger: Logger) {
     });
     if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     if (isProblem(c.res)) c.res = await withRequestId(c.res, requestId);
-    c.header("x-request-id", requestId);
+    setHeader(c, "x-request-id", requestId);
 
     const done = (bytes: number | null) =>
       context.with(active, () => {
@@ -87,6 +87,20 @@ export function requestTelemetry(logger: Logger) {
     }
     c.res = new Response(c.res.body.pipeThrough(countBytes(done)), c.res);
   });
+}
+
+/**
+ * Sets a header of the answer in place. `c.header` on a finished answer copies it into a new
+ * `Response` (reading its body as a stream), which on Node also turns @hono/node-server's
+ * direct write of a string or byte body into a streamed one: most of a warm manifest's cost.
+ * An answer whose headers are immutable (a fetched `Response`) is copied as `c.header` does.
+ */
+function setHeader(c: Context<RequestEnv>, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
 }
 
 /** The Node response behind the request (`@hono/node-server` bindings), when there is one. */

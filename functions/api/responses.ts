@@ -256,8 +256,18 @@ const AnthropicToolSchema = v.object({
 export const ManifestSchema = v.object({
   tools: v.union([v.array(OpenAiToolSchema), v.array(AnthropicToolSchema)]),
   primary: NamesSchema,
-  deferred: NamesSchema,
-  demoted: NamesSchema,
+  deferred: v.optional(
+    v.pipe(NamesSchema, v.description("left out when `?names=` is this answer's `namesVersion`")),
+  ),
+  demoted: v.optional(
+    v.pipe(NamesSchema, v.description("left out when `?names=` is this answer's `namesVersion`")),
+  ),
+  namesVersion: v.pipe(
+    v.string(),
+    v.description(
+      "the version of `deferred` and `demoted` (equal lists, equal versions): sent back as `?names=`, the answer leaves them out while they are the same",
+    ),
+  ),
   budget: v.object({
     maxTools: v.nullable(v.number()),
     reserve: v.number(),

@@ -18,7 +18,10 @@ export type SpawnRequest = NonNullable<Processes["post"]["requestBody"]>["conten
 export type SpawnedProcess = JsonOf<Processes["post"]["responses"][201]>;
 export type ProcessRecord = JsonOf<paths[`${typeof T}/processes/{id}`]["get"]["responses"][200]>;
 export type ManifestQuery = NonNullable<ManifestRoute["parameters"]["query"]>;
-export type Manifest = JsonOf<ManifestRoute["responses"][200]>;
+type ManifestAnswer = JsonOf<ManifestRoute["responses"][200]>;
+/** A manifest asked without `?names=`: its name lists are always there. */
+export type Manifest = Omit<ManifestAnswer, "deferred" | "demoted"> &
+  Required<Pick<ManifestAnswer, "deferred" | "demoted">>;
 /** A manifest whose `tools` are in one wire format, as `?format=` asked. */
 type InFormat<Tool> = Omit<Manifest, "tools"> & { tools: Extract<Manifest["tools"], Tool[]> };
 export type OpenAiManifest = InFormat<{ type: "function" }>;
@@ -126,7 +129,11 @@ export async function projectClient(app: App, tenant = "acme", project = "shop")
     // The document allows either format; the route answers the one asked for.
     const key = query.format === "anthropic" ? "input_schema" : "function";
     if (!answer.tools.every((tool) => key in tool)) throw new Error(`the tools are not in the ${key} format`);
-    return answer;
+    const { deferred, demoted } = answer;
+    if (query.names !== undefined)
+      throw new Error("this client asks whole manifests; send `names` through `api`");
+    if (deferred === undefined || demoted === undefined) throw new Error("a manifest without name lists");
+    return { ...answer, deferred, demoted };
   }
 
   return {

@@ -49,6 +49,15 @@ const ManifestQuerySchema = v.object({
       "comma-separated skill tools added after classification (ranked keep), each in the allow set",
     ),
   ),
+  names: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(64),
+      v.description(
+        "the `namesVersion` of an earlier answer for this process: when `deferred` and `demoted` are still those lists, they are left out of the answer",
+      ),
+    ),
+  ),
 });
 
 const InvokeQuerySchema = v.object({
@@ -170,11 +179,16 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
     query(ManifestQuerySchema, { code: "invalid_format" }),
     async (c) => {
       const { tenant, project, id } = c.req.valid("param");
-      const { format, with: additional } = c.req.valid("query");
+      const { format, with: additional, names } = c.req.valid("query");
       const key = { tenant, project, processId: id };
       const manifest = await processes.manifest(key, format, additional ?? []);
-      // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
-      return c.body(wire.body(manifest), 200, { "content-type": "application/json" });
+      // `c.json(manifest)` with `namesVersion`, byte for byte: wire tools serialised once per tool, an
+      // unchanged manifest encoded once. Its length told up front: the request log need not count it.
+      const body = wire.body(manifest, names);
+      return c.body(body, 200, {
+        "content-type": "application/json",
+        "content-length": String(body.byteLength),
+      });
     },
   );
 

@@ -19,7 +19,13 @@ export type SpawnRequest = BodyOf<Processes["post"]>;
 export type SpawnedProcess = JsonOf<Processes["post"]["responses"][201]>;
 export type ProcessRecord = JsonOf<paths[`${typeof T}/processes/{id}`]["get"]["responses"][200]>;
 export type ManifestQuery = QueryOf<ManifestRoute>;
-export type Manifest = JsonOf<ManifestRoute["responses"][200]>;
+type ManifestAnswer = JsonOf<ManifestRoute["responses"][200]>;
+/**
+ * A manifest with its name lists: the service leaves them out when asked with the version of the
+ * lists it answered before (`?names=`), and {@link ProjectClient.manifest} puts them back.
+ */
+export type Manifest = Omit<ManifestAnswer, "deferred" | "demoted"> &
+  Required<Pick<ManifestAnswer, "deferred" | "demoted">>;
 /** A manifest whose `tools` are in one wire format, as `?format=` asked. */
 type InFormat<Tool> = Omit<Manifest, "tools"> & { tools: Extract<Manifest["tools"], Tool[]> };
 export type OpenAiManifest = InFormat<{ type: "function" }>;
@@ -88,7 +94,12 @@ export interface ProjectClient {
   spawn(request: SpawnRequest): Promise<SpawnedProcess>;
   /** `GET T/processes/{id}`: the record, activations included. */
   process(processId: string): Promise<ProcessRecord>;
-  /** `GET T/processes/{id}/manifest`: this turn's tools, buckets, budget and discovery blocks. */
+  /**
+   * `GET T/processes/{id}/manifest`: this turn's tools, buckets, budget and discovery blocks. The
+   * `deferred` and `demoted` lists (most of the bytes from a few thousand tools up) are asked only
+   * when they changed: the client sends the `namesVersion` of the lists it kept from this process's
+   * last answer (`?names=`) and puts them back into an answer that left them out.
+   */
   manifest(processId: string, query: ManifestQuery & { format: "anthropic" }): Promise<AnthropicManifest>;
   manifest(processId: string, query?: ManifestQuery & { format?: "openai" }): Promise<OpenAiManifest>;
   manifest(processId: string, query?: ManifestQuery): Promise<OpenAiManifest | AnthropicManifest>;
@@ -130,14 +141,38 @@ export function createVanceClient(options: VanceClientOptions): VanceClient {
     },
   });
 
+  const lists = new KeptNameLists();
+
   const project = (tenant: string, project: string): ProjectClient => {
     const path = { tenant, project };
     const inProcess = (id: string) => ({ ...path, id });
-    async function manifest(processId: string, query: ManifestQuery = {}) {
-      return ok(
-        api.GET(`${T}/processes/{id}/manifest`, { params: { path: inProcess(processId), query } }),
+    async function manifest(processId: string, query: ManifestQuery = {}): Promise<Manifest> {
+      const process = `${tenant}/${project}/${processId}`;
+      const kept = query.names === undefined ? lists.get(process) : undefined;
+      const answer = await ok(
+        api.GET(`${T}/processes/{id}/manifest`, {
+          params: {
+            path: inProcess(processId),
+            query: kept ? { ...query, names: kept.namesVersion } : query,
+          },
+        }),
         `GET manifest of ${processId}`,
       );
+      const { deferred, demoted } = answer;
+      if (deferred !== undefined && demoted !== undefined) {
+        if (query.names === undefined && typeof answer.namesVersion === "string") {
+          lists.set(process, { namesVersion: answer.namesVersion, deferred, demoted });
+        }
+        return { ...answer, deferred, demoted };
+      }
+      if (kept?.namesVersion !== answer.namesVersion) {
+        throw new VanceApiError(
+          200,
+          problemOf(200, "invalid_answer", "the manifest left out name lists this client does not have"),
+          `GET manifest of ${processId}`,
+        );
+      }
+      return { ...answer, deferred: kept.deferred, demoted: kept.demoted };
     }
     return {
       tenant,
@@ -195,4 +230,37 @@ export function createVanceClient(options: VanceClientOptions): VanceClient {
         "POST observed-limits",
       ),
   };
+}
+
+/** Name lists of a process's last manifest, by version. */
+interface NameLists {
+  readonly namesVersion: string;
+  readonly deferred: string[];
+  readonly demoted: string[];
+}
+
+/** Processes whose lists a client keeps: the most recently asked; an older one asks them again. */
+const KEPT_PROCESSES = 64;
+
+/** The name lists of the processes this client asked manifests of, the least recently used dropped. */
+class KeptNameLists {
+  readonly #byProcess = new Map<string, NameLists>();
+
+  get(process: string): NameLists | undefined {
+    const kept = this.#byProcess.get(process);
+    if (kept) {
+      this.#byProcess.delete(process);
+      this.#byProcess.set(process, kept);
+    }
+    return kept;
+  }
+
+  set(process: string, lists: NameLists): void {
+    this.#byProcess.delete(process);
+    this.#byProcess.set(process, lists);
+    for (const oldest of this.#byProcess.keys()) {
+      if (this.#byProcess.size <= KEPT_PROCESSES) break;
+      this.#byProcess.delete(oldest);
+    }
+  }
 }

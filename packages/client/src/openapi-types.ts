@@ -3416,6 +3416,8 @@ export interface operations {
             query?: {
                 /** @description the tools' wire format */
                 format?: "openai" | "anthropic";
+                /** @description the `namesVersion` of an earlier answer for this process: when `deferred` and `demoted` are still those lists, they are left out of the answer */
+                names?: string;
                 /** @description comma-separated skill tools added after classification (ranked keep), each in the allow set */
                 with?: string;
             };
@@ -3443,10 +3445,14 @@ export interface operations {
                             maxToolTokens?: number;
                             reserve: number;
                         };
-                        deferred: string[];
-                        demoted: string[];
+                        /** @description left out when `?names=` is this answer's `namesVersion` */
+                        deferred?: string[];
+                        /** @description left out when `?names=` is this answer's `namesVersion` */
+                        demoted?: string[];
                         demotedDiscoveryBlock: string;
                         discoveryBlock: string;
+                        /** @description the version of `deferred` and `demoted` (equal lists, equal versions): sent back as `?names=`, the answer leaves them out while they are the same */
+                        namesVersion: string;
                         primary: string[];
                         stalePacks: {
                             pack: string;

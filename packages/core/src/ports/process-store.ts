@@ -70,6 +70,9 @@ export interface ProcessStore {
   /**
    * `getProcess` and the generation markers' values (`GenerationStore.getGenerations`) in one
    * request (DynamoDB `BatchGetItem`, one SQLite transaction): every turn starts with this read.
+   * A record's fields but `activatedTools` are written once, by `createProcess`, with a version
+   * the adapters store beside them: an adapter that parsed a version reads the version and the
+   * activations alone (never the whole record's text) while it holds.
    */
   getProcessAndGenerations(key: ProcessKey, markers: readonly string[]): Promise<ProcessWithGenerations>;
   /**

@@ -16,6 +16,12 @@ export interface SerialisableManifest {
   readonly tools: readonly Record<string, unknown>[];
 }
 
+/** A manifest as {@link WireCache.body} answers it: with the engine's name lists. */
+export interface NamedManifest extends SerialisableManifest {
+  readonly deferred: readonly string[];
+  readonly demoted: readonly string[];
+}
+
 const utf8 = new TextEncoder();
 
 /**
@@ -27,6 +33,9 @@ export class WireCache implements HasCaches {
   readonly #tools = new WeakMap<WireToolSource, Partial<Record<WireFormat, Record<string, unknown>>>>();
   readonly #json = new WeakMap<object, string>();
   readonly #bodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+  /** Bodies without the name lists, for a caller that has them (`?names=` their version). */
+  readonly #unnamedBodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+  readonly #namesVersions = new WeakMap<object, string>();
   readonly #toolReads = new CacheCounters();
   readonly #jsonReads = new CacheCounters();
   readonly #bodyReads = new CacheCounters();
@@ -72,16 +81,34 @@ export class WireCache implements HasCaches {
   }
 
   /**
-   * {@link json} as UTF-8 bytes. A frozen manifest (the tool surface hands out the same frozen
-   * object while a process's turn changed nothing) is encoded once: on a large project the
-   * encoding of the names and discovery blocks costs more than everything else of a warm manifest.
+   * The manifest as UTF-8 JSON, `namesVersion` added (the version of its `deferred` and `demoted`
+   * lists); without the two lists when `names` is that version: the caller has them from an earlier
+   * answer, and from a few thousand tools up they are most of the bytes. A frozen manifest (the
+   * tool surface hands out the same frozen object while a process's turn changed nothing) is
+   * encoded once: on a large project the encoding of the names and discovery blocks costs more
+   * than everything else of a warm manifest.
    */
-  body(manifest: SerialisableManifest): Uint8Array<ArrayBuffer> {
-    const cached = this.#bodyReads.read(this.#bodies.get(manifest));
+  body(manifest: NamedManifest, names?: string): Uint8Array<ArrayBuffer> {
+    const version = this.namesVersion(manifest);
+    const unnamed = names === version;
+    const bodies = unnamed ? this.#unnamedBodies : this.#bodies;
+    const cached = this.#bodyReads.read(bodies.get(manifest));
     if (cached) return cached;
-    const body = utf8.encode(this.json(manifest));
-    if (Object.isFrozen(manifest)) this.#bodies.set(manifest, body);
+    const { deferred: _deferred, demoted: _demoted, ...rest } = manifest;
+    const shown = unnamed ? { ...rest, namesVersion: version } : { ...manifest, namesVersion: version };
+    const body = utf8.encode(this.json(shown));
+    if (Object.isFrozen(manifest)) bodies.set(manifest, body);
     return body;
+  }
+
+  /** The version of a manifest's `deferred` and `demoted` lists: equal lists, equal versions. */
+  namesVersion(manifest: NamedManifest): string {
+    let version = this.#namesVersions.get(manifest);
+    if (version === undefined) {
+      version = namesVersionOf(manifest.deferred, manifest.demoted);
+      if (Object.isFrozen(manifest)) this.#namesVersions.set(manifest, version);
+    }
+    return version;
   }
 
   cacheReports(): Record<string, CacheReport> {
@@ -101,4 +128,26 @@ export class WireCache implements HasCaches {
     }
     return json;
   }
+}
+
+/**
+ * Two 32-bit FNV-1a hashes (different offsets) over the lists' lengths and names, as 16 hex
+ * digits: names cannot contain the separators, so different lists differ in what is hashed.
+ */
+function namesVersionOf(deferred: readonly string[], demoted: readonly string[]): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  const add = (text: string) => {
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      a = Math.imul(a ^ code, 0x01000193);
+      b = Math.imul(b ^ code, 0x01000193) ^ (b >>> 15);
+    }
+  };
+  add(`${deferred.length}:${demoted.length}:`);
+  for (const name of deferred) add(`${name},`);
+  add(";");
+  for (const name of demoted) add(`${name},`);
+  const hex = (n: number) => (n >>> 0).toString(16).padStart(8, "0");
+  return `${hex(a)}${hex(b)}`;
 }

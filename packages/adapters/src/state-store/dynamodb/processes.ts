@@ -12,11 +12,29 @@ import {
   placeholders,
 } from "./shared";
 
+/** Versions are random in [1, 2^48): a record stored again under a taken id is told apart. */
+const VERSION_RANGE = 2 ** 48 - 1;
+
+/** Names (allow sets, lists) of the parsed records kept; the oldest go past it. */
+const PARSED_RECORD_NAMES = 200_000;
+
+/** What a turn reads of a record whose version this instance has parsed: the version and the activations. */
+const VERSION_AND_ACTIVATIONS = ["generation", "recordVersion", "activatedTools"] as const;
+
+type StoredFields = Omit<ProcessRecord, "activatedTools">;
+
 /**
- * Process records, items `PROC#{tenant}#{project}` / `{processId}`: the record's fields, and
- * `activatedTools` a map name → epoch ms (created empty at spawn).
+ * Process records, items `PROC#{tenant}#{project}` / `{processId}`: the record's fields, a
+ * `recordVersion` written with them, and `activatedTools` a map name → epoch ms (created empty at
+ * spawn). A record's fields but its activations are written once, at spawn: once this instance has
+ * parsed a version, a turn reads only the version and the activations (a projection), and the
+ * whole item again only when the version differs. Items stored before versions are read whole.
  */
 export class DynamoProcessStore implements ProcessStore {
+  /** Parsed, deep-frozen records by item id, with their version and their names' count. */
+  readonly #parsed = new Map<string, { version: number; fields: StoredFields; names: number }>();
+  #parsedNames = 0;
+
   constructor(private readonly table: DynamoStateTable) {}
 
   async createProcess(record: ProcessRecord): Promise<boolean> {
@@ -42,6 +60,7 @@ export class DynamoProcessStore implements ProcessStore {
       clientTools: record.clientTools,
       // Always a map, so touch/remove can address `activatedTools.name` without creating it.
       activatedTools: { ...record.activatedTools },
+      recordVersion: 1 + Math.floor(Math.random() * VERSION_RANGE),
     };
     const outcome = await table.conditionalRetried(() =>
       table.doc.send(
@@ -69,18 +88,61 @@ export class DynamoProcessStore implements ProcessStore {
 
   /**
    * One BatchGetItem (two and more only past 100 markers, or for keys DynamoDB left unprocessed);
-   * consistent reads, so a write that answered before is seen.
+   * consistent reads, so a write that answered before is seen. A record whose version this
+   * instance parsed before is read as its version and activations; a GetItem of the whole item
+   * follows only when the version changed.
    */
   async getProcessAndGenerations(
     key: ProcessKey,
     markers: readonly string[],
   ): Promise<ProcessWithGenerations> {
-    const items = await this.table.batchGet([processKey(key), ...markers.map(generationKey)]);
-    const processItem = items.get(itemId(processKey(key)));
-    return {
-      process: processItem === undefined ? null : toProcessRecord(processItem),
-      generations: markers.map((marker) => generationOf(items.get(itemId(generationKey(marker))))),
-    };
+    const id = itemId(processKey(key));
+    const known = this.#parsed.get(id);
+    const items = await this.table.batchGet(
+      [processKey(key), ...markers.map(generationKey)],
+      known ? VERSION_AND_ACTIVATIONS : undefined,
+    );
+    const generations = markers.map((marker) => generationOf(items.get(itemId(generationKey(marker)))));
+    const item = items.get(id);
+    if (item === undefined) return { process: null, generations };
+    if (known && item.recordVersion === known.version) {
+      return { process: { ...known.fields, activatedTools: activationsOf(item) }, generations };
+    }
+    return { process: this.#remember(id, known ? await this.#getWhole(key) : item), generations };
+  }
+
+  /** The whole item, consistent; `undefined` when it is gone. */
+  async #getWhole(key: ProcessKey): Promise<Record<string, unknown> | undefined> {
+    const { table } = this;
+    const { Item } = await table.request(() =>
+      table.doc.send(new GetCommand({ TableName: table.name, Key: processKey(key), ConsistentRead: true })),
+    );
+    return Item;
+  }
+
+  /** The record of a whole item, kept parsed by its version (items without one are not kept). */
+  #remember(id: string, item: Record<string, unknown> | undefined): ProcessRecord | null {
+    if (item === undefined) return null;
+    const record = toProcessRecord(item);
+    const previous = this.#parsed.get(id);
+    if (previous) {
+      this.#parsedNames -= previous.names;
+      this.#parsed.delete(id);
+    }
+    if (typeof item.recordVersion !== "number") return record;
+    const { activatedTools, ...fields } = record;
+    const names =
+      fields.allowedTools.length + fields.allowedToolsAdd.length + fields.excludedTools.length + 1;
+    if (names > PARSED_RECORD_NAMES) return record;
+    // Deep-frozen: every turn shares it, and the allow-set caches keep only frozen lists.
+    this.#parsed.set(id, { version: item.recordVersion, fields: deepFreeze(fields), names });
+    this.#parsedNames += names;
+    for (const [oldId, entry] of this.#parsed) {
+      if (this.#parsedNames <= PARSED_RECORD_NAMES) break;
+      this.#parsed.delete(oldId);
+      this.#parsedNames -= entry.names;
+    }
+    return { ...fields, activatedTools };
   }
 
   /**
@@ -171,6 +233,19 @@ function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
     allowedToolsDropFirst: strings(item.allowedToolsDropFirst),
     models: strings(item.models),
     clientTools: (item.clientTools ?? []) as ProcessRecord["clientTools"],
-    activatedTools: (item.activatedTools ?? {}) as ProcessRecord["activatedTools"],
+    activatedTools: activationsOf(item),
   };
+}
+
+function activationsOf(item: Record<string, unknown>): ProcessRecord["activatedTools"] {
+  return (item.activatedTools ?? {}) as ProcessRecord["activatedTools"];
+}
+
+/** `value` with every object and array in it frozen: parsed fields shared between readers. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

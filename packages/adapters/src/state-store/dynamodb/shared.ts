@@ -162,8 +162,17 @@ export class DynamoStateTable {
   /**
    * Consistent reads of these items by key (`itemId` → item; absent items are missing): one
    * BatchGetItem per 100 keys, and retry rounds with backoff for keys DynamoDB left unprocessed.
+   * `attributes` projects every item on these attributes (the keys are always read).
    */
-  async batchGet(keys: readonly ItemKey[]): Promise<Map<string, Record<string, unknown>>> {
+  async batchGet(
+    keys: readonly ItemKey[],
+    attributes?: readonly string[],
+  ): Promise<Map<string, Record<string, unknown>>> {
+    const names = attributes && { ...placeholders("#p", ["pk", "sk", ...attributes]) };
+    const projection = names && {
+      ProjectionExpression: Object.keys(names).join(", "),
+      ExpressionAttributeNames: names,
+    };
     const found = new Map<string, Record<string, unknown>>();
     const unique = [...new Map(keys.map((key) => [itemId(key), key])).values()];
     for (const chunk of chunks(unique, BATCH_GET_MAX_KEYS)) {
@@ -177,7 +186,7 @@ export class DynamoStateTable {
         const out = await this.request(() =>
           this.doc.send(
             new BatchGetCommand({
-              RequestItems: { [this.name]: { Keys: requestKeys, ConsistentRead: true } },
+              RequestItems: { [this.name]: { Keys: requestKeys, ConsistentRead: true, ...projection } },
             }),
           ),
         );

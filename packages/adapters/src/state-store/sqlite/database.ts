@@ -14,6 +14,7 @@ const SCHEMA = `
     tenant TEXT NOT NULL,
     project TEXT NOT NULL,
     process_id TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0,
     record TEXT NOT NULL,
     PRIMARY KEY (tenant, project, process_id)
   ) WITHOUT ROWID;
@@ -68,7 +69,18 @@ export function openStateDatabase(filePath: string): Database.Database {
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
+  addProcessVersions(db);
   return db;
+}
+
+/**
+ * A file made before records had a version gets the column; its rows keep version 0, which
+ * readers treat as "no version" (they compare the record's text, as before).
+ */
+function addProcessVersions(db: Database.Database): void {
+  const columns = db.pragma("table_info(processes)") as { name: string }[];
+  if (columns.some((column) => column.name === "version")) return;
+  db.exec("ALTER TABLE processes ADD COLUMN version INTEGER NOT NULL DEFAULT 0");
 }
 
 /** SQLite keeps at most 32766 bound parameters per statement; stay far below. */

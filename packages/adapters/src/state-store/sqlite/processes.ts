@@ -14,20 +14,34 @@ const NO_NAMES: readonly string[] = Object.freeze([]);
 /** Stored text (UTF-16 code units) of the parsed records kept: about 4 MiB of text, a few times that parsed. */
 const PARSED_RECORD_CHARS = 2 * 1024 * 1024;
 
+/** Versions are random in [1, 2^48): a record stored again under a taken id is told apart. */
+const VERSION_RANGE = 2 ** 48 - 1;
+
+/** A parsed record kept by key: its version, or (version 0, rows stored before versions) its text. */
+interface ParsedRecord {
+  readonly version: number;
+  readonly text: string | null;
+  readonly chars: number;
+  readonly record: StoredRecord;
+}
+
 /**
- * Process records in the `processes` table (the record as JSON) and their activations in
- * `activated_tools`. `getProcessAndGenerations` reads the generation markers through the
+ * Process records in the `processes` table (the record as JSON, with a version written with it)
+ * and their activations in `activated_tools`. A record's fields but its activations are written
+ * once, at spawn: a turn reads the version, and the record's text only when this instance has not
+ * parsed that version yet. `getProcessAndGenerations` reads the generation markers through the
  * generation port, in the same read transaction.
  */
 export class SqliteProcessStore implements ProcessStore {
   readonly #db: Database.Database;
   readonly #statements;
   /**
-   * Parsed process records by key, with the stored text they were parsed from: a record is read
-   * on every turn and rarely changes, and parsing a large allow set costs more than the read.
-   * Reused only when the stored text is the same; deep-frozen, since every reader shares it.
+   * Parsed process records by key, with the version they were parsed from: a record is read on
+   * every turn and never changes, and reading its text (70 KB at 5,000 tools) and comparing it
+   * cost more than the rest of the read. Reused only when the stored version is the same (or, for
+   * a row of version 0, its text); deep-frozen, since every reader shares it.
    */
-  readonly #parsedRecords = new Map<string, { text: string; record: StoredRecord }>();
+  readonly #parsedRecords = new Map<string, ParsedRecord>();
   /** UTF-16 code units of the texts in {@link #parsedRecords}; the oldest go past the bound. */
   #parsedChars = 0;
   /**
@@ -44,11 +58,14 @@ export class SqliteProcessStore implements ProcessStore {
     this.#db = db;
     this.#statements = {
       insertProcess: db.prepare(
-        `INSERT INTO processes (tenant, project, process_id, record) VALUES (?, ?, ?, ?)
+        `INSERT INTO processes (tenant, project, process_id, version, record) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT DO NOTHING`,
       ),
+      selectVersion: db.prepare(
+        "SELECT version FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
+      ),
       selectProcess: db.prepare(
-        "SELECT record FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
+        "SELECT version, record FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
       ),
       selectActivated: db.prepare(
         "SELECT name, at FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ?",
@@ -77,6 +94,7 @@ export class SqliteProcessStore implements ProcessStore {
         record.tenant,
         record.project,
         record.processId,
+        1 + Math.floor(Math.random() * VERSION_RANGE),
         JSON.stringify(rest),
       );
       if (inserted.changes === 0) return false;
@@ -102,7 +120,7 @@ export class SqliteProcessStore implements ProcessStore {
 
   async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
     return this.#db.transaction(() => {
-      if (this.#statements.selectProcess.get(key.tenant, key.project, key.processId) === undefined) {
+      if (this.#statements.selectVersion.get(key.tenant, key.project, key.processId) === undefined) {
         return false;
       }
       for (const name of names) {
@@ -121,23 +139,33 @@ export class SqliteProcessStore implements ProcessStore {
   }
 
   #readProcess(key: ProcessKey): ProcessRecord | null {
-    const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
-      | { record: string }
+    const found = this.#statements.selectVersion.get(key.tenant, key.project, key.processId) as
+      | { version: number }
       | undefined;
-    if (row === undefined) return null;
+    if (found === undefined) return null;
+    const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
+    let cached = this.#parsedRecords.get(cacheKey);
+    if (cached === undefined || cached.version !== found.version || found.version === 0) {
+      const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
+        | { version: number; record: string }
+        | undefined;
+      if (row === undefined) return null;
+      if (cached?.version !== row.version || cached.text !== (row.version === 0 ? row.record : null)) {
+        cached = {
+          version: row.version,
+          // Rows without a version are told apart by their text, as before versions.
+          text: row.version === 0 ? row.record : null,
+          chars: row.record.length,
+          record: deepFreeze(JSON.parse(row.record) as StoredRecord),
+        };
+        this.#rememberRecord(cacheKey, cached);
+      }
+    }
     const activated = this.#statements.selectActivated.all(key.tenant, key.project, key.processId) as {
       name: string;
       at: number;
     }[];
-    const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
-    const cached = this.#parsedRecords.get(cacheKey);
-    let record: StoredRecord;
-    if (cached?.text === row.record) {
-      record = cached.record;
-    } else {
-      record = deepFreeze(JSON.parse(row.record) as StoredRecord);
-      this.#rememberRecord(cacheKey, row.record, record);
-    }
+    const { record } = cached;
     return {
       ...record,
       allowedPacks: record.allowedPacks ?? NO_NAMES,
@@ -146,20 +174,20 @@ export class SqliteProcessStore implements ProcessStore {
     };
   }
 
-  #rememberRecord(key: string, text: string, record: StoredRecord): void {
+  #rememberRecord(key: string, parsed: ParsedRecord): void {
     const previous = this.#parsedRecords.get(key);
     if (previous) {
-      this.#parsedChars -= previous.text.length;
+      this.#parsedChars -= previous.chars;
       this.#parsedRecords.delete(key);
     }
-    if (text.length > PARSED_RECORD_CHARS) return;
-    this.#parsedRecords.set(key, { text, record });
-    this.#parsedChars += text.length;
+    if (parsed.chars > PARSED_RECORD_CHARS) return;
+    this.#parsedRecords.set(key, parsed);
+    this.#parsedChars += parsed.chars;
     // Insertion order: the first keys are the least recently parsed.
     for (const [oldKey, entry] of this.#parsedRecords) {
       if (this.#parsedChars <= PARSED_RECORD_CHARS) break;
       this.#parsedRecords.delete(oldKey);
-      this.#parsedChars -= entry.text.length;
+      this.#parsedChars -= entry.chars;
     }
   }
 }
