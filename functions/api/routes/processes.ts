@@ -1,5 +1,6 @@
 import {
   InvocableToolNameSchema,
+  ProcessIdSchema,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
@@ -33,7 +34,7 @@ const ProcessInvokeBodySchema = v.strictObject({
 /** A process: its id as the store keeps process records (a bad one is 400 `invalid_id`). */
 const ProcessPathSchema = v.object({
   ...ProjectPathSchema.entries,
-  id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]{1,64}$/), v.description("the `processId` a spawn answered")),
+  id: v.pipe(ProcessIdSchema, v.description("the `processId` a spawn answered")),
 });
 
 const ManifestQuerySchema = v.object({

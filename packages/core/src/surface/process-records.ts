@@ -6,6 +6,7 @@ import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
 import {
+  assertProcessId,
   assertProjectId,
   assertTenantId,
   ID_PATTERN,
@@ -258,7 +259,7 @@ export class ProcessRecords {
   ): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
-    if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", "not a process id");
+    assertProcessId(processId);
     const markers = requestMarkers(tenant, project);
     const record = await read.readAlong(this.options.generations, markers, async () => {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
