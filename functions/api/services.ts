@@ -406,6 +406,7 @@ export async function buildServices(
     state,
     {
       processesPerHour: config.VANCE_QUOTA_PROCESSES_PER_HOUR,
+      liveProcesses: config.VANCE_QUOTA_LIVE_PROCESSES,
       documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
     },
     now,

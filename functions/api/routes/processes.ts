@@ -89,6 +89,13 @@ const DOCS = {
     responses: { 200: jsonResponse("The record", ProcessRecordSchema) },
     problems: { 404: ["process_not_found"] },
   },
+  end: {
+    summary:
+      "End a process: its record is deleted and its place among the tenant's live processes given back (`VANCE_QUOTA_LIVE_PROCESSES`)",
+    tag: "processes",
+    responses: { 204: { description: "Ended; later requests of the process answer 404" } },
+    problems: { 404: ["process_not_found"] },
+  },
   manifest: {
     summary: "This turn's tools (sorted), buckets, budget and discovery blocks",
     tag: "processes",
@@ -130,7 +137,7 @@ export function recipeRoutes(recipes: RecipeResolver) {
   return app;
 }
 
-/** Processes under `T/processes`: spawn, record, manifest, invoke. */
+/** Processes under `T/processes`: spawn, record, end, manifest, invoke. */
 export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "body">) {
   const app = new Hono<AuthEnv>();
   const engine = need("read", ENGINE);
@@ -161,6 +168,12 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
   app.get("/:id", describe(DOCS.get), engine, params(ProcessPathSchema), async (c) => {
     const { tenant, project, id } = c.req.valid("param");
     return c.json(await processes.get(tenant, project, id));
+  });
+
+  app.delete("/:id", describe(DOCS.end), engine, params(ProcessPathSchema), async (c) => {
+    const { tenant, project, id } = c.req.valid("param");
+    await processes.end(tenant, project, id);
+    return c.body(null, 204);
   });
 
   app.get(

@@ -80,7 +80,11 @@ export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
 export interface ProcessRecordsOptions {
   readonly state: Pick<
     ProcessStore,
-    "createProcess" | "getProcessAndGenerations" | "touchActivatedTools" | "removeActivatedTools"
+    | "createProcess"
+    | "getProcessAndGenerations"
+    | "touchActivatedTools"
+    | "removeActivatedTools"
+    | "deleteProcess"
   >;
   /**
    * Learns the generations read with each record: the request's `CascadeRead` then holds them,
@@ -99,10 +103,10 @@ export interface ProcessRecordsOptions {
    */
   readonly caches?: ProcessRecordCaches;
   /**
-   * The tenant's process quota, taken before a record is stored (429 `quota_exceeded` past it);
-   * without it, processes are not counted (tests of other rules).
+   * The tenant's process quotas, taken before a record is stored (429 `quota_exceeded` past
+   * them) and given back when it ends; without them, processes are not counted (tests of other rules).
    */
-  readonly quotas?: Pick<TenantQuotas, "takeProcess">;
+  readonly quotas?: Pick<TenantQuotas, "takeProcess" | "releaseProcess">;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   readonly newId?: () => string;
@@ -207,10 +211,30 @@ export class ProcessRecords {
 
   /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
   async create(record: ProcessRecord): Promise<void> {
-    await this.options.quotas?.takeProcess(record.tenant);
-    if (!(await this.options.state.createProcess(storedProcessRecord(record)))) {
-      throw new VanceError("process_conflict", "a process with this id exists already; retry");
+    const quotas = this.options.quotas;
+    await quotas?.takeProcess(record.tenant);
+    let created = false;
+    try {
+      created = await this.options.state.createProcess(storedProcessRecord(record));
+    } finally {
+      // A record not stored takes no place among the tenant's live processes (its hour's count stays).
+      if (!created) await quotas?.releaseProcess(record.tenant);
     }
+    if (!created) throw new VanceError("process_conflict", "a process with this id exists already; retry");
+  }
+
+  /**
+   * Ends a process: deletes its record and activations, and gives its place among the tenant's
+   * live processes back (`VANCE_QUOTA_LIVE_PROCESSES`); 404 `process_not_found` when there is none.
+   */
+  async end(tenant: string, project: string, processId: string): Promise<void> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    assertProcessId(processId);
+    if (!(await this.options.state.deleteProcess({ tenant, project, processId }))) {
+      throw new VanceError("process_not_found", `no process '${processId}' in this project`);
+    }
+    await this.options.quotas?.releaseProcess(tenant);
   }
 
   /**
