@@ -269,4 +269,8 @@ export {
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
-export { JsonSchemaValidator } from "./validation/json-schema-validator";
+export {
+  type InputSchemaCheck,
+  JsonSchemaValidator,
+  OFFLOAD_MIN_NODES,
+} from "./validation/json-schema-validator";

@@ -27,7 +27,7 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
-import { inputSchemaProblemOf, type JsonSchemaValidator } from "../validation/json-schema-validator";
+import type { JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
@@ -602,14 +602,14 @@ async function assertUsableClientSchemas(
       },
     ]);
   }
-  // In the tenant's share of the serving thread: one tenant's flood of spawns with fresh schemas
-  // waits for its own turns, and pays with its own compile time.
-  const compiled = await jsonSchemas.compileAsTenant(
+  // Large schemas are checked on a worker thread; the others compile in the tenant's share of the
+  // serving thread: one tenant's flood of spawns with fresh schemas waits for its own turns, and
+  // pays with its own compile time.
+  const problems = await jsonSchemas.inputSchemaProblemsAsTenant(
     tenant,
     clientTools.map((tool) => tool.inputSchema),
   );
-  clientTools.forEach((tool, index) => {
-    const problem = inputSchemaProblemOf(tool.inputSchema, compiled[index]!);
+  problems.forEach((problem, index) => {
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });
   });
   if (errors.length > 0) {
