@@ -207,17 +207,24 @@ export class JsonSchemaValidator {
             tenant,
             hereAt.map((index) => schemas[index]!),
           );
-    return Promise.all(
-      schemas.map(async (schema, index) => {
-        if (!elsewhere[index]) return inputSchemaProblemOf(schema, compiled[hereAt.indexOf(index)]!);
-        const text = texts[index]!;
-        const known = this.#checked.get(text);
-        if (known !== undefined) return known === "" ? null : known;
-        const problem = await offload!(tenant, schema);
-        this.#checked.set(text, problem ?? "");
-        return problem;
-      }),
-    );
+    const problems: (string | null)[] = [];
+    // One check at a time: a spawn holds one place in its tenant's queue of the worker pool.
+    for (const [index, schema] of schemas.entries()) {
+      if (!elsewhere[index]) {
+        problems.push(inputSchemaProblemOf(schema, compiled[hereAt.indexOf(index)]!));
+        continue;
+      }
+      const text = texts[index]!;
+      const known = this.#checked.get(text);
+      if (known !== undefined) {
+        problems.push(known === "" ? null : known);
+        continue;
+      }
+      const problem = await offload!(tenant, schema);
+      this.#checked.set(text, problem ?? "");
+      problems.push(problem);
+    }
+    return problems;
   }
 
   /**
