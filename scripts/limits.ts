@@ -222,6 +222,11 @@ export function limitRows(): [string, string, string][] {
       "429 `quota_exceeded`, `Retry-After` the hour's end",
     ],
     [
+      "processes (MCP sessions included) one tenant has stored at once: spawned and not deleted (`DELETE T/processes/{id}`)",
+      `${count(DEFAULT_QUOTAS.liveProcesses)} (\`${QUOTA_SETTINGS.liveProcesses}\`)`,
+      "429 `quota_exceeded`",
+    ],
+    [
       "one tenant's stored documents, every layer together",
       `${bytes(DEFAULT_QUOTAS.documentBytes)} (\`${QUOTA_SETTINGS.documentBytes}\`)`,
       "429 `quota_exceeded`",

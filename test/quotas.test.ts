@@ -79,6 +79,89 @@ describe("process quota per tenant and hour", () => {
   });
 });
 
+describe("live process quota per tenant", () => {
+  it("a tenant holds at most 3 processes that have not ended: the 4th spawn answers 429 quota_exceeded naming the setting; ending one (DELETE) makes room, and a second DELETE answers 404", async () => {
+    const { app, state } = await quotaApp({ VANCE_QUOTA_LIVE_PROCESSES: "3" });
+    const reader = { ...(await bearer("acme", ["read"])), "content-type": "application/json" };
+    const base = "/v1/tenants/acme/projects/shop/processes";
+    const spawn = async (tenant = "acme", headers = reader) =>
+      app.request(`/v1/tenants/${tenant}/projects/shop/processes`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ models: [] }),
+      });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const spawned = await spawn();
+      expect(spawned.status).toBe(201);
+      ids.push((await spawned.json()).processId);
+    }
+    const refused = await spawn();
+    expect(refused.status).toBe(429);
+    const problem = await refused.json();
+    expect(problem).toMatchObject({
+      code: "quota_exceeded",
+      quota: "liveProcesses",
+      limit: 3,
+      setting: "VANCE_QUOTA_LIVE_PROCESSES",
+    });
+    expect(problem.detail).toMatch(
+      /3 processes .* that have not ended; end some \(DELETE T\/processes\/\{id\}/,
+    );
+    // The refused spawn took no hour's place and stored nothing.
+    expect(await state.getQuotaUsage(`processes/acme/${Math.floor(clock / HOUR) * HOUR}`)).toBe(3);
+    expect(await state.getQuotaUsage("live-processes/acme")).toBe(3);
+    // Another tenant has its own.
+    const other = { ...(await bearer("other", ["read"])), "content-type": "application/json" };
+    expect((await spawn("other", other)).status).toBe(201);
+
+    const end = (id: string) => app.request(`${base}/${id}`, { method: "DELETE", headers: reader });
+    expect((await end(ids[0]!)).status).toBe(204);
+    expect((await app.request(`${base}/${ids[0]}`, { headers: reader })).status).toBe(404);
+    const again = await end(ids[0]!);
+    expect(again.status).toBe(404);
+    expect(await again.json()).toMatchObject({ code: "process_not_found" });
+    expect(await state.getQuotaUsage("live-processes/acme")).toBe(2);
+    expect((await spawn()).status).toBe(201);
+    expect((await spawn()).status).toBe(429);
+    // The other processes live on.
+    expect((await app.request(`${base}/${ids[1]}`, { headers: reader })).status).toBe(200);
+  });
+
+  it("an MCP session is a live process: initialize past the quota answers 429; ending the session keeps its process counted until DELETE T/processes/{session id}", async () => {
+    const { app, state } = await quotaApp({ VANCE_QUOTA_LIVE_PROCESSES: "1" });
+    const headers = {
+      ...(await bearer("acme", ["read"])),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const initialize = () =>
+      app.request("/v1/tenants/acme/projects/shop/mcp", {
+        method: "POST",
+        headers,
+        body: JSON.stringify(initializeMessage("t")),
+      });
+    const first = await initialize();
+    expect(first.status).toBe(200);
+    const session = first.headers.get("mcp-session-id")!;
+    const refused = await initialize();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: "quota_exceeded", quota: "liveProcesses" });
+    const ended = await app.request("/v1/tenants/acme/projects/shop/mcp", {
+      method: "DELETE",
+      headers: { ...headers, "mcp-session-id": session },
+    });
+    expect(ended.status).toBe(204);
+    expect(await state.getQuotaUsage("live-processes/acme")).toBe(1);
+    expect((await initialize()).status).toBe(429);
+    const process = `/v1/tenants/acme/projects/shop/processes/${session}`;
+    expect((await app.request(process, { method: "DELETE", headers })).status).toBe(204);
+    expect(await state.getQuotaUsage("live-processes/acme")).toBe(0);
+    expect((await app.request(process, { headers })).status).toBe(404);
+    expect((await initialize()).status).toBe(200);
+  });
+});
+
 describe("document byte quota per tenant", () => {
   it("writes count their UTF-8 bytes across layers; the write past the quota answers 429 and stores nothing; a delete or a smaller replacement frees room", async () => {
     const { app, state } = await quotaApp({ VANCE_QUOTA_DOCUMENT_MB: "1" });

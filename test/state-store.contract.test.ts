@@ -128,6 +128,23 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
         expect((await store.getProcess(ka))?.role).toBe("a");
         expect((await store.getProcess(kb))?.role).toBe("b");
       });
+
+      it("deletes a process with its activations once: a second delete, or one of an unknown process, answers false", async () => {
+        const key = newKey();
+        const neighbour = { ...key, processId: unique("neighbour") };
+        await store.createProcess(processRecord(key));
+        await store.createProcess(processRecord(neighbour));
+        await store.touchActivatedTools(key, ["a_tool"], START);
+        expect(await store.deleteProcess(key)).toBe(true);
+        expect(await store.getProcess(key)).toBeNull();
+        expect(await store.touchActivatedTools(key, ["a_tool"], START)).toBe(false);
+        expect(await store.deleteProcess(key)).toBe(false);
+        expect(await store.deleteProcess(newKey())).toBe(false);
+        expect(await store.getProcess(neighbour)).toEqual(processRecord(neighbour));
+        // The id may be spawned again, and starts with no activations.
+        expect(await store.createProcess(processRecord(key))).toBe(true);
+        expect((await store.getProcess(key))?.activatedTools).toEqual({});
+      });
     });
 
     describe("activated tools", () => {

@@ -160,6 +160,11 @@ export const ConfigSchema = v.pipe(
       Count("VANCE_QUOTA_PROCESSES_PER_HOUR", String(DEFAULT_QUOTAS.processesPerHour)),
       v.minValue(1, "VANCE_QUOTA_PROCESSES_PER_HOUR must be at least 1"),
     ),
+    /** Processes (MCP sessions included) one tenant may have stored at once, spawned and not ended; past it 429 `quota_exceeded`. */
+    VANCE_QUOTA_LIVE_PROCESSES: v.pipe(
+      Count("VANCE_QUOTA_LIVE_PROCESSES", String(DEFAULT_QUOTAS.liveProcesses)),
+      v.minValue(1, "VANCE_QUOTA_LIVE_PROCESSES must be at least 1"),
+    ),
     /** The bytes of one tenant's documents, every layer together, in MiB; past it 429 `quota_exceeded`. */
     VANCE_QUOTA_DOCUMENT_MB: v.pipe(
       Count("VANCE_QUOTA_DOCUMENT_MB", String(DEFAULT_QUOTAS.documentBytes / MIB)),

@@ -1,10 +1,16 @@
 /**
  * The task worker of the API (`TaskPool`): work whose cost grows with what a tenant or an upstream
- * sends (OpenAPI compiles, `tool_search`'s indexes) runs here, where a deadline ends it by terminating the thread. Bundled as
+ * sends (OpenAPI compiles, `tool_search`'s indexes, large input schemas' checks) runs here, where a deadline ends it by terminating the thread. Bundled as
  * parse-worker.mjs (`npm run build:worker`, and beside each API function bundle).
  */
 import { compileOpenApi } from "@vance/adapters/openapi";
-import { buildSearchIndex, JsonSchemaValidator, loadLazyEngines, type SearchDocument } from "@vance/core";
+import {
+  buildSearchIndex,
+  type JsonSchema,
+  JsonSchemaValidator,
+  loadLazyEngines,
+  type SearchDocument,
+} from "@vance/core";
 import { serveTasks } from "@vance/sandbox/serve-tasks";
 
 // The compiler checks the operations' schemas with Ajv, which core loads on demand (issue 24's
@@ -15,4 +21,6 @@ const jsonSchemas = new JsonSchemaValidator();
 serveTasks({
   openapi: (input: Parameters<typeof compileOpenApi>[0]) => compileOpenApi(input, { jsonSchemas }),
   searchIndex: (documents: readonly SearchDocument[]) => buildSearchIndex(documents),
+  // A client tool's input schema: why it cannot be one, or null (JsonSchemaValidator.inputSchemaProblemsAsTenant).
+  inputSchema: (schema: JsonSchema) => jsonSchemas.inputSchemaProblem(schema),
 });

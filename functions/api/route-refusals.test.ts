@@ -19,6 +19,7 @@ const ENGINE_OPERATIONS = new Set([
   "POST /v1/tenants/{tenant}/projects/{project}/recipes/resolve",
   "POST /v1/tenants/{tenant}/projects/{project}/processes",
   "GET /v1/tenants/{tenant}/projects/{project}/processes/{id}",
+  "DELETE /v1/tenants/{tenant}/projects/{project}/processes/{id}",
   "GET /v1/tenants/{tenant}/projects/{project}/processes/{id}/manifest",
   "POST /v1/tenants/{tenant}/projects/{project}/processes/{id}/invoke",
   "POST /v1/tenants/{tenant}/projects/{project}/diagnostics/empty-response",

@@ -29,7 +29,9 @@ import {
   DocumentCascade,
   DocumentService,
   EmptyResponseDiagnosis,
+  Errors,
   Generations,
+  type InputSchemaCheck,
   JsonSchemaValidator,
   type Logger,
   loadLazyEngines,
@@ -305,6 +307,33 @@ export function workerSearchIndexBuilder(config: Config): SearchIndexBuilder {
 }
 
 /**
+ * How long checking one JSON Schema may take on its thread: the largest the size caps allow
+ * compiles in ~0.3 s on a quiet 2-core machine and ~1 s at a load of 20.
+ */
+export const SCHEMA_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * Large input schemas that are only checked (a spawn's client tools) checked on a task worker
+ * pool of their own (the parse worker's `inputSchema` task), so their compile never holds the
+ * serving thread; each tenant checks one at a time with a short queue (429 `busy` beyond it).
+ * The pool starts with the first such schema.
+ */
+export function workerInputSchemaCheck(config: Config): InputSchemaCheck {
+  const started = lazyParseWorkerPool(config, {
+    what: "checking JSON Schemas",
+    warmWorkers: 0,
+    timeoutMs: SCHEMA_CHECK_TIMEOUT_MS,
+  });
+  return async (tenant, schema) => {
+    const outcome = await (await started()).run({ task: "inputSchema", input: schema, tenant });
+    if (outcome.ok) return outcome.value as string | null;
+    // A full queue, or a thread too loaded to finish in time: the schema was not judged; try again.
+    if (outcome.error === "Busy" || outcome.error === "TimeoutError") throw Errors.busy(outcome.message);
+    throw new Error(outcome.message);
+  };
+}
+
+/**
  * Prefix of the platform secrets (`${secret:NAME}` of bundled documents and the model catalog,
  * never of tenant documents): only these variables, never AWS keys or settings.
  */
@@ -360,8 +389,11 @@ export async function buildServices(
     defaultPublicUrl?: "socket" | "event";
   } = {},
 ): Promise<Services> {
-  // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use it.
-  const jsonSchemas = new JsonSchemaValidator();
+  // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use
+  // it; large schemas that are only checked (a spawn's client tools) are checked on a worker thread.
+  const jsonSchemas = new JsonSchemaValidator(undefined, undefined, {
+    offload: workerInputSchemaCheck(config),
+  });
   if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
@@ -401,6 +433,7 @@ export async function buildServices(
     state,
     {
       processesPerHour: config.VANCE_QUOTA_PROCESSES_PER_HOUR,
+      liveProcesses: config.VANCE_QUOTA_LIVE_PROCESSES,
       documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
     },
     now,

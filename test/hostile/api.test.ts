@@ -84,6 +84,56 @@ describe("attack suite: hostile requests", () => {
     expect(JSON.stringify(answer.body.errors)).toMatch(/too large/);
   });
 
+  it("spawns whose client tool has a fresh schema at the size caps (993 nodes, 60 patterns) are checked on a worker: the serving thread compiles none", async () => {
+    /** 330 properties, 60 with a pattern: the costliest compile the caps allow, never seen before. */
+    const atTheCaps = (tag: string) => ({
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 330 }, (_, i) => [
+          `${tag}_${i}`,
+          i < 60 ? { type: "string", pattern: `^${tag}${i}[a-z]*$` } : { type: "integer", minimum: i },
+        ]),
+      ),
+    });
+    const compiledHere = async () => {
+      const metrics = (await (await target.request("/v1/metrics")).json()) as {
+        caches: { name: string; entries?: number }[];
+      };
+      return metrics.caches.find((cache) => cache.name === "jsonSchemas")?.entries;
+    };
+    const before = await compiledHere();
+    expect(before).toBeTypeOf("number");
+    // A tenant of its own: the other cases count the processes of theirs.
+    const schemer = await target.token_("hostile-schemas", ["read"]);
+    const statuses = await target.attack(
+      "6 spawns, each with a fresh client-tool schema at the size caps, 2 in flight (read token)",
+      async () => {
+        const spawn = async (round: number) => {
+          const tag = `c${round}x${Math.random().toString(36).slice(2, 8)}`;
+          const response = await target.request(
+            "/v1/tenants/hostile-schemas/projects/api/processes",
+            json(
+              {
+                models: [],
+                clientTools: [{ name: "wide", description: "wide", inputSchema: atTheCaps(tag) }],
+              },
+              schemer,
+            ),
+          );
+          await response.body?.cancel();
+          return response.status;
+        };
+        const seen: number[] = [];
+        for (let round = 0; round < 6; round += 2)
+          seen.push(...(await Promise.all([spawn(round), spawn(round + 1)])));
+        return seen;
+      },
+      (seen) => seen.join(" "),
+    );
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(await compiledHere()).toBe(before);
+  });
+
   it("a spawn of 25 client tools, each within the schema cap, is refused by their shared budget", async () => {
     const clientTools = Array.from({ length: 25 }, (_, tool) => ({
       name: `client_${tool}`,

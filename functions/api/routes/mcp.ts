@@ -4,6 +4,7 @@ import {
   type Logger,
   type ProcessKey,
   type ProcessService,
+  processIdProblem,
   SpawnRequestSchema,
   VanceError,
 } from "@vance/core";
@@ -262,7 +263,7 @@ async function session(
   }
   const key = { tenant, project, processId: id };
   const notFound = new VanceError("session_not_found", "no such MCP session; initialize a new one");
-  if (!/^[A-Za-z0-9-]{1,64}$/.test(id)) throw notFound;
+  if (processIdProblem(id) !== null) throw notFound;
   const [found, ended] = await Promise.all([
     processes.get(tenant, project, id).then(
       () => true,

@@ -1,5 +1,6 @@
 import {
   InvocableToolNameSchema,
+  ProcessIdSchema,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
@@ -33,7 +34,7 @@ const ProcessInvokeBodySchema = v.strictObject({
 /** A process: its id as the store keeps process records (a bad one is 400 `invalid_id`). */
 const ProcessPathSchema = v.object({
   ...ProjectPathSchema.entries,
-  id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9-]{1,64}$/), v.description("the `processId` a spawn answered")),
+  id: v.pipe(ProcessIdSchema, v.description("the `processId` a spawn answered")),
 });
 
 const ManifestQuerySchema = v.object({
@@ -97,6 +98,13 @@ const DOCS = {
     responses: { 200: jsonResponse("The record", ProcessRecordSchema) },
     problems: { 404: ["process_not_found"] },
   },
+  end: {
+    summary:
+      "End a process: its record is deleted and its place among the tenant's live processes given back (`VANCE_QUOTA_LIVE_PROCESSES`)",
+    tag: "processes",
+    responses: { 204: { description: "Ended; later requests of the process answer 404" } },
+    problems: { 404: ["process_not_found"] },
+  },
   manifest: {
     summary: "This turn's tools (sorted), buckets, budget and discovery blocks",
     tag: "processes",
@@ -138,7 +146,7 @@ export function recipeRoutes(recipes: RecipeResolver) {
   return app;
 }
 
-/** Processes under `T/processes`: spawn, record, manifest, invoke. */
+/** Processes under `T/processes`: spawn, record, end, manifest, invoke. */
 export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "body">) {
   const app = new Hono<AuthEnv>();
   const engine = need("read", ENGINE);
@@ -169,6 +177,12 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
   app.get("/:id", describe(DOCS.get), engine, params(ProcessPathSchema), async (c) => {
     const { tenant, project, id } = c.req.valid("param");
     return c.json(await processes.get(tenant, project, id));
+  });
+
+  app.delete("/:id", describe(DOCS.end), engine, params(ProcessPathSchema), async (c) => {
+    const { tenant, project, id } = c.req.valid("param");
+    await processes.end(tenant, project, id);
+    return c.body(null, 204);
   });
 
   app.get(

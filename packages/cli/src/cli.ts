@@ -10,13 +10,16 @@ import {
   VanceError,
 } from "@vance/core";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { ApiClient, CliError, encodePath } from "./client";
+import { type CliApi, CliError, connect, dataOf, documentPathSerializer } from "./api";
 import { lintPaths, lintRegistry } from "./lint";
 import { json, PROCESS_STREAMS, ProgressBar, paint, type Streams, table, writeText } from "./output";
 import { contentTypeOf, folderDocuments, LayerSync, type PushSummary, STATE_FILE, SyncState } from "./sync";
 
 /** Where `npm start` listens unless `PORT` says otherwise (API.md "Conventions"). */
 export const DEFAULT_URL = "http://127.0.0.1:8787";
+
+/** `T` of API.md, as `@vance/client` names its routes. */
+const T = "/v1/tenants/{tenant}/projects/{project}";
 
 interface GlobalOptions {
   json?: boolean;
@@ -59,14 +62,14 @@ class Context {
     this.print(this.json ? json(value) : human());
   }
 
-  client(): ApiClient {
+  client(): CliApi {
     const token = this.options.token ?? this.env.VANCE_TOKEN;
     if (!token) {
       throw new CliError(
         "no token: pass --token or set VANCE_TOKEN (npm start prints a development token, npm run token mints one)",
       );
     }
-    return new ApiClient({ url: this.options.url ?? this.env.VANCE_URL ?? DEFAULT_URL, token });
+    return connect({ url: this.options.url ?? this.env.VANCE_URL ?? DEFAULT_URL, token });
   }
 
   tenant(): string {
@@ -76,14 +79,14 @@ class Context {
     return tenant;
   }
 
-  /** `T` of API.md for `--tenant` and `--project` (`_tenant` addresses the tenant layer). */
-  project(): { tenant: string; project: string; base: string } {
+  /** The path parameters of `T` (API.md) for `--tenant` and `--project` (`_tenant` addresses the tenant layer). */
+  project(): { tenant: string; project: string } {
     const tenant = this.tenant();
     const project = this.options.project ?? this.env.VANCE_PROJECT;
     if (!project)
       throw new CliError("no project: pass --project or set VANCE_PROJECT (_tenant: the tenant layer)");
     checkId(() => assertProjectId(project));
-    return { tenant, project, base: ApiClient.projectPath(tenant, project) };
+    return { tenant, project };
   }
 
   /** `tenant/project` of the command, for empty states. */
@@ -102,50 +105,11 @@ function checkId(assert: () => void): void {
   }
 }
 
-interface ToolSummary {
-  name: string;
-  type: string;
-  layer: string;
-  primary: boolean;
-  labels: string[];
-  enabled: boolean;
-  pack?: string;
-  updatedAt: string | null;
-  updatedBy: string | null;
-}
-
-/** A tool document the listing cannot offer, as `GET T/tools` answers it. */
-interface InvalidDocument {
-  path: string;
-  layer: string;
-  message: string;
-}
-
-/** A pack document's source state in `GET T/tools`. */
-interface PackState {
-  pack: string;
-  layer: string;
-  status: "current" | "stale" | "unavailable";
-  reason?: string;
-  subTools: number;
-  leftOut: string[];
-}
-
 /** When and by whom a tool's document was last written, as a column: `2025-01-01 12:00 alice`. */
-function updated(tool: ToolSummary): string {
+function updated(tool: { readonly updatedAt: string | null; readonly updatedBy: string | null }): string {
   if (tool.updatedAt === null) return "";
   const at = tool.updatedAt.slice(0, 16).replace("T", " ");
   return tool.updatedBy === null ? at : `${at} ${tool.updatedBy}`;
-}
-
-interface Manifest {
-  tools: unknown[];
-  primary: string[];
-  deferred: string[];
-  demoted: string[];
-  budget: { maxTools: number | null; reserve: number; limit: number | null };
-  discoveryBlock: string;
-  demotedDiscoveryBlock: string;
 }
 
 /** The document path `put` stores a file at: `mcp-servers/` when it lies in such a folder, else a tool's. */
@@ -260,14 +224,12 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .option("--label <label>", "only tools carrying this label")
     .action(async (options: { label?: string }, command: Command) => {
       const c = context(command);
-      const { base } = c.project();
-      const query = options.label ? `?label=${encodeURIComponent(options.label)}` : "";
-      const body = await c
-        .client()
-        .json<{ tools: ToolSummary[]; invalid?: InvalidDocument[]; packs?: PackState[] }>(
-          "GET",
-          `${base}/tools${query}`,
-        );
+      const path = c.project();
+      const body = await dataOf(
+        c
+          .client()
+          .api.GET(`${T}/tools`, { params: { path, query: options.label ? { label: options.label } : {} } }),
+      );
       c.emit(body, () =>
         body.tools.length === 0
           ? `no tools${options.label ? ` labelled '${options.label}'` : ""} in ${c.where()}`
@@ -306,7 +268,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .argument("<name>", "the tool's name")
     .action(async (name: string, _options, command: Command) => {
       const c = context(command);
-      const { tenant, project, base } = c.project();
+      const { tenant, project } = c.project();
       const client = c.client();
       try {
         const document = await new LayerSync(client, tenant, project).read(
@@ -321,9 +283,8 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       } catch (error) {
         // Built-in tools and pack sub-tools have no document of their own: the tool as resolved.
         if (!(error instanceof CliError) || error.code !== "document_not_found") throw error;
-        const tool = await client.json<{ layer: string; etag: string | null; config: unknown }>(
-          "GET",
-          `${base}/tools/${encodeURIComponent(name)}`,
+        const tool = await dataOf(
+          client.api.GET(`${T}/tools/{name}`, { params: { path: { tenant, project, name } } }),
         );
         c.emit(tool, () => json(tool.config));
         if (!c.json) c.note(c.errColours.dim(`# layer: ${tool.layer} (no stored document)`));
@@ -373,11 +334,14 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .option("--if-match <etag>", "only delete this version")
     .action(async (name: string, options: { ifMatch?: string }, command: Command) => {
       const c = context(command);
-      const { base } = c.project();
       const path = name.includes("/") ? name : `${TOOL_DOCUMENTS_DIR}${name}.yaml`;
-      await c.client().request("DELETE", `${base}/documents/${encodePath(path)}`, {
-        headers: options.ifMatch ? { "if-match": options.ifMatch } : {},
-      });
+      await dataOf(
+        c.client().api.DELETE(`${T}/documents/{path}`, {
+          params: { path: { ...c.project(), path } },
+          pathSerializer: documentPathSerializer,
+          headers: options.ifMatch ? { "if-match": options.ifMatch } : {},
+        }),
+      );
       c.emit({ deleted: path }, () => `deleted ${path}`);
     });
 
@@ -388,21 +352,19 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .option("--params <json>", "the tool's parameters as a JSON object", "{}")
     .action(async (name: string, options: { params: string }, command: Command) => {
       const c = context(command);
-      const { base } = c.project();
-      const result = await c
-        .client()
-        .json<{ value?: unknown; error?: string; message?: string; durationMs: number }>(
-          "POST",
-          `${base}/tools/${encodeURIComponent(name)}/invoke`,
-          { body: JSON.stringify({ params: parseParams(options.params) }), contentType: "application/json" },
-        );
-      if (result.error !== undefined) {
+      const path = { ...c.project(), name };
+      const params = parseParams(options.params);
+      const result = await dataOf(
+        c.client().api.POST(`${T}/tools/{name}/invoke`, { params: { path }, body: { params } }),
+      );
+      if ("error" in result) {
         c.emit(result, () => c.colours.red(`${result.error}: ${result.message ?? ""}`));
         c.exitCode = 1;
         return;
       }
       // A text answer (a document, a rendered prompt) reads best as text.
-      c.emit(result, () => (typeof result.value === "string" ? result.value : json(result.value)));
+      const value = "value" in result ? result.value : undefined;
+      c.emit(result, () => (typeof value === "string" ? value : json(value)));
       if (!c.json) c.note(c.errColours.dim(`# ${result.durationMs} ms`));
     });
 
@@ -411,13 +373,9 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .description("tool usage per role: calls, tool_description look-ups, last use")
     .action(async (_options, command: Command) => {
       const c = context(command);
-      const { base } = c.project();
-      const body = await c.client().json<{
-        roles: {
-          role: string;
-          tools: { name: string; calls: number; discoveryHits: number; lastUsedAt: string | null }[];
-        }[];
-      }>("GET", `${base}/insights/tool-usage`);
+      const body = await dataOf(
+        c.client().api.GET(`${T}/insights/tool-usage`, { params: { path: c.project() } }),
+      );
       c.emit(body, () =>
         body.roles.every((role) => role.tools.length === 0)
           ? `no usage recorded in ${c.where()} yet: calls are counted per role when made in a process (invoke_tool, a process's invoke, MCP tools/call); direct invokes (vance-tools invoke) are not counted`
@@ -444,15 +402,14 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .addOption(
       new Option("--format <format>", "wire format").choices(["openai", "anthropic"]).default("openai"),
     )
-    .action(async (processId: string, options: { format: string }, command: Command) => {
+    .action(async (processId: string, options: { format: "openai" | "anthropic" }, command: Command) => {
       const c = context(command);
-      const { base } = c.project();
-      const manifest = await c
-        .client()
-        .json<Manifest>(
-          "GET",
-          `${base}/processes/${encodeURIComponent(processId)}/manifest?format=${options.format}`,
-        );
+      const path = { ...c.project(), id: processId };
+      const manifest = await dataOf(
+        c
+          .client()
+          .api.GET(`${T}/processes/{id}/manifest`, { params: { path, query: { format: options.format } } }),
+      );
       c.emit(manifest, () => {
         const { maxTools, reserve, limit } = manifest.budget;
         const list = (names: string[]) =>
@@ -484,10 +441,12 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
       const tenant = c.tenant();
       if (options.value === undefined && process.stdin.isTTY) c.note("Type the value, then Ctrl-D:");
       const value = options.value ?? (await readStdin());
-      await c.client().request("PUT", `/v1/tenants/${tenant}/secrets/${encodeURIComponent(name)}`, {
-        body: JSON.stringify({ value }),
-        contentType: "application/json",
-      });
+      await dataOf(
+        c.client().api.PUT("/v1/tenants/{tenant}/secrets/{name}", {
+          params: { path: { tenant, name } },
+          body: { value },
+        }),
+      );
       c.emit({ set: name }, () => `set ${name}`);
     });
   secrets
@@ -495,9 +454,9 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .description("the tenant's secret names and when they changed")
     .action(async (_options, command: Command) => {
       const c = context(command);
-      const body = await c
-        .client()
-        .json<{ secrets: { name: string; updatedAt: string }[] }>("GET", `/v1/tenants/${c.tenant()}/secrets`);
+      const body = await dataOf(
+        c.client().api.GET("/v1/tenants/{tenant}/secrets", { params: { path: { tenant: c.tenant() } } }),
+      );
       c.emit(body, () =>
         body.secrets.length === 0
           ? `tenant ${c.tenant()} has no secrets (vance-tools secrets set NAME stores one)`
@@ -514,7 +473,11 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .argument("<NAME>", "the secret's name")
     .action(async (name: string, _options, command: Command) => {
       const c = context(command);
-      await c.client().request("DELETE", `/v1/tenants/${c.tenant()}/secrets/${encodeURIComponent(name)}`);
+      await dataOf(
+        c.client().api.DELETE("/v1/tenants/{tenant}/secrets/{name}", {
+          params: { path: { tenant: c.tenant(), name } },
+        }),
+      );
       c.emit({ deleted: name }, () => `deleted ${name}`);
     });
 
@@ -526,9 +489,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .description("the learned limits: a platform token's every scope, a tenant admin's own tenant")
     .action(async (_options, command: Command) => {
       const c = context(command);
-      const body = await c.client().json<{
-        limits: { scope: string; instance: string; model: string; maxTools: number; observedAt: string }[];
-      }>("GET", "/v1/models/observed-limits");
+      const body = await dataOf(c.client().api.GET("/v1/models/observed-limits"));
       c.emit(body, () =>
         body.limits.length === 0
           ? "no tool limits learned (an engine reports a provider's rejection to POST /v1/models/observed-limits)"
@@ -552,12 +513,11 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
     .argument("<ENDPOINT>", "the catalog instance, e.g. openai")
     .action(async (scope: string, endpoint: string, _options, command: Command) => {
       const c = context(command);
-      await c
-        .client()
-        .request(
-          "DELETE",
-          `/v1/models/observed-limits/${encodeURIComponent(scope)}/${encodeURIComponent(endpoint)}`,
-        );
+      await dataOf(
+        c.client().api.DELETE("/v1/models/observed-limits/{scope}/{instance}", {
+          params: { path: { scope, instance: endpoint } },
+        }),
+      );
       c.emit(
         { withdrawn: { scope, endpoint } },
         () => `withdrew the limit learned for ${endpoint} in scope ${scope}`,

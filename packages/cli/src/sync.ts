@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { contentTypeForPath, documentPathProblem, type FieldError } from "@vance/core";
-import { ApiClient, ApiError, encodePath } from "./client";
+import { ApiError, answered, type CliApi, dataOf, documentPathSerializer } from "./api";
+
+const T = "/v1/tenants/{tenant}/projects/{project}";
 
 /** A document of a folder: its path in the layer and where it is on disk. */
 export interface LocalDocument {
@@ -31,11 +33,6 @@ export interface PushSummary {
   /** The conflict the push stopped at (without `--force`); the documents after it were not sent. */
   stopped: FailedDocument | null;
   readonly notSent: string[];
-}
-
-export interface LayerDocuments {
-  readonly layer: "project" | "tenant";
-  readonly documents: readonly { readonly path: string; readonly etag: string; readonly size: number }[];
 }
 
 /** Answers that mean "someone else changed it": the push stops there unless forced. */
@@ -133,34 +130,51 @@ function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Reads and writes the documents of one layer (`T/documents`). */
-export class LayerSync {
-  private readonly base: string;
+/** The path of a project (`T` in API.md) as the URL spells it; `_tenant` addresses the tenant layer. */
+function projectPath(tenant: string, project: string): string {
+  return `/v1/tenants/${encodeURIComponent(tenant)}/projects/${encodeURIComponent(project)}`;
+}
 
+/** Reads and writes the documents of one layer (`T/documents`) through `@vance/client`. */
+export class LayerSync {
   constructor(
-    private readonly client: ApiClient,
-    tenant: string,
-    project: string,
-  ) {
-    this.base = ApiClient.projectPath(tenant, project);
-  }
+    private readonly client: CliApi,
+    private readonly tenant: string,
+    private readonly project: string,
+  ) {}
 
   /** The layer's key in a folder's `SyncState`: the server and the layer's path. */
   get key(): string {
-    return `${this.client.url} ${this.base}`;
+    return `${this.client.url} ${projectPath(this.tenant, this.project)}`;
+  }
+
+  private document(path: string) {
+    return { path: { tenant: this.tenant, project: this.project, path } };
   }
 
   /** The layer's own documents (`GET T/documents`), under `prefix`. */
-  list(prefix = ""): Promise<LayerDocuments> {
-    const query = prefix === "" ? "" : `?prefix=${encodeURIComponent(prefix)}`;
-    return this.client.json<LayerDocuments>("GET", `${this.base}/documents${query}`);
+  list(prefix = "") {
+    return dataOf(
+      this.client.api.GET(`${T}/documents`, {
+        params: {
+          path: { tenant: this.tenant, project: this.project },
+          query: prefix === "" ? {} : { prefix },
+        },
+      }),
+    );
   }
 
   /** A document's stored text and ETag. */
   async read(path: string): Promise<{ text: string; etag: string | null; layer: string | null }> {
-    const response = await this.client.request("GET", `${this.base}/documents/${encodePath(path)}`);
+    const { data, response } = await answered(
+      this.client.api.GET(`${T}/documents/{path}`, {
+        params: this.document(path),
+        parseAs: "text",
+        pathSerializer: documentPathSerializer,
+      }),
+    );
     return {
-      text: await response.text(),
+      text: data ?? "",
       etag: response.headers.get("etag"),
       layer: response.headers.get("x-vance-layer"),
     };
@@ -173,19 +187,21 @@ export class LayerSync {
     preconditions: { ifMatch?: string; ifNoneMatch?: string } = {},
     contentType: string = contentTypeOf(path),
   ): Promise<{ created: boolean; etag: string | null; body: unknown }> {
-    const response = await this.client.request("PUT", `${this.base}/documents/${encodePath(path)}`, {
-      body: text,
-      contentType,
-      headers: {
-        ...(preconditions.ifMatch ? { "if-match": preconditions.ifMatch } : {}),
-        ...(preconditions.ifNoneMatch ? { "if-none-match": preconditions.ifNoneMatch } : {}),
-      },
-    });
-    return {
-      created: response.status === 201,
-      etag: response.headers.get("etag"),
-      body: await response.json(),
-    };
+    const { data, response } = await answered(
+      this.client.api.PUT(`${T}/documents/{path}`, {
+        params: this.document(path),
+        pathSerializer: documentPathSerializer,
+        // The text goes as stored (YAML comments kept), with the type its extension says.
+        body: text,
+        bodySerializer: (body: string) => body,
+        headers: {
+          "content-type": contentType,
+          ...(preconditions.ifMatch ? { "if-match": preconditions.ifMatch } : {}),
+          ...(preconditions.ifNoneMatch ? { "if-none-match": preconditions.ifNoneMatch } : {}),
+        },
+      }),
+    );
+    return { created: response.status === 201, etag: response.headers.get("etag"), body: data };
   }
 
   /**

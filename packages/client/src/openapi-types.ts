@@ -357,7 +357,8 @@ export interface paths {
         get: operations["getV1TenantsByTenantProjectsByProjectProcessesById"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** End a process: its record is deleted and its place among the tenant's live processes given back (`VANCE_QUOTA_LIVE_PROCESSES`) */
+        delete: operations["deleteV1TenantsByTenantProjectsByProjectProcessesById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3164,6 +3165,101 @@ export interface operations {
                         tenant: string;
                     };
                 };
+            };
+            /** @description invalid_id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "invalid_id";
+                    };
+                };
+            };
+            /** @description unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "unauthenticated";
+                    };
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
+                };
+            };
+            /** @description process_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "process_not_found";
+                    };
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description store_unavailable | issuer_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @enum {string} */
+                        code?: "store_unavailable" | "issuer_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteV1TenantsByTenantProjectsByProjectProcessesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the `processId` a spawn answered */
+                id: string;
+                project: components["schemas"]["ProjectId"];
+                tenant: components["schemas"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended; later requests of the process answer 404 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_id */
             400: {

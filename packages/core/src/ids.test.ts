@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { maxToolsFor, parseModelId } from "./catalog/model-catalog";
 import {
   assertDocumentPath,
+  assertProcessId,
   assertProjectId,
   assertTenantId,
   assertToolName,
@@ -15,6 +16,7 @@ import {
   layerProjectsOf,
   ModelIdSchema,
   operationOf,
+  ProcessIdSchema,
   ProjectIdSchema,
   parseLayerDocumentKey,
   SubToolNameSchema,
@@ -91,6 +93,7 @@ describe("one rule per id: each schema agrees with its assert function", () => {
     ["tool name", ToolNameSchema, assertToolName],
     ["document path", DocumentPathSchema, assertDocumentPath],
     ["model id", ModelIdSchema, parseModelId],
+    ["process id", ProcessIdSchema, assertProcessId],
   ];
   it.each(pairs)("%s", (_what, schema, assert) => {
     for (const sample of SAMPLES) {

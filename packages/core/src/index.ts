@@ -87,8 +87,11 @@ export {
   MAX_PATH_LENGTH,
   META_TOOL,
   ModelIdSchema,
+  PROCESS_ID_PATTERN,
+  ProcessIdSchema,
   ProjectIdSchema,
   packOf,
+  processIdProblem,
   ruleOfIssue,
   SECRET_NAME_PATTERN,
   SecretNameSchema,
@@ -267,4 +270,8 @@ export {
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
-export { JsonSchemaValidator } from "./validation/json-schema-validator";
+export {
+  type InputSchemaCheck,
+  JsonSchemaValidator,
+  OFFLOAD_MIN_NODES,
+} from "./validation/json-schema-validator";

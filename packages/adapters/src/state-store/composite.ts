@@ -76,6 +76,10 @@ export class CompositeStateStore<
     return this.processes.touchActivatedTools(key, names, at);
   }
 
+  deleteProcess(key: ProcessKey): Promise<boolean> {
+    return this.processes.deleteProcess(key);
+  }
+
   removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {
     return this.processes.removeActivatedTools(key, names);
   }

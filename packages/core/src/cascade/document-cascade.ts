@@ -4,8 +4,10 @@ import {
   assertDocumentPath,
   assertProjectId,
   assertTenantId,
+  innermostFirst,
   layerDocumentKey,
   layerKeyPrefix,
+  readLayersOf,
   TENANT_PROJECT,
 } from "../ids";
 import { byString } from "../order";
@@ -183,8 +185,9 @@ export class DocumentCascade {
 
   /** The first hit of project → tenant → bundled, or null. Trusts the known generations (see `refresh`). */
   async lookup(tenant: string, project: string, path: string): Promise<CascadeHit | null> {
-    const tenantKey = DocumentCascade.key(tenant, TENANT_PROJECT, path);
-    const projectKey = project === TENANT_PROJECT ? null : DocumentCascade.key(tenant, project, path);
+    const { project: projectKey, tenant: tenantKey } = readLayersOf(project, (layerProject) =>
+      DocumentCascade.key(tenant, layerProject, path),
+    );
     const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
     const [projectHit, tenantHit] = await Promise.all([
       projectKey && projectIndex ? this.#read(projectIndex, projectKey, path) : Promise.resolve(null),
@@ -201,8 +204,9 @@ export class DocumentCascade {
    * is not read again only to learn that it did not change.
    */
   async lookupVersion(tenant: string, project: string, path: string): Promise<DocumentVersion | null> {
-    const tenantKey = DocumentCascade.key(tenant, TENANT_PROJECT, path);
-    const projectKey = project === TENANT_PROJECT ? null : DocumentCascade.key(tenant, project, path);
+    const { project: projectKey, tenant: tenantKey } = readLayersOf(project, (layerProject) =>
+      DocumentCascade.key(tenant, layerProject, path),
+    );
     const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
     const etagOf = async (index: LayerIndex, key: string): Promise<string | null> => {
       const known = this.#known(index, path);
@@ -555,10 +559,9 @@ export class DocumentCascade {
 
   /** Both layers' indexes of a lookup (the project's is null for `_tenant`). */
   async #indexes(tenant: string, project: string): Promise<[LayerIndex | null, LayerIndex]> {
-    const projectMarker = project === TENANT_PROJECT ? null : layerMarker(tenant, project);
-    const tenantMarker = layerMarker(tenant, TENANT_PROJECT);
-    await this.#generations?.ensure(projectMarker ? [projectMarker, tenantMarker] : [tenantMarker]);
-    return [projectMarker ? this.#index(projectMarker) : null, this.#index(tenantMarker)];
+    const markers = readLayersOf(project, (layerProject) => layerMarker(tenant, layerProject));
+    await this.#generations?.ensure(innermostFirst(markers));
+    return [markers.project === null ? null : this.#index(markers.project), this.#index(markers.tenant)];
   }
 
   async #layerIndex(tenant: string, project: string): Promise<LayerIndex> {

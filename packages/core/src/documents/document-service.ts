@@ -6,6 +6,7 @@ import {
   isToolDocumentPath,
   layerKeyPrefix,
   ProjectIdSchema,
+  readLayersOf,
   SPEC_DOCUMENTS_DIR,
   TENANT_PROJECT,
   toolNameFromPath,
@@ -89,10 +90,10 @@ export class DocumentService {
    */
   async layers(tenant: string, project: string, path: string): Promise<CascadeHit[]> {
     await this.cascade.refresh(tenant, project);
-    const hits = await Promise.all([
-      project === TENANT_PROJECT ? null : this.cascade.readLayer(tenant, project, path),
-      this.cascade.readLayer(tenant, TENANT_PROJECT, path),
-    ]);
+    const layers = readLayersOf(project, (layerProject) =>
+      this.cascade.readLayer(tenant, layerProject, path),
+    );
+    const hits = await Promise.all([layers.project, layers.tenant]);
     return [...hits, this.cascade.bundledHit(path)].filter((hit): hit is CascadeHit => hit !== null);
   }
 

@@ -82,4 +82,9 @@ export interface ProcessStore {
   touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean>;
   /** Removes these names from `activatedTools` (decayed or evicted); absent names are ignored. */
   removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void>;
+  /**
+   * Deletes a process's record and its activations; `true` when this call deleted it, `false`
+   * when there was none (deleted already, or never stored).
+   */
+  deleteProcess(key: ProcessKey): Promise<boolean>;
 }

@@ -12,7 +12,7 @@ import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
 
 export interface ProcessServiceOptions {
-  readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;
+  readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "end" | "draft" | "allowSet">;
   readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
@@ -43,6 +43,11 @@ export class ProcessService {
   /** The stored record; 404 `process_not_found`. */
   get(tenant: string, project: string, processId: string): Promise<ProcessRecord> {
     return this.options.records.get(tenant, project, processId);
+  }
+
+  /** Ends a process: its record is deleted and its place in the tenant's quota given back; 404 `process_not_found`. */
+  end(tenant: string, project: string, processId: string): Promise<void> {
+    return this.options.records.end(tenant, project, processId);
   }
 
   /**

@@ -3,12 +3,14 @@ import type { QuotaStore } from "../ports/quota-store";
 
 /**
  * What one tenant may make the service store (issue 35): processes (an MCP session is one) per
- * hour, and the bytes of its documents in all its layers together. Observed limits need no
+ * hour and stored at once, and the bytes of its documents in all its layers together. Observed limits need no
  * quota of their own: one is stored only per (tenant, endpoint the catalog knows).
  */
 export interface QuotaSettings {
   /** Processes a tenant may spawn in one clock hour (UTC), MCP sessions included. */
   readonly processesPerHour: number;
+  /** Processes of a tenant stored at once (spawned and not deleted), MCP sessions' included. */
+  readonly liveProcesses: number;
   /** The bytes (UTF-8) of a tenant's stored documents, every layer together. */
   readonly documentBytes: number;
 }
@@ -17,12 +19,14 @@ export type QuotaName = keyof QuotaSettings;
 
 export const DEFAULT_QUOTAS: QuotaSettings = {
   processesPerHour: 1000,
+  liveProcesses: 10_000,
   documentBytes: 256 * 1024 * 1024,
 };
 
 /** The setting of each quota, named in its 429 so an operator knows what to raise. */
 export const QUOTA_SETTINGS: Readonly<Record<QuotaName, string>> = {
   processesPerHour: "VANCE_QUOTA_PROCESSES_PER_HOUR",
+  liveProcesses: "VANCE_QUOTA_LIVE_PROCESSES",
   documentBytes: "VANCE_QUOTA_DOCUMENT_MB",
 };
 
@@ -43,18 +47,41 @@ export class TenantQuotas {
     this.settings = { ...DEFAULT_QUOTAS, ...settings };
   }
 
-  /** Counts one process of `tenant` in this hour; 429 `quota_exceeded` when the hour's are spent. */
+  /**
+   * Counts one process of `tenant`: one more stored, and one more in this hour; 429
+   * `quota_exceeded` (nothing counted) when the tenant stores its quota of processes already or
+   * spent the hour's. A process that is not stored after all is given back (`releaseProcess`).
+   */
   async takeProcess(tenant: string): Promise<void> {
+    const live = this.settings.liveProcesses;
+    if (!(await this.store.addToQuota(liveKey(tenant), 1, live))) {
+      throw quotaExceeded(
+        "liveProcesses",
+        live,
+        `tenant '${tenant}' has ${live} processes (MCP sessions included) that have not ended; end some (DELETE T/processes/{id}; an MCP session's id is its process's) before spawning more`,
+      );
+    }
     const limit = this.settings.processesPerHour;
     const windowStart = Math.floor(this.now() / HOUR_MS) * HOUR_MS;
     const end = windowStart + HOUR_MS;
     if (await this.store.addToQuota(`processes/${tenant}/${windowStart}`, 1, limit, end)) return;
+    await this.releaseProcess(tenant);
     throw quotaExceeded(
       "processesPerHour",
       limit,
       `tenant '${tenant}' spawned ${limit} processes (MCP sessions included) this hour`,
       Math.max(1, Math.ceil((end - this.now()) / 1000)),
     );
+  }
+
+  /** Gives back a process of `tenant` that ended (or was not stored after all): one fewer stored. */
+  async releaseProcess(tenant: string): Promise<void> {
+    await this.store.addToQuota(liveKey(tenant), -1, this.settings.liveProcesses);
+  }
+
+  /** The processes counted as stored for `tenant`. */
+  liveProcessesOf(tenant: string): Promise<number> {
+    return this.store.getQuotaUsage(liveKey(tenant));
   }
 
   /**
@@ -82,6 +109,10 @@ export class TenantQuotas {
   documentBytesOf(tenant: string): Promise<number> {
     return this.store.getQuotaUsage(documentsKey(tenant));
   }
+}
+
+function liveKey(tenant: string): string {
+  return `live-processes/${tenant}`;
 }
 
 function documentsKey(tenant: string): string {

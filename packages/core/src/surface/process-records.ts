@@ -6,6 +6,7 @@ import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
 import {
+  assertProcessId,
   assertProjectId,
   assertTenantId,
   ID_PATTERN,
@@ -26,7 +27,7 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
-import { inputSchemaProblemOf, type JsonSchemaValidator } from "../validation/json-schema-validator";
+import type { JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
@@ -82,7 +83,11 @@ export const KEEP_ALIVE_PRECISION = 0.01;
 export interface ProcessRecordsOptions {
   readonly state: Pick<
     ProcessStore,
-    "createProcess" | "getProcessAndGenerations" | "touchActivatedTools" | "removeActivatedTools"
+    | "createProcess"
+    | "getProcessAndGenerations"
+    | "touchActivatedTools"
+    | "removeActivatedTools"
+    | "deleteProcess"
   >;
   /**
    * Learns the generations read with each record: the request's `CascadeRead` then holds them,
@@ -101,10 +106,10 @@ export interface ProcessRecordsOptions {
    */
   readonly caches?: ProcessRecordCaches;
   /**
-   * The tenant's process quota, taken before a record is stored (429 `quota_exceeded` past it);
-   * without it, processes are not counted (tests of other rules).
+   * The tenant's process quotas, taken before a record is stored (429 `quota_exceeded` past
+   * them) and given back when it ends; without them, processes are not counted (tests of other rules).
    */
-  readonly quotas?: Pick<TenantQuotas, "takeProcess">;
+  readonly quotas?: Pick<TenantQuotas, "takeProcess" | "releaseProcess">;
   /** Epoch milliseconds. */
   readonly now?: () => number;
   readonly newId?: () => string;
@@ -209,10 +214,30 @@ export class ProcessRecords {
 
   /** Stores a prepared record; 409 `process_conflict` when its id is taken. */
   async create(record: ProcessRecord): Promise<void> {
-    await this.options.quotas?.takeProcess(record.tenant);
-    if (!(await this.options.state.createProcess(storedProcessRecord(record)))) {
-      throw new VanceError("process_conflict", "a process with this id exists already; retry");
+    const quotas = this.options.quotas;
+    await quotas?.takeProcess(record.tenant);
+    let created = false;
+    try {
+      created = await this.options.state.createProcess(storedProcessRecord(record));
+    } finally {
+      // A record not stored takes no place among the tenant's live processes (its hour's count stays).
+      if (!created) await quotas?.releaseProcess(record.tenant);
     }
+    if (!created) throw new VanceError("process_conflict", "a process with this id exists already; retry");
+  }
+
+  /**
+   * Ends a process: deletes its record and activations, and gives its place among the tenant's
+   * live processes back (`VANCE_QUOTA_LIVE_PROCESSES`); 404 `process_not_found` when there is none.
+   */
+  async end(tenant: string, project: string, processId: string): Promise<void> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    assertProcessId(processId);
+    if (!(await this.options.state.deleteProcess({ tenant, project, processId }))) {
+      throw new VanceError("process_not_found", `no process '${processId}' in this project`);
+    }
+    await this.options.quotas?.releaseProcess(tenant);
   }
 
   /**
@@ -261,7 +286,7 @@ export class ProcessRecords {
   ): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
-    if (!/^[A-Za-z0-9-]{1,64}$/.test(processId)) throw new VanceError("invalid_id", "not a process id");
+    assertProcessId(processId);
     const markers = requestMarkers(tenant, project);
     const record = await read.readAlong(this.options.generations, markers, async () => {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
@@ -593,14 +618,14 @@ async function assertUsableClientSchemas(
       },
     ]);
   }
-  // In the tenant's share of the serving thread: one tenant's flood of spawns with fresh schemas
-  // waits for its own turns, and pays with its own compile time.
-  const compiled = await jsonSchemas.compileAsTenant(
+  // Large schemas are checked on a worker thread; the others compile in the tenant's share of the
+  // serving thread: one tenant's flood of spawns with fresh schemas waits for its own turns, and
+  // pays with its own compile time.
+  const problems = await jsonSchemas.inputSchemaProblemsAsTenant(
     tenant,
     clientTools.map((tool) => tool.inputSchema),
   );
-  clientTools.forEach((tool, index) => {
-    const problem = inputSchemaProblemOf(tool.inputSchema, compiled[index]!);
+  problems.forEach((problem, index) => {
     if (problem) errors.push({ path: `clientTools.${index}.inputSchema`, message: problem });
   });
   if (errors.length > 0) {

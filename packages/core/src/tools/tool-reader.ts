@@ -6,12 +6,13 @@ import { mapWithConcurrency } from "../concurrency";
 import { Errors, VanceError } from "../errors";
 import {
   assertToolName,
+  innermostFirst,
   invocableToolNameProblem,
   layerProjectOf,
   layerProjectsOf,
   packOf,
   parseLayerDocumentKey,
-  TENANT_PROJECT,
+  readLayersOf,
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
@@ -192,10 +193,11 @@ export class ToolReader {
     await this.cascade.refresh(tenant, project, read);
     const layerProjects = layerProjectsOf(project);
     const compiled = await this.parsed.fromCompiledLayers(tenant, layerProjects);
-    const [projectListing, tenantListing] = await Promise.all([
-      project === TENANT_PROJECT ? null : this.cascade.listLayer(tenant, project, TOOL_DOCUMENTS_DIR),
-      this.cascade.listLayer(tenant, TENANT_PROJECT, TOOL_DOCUMENTS_DIR),
-    ]);
+    const listings = readLayersOf(project, (layerProject) =>
+      this.cascade.listLayer(tenant, layerProject, TOOL_DOCUMENTS_DIR),
+    );
+    const [projectListing, tenantListing] = await Promise.all([listings.project, listings.tenant]);
+    const layerListings = innermostFirst({ project: projectListing, tenant: tenantListing });
     const projectVersion = projectListing?.version ?? 0;
     const cached = this.parsed.listingOf(
       tenant,
@@ -232,12 +234,7 @@ export class ToolReader {
     await Promise.all(
       compiled.map((state, i) =>
         state?.rebuild
-          ? this.parsed.rebuildCompiled(
-              tenant,
-              layerProjects[i]!,
-              layerProjects[i] === TENANT_PROJECT ? tenantListing : projectListing!,
-              state.etag,
-            )
+          ? this.parsed.rebuildCompiled(tenant, layerProjects[i]!, layerListings[i]!, state.etag)
           : undefined,
       ),
     );

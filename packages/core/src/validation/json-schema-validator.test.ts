@@ -5,6 +5,7 @@ import {
   type CompiledJsonSchema,
   JsonSchemaValidator,
   MAX_PATTERN_INSTRUCTIONS,
+  OFFLOAD_MIN_NODES,
 } from "./json-schema-validator";
 
 const validator = new JsonSchemaValidator();
@@ -309,5 +310,66 @@ describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the servin
     await Promise.all([first, second]);
     expect(await schemas.inTenantTurn("acme", () => schemas.inputSchemaProblem(fresh("later")))).toBeNull();
     expect(schemas.compile(fresh("later")).ok).toBe(true);
+  });
+});
+
+describe("JsonSchemaValidator.inputSchemaProblemsAsTenant: large schemas checked off the serving thread", () => {
+  /** An object schema of about `2 × count` nodes. */
+  const wide = (tag: string, count: number) => ({
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`${tag}_${i}`, { type: "integer" }]),
+    ),
+  });
+
+  it("sends a schema of OFFLOAD_MIN_NODES and more to the offload once, compiles nothing of it here, and keeps its verdict", async () => {
+    const asked: string[] = [];
+    const offloaded = new JsonSchemaValidator(undefined, undefined, {
+      offload: async (tenant, schema) => {
+        const first = Object.keys(schema.properties as object)[0];
+        asked.push(`${tenant}:${first}`);
+        return first === "bad_0" ? "not a usable JSON Schema: offload said so" : null;
+      },
+    });
+    const large = wide("big", OFFLOAD_MIN_NODES);
+    const bad = wide("bad", OFFLOAD_MIN_NODES);
+    const small = { type: "object", properties: { q: { type: "string" } } };
+    const notObject = { type: "string" };
+    expect(await offloaded.inputSchemaProblemsAsTenant("acme", [small, large, notObject, bad])).toEqual([
+      null,
+      null,
+      'the root must be an object schema (type: "object")',
+      "not a usable JSON Schema: offload said so",
+    ]);
+    expect(asked).toEqual(["acme:big_0", "acme:bad_0"]);
+    // Only the small schemas compiled here.
+    expect(offloaded.cacheReport()).toMatchObject({ entries: 2 });
+    expect(await offloaded.inputSchemaProblemsAsTenant("other", [bad, large])).toEqual([
+      "not a usable JSON Schema: offload said so",
+      null,
+    ]);
+    expect(asked).toHaveLength(2);
+  });
+
+  it("without an offload, or for a schema compiled here already, answers as compileAsTenant does", async () => {
+    const plain = new JsonSchemaValidator();
+    const large = wide("plain", OFFLOAD_MIN_NODES);
+    expect(await plain.inputSchemaProblemsAsTenant("acme", [large, { type: "array" }])).toEqual([
+      null,
+      'the root must be an object schema (type: "object")',
+    ]);
+    expect(plain.cacheReport()).toMatchObject({ entries: 2 });
+
+    let asked = 0;
+    const offloaded = new JsonSchemaValidator(undefined, undefined, {
+      offload: async () => {
+        asked += 1;
+        return null;
+      },
+    });
+    const known = wide("known", OFFLOAD_MIN_NODES);
+    expect(offloaded.compile(known).ok).toBe(true);
+    expect(await offloaded.inputSchemaProblemsAsTenant("acme", [known])).toEqual([null]);
+    expect(asked).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import type { RE2JS } from "re2js";
 import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import { Errors, type FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
-import { jsonSchemaSizeProblem } from "../json-schema-size";
+import { jsonSchemaSizeProblem, measureJsonSchema } from "../json-schema-size";
 import { loadRe2 } from "../re2";
 import { TimeAllowance } from "../time-allowance";
 
@@ -58,6 +58,23 @@ export interface SchemaCompileShares {
 
 /** Bounds of the compiled-schema cache: entries, and estimated heap bytes (see `ENTRY_BYTES`). */
 export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
+
+/**
+ * Checks elsewhere — on a worker thread — whether a tenant's schema can be a tool's input schema:
+ * why not, or null (`JsonSchemaValidator.inputSchemaProblem` there). Its compile never runs on
+ * the serving thread.
+ */
+export type InputSchemaCheck = (tenant: string, schema: JsonSchema) => Promise<string | null>;
+
+/**
+ * Schemas of at least this many nodes (refs expanded) that only need checking go to the
+ * {@link InputSchemaCheck} when there is one: a compile near the size caps (1,000 nodes) costs
+ * 0.1–0.3 s of the thread here, and up to ~0.9 s at a load of 20; one of 200 nodes a fifth of that.
+ */
+export const OFFLOAD_MIN_NODES = 200;
+
+/** Heap bytes the verdicts of checked schemas may keep: their JSON text is the key. */
+const CHECKED_BYTES = 8 * 1024 * 1024;
 
 /**
  * What compiling needs, loaded at the first schema rather than at every cold start: Ajv
@@ -143,14 +160,71 @@ export class JsonSchemaValidator {
   readonly #compiling = new Map<string, Promise<CompiledJsonSchema>>();
   /** Set while `inTenantTurn` runs its work with compiling held back (`#probed`). */
   #probe: { missed: boolean } | null = null;
+  /** Where large schemas that only need checking are checked (`inputSchemaProblemsAsTenant`). */
+  readonly #offload: InputSchemaCheck | undefined;
+  /** The offload's verdicts by schema text: a problem, or "" for a usable input schema. */
+  readonly #checked = new LRUCache<string, string>({
+    maxSize: CHECKED_BYTES,
+    sizeCalculation: (problem, key) => 2 * (key.length + problem.length) + 64,
+  });
 
   constructor(
     limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
+    options: { readonly offload?: InputSchemaCheck } = {},
   ) {
     this.#compiled = new LRUCache({ max: limits.maxEntries, maxSize: limits.maxBytes });
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
+    this.#offload = options.offload;
+  }
+
+  /**
+   * Why each of a tenant's schemas cannot be a tool's input schema, or null — what
+   * `inputSchemaProblemOf` answers over `compileAsTenant`, for schemas that are only checked (a
+   * spawn's client tools). A schema compiled here already answers from it; one of at least
+   * `OFFLOAD_MIN_NODES` nodes is checked by the offload (a worker thread) when there is one, its
+   * verdict kept by its text, so no compile of it runs on the serving thread; the others compile
+   * in the tenant's turn (`compileAsTenant`).
+   */
+  async inputSchemaProblemsAsTenant(
+    tenant: string,
+    schemas: readonly JsonSchema[],
+  ): Promise<(string | null)[]> {
+    const offload = this.#offload;
+    const texts = schemas.map((schema) => jsonText(schema));
+    const elsewhere = schemas.map((schema, index) => {
+      const text = texts[index];
+      if (offload === undefined || text === undefined || this.#compiled.has(text)) return false;
+      const nodes = measureJsonSchema(schema, text.length);
+      return typeof nodes === "number" && nodes >= OFFLOAD_MIN_NODES;
+    });
+    const hereAt = schemas.flatMap((_, index) => (elsewhere[index] ? [] : [index]));
+    const compiled =
+      hereAt.length === 0
+        ? []
+        : await this.compileAsTenant(
+            tenant,
+            hereAt.map((index) => schemas[index]!),
+          );
+    const problems: (string | null)[] = [];
+    // One check at a time: a spawn holds one place in its tenant's queue of the worker pool.
+    for (const [index, schema] of schemas.entries()) {
+      if (!elsewhere[index]) {
+        problems.push(inputSchemaProblemOf(schema, compiled[hereAt.indexOf(index)]!));
+        continue;
+      }
+      const text = texts[index]!;
+      const known = this.#checked.get(text);
+      if (known !== undefined) {
+        problems.push(known === "" ? null : known);
+        continue;
+      }
+      const problem = await offload!(tenant, schema);
+      this.#checked.set(text, problem ?? "");
+      problems.push(problem);
+    }
+    return problems;
   }
 
   /**
@@ -455,6 +529,15 @@ export class JsonSchemaValidator {
 export function inputSchemaProblemOf(schema: JsonSchema, compiled: CompiledJsonSchema): string | null {
   if (!compiled.ok) return compiled.message;
   return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
+}
+
+/** The JSON text of `schema`, or undefined when it has none (`compile` answers why). */
+function jsonText(schema: JsonSchema): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The key of a tenant's compile of `schema` in flight; undefined when it has no JSON text. */

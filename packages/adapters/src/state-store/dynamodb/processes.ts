@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey, ProcessRecord, ProcessStore, ProcessWithGenerations } from "@vance/core";
 import { generationKey, generationOf } from "./generations";
 import {
@@ -76,6 +76,21 @@ export class DynamoProcessStore implements ProcessStore {
     // the stored record is ours, `createdAt` included), or by another spawn.
     const stored = await this.getProcess(record);
     return stored !== null && isDeepStrictEqual(stored, record);
+  }
+
+  /**
+   * One DeleteItem answering the old item: `true` when there was one. An SDK retry of a delete
+   * that was applied answers `false`, so a caller counting live processes may count one too
+   * many, never too few.
+   */
+  async deleteProcess(key: ProcessKey): Promise<boolean> {
+    const { table } = this;
+    const { Attributes } = await table.request(() =>
+      table.doc.send(
+        new DeleteCommand({ TableName: table.name, Key: processKey(key), ReturnValues: "ALL_OLD" }),
+      ),
+    );
+    return Attributes !== undefined;
   }
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {

@@ -77,6 +77,10 @@ export class SqliteProcessStore implements ProcessStore {
       deleteActivated: db.prepare(
         "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ? AND name = ?",
       ),
+      deleteProcess: db.prepare("DELETE FROM processes WHERE tenant = ? AND project = ? AND process_id = ?"),
+      deleteAllActivated: db.prepare(
+        "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ?",
+      ),
     };
     this.#readProcessTx = db.transaction((key: ProcessKey) => this.#readProcess(key));
     this.#readProcessAndGenerationsTx = db.transaction(
@@ -135,6 +139,14 @@ export class SqliteProcessStore implements ProcessStore {
       for (const name of names) {
         this.#statements.deleteActivated.run(key.tenant, key.project, key.processId, name);
       }
+    })();
+  }
+
+  async deleteProcess(key: ProcessKey): Promise<boolean> {
+    return this.#db.transaction(() => {
+      const deleted = this.#statements.deleteProcess.run(key.tenant, key.project, key.processId);
+      this.#statements.deleteAllActivated.run(key.tenant, key.project, key.processId);
+      return deleted.changes > 0;
     })();
   }
 

@@ -1,6 +1,6 @@
 import type { DocumentVersion } from "../../cascade/document-cascade";
 import { VanceError } from "../../errors";
-import { TENANT_PROJECT } from "../../ids";
+import { layerProjectOf } from "../../ids";
 import type { CompiledOperationsVersion } from "../../ports/tool-runtime";
 import { describeError, exchangeRest, httpError, isHttpSuccess } from "../rest/index";
 import type { SourceContext, SourceList, ToolSource } from "../tool-type";
@@ -81,7 +81,7 @@ function compiledVersion(
 ): CompiledOperationsVersion {
   return {
     tenant: context.tenant,
-    project: layer === "tenant" ? TENANT_PROJECT : context.project,
+    project: layerProjectOf(layer, context.project)!,
     path,
     etag,
     pack,
