@@ -32,6 +32,7 @@ const SECRET_STORE: PortMethods<SecretStore> = { get: true, put: true, delete: t
 const STATE_STORE: PortMethods<StateStore> = {
   createProcess: true,
   getProcess: true,
+  deleteProcess: true,
   getProcessAndGenerations: true,
   touchActivatedTools: true,
   removeActivatedTools: true,

@@ -417,15 +417,17 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv, onContext
         // What differs between the formats is the tools array's shape and size: say both.
         const shape = manifest.tools[0] ? `each {${Object.keys(manifest.tools[0]).join(", ")}}` : "empty";
         const bytes = JSON.stringify(manifest.tools).length.toLocaleString("en-US");
+        const { deferred = [], demoted = [] } = manifest;
         return [
           `tools array in the ${options.format} format: ${manifest.tools.length} tools, ${bytes} bytes, ${shape} (--json prints it)`,
           `budget: maxTools ${maxTools ?? "unknown"}, reserve ${reserve}, limit ${limit ?? "none"}`,
           c.colours.bold(`on the wire (${manifest.primary.length})`),
           list(manifest.primary),
-          c.colours.bold(`deferred (${manifest.deferred.length})`),
-          list(manifest.deferred),
-          c.colours.bold(`demoted by the budget (${manifest.demoted.length})`),
-          list(manifest.demoted),
+          // Asked without `?names=`, the answer always carries both lists.
+          c.colours.bold(`deferred (${deferred.length})`),
+          list(deferred),
+          c.colours.bold(`demoted by the budget (${demoted.length})`),
+          list(demoted),
         ].join("\n");
       });
     });
