@@ -165,7 +165,7 @@ export class ScriptPool {
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
     const pool = new ScriptPool(defaults, settings, {
       url: options.workerUrl ?? DEFAULT_WORKER_URL,
-      wasmModule: await compileQuickJS(options.wasmFile),
+      quickjs: await compileQuickJS(options.wasmFile),
       memoryBytes: defaults.memoryBytes,
       resourceLimits: {
         // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own
