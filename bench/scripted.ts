@@ -35,7 +35,7 @@ const SECRET = "bench-secret-0123456789";
 const ROUNDS = 7;
 /** Seconds each autocannon measurement lasts, after one unrecorded pass of every case. */
 const SECONDS = { c1: 2, c10: 3, warmup: 2 } as const;
-const IN_PROCESS = { rounds: 6, perRound: 500, warmup: 300 } as const;
+const IN_PROCESS = { rounds: 6, perRound: 500, warmup: 300, flood: 4_000 } as const;
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
@@ -176,7 +176,9 @@ async function overHttp(): Promise<void> {
 }
 
 async function inProcess(): Promise<void> {
-  const pool = await ScriptPool.create();
+  // Thousands of runs a minute: the tenant's worker-time allowance is not what is measured here.
+  const pool = await ScriptPool.create({ workerSecondsPerMinute: 100_000 });
+  const fresh = await ScriptPool.create({ workerSecondsPerMinute: 100_000, reuseContexts: false });
   try {
     const callTool: CallTool = async () => ({ value: 2 });
     const request = (extra: Partial<ScriptRequest>): ScriptRequest => ({
@@ -205,6 +207,11 @@ async function inProcess(): Promise<void> {
               request({ source: "a + vance.tools.call('two', {})", inputs: { a: 1 }, callTool }),
             ),
           ),
+      },
+      {
+        name: "pool: a + b, a new runtime and context per run",
+        perRound: IN_PROCESS.perRound,
+        once: async () => expectThree(await fresh.run(request({}))),
       },
       {
         name: "node:vm (floor)",
@@ -253,8 +260,47 @@ async function inProcess(): Promise<void> {
       `\ngoals: a + b ≤ 0.3 ms median: ${verdict(plain <= 0.3)} (${plain.toFixed(3)} ms); ` +
         `one sibling call adds ≤ 0.2 ms: ${verdict(sibling <= 0.2)} (${sibling.toFixed(3)} ms)`,
     );
+
+    // Runs per second with 10 in flight, and this process's CPU per run (both threads and this
+    // one), the context kept against a new one per run, alternating rounds.
+    const rates = { reused: [] as number[], fresh: [] as number[] };
+    const cpu = { reused: [] as number[], fresh: [] as number[] };
+    const flood = async (target: ScriptPool, total: number) => {
+      let started = 0;
+      const cpuBefore = process.cpuUsage();
+      const begin = performance.now();
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          while (started++ < total) expectThree(await target.run(request({})));
+        }),
+      );
+      const used = process.cpuUsage(cpuBefore);
+      return {
+        perSecond: total / ((performance.now() - begin) / 1000),
+        cpuUs: (used.user + used.system) / total,
+      };
+    };
+    await flood(pool, IN_PROCESS.flood);
+    await flood(fresh, IN_PROCESS.flood);
+    for (let round = 0; round < IN_PROCESS.rounds; round++) {
+      for (const [name, target] of [
+        ["reused", pool],
+        ["fresh", fresh],
+      ] as const) {
+        const measured = await flood(target, IN_PROCESS.flood);
+        rates[name].push(measured.perSecond);
+        cpu[name].push(measured.cpuUs);
+      }
+    }
+    console.log(
+      `\npool, 10 in flight, ${IN_PROCESS.flood} runs a round, medians of ${IN_PROCESS.rounds} alternating rounds; load ${loads()}: ` +
+        `context kept ${median(rates.reused).toFixed(0)} runs/s (${median(cpu.reused).toFixed(0)} µs CPU a run), ` +
+        `a new runtime and context per run ${median(rates.fresh).toFixed(0)} runs/s (${median(cpu.fresh).toFixed(0)} µs CPU a run): ` +
+        `${(median(rates.reused) / median(rates.fresh)).toFixed(2)}× the runs`,
+    );
   } finally {
     await pool.close();
+    await fresh.close();
   }
 }
 
