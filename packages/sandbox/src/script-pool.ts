@@ -270,8 +270,9 @@ export class ScriptPool {
     let worker = this.idle.shift();
     while (worker && !worker.alive) worker = this.idle.shift();
     worker ??= await this.startWorker();
-    this.topUp();
+    // Counted busy before topping up: the spares started never make more than `maxWorkers`.
     this.busyWorkers += 1;
+    this.topUp();
     this.counters.runs += 1;
     let reusable = false;
     try {
