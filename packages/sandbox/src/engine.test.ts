@@ -181,6 +181,13 @@ describe("a context reused run after run", () => {
     expect((await runner.run("a + b", { a: 1, b: 2 })).sameContext).toBe(true);
   });
 
+  it("shows nothing of a run whose one oversized allocation was refused, in the same context", async () => {
+    const refused = await runner.run("globalThis.leaked = 1; 'x'.repeat(48 * 1024 * 1024)");
+    expect(refused.outcome).toMatchObject({ ok: false, error: "MemoryError" });
+    expect(refused.sameContext).toBe(true);
+    expect(await runner.value("typeof leaked")).toBe("undefined");
+  });
+
   it("draws Math.random anew for every run, as a fresh context would", async () => {
     const draws = new Set<unknown>();
     for (let i = 0; i < 5; i++) draws.add(await runner.value("Math.random()"));
