@@ -5,10 +5,11 @@ import {
   Scope,
   type VmCallResult,
 } from "quickjs-emscripten";
-import { installConsole, installVance, mentions, toolError, vmError } from "./host-api";
+import { consoleLine, installConsole, installVance, mentions, toolError, vmError } from "./host-api";
 import type { SandboxLimits } from "./limits";
 import type { ScriptLogs } from "./log-tail";
 import type { LoadedModule } from "./module";
+import { MemorySnapshot } from "./snapshot";
 import { describeThrown, readJson, toHandle, type VmRead } from "./vm-values";
 
 /**
@@ -110,81 +111,144 @@ class RunScope extends Scope {
   }
 }
 
-/** A fresh runtime and context, made ahead of the run that will use them (and only that one). */
-export interface PreparedRun {
-  readonly loaded: LoadedModule;
-  readonly scope: RunScope;
-  readonly runtime: QuickJSRuntime;
-  readonly context: QuickJSContext;
+/** What the host functions and the interrupt handler of a context do during the current run. */
+interface RunHooks {
+  call: ((name?: QuickJSHandle, params?: QuickJSHandle) => VmCallResult<QuickJSHandle>) | undefined;
+  log: ((args: readonly QuickJSHandle[]) => void) | undefined;
+  interrupt: () => boolean;
 }
 
 /**
- * Creates the runtime and context for the next run. Creating a context is most of a run's cost
- * (~0.2 ms); a worker does it while idle, so the run itself only binds, evaluates and reads.
+ * A runtime and context ready for the next run. Its host functions (`vance.tools.call`, the
+ * `console` methods) and interrupt handler are made with it and call the current run's
+ * {@link RunHooks}; each run installs only what its source names. With a `snapshot`, the context
+ * serves run after run: {@link finishRun} puts the module's memory back as it was when the
+ * context was made, so no run sees anything of the one before.
+ */
+export interface PreparedRun {
+  readonly loaded: LoadedModule;
+  /** Owns the runtime, the context and the host functions. */
+  readonly scope: RunScope;
+  readonly runtime: QuickJSRuntime;
+  readonly context: QuickJSContext;
+  readonly hooks: RunHooks;
+  readonly host: { readonly call: QuickJSHandle; readonly log: QuickJSHandle };
+  readonly snapshot: MemorySnapshot | null;
+  /** Owns the handles of the run under way, or of the last one until {@link finishRun}. */
+  run: RunScope | undefined;
+}
+
+/**
+ * Creates the runtime and context for the next run, and, in a module nothing ran in yet whose
+ * layout is known, the snapshot that makes them reusable. Creating a context is most of a fresh
+ * run's cost (~0.2 ms); a worker does it while idle, so the run itself only binds, evaluates and reads.
  */
 export function prepareRun(loaded: LoadedModule): PreparedRun {
+  const canSnapshot = loaded.layout !== null && loaded.fresh;
+  loaded.fresh = false;
   const scope = new RunScope();
   const runtime = scope.manage(loaded.module.newRuntime());
   const context = scope.manage(runtime.newContext({ intrinsics: SCRIPT_INTRINSICS }));
-  return { loaded, scope, runtime, context };
+  const hooks: RunHooks = { call: undefined, log: undefined, interrupt: () => false };
+  const call = scope.manage(
+    context.newFunction(
+      "call",
+      (name?: QuickJSHandle, params?: QuickJSHandle) =>
+        hooks.call?.(name, params) ??
+        vmError(context, "ToolCallError", "vance.tools.call cannot be called from here"),
+    ),
+  );
+  const log = scope.manage(
+    context.newFunction("log", (...args: QuickJSHandle[]) => {
+      hooks.log?.(args);
+    }),
+  );
+  runtime.setInterruptHandler(() => hooks.interrupt());
+  let snapshot: MemorySnapshot | null = null;
+  if (canSnapshot && loaded.layout) {
+    // The global object's handle is a copy made in the heap on first use: made before the
+    // snapshot, it stays valid after each restore (one made later would point at freed memory).
+    context.global;
+    snapshot = MemorySnapshot.take(loaded.memory, loaded.layout, () => {
+      context.evalCode("Math.random()").dispose();
+    });
+  }
+  return { loaded, scope, runtime, context, hooks, host: { call, log }, snapshot, run: undefined };
 }
 
 /**
  * Runs one script in its prepared runtime and context (QuickJS's synchronous build), on the
  * calling thread, and says whether the module may serve another run: not after an exception
  * escaped it, and not after its memory grew (WebAssembly memory never shrinks, and the heap limit
- * assumes a module at its initial size). The caller disposes the run with {@link finishRun} once
- * it has passed the outcome on: freeing a runtime costs three times the run of `a + b`.
+ * assumes a module at its initial size). The caller ends the run with {@link finishRun} once
+ * it has passed the outcome on.
  */
 export function runScript(
   prepared: PreparedRun,
   job: EngineJob,
 ): { outcome: ScriptOutcome; reusable: boolean } {
-  const { loaded, scope, runtime, context } = prepared;
+  const { loaded } = prepared;
   const startBytes = loaded.memory.buffer.byteLength;
+  const run = new RunScope();
+  prepared.run = run;
   try {
-    const outcome = execute(scope, runtime, context, loaded.memory, job);
+    const outcome = execute(run, prepared, job);
     return { outcome, reusable: loaded.memory.buffer.byteLength === startBytes };
   } catch (error) {
-    scope.abandoned = true;
+    run.abandoned = true;
+    prepared.scope.abandoned = true;
     // The thread's native stack ran out inside QuickJS before QuickJS's own stack limit tripped.
     if (error instanceof RangeError && error.message.startsWith("Maximum call stack size exceeded")) {
       return { outcome: failed("RangeError", stackOverflowMessage(job.limits)), reusable: false };
     }
     throw error;
+  } finally {
+    prepared.hooks.call = undefined;
+    prepared.hooks.log = undefined;
+    prepared.hooks.interrupt = () => false;
   }
 }
 
 /**
- * Frees a run's runtime and context (a leaked handle aborts here, which fails the thread). A run
- * whose module is not reusable is abandoned with its module instead.
+ * Ends a run: frees its handles (a leaked handle aborts here, which fails the thread), and
+ * answers the context ready for the next run: the same one, its module's memory restored to the
+ * snapshot, or null when the caller must prepare another (no snapshot: freeing a runtime costs
+ * three times the run of `a + b`). A run whose module is not reusable is abandoned with its module.
  */
-export function finishRun(prepared: PreparedRun, reusable: boolean): void {
-  if (!reusable) prepared.scope.abandoned = true;
+export function finishRun(prepared: PreparedRun, reusable: boolean): PreparedRun | null {
+  const { run } = prepared;
+  prepared.run = undefined;
+  if (!reusable) {
+    if (run) run.abandoned = true;
+    prepared.scope.abandoned = true;
+    return null;
+  }
+  run?.dispose();
+  if (prepared.snapshot?.restore()) return prepared;
   prepared.scope.dispose();
+  return null;
 }
 
 /** One run; every handle it creates belongs to `scope`. */
-function execute(
-  scope: Scope,
-  runtime: QuickJSRuntime,
-  context: QuickJSContext,
-  memory: WebAssembly.Memory,
-  job: EngineJob,
-): ScriptOutcome {
+function execute(scope: Scope, prepared: PreparedRun, job: EngineJob): ScriptOutcome {
+  const { runtime, context, hooks, host, loaded } = prepared;
   const state: RunState = { phase: "preparing", readingParams: false, hostCallTimedOut: false };
-  applyLimits(runtime, memory, job, state);
+  hooks.interrupt = applyLimits(runtime, loaded.memory, job, state);
   const json = vmJson(scope, context);
   // Sibling answers are parsed while the script runs, when JSON.parse may be the script's own.
   // JSON.stringify is taken when first needed: a script that replaced it only changes how its
   // own values read, and most results are primitives that never need it.
   if (job.callTool) json.parse();
-  if (mentions(job.source, "console")) installConsole(context, job.log);
+  if (mentions(job.source, "console")) {
+    const sink = job.log;
+    hooks.log = sink ? (args) => sink(consoleLine(context, args)) : undefined;
+    installConsole(context, host.log);
+  }
   if (mentions(job.source, "vance")) {
-    const call = job.callTool
+    hooks.call = job.callTool
       ? siblingToolCall(context, job.callTool, state, json)
       : unavailableToolCall(context);
-    installVance(context, context.newFunction("call", call));
+    installVance(context, host.call);
   }
   for (const [name, value] of Object.entries(job.inputs)) {
     const bound = toHandle(context, value, json.parse);
@@ -219,24 +283,25 @@ function vmJson(scope: Scope, context: QuickJSContext): JsonFunctions {
   };
 }
 
+/** Sets the run's limits on the runtime, and answers the interrupt handler that enforces them. */
 function applyLimits(
   runtime: QuickJSRuntime,
   memory: WebAssembly.Memory,
   job: EngineJob,
   state: RunState,
-): void {
+): () => boolean {
   // Stops single allocations larger than the limit; the heap as a whole is bounded by the
   // memory check below and, between checks, by the module's maximum memory (module.ts).
   runtime.setMemoryLimit(job.limits.memoryBytes);
   runtime.setMaxStackSize(job.limits.maxStackBytes);
   const maxBytes = memory.buffer.byteLength + job.limits.memoryBytes;
   let interrupts = 0;
-  runtime.setInterruptHandler(() => {
+  return () => {
     if (performance.now() >= job.deadline) state.interrupted = "deadline";
     else if (memory.buffer.byteLength > maxBytes) state.interrupted = "memory";
     else if (++interrupts > job.limits.maxInterrupts) state.interrupted = "statements";
     return state.interrupted !== undefined;
-  });
+  };
 }
 
 /** Turns what the run produced into an outcome; host-imposed limits win over what the script did. */

@@ -11,10 +11,9 @@ export function vmError(context: QuickJSContext, name: string, message: string):
   return { error: context.newError({ name, message }) };
 }
 
-/** Installs the host object `vance` with `tools.call` = `call` (consumed). */
+/** Installs the host object `vance` with `tools.call` = `call` (borrowed: the run's context keeps it across runs). */
 export function installVance(context: QuickJSContext, call: QuickJSHandle): void {
   Scope.withScope((scope) => {
-    scope.manage(call);
     const vance = scope.manage(context.newObject());
     const tools = scope.manage(context.newObject());
     context.setProp(tools, "call", call);
@@ -42,22 +41,24 @@ export function toolError(
 }
 
 /**
- * Installs `console`. Without `sink` its methods do nothing (scripts may log, the host never
- * prints); with one, each call hands it one line: the arguments joined by spaces, strings as
- * they are and other values as JSON (what `JSON.stringify` cannot write, as QuickJS prints it).
+ * Installs `console`, each method `log` (borrowed: the run's context keeps it across runs). What
+ * a call does is the run's: nothing (scripts may log, the host never prints), or hand its sink
+ * the line {@link consoleLine} makes.
  */
-export function installConsole(context: QuickJSContext, sink?: (line: string) => void): void {
+export function installConsole(context: QuickJSContext, log: QuickJSHandle): void {
   Scope.withScope((scope) => {
     const console = scope.manage(context.newObject());
-    const log = sink
-      ? (...args: QuickJSHandle[]) => {
-          sink(args.map((arg) => printed(context, arg)).join(" "));
-        }
-      : () => undefined;
-    const method = scope.manage(context.newFunction("log", log));
-    for (const name of ["log", "info", "warn", "error", "debug"]) context.setProp(console, name, method);
+    for (const name of ["log", "info", "warn", "error", "debug"]) context.setProp(console, name, log);
     context.setProp(context.global, "console", console);
   });
+}
+
+/**
+ * One `console` call as a line: the arguments joined by spaces, strings as they are and other
+ * values as JSON (what `JSON.stringify` cannot write, as QuickJS prints it).
+ */
+export function consoleLine(context: QuickJSContext, args: readonly QuickJSHandle[]): string {
+  return args.map((arg) => printed(context, arg)).join(" ");
 }
 
 /** One `console` argument as text. */

@@ -300,3 +300,56 @@ describe("a script's worst", () => {
     }
   });
 });
+
+describe("one thread, run after run", () => {
+  /** What a script could have left behind, as the next run sees it. */
+  const PROBE =
+    "[typeof leaked, typeof lexical, ({}).polluted, [].polluted, typeof [].push, JSON.stringify({ a: 1 }), typeof late, typeof Math.random()]";
+  const CLEAN = ["undefined", "undefined", null, null, "function", '{"a":1}', "undefined", "number"];
+
+  it("shows each run nothing of the last, whatever that one did to its context, on the same thread", async () => {
+    const pool = await newPool({ warmWorkers: 1, maxWorkers: 1 });
+    const run = (source: string, timeoutMs = 2_000) => pool.run({ source, inputs: {}, timeoutMs });
+    expect(await run(PROBE)).toEqual({ ok: true, value: CLEAN });
+    const attacks: [string, string, number?][] = [
+      [
+        "globalThis.leaked = 1; let lexical = 2; Object.prototype.polluted = 1; Array.prototype.polluted = 1; Array.prototype.push = null; JSON.stringify = () => 'x'; Math.random = () => 'x'; 1",
+        "ok",
+      ],
+      [
+        "Promise.resolve().then(() => { globalThis.late = 1; }); (async () => { await null; globalThis.late = 2; })(); 1",
+        "ok",
+      ],
+      ["globalThis.leaked = 1; Object.prototype.polluted = 1; for (;;) {}", "TimeoutError", 200],
+      ["globalThis.leaked = 1; function f() { return f() + 1; } f()", "RangeError"],
+      [
+        "globalThis.leaked = 1; const parts = []; for (;;) parts.push('x'.repeat(1 << 16) + parts.length);",
+        "MemoryError",
+        10_000,
+      ],
+      ["globalThis.leaked = 1; Object.freeze(Object.prototype); throw new Error('midway')", "Error"],
+    ];
+    for (const [source, expected, timeoutMs] of attacks) {
+      const outcome = await run(source, timeoutMs);
+      expect(outcome.ok ? "ok" : outcome.error).toBe(expected);
+      expect(await run(PROBE)).toEqual({ ok: true, value: CLEAN });
+      expect(await run("let lexical = 'declared again'; lexical")).toEqual({
+        ok: true,
+        value: "declared again",
+      });
+    }
+    // One thread served them all: QuickJS interrupted the endless loop, so nothing was terminated.
+    expect(pool.stats().workers).toMatchObject({ started: 1, terminated: 0 });
+  });
+
+  it("draws Math.random anew for each run", async () => {
+    const pool = await newPool({ warmWorkers: 1, maxWorkers: 1 });
+    const draws = new Set<unknown>();
+    for (let i = 0; i < 5; i++) {
+      const outcome = await pool.run({ source: "Math.random()", inputs: {}, timeoutMs: 1_000 });
+      draws.add(outcome.ok ? outcome.value : outcome.error);
+    }
+    expect(draws.size).toBe(5);
+    expect(pool.stats().workers.started).toBe(1);
+  });
+});

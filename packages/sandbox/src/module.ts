@@ -6,6 +6,7 @@ import {
   type QuickJSWASMModule,
   RELEASE_SYNC,
 } from "quickjs-emscripten";
+import { type MemoryLayout, memoryLayout } from "./snapshot";
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +14,16 @@ const require = createRequire(import.meta.url);
 export interface LoadedModule {
   module: QuickJSWASMModule;
   memory: WebAssembly.Memory;
+  /** Where the build keeps its state, when known: a context made in it is then reused (snapshot.ts). */
+  layout: MemoryLayout | null;
+  /** Nothing ran in it yet: every byte above its heap is still zero, so a snapshot may be taken. */
+  fresh: boolean;
+}
+
+/** QuickJS's build compiled, and where it keeps its state in memory (null: a build not recognised). */
+export interface CompiledQuickJS {
+  readonly module: WebAssembly.Module;
+  readonly layout: MemoryLayout | null;
 }
 
 /** Size of the linear memory the build starts with (its INITIAL_MEMORY); static data and C stack live in it. */
@@ -31,17 +42,20 @@ export function installedQuickJSWasm(): string {
   return require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
 }
 
-const compiled = new Map<string, Promise<WebAssembly.Module>>();
+const compiled = new Map<string, Promise<CompiledQuickJS>>();
 
 /**
  * The synchronous release build of QuickJS (`wasmFile`, the installed one by default), compiled
  * once per process. Compiling dominates module creation (~15 ms); a compiled `WebAssembly.Module`
  * can be posted to workers, where instantiating it takes ~1 ms.
  */
-export function compileQuickJS(wasmFile: string = installedQuickJSWasm()): Promise<WebAssembly.Module> {
+export function compileQuickJS(wasmFile: string = installedQuickJSWasm()): Promise<CompiledQuickJS> {
   let module = compiled.get(wasmFile);
   if (!module) {
-    module = readFile(wasmFile).then((bytes) => WebAssembly.compile(bytes));
+    module = readFile(wasmFile).then(async (bytes) => ({
+      module: await WebAssembly.compile(bytes),
+      layout: memoryLayout(bytes),
+    }));
     compiled.set(wasmFile, module);
   }
   return module;
@@ -53,16 +67,13 @@ export function compileQuickJS(wasmFile: string = installedQuickJSWasm()): Promi
  * JS_SetMemoryLimit only stops single allocations larger than the limit: a linear memory with a
  * maximum is what actually bounds a script's heap.
  */
-export async function loadModule(
-  wasmModule: WebAssembly.Module,
-  maxHeapBytes: number,
-): Promise<LoadedModule> {
+export async function loadModule(compiled: CompiledQuickJS, maxHeapBytes: number): Promise<LoadedModule> {
   const memory = new WebAssembly.Memory({
     initial: INITIAL_MEMORY_BYTES / PAGE_BYTES,
     maximum: Math.ceil((INITIAL_MEMORY_BYTES + maxHeapBytes + HOST_HEADROOM_BYTES) / PAGE_BYTES),
   });
   const module = await newQuickJSWASMModuleFromVariant(
-    newVariant(RELEASE_SYNC, { wasmModule, wasmMemory: memory }),
+    newVariant(RELEASE_SYNC, { wasmModule: compiled.module, wasmMemory: memory }),
   );
-  return { module, memory };
+  return { module, memory, layout: compiled.layout, fresh: true };
 }

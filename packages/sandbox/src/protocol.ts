@@ -2,11 +2,12 @@ import type { MessagePort } from "node:worker_threads";
 import type { ScriptOutcome, ToolCallOutcome } from "./engine";
 import type { SandboxLimits } from "./limits";
 import type { ScriptLogs } from "./log-tail";
+import type { CompiledQuickJS } from "./module";
 
 /** What a script worker is started with (its `workerData`). */
 export interface WorkerInit {
-  /** QuickJS's synchronous build, compiled once by the main thread. */
-  readonly wasmModule: WebAssembly.Module;
+  /** QuickJS's synchronous build, compiled once by the main thread, and its memory layout. */
+  readonly quickjs: CompiledQuickJS;
   /** Sizes the module's linear memory; no run may use more. */
   readonly memoryBytes: number;
   /** Where answers to `vance.tools.call` arrive; read synchronously with `receiveMessageOnPort`. */

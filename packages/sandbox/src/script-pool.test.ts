@@ -9,8 +9,8 @@ beforeAll(async () => {
 
 afterAll(() => pool.close());
 
-// Every run disposes its runtime; a leaked handle aborts QuickJS on dispose and fails the run.
-// What is left to check between tests is that no thread stayed busy.
+// Every run's handles are freed and its thread's context restored after it (engine.test.ts
+// checks that nothing survives). What is left to check between tests is that no thread stayed busy.
 afterEach(() => {
   expect(pool.stats().workers.busy).toBe(0);
 });

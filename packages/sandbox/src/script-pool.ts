@@ -75,6 +75,12 @@ export interface ScriptPoolOptions {
   workerUrl?: URL;
   /** QuickJS's `.wasm` file (the installed package's by default; a function bundle ships its own copy). */
   wasmFile?: string;
+  /**
+   * Whether a thread keeps one QuickJS context for run after run, its memory restored after each
+   * (snapshot.ts), rather than making a runtime and context per run. Default true; false is there
+   * to measure the difference.
+   */
+  reuseContexts?: boolean;
 }
 
 /** Counters for tests, benchmarks and diagnostics. */
@@ -107,8 +113,8 @@ const LEAST_ONE: ReadonlySet<string> = new Set([
 const IDLE_RETIRE_MS = 30_000;
 
 /**
- * Runs `scripted` tools in QuickJS on a pool of worker threads: a fresh runtime and context per
- * run, no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
+ * Runs `scripted` tools in QuickJS on a pool of worker threads: each run in a context as it was
+ * made (one kept per thread, its memory restored after every run), no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
  * `run` never executes guest code, and a run that overstays its deadline is ended by terminating
  * its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
  * sibling calls' runs never queue (their caller holds a thread) and answer `Busy` when no thread is free.
@@ -125,7 +131,9 @@ export class ScriptPool {
 
   private constructor(
     private readonly defaults: SandboxLimits,
-    private readonly settings: Required<Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile">>,
+    private readonly settings: Required<
+      Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile" | "reuseContexts">
+    >,
     private readonly spawn: WorkerSpawn,
   ) {
     this.slots = new TenantSlots({
@@ -165,7 +173,9 @@ export class ScriptPool {
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
     const pool = new ScriptPool(defaults, settings, {
       url: options.workerUrl ?? DEFAULT_WORKER_URL,
-      wasmModule: await compileQuickJS(options.wasmFile),
+      quickjs: await compileQuickJS(options.wasmFile).then((quickjs) =>
+        options.reuseContexts === false ? { module: quickjs.module, layout: null } : quickjs,
+      ),
       memoryBytes: defaults.memoryBytes,
       resourceLimits: {
         // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own
@@ -260,8 +270,9 @@ export class ScriptPool {
     let worker = this.idle.shift();
     while (worker && !worker.alive) worker = this.idle.shift();
     worker ??= await this.startWorker();
-    this.topUp();
+    // Counted busy before topping up: the spares started never make more than `maxWorkers`.
     this.busyWorkers += 1;
+    this.topUp();
     this.counters.runs += 1;
     let reusable = false;
     try {

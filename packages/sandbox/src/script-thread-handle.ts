@@ -5,6 +5,7 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
 import { LogTail } from "./log-tail";
+import type { CompiledQuickJS } from "./module";
 import {
   ANSWER_SLOT,
   ANSWERED,
@@ -33,7 +34,7 @@ export interface WorkerRun {
 /** Options for starting a worker thread. */
 export interface WorkerSpawn {
   readonly url: URL;
-  readonly wasmModule: WebAssembly.Module;
+  readonly quickjs: CompiledQuickJS;
   readonly memoryBytes: number;
   readonly resourceLimits: { maxOldGenerationSizeMb: number; stackSizeMb: number };
 }
@@ -59,7 +60,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
     signal: SharedArrayBuffer,
   ) {
     const init: WorkerInit = {
-      wasmModule: spawn.wasmModule,
+      quickjs: spawn.quickjs,
       memoryBytes: spawn.memoryBytes,
       answers: channel.port2,
       jobs: jobs.port2,

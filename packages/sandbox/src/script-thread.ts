@@ -27,7 +27,7 @@ import {
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const flag = new Int32Array(init.signal);
-let loaded: LoadedModule = await loadModule(init.wasmModule, init.memoryBytes);
+let loaded: LoadedModule = await loadModule(init.quickjs, init.memoryBytes);
 let next: PreparedRun = prepareRun(loaded);
 
 function post(message: WorkerMessage): void {
@@ -92,19 +92,18 @@ async function serve(message: RunMessage): Promise<void> {
   });
   const done: WorkerMessage = { kind: "done", outcome, ...(tail ? { logs: tail.snapshot() } : {}) };
   if (reusable) {
-    // The answer goes out first; freeing this run and making the next run's context (together
-    // three times the run of `a + b`) follow, off the critical path. Nothing runs here until
-    // they are done, so no run can start before its context is ready.
+    // The answer goes out first; restoring the context (or, for a build whose contexts are not
+    // reused, freeing this one and making the next) follows, off the critical path. Nothing runs
+    // here until it is done, so no run can start before its context is ready.
     post(done);
-    finishRun(current, true);
-    next = prepareRun(loaded);
+    next = finishRun(current, true) ?? prepareRun(loaded);
     return;
   }
   // A module whose memory grew or whose heap an exception left inconsistent is replaced before
   // the answer goes out (instantiating the compiled module takes about a millisecond): the next
   // run may follow at once.
   finishRun(current, false);
-  loaded = await loadModule(init.wasmModule, init.memoryBytes);
+  loaded = await loadModule(init.quickjs, init.memoryBytes);
   next = prepareRun(loaded);
   post(done);
 }
