@@ -57,7 +57,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { createGuardedFetch } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
-import { createNetworkPolicy, type McpServerTarget, silentLogger } from "@vance/core";
+import { CascadeRead, createNetworkPolicy, type McpServerTarget, silentLogger } from "@vance/core";
 import { createApp } from "../functions/api/app";
 import { mintToken } from "../functions/api/auth";
 import { loadConfig } from "../functions/api/config";
@@ -325,7 +325,7 @@ export async function main(): Promise<void> {
       expectEcho("value" in result ? result.value : result);
     };
     const listed = async (project: string, count: number) => {
-      const tools = await services.tools.listAll(TENANT, project);
+      const tools = await services.tools.listAll(TENANT, project, CascadeRead.begin());
       if (tools.length < count) throw new Error(`listAll of ${project}: ${tools.length} tools`);
     };
     const testServerHop = await startPassThroughProxy(server.url);

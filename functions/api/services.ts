@@ -462,6 +462,8 @@ export async function buildServices(
     logger,
     ttlMs: config.VANCE_SOURCE_TTL_SECONDS * 1000,
     waitMs: config.VANCE_SOURCE_WAIT_MS,
+    maxBytes: config.VANCE_CACHE_SOURCES_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
     context: (tenant, project) => ({
       tenant,
       project,
@@ -476,6 +478,8 @@ export async function buildServices(
     maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
     sources,
     compiled: compiledLayers,
+    maxSnapshotBytes: config.VANCE_CACHE_SNAPSHOTS_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
   });
   // Only an OpenAPI document may be longer than an ordinary one.
   const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });

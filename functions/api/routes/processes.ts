@@ -1,4 +1,5 @@
 import {
+  CascadeRead,
   InvocableToolNameSchema,
   type ProcessService,
   RecipeEntrySchema,
@@ -123,7 +124,9 @@ export function recipeRoutes(recipes: RecipeResolver) {
     json(ResolveBodySchema),
     async (c) => {
       const { tenant, project } = c.req.valid("param");
-      return c.json(await recipes.resolve(tenant, project, c.req.valid("json")));
+      return c.json(
+        await recipes.resolve(tenant, project, c.req.valid("json"), { read: CascadeRead.begin() }),
+      );
     },
   );
   return app;

@@ -1,6 +1,7 @@
 export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from "./builtins/index";
 export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
+export { DEFAULT_TENANT_SHARE } from "./cache/tenant-byte-cache";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
 export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
 export { CascadeRead } from "./cascade/cascade-read";
@@ -188,7 +189,7 @@ export {
 export { SecretScrubber } from "./secrets/scrub";
 export { SecretService } from "./secrets/secret-service";
 export { subToolOp } from "./sources/sub-tools";
-export { ToolSources } from "./sources/tool-sources";
+export { DEFAULT_SOURCE_CACHE_BYTES, ToolSources } from "./sources/tool-sources";
 export {
   type Classification,
   type ClassificationInput,
@@ -259,10 +260,12 @@ export {
   type RebuildOutcome,
 } from "./tools/compiled-tool-layers";
 export {
+  DEFAULT_SNAPSHOT_CACHE_BYTES,
   type PackSource,
   type ResolvedTool,
   reservedName,
   ServerToolService,
+  type ToolSnapshot,
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";

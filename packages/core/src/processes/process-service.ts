@@ -57,15 +57,15 @@ export class ProcessService {
 
   /**
    * What a process spawned with `request` would see this turn — its allow set and manifest — with
-   * no process stored: for pages that show it (the web listing's model view).
+   * no process stored: for pages that show it (the web listing's model view), under the page's `read`.
    */
   async preview(
     tenant: string,
     project: string,
     request: SpawnRequest,
     format: WireFormat,
+    read: CascadeRead,
   ): Promise<{ readonly record: ProcessRecord; readonly manifest: Manifest }> {
-    const read = CascadeRead.begin();
     const record = await this.options.records.draft(tenant, project, request, read);
     return { record, manifest: await this.options.surface.preview(record, read, format) };
   }

@@ -112,7 +112,7 @@ export class RecipeResolver {
     tenant: string,
     project: string,
     lists: RecipeLists,
-    options: { readonly clientTools?: readonly string[]; readonly read?: CascadeRead } = {},
+    options: { readonly clientTools?: readonly string[]; readonly read: CascadeRead },
   ): Promise<RecipeResolution> {
     const entries = [
       ...(lists.engineDefault ?? []),
