@@ -320,6 +320,7 @@ export async function main(): Promise<void> {
         caller: { tenant: TENANT, project: "p" },
         name,
         params: { message: "bench" },
+        snapshot: await services.tools.snapshot(TENANT, "p", CascadeRead.begin()),
         allowedTools: null,
       });
       expectEcho("value" in result ? result.value : result);

@@ -13,13 +13,9 @@ describe("RecipeResolver (spec §6)", () => {
     const { tools } = toolServices();
     await tools.put("acme", "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put("acme", "shop", "crawl", docTool("project", "labels: [web]\n"));
-    const resolver = new RecipeResolver(tools);
-    const resolved = await resolver.resolve(
-      "acme",
-      "shop",
-      { allowedToolsAdd: ["@web", "whoami"] },
-      { read: CascadeRead.begin() },
-    );
+    const resolver = new RecipeResolver();
+    const snapshot = await tools.snapshot("acme", "shop", CascadeRead.begin());
+    const resolved = await resolver.resolve(snapshot, { allowedToolsAdd: ["@web", "whoami"] });
     expect(resolved.allowedTools).toEqual(["crawl", "fetch_page", "web_search", "whoami"]);
     expect(resolved.warnings).toEqual([]);
   });
@@ -27,17 +23,12 @@ describe("RecipeResolver (spec §6)", () => {
   it("allowedToolsRemove wins over add, by label too", async () => {
     const { tools } = toolServices();
     await tools.put("acme", "shop", "drop_table", docTool("x", "labels: [web, destructive]\n"));
-    const resolver = new RecipeResolver(tools);
-    const allowed = await resolver.resolve(
-      "acme",
-      "shop",
-      {
-        engineDefault: ["whoami", "drop_table"],
-        allowedToolsAdd: ["@web"],
-        allowedToolsRemove: ["@destructive"],
-      },
-      { read: CascadeRead.begin() },
-    );
+    const resolver = new RecipeResolver();
+    const allowed = await resolver.resolve(await tools.snapshot("acme", "shop", CascadeRead.begin()), {
+      engineDefault: ["whoami", "drop_table"],
+      allowedToolsAdd: ["@web"],
+      allowedToolsRemove: ["@destructive"],
+    });
     expect(allowed.allowedTools).toEqual(["web_search", "whoami"]);
   });
 

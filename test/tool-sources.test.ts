@@ -18,6 +18,7 @@ import {
 } from "@vance/core";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { snapshotting } from "./support/fixtures";
 
 const T = "acme";
 const P = "shop";
@@ -103,7 +104,6 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
   });
   const tools = new ServerToolService(cascade, types, [whoami], undefined, { sources });
   const dispatcher = new ToolDispatcher({
-    tools,
     cascade,
     runtime: {
       fetch: () => Promise.reject(new Error("no network")),
@@ -118,7 +118,7 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
   return {
     remote,
     tools,
-    dispatcher,
+    dispatcher: snapshotting(dispatcher, tools),
     names,
     advance: (ms: number) => {
       clock += ms;
@@ -265,21 +265,18 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search"), sourceTool("create")];
     await tools.put(T, P, "gh", PACK);
-    const recipes = new RecipeResolver(tools);
-    expect(
-      await recipes.resolve(T, P, { engineDefault: ["gh"] }, { read: CascadeRead.begin() }),
-    ).toMatchObject({
+    const recipes = new RecipeResolver();
+    const snapshot = () => tools.snapshot(T, P, CascadeRead.begin());
+    expect(await recipes.resolve(await snapshot(), { engineDefault: ["gh"] })).toMatchObject({
       allowedTools: ["gh__create", "gh__search"],
       allowedPacks: ["gh"],
       excludedTools: [],
     });
     expect(
-      await recipes.resolve(
-        T,
-        P,
-        { engineDefault: ["@fake"], allowedToolsRemove: ["gh__create"] },
-        { read: CascadeRead.begin() },
-      ),
+      await recipes.resolve(await snapshot(), {
+        engineDefault: ["@fake"],
+        allowedToolsRemove: ["gh__create"],
+      }),
     ).toMatchObject({ allowedTools: ["gh__search"], allowedPacks: ["gh"], excludedTools: ["gh__create"] });
   });
 

@@ -4,6 +4,7 @@ import {
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
+  type ServerToolService,
   SpawnRequestSchema,
   type WireCache,
 } from "@vance/core";
@@ -114,7 +115,7 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Recipe resolution under `T/recipes`. */
-export function recipeRoutes(recipes: RecipeResolver) {
+export function recipeRoutes(recipes: RecipeResolver, tools: Pick<ServerToolService, "snapshot">) {
   const app = new Hono<AuthEnv>();
   app.post(
     "/resolve",
@@ -125,7 +126,10 @@ export function recipeRoutes(recipes: RecipeResolver) {
     async (c) => {
       const { tenant, project } = c.req.valid("param");
       return c.json(
-        await recipes.resolve(tenant, project, c.req.valid("json"), { read: CascadeRead.begin() }),
+        await recipes.resolve(
+          await tools.snapshot(tenant, project, CascadeRead.begin()),
+          c.req.valid("json"),
+        ),
       );
     },
   );

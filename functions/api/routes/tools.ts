@@ -211,6 +211,8 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
         name,
         params: body.params,
         allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
+        // The call's one snapshot: its nested calls resolve in it too.
+        snapshot: await tools.snapshot(tenant, project, CascadeRead.begin()),
       });
       return c.json(result);
     },

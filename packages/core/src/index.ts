@@ -53,9 +53,9 @@ export {
 export {
   inProcessSearchIndexBuilder,
   type SearchIndexBuilder,
-  SearchIndexCache,
+  searchIndexView,
 } from "./discovery/search-index-cache";
-export { type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
+export { type DispatchRequest, type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
 export { contentTypeForPath } from "./documents/content-type";
 export { DocumentService } from "./documents/document-service";
 export {

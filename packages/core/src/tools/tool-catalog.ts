@@ -52,7 +52,7 @@ export class ToolCatalog {
    */
   async snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
     await this.#refresh(tenant, project, read);
-    return new ToolSnapshot(tenant, project, {
+    return new ToolSnapshot(tenant, project, read, {
       listingVersion: () => this.#listingVersion(tenant, project, read),
       lookup: (name) => this.#reader.lookup(tenant, project, name, read),
       packSource: (name) => this.#reader.packSource(tenant, project, name, read),

@@ -1,3 +1,4 @@
+import type { CascadeRead } from "../cascade/cascade-read";
 import { Errors } from "../errors";
 import type { PackSource, ResolvedTool, ToolListing, ToolLookup } from "./resolved-tool";
 
@@ -9,7 +10,8 @@ import type { PackSource, ResolvedTool, ToolListing, ToolLookup } from "./resolv
 export interface SnapshotView<T> {
   readonly name: string;
   build(listing: ToolListing, owner: { readonly tenant: string; readonly project: string }): T;
-  bytes?(value: T): number;
+  /** What the built view weighs (a promise's settled value). */
+  bytes?(value: Awaited<T>): number;
 }
 
 /** Declares a derived view; the object itself is the key it is memoised by on every snapshot. */
@@ -68,7 +70,7 @@ export class ListingVersion {
   }
 
   #account(view: SnapshotView<unknown>, value: unknown): void {
-    const bytes = view.bytes?.(value) ?? 0;
+    const bytes = view.bytes?.(value as Awaited<unknown>) ?? 0;
     if (bytes <= 0) return;
     this.#viewBytes += bytes;
     this.resized(this);
@@ -96,6 +98,11 @@ export class ToolSnapshot {
   constructor(
     readonly tenant: string,
     readonly project: string,
+    /**
+     * The request's read of the generations, which this snapshot made current for the project:
+     * what else the request reads by generation (the model catalog, learned limits) answers from it.
+     */
+    readonly read: CascadeRead,
     private readonly source: SnapshotSource,
   ) {}
 
