@@ -311,9 +311,6 @@ describe("GET /v1/metrics", () => {
         "secrets.values",
         "allowedToolsAdd",
         "sources.lists",
-        "wire.tools",
-        "wire.toolJson",
-        "wire.manifestBodies",
         "usage.demand",
         "identity.verifiedTokens",
         "jsonSchemas",
@@ -336,7 +333,6 @@ describe("GET /v1/metrics", () => {
     // it) and the encoded body are reused.
     expect(after.cache("tools.snapshots").hits).toBe(before.cache("tools.snapshots").hits + 1);
     expect(after.cache("tools.snapshots").misses).toBe(before.cache("tools.snapshots").misses);
-    expect(after.cache("wire.manifestBodies").hits).toBe(before.cache("wire.manifestBodies").hits + 1);
     expect(after.cache("identity.verifiedTokens").hits).toBeGreaterThan(
       before.cache("identity.verifiedTokens").hits,
     );

@@ -70,7 +70,6 @@ import {
   ToolUsage,
   tracedFetch,
   tracedScripts,
-  WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
@@ -509,7 +508,6 @@ export async function buildServices(
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
-  const wire = new WireCache();
   // The surface runs only below ProcessService, which hands it the request's snapshot.
   const surface = new ToolSurface({
     budget,
@@ -518,7 +516,6 @@ export async function buildServices(
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
     metrics: serviceMetrics,
-    wire,
   });
   const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -574,7 +571,6 @@ export async function buildServices(
     cascade,
     tools,
     sources,
-    wire,
     usage,
     verifier,
     secrets,
@@ -586,7 +582,6 @@ export async function buildServices(
     version: VERSION,
     generations,
     searchIndexes,
-    wire,
     verifier,
     logger,
     types,
@@ -659,7 +654,6 @@ function registerCaches(services: {
   readonly cascade: DocumentCascade;
   readonly tools: ServerToolService;
   readonly sources: ToolSources;
-  readonly wire: WireCache;
   readonly usage: ToolUsage;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
@@ -671,7 +665,6 @@ function registerCaches(services: {
   caches.register("documents", () => services.cascade.stats);
   caches.registerAll("tools", services.tools);
   caches.registerAll("sources", services.sources);
-  caches.registerAll("wire", services.wire);
   caches.registerAll("usage", services.usage);
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);

@@ -6,7 +6,6 @@ import {
   type RecipeResolver,
   type ServerToolService,
   SpawnRequestSchema,
-  type WireCache,
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
@@ -137,7 +136,7 @@ export function recipeRoutes(recipes: RecipeResolver, tools: Pick<ServerToolServ
 }
 
 /** Processes under `T/processes`: spawn, record, manifest, invoke. */
-export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "body">) {
+export function processRoutes(processes: ProcessService) {
   const app = new Hono<AuthEnv>();
   const engine = need("read", ENGINE);
 
@@ -179,9 +178,9 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
       const { tenant, project, id } = c.req.valid("param");
       const { format, with: additional } = c.req.valid("query");
       const key = { tenant, project, processId: id };
-      const manifest = await processes.manifest(key, format, additional ?? []);
       // `c.json(manifest)`, byte for byte: wire tools serialised once per tool, an unchanged manifest encoded once.
-      return c.body(wire.body(manifest), 200, { "content-type": "application/json" });
+      const body = await processes.manifestBody(key, format, additional ?? []);
+      return c.body(body, 200, { "content-type": "application/json" });
     },
   );
 

@@ -209,7 +209,7 @@ export {
 } from "./surface/process-records";
 export { packSubFamily, toolFamily } from "./surface/tool-family";
 export { type Manifest, ToolSurface } from "./surface/tool-surface";
-export { WireCache } from "./surface/wire";
+export { manifestBytes, manifestJson, wireTool } from "./surface/wire";
 export {
   ServiceMetrics,
   TRACER_NAME,

@@ -17,7 +17,7 @@ export interface ProcessServiceOptions {
   /** Where each request takes its one snapshot of the project's tools. */
   readonly tools: Pick<ToolCatalog, "snapshot">;
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "draft" | "allowSet">;
-  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit" | "wasDeferred">;
+  readonly surface: Pick<ToolSurface, "manifest" | "manifestBody" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -57,6 +57,16 @@ export class ProcessService {
   async manifest(key: ProcessKey, format: WireFormat, additional: readonly string[] = []): Promise<Manifest> {
     const { record, snapshot } = await this.#turn(key);
     return this.options.surface.manifest(record, snapshot, format, additional);
+  }
+
+  /** {@link manifest} as the JSON bytes the route sends, encoded once per unchanged turn. */
+  async manifestBody(
+    key: ProcessKey,
+    format: WireFormat,
+    additional: readonly string[] = [],
+  ): Promise<Uint8Array<ArrayBuffer>> {
+    const { record, snapshot } = await this.#turn(key);
+    return this.options.surface.manifestBody(record, snapshot, format, additional);
   }
 
   /**

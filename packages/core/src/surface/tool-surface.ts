@@ -27,7 +27,7 @@ import {
   toolHint,
 } from "./discovery";
 import type { ProcessRecords } from "./process-records";
-import type { WireCache, WireFormat } from "./wire";
+import { manifestBytes, type WireFormat, wireTool } from "./wire";
 
 /**
  * The budget a model chain allows for a tenant's process (min over the chain; null for no known
@@ -51,8 +51,8 @@ interface SurfaceMemo {
     | {
         readonly key: string;
         readonly value: Classification;
-        /** Manifests built from this classification, by format and skill tools. */
-        readonly manifests: Record<string, Manifest>;
+        /** Manifests built from this classification, by format, each with its encoded body once asked. */
+        readonly manifests: Record<string, BuiltManifest>;
       }
     | undefined;
 }
@@ -70,6 +70,8 @@ interface SurfaceViews {
   readonly surfaceTools: Map<string, SurfaceTool>;
   /** Discovery hints by description. */
   readonly hints: Map<string, string>;
+  /** Wire tools of the version's surface tools, by format and name, with their JSON. */
+  readonly wire: Map<string, WireEntry>;
   /** Discovery blocks by kind and names (of the version's shared surface tools only). */
   readonly blocks: LRUCache<string, string>;
   /** Per process: its surface tools and classification steps; bounded by the tools they hold. */
@@ -78,10 +80,23 @@ interface SurfaceViews {
 
 /** Discovery blocks one listing version keeps (distinct demotion sets of its processes). */
 const MAX_BLOCKS = 256;
+/** A manifest as the memo keeps it: its wire tools' JSON beside it, and its bytes once encoded. */
+interface BuiltManifest {
+  readonly manifest: Manifest;
+  readonly toolJson: (wire: Record<string, unknown>, index: number) => string;
+  body?: Uint8Array<ArrayBuffer>;
+}
+
+/** A wire tool of the version's own surface tool, and its JSON once serialised. */
+interface WireEntry {
+  readonly tool: Readonly<Record<string, unknown>>;
+  json?: string;
+}
+
 /** Tool slots the per-process memos of one listing version hold at most. */
 const MEMO_TOOL_SLOTS = 200_000;
-/** What the surface adds per listed tool to its version: its surface view, hint and block share. */
-const SURFACE_BYTES_PER_TOOL = 512;
+/** What the surface adds per listed tool to its version: its surface view, wire tools and their JSON, hint and block share (an estimate). */
+const SURFACE_BYTES_PER_TOOL = 1024;
 
 /** Slots kept free for the engine's own action tool by default (spec §14.2 "Reserve"). */
 export const DEFAULT_EXTERNAL_RESERVE = 1;
@@ -129,8 +144,6 @@ export interface ToolSurfaceOptions {
   readonly externalReserve?: number;
   /** Manifests counted with their demotions; none without it. */
   readonly metrics?: Pick<ServiceMetrics, "manifestBuilt">;
-  /** Wire tools built once per tool and format (shared with the route that encodes the manifest). */
-  readonly wire: Pick<WireCache, "tool">;
 }
 
 /**
@@ -150,6 +163,7 @@ export class ToolSurface {
       build: (listing) => ({
         listed: listing.tools.length,
         surfaceTools: new Map(),
+        wire: new Map(),
         hints: new Map(),
         blocks: new LRUCache<string, string>({ max: MAX_BLOCKS }),
         memos: new LRUCache<string, SurfaceMemo>({
@@ -172,6 +186,30 @@ export class ToolSurface {
     format: WireFormat,
     additional: readonly string[] = [],
   ): Promise<Manifest> {
+    return (await this.built(record, snapshot, format, additional)).manifest;
+  }
+
+  /**
+   * {@link manifest} as the JSON bytes the route sends (`JSON.stringify` byte for byte): encoded
+   * once per manifest, so a turn that changed nothing answers the very same bytes.
+   */
+  async manifestBody(
+    record: ProcessRecord,
+    snapshot: ToolSnapshot,
+    format: WireFormat,
+    additional: readonly string[] = [],
+  ): Promise<Uint8Array<ArrayBuffer>> {
+    const built = await this.built(record, snapshot, format, additional);
+    built.body ??= manifestBytes(built.manifest, built.toolJson);
+    return built.body;
+  }
+
+  private async built(
+    record: ProcessRecord,
+    snapshot: ToolSnapshot,
+    format: WireFormat,
+    additional: readonly string[],
+  ): Promise<BuiltManifest> {
     const { surface, manifests, views } = await this.memoised(record, snapshot, additional);
     const { classification } = surface;
     this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
@@ -184,9 +222,9 @@ export class ToolSurface {
         tools: classification.demoted,
       });
     }
-    const manifest = manifests[format] ?? this.assemble(surface, format, views);
-    manifests[format] = manifest;
-    return manifest;
+    const built = manifests[format] ?? this.assemble(surface, format, views);
+    manifests[format] = built;
+    return built;
   }
 
   /**
@@ -196,7 +234,7 @@ export class ToolSurface {
    */
   async preview(record: ProcessRecord, snapshot: ToolSnapshot, format: WireFormat): Promise<Manifest> {
     const { surface, views } = await this.memoised(record, snapshot, [], false);
-    return this.assemble(surface, format, views);
+    return this.assemble(surface, format, views).manifest;
   }
 
   /**
@@ -223,13 +261,14 @@ export class ToolSurface {
   }
 
   /** The manifest of a classified surface: the primary tools on the wire, the buckets, the blocks. */
-  private assemble(surface: ProcessSurface, format: WireFormat, views: SurfaceViews): Manifest {
+  private assemble(surface: ProcessSurface, format: WireFormat, views: SurfaceViews): BuiltManifest {
     const { classification, tools, stalePacks } = surface;
     const hint = hintsOf(views);
+    const entries = classification.primary.map((name) => wireEntry(views, tools.get(name)!, format));
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     const unavailable = stalePacks.filter((pack) => pack.status === "unavailable").map((pack) => pack.pack);
-    return Object.freeze({
-      tools: Object.freeze(pick(classification.primary).map((tool) => this.options.wire.tool(tool, format))),
+    const manifest: Manifest = Object.freeze({
+      tools: Object.freeze(entries.map((entry) => entry.tool)),
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
@@ -250,6 +289,12 @@ export class ToolSurface {
       ),
       stalePacks,
     });
+    const toolJson = (_wire: Record<string, unknown>, index: number) => {
+      const entry = entries[index]!;
+      entry.json ??= JSON.stringify(entry.tool);
+      return entry.json;
+    };
+    return { manifest, toolJson };
   }
 
   /**
@@ -288,7 +333,7 @@ export class ToolSurface {
     snapshot: ToolSnapshot,
     additional: readonly string[],
     keep = true,
-  ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest>; views: SurfaceViews }> {
+  ): Promise<{ surface: ProcessSurface; manifests: Record<string, BuiltManifest>; views: SurfaceViews }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
     // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
     // skill tools, and for the surface when the listing changed — not for every turn's manifest.
@@ -414,6 +459,22 @@ export class ToolSurface {
     for (const builtIn of describedPerProcess) describePerProcess(record, builtIn, tools);
     return tools;
   }
+}
+
+/**
+ * The wire tool of `tool` in `format`: kept on the version for its own surface tools (with its
+ * JSON once serialised), built for this manifest alone for a process's own (client tools, a
+ * description written for the process).
+ */
+function wireEntry(views: SurfaceViews, tool: SurfaceTool, format: WireFormat): WireEntry {
+  if (views.surfaceTools.get(tool.name) !== tool) return { tool: wireTool(tool, format) };
+  const key = `${format}\n${tool.name}`;
+  let entry = views.wire.get(key);
+  if (!entry) {
+    entry = { tool: wireTool(tool, format) };
+    views.wire.set(key, entry);
+  }
+  return entry;
 }
 
 /** The hint writer of a version: each description's hint computed once while the version lives. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WireCache } from "./wire";
+import { manifestBytes, manifestJson, wireTool } from "./wire";
 
 const tool = {
   name: "doc_lookup",
@@ -8,24 +8,25 @@ const tool = {
 };
 
 describe("wire tools", () => {
-  const wire = new WireCache();
-  const toWireTool = wire.tool.bind(wire);
-  const manifestJson = wire.json.bind(wire);
-
-  it("builds each tool once per format, frozen", () => {
-    expect(toWireTool(tool, "openai")).toBe(toWireTool(tool, "openai"));
-    expect(toWireTool(tool, "anthropic")).toEqual({
+  it("builds each format's tool, frozen", () => {
+    expect(wireTool(tool, "anthropic")).toEqual({
       name: "doc_lookup",
       description: tool.description,
       input_schema: { type: "object" },
     });
-    expect(Object.isFrozen(toWireTool(tool, "openai"))).toBe(true);
+    expect(wireTool(tool, "openai")).toEqual({
+      type: "function",
+      function: { name: "doc_lookup", description: tool.description, parameters: { type: "object" } },
+    });
+    expect(Object.isFrozen(wireTool(tool, "openai"))).toBe(true);
   });
 
-  it("manifestJson is JSON.stringify byte for byte, cached fragments or not", () => {
+  it("manifestJson is JSON.stringify byte for byte, with kept tool JSON or without", () => {
     for (const format of ["openai", "anthropic"] as const) {
+      const wire = wireTool(tool, format);
+      const kept = JSON.stringify(wire);
       const manifest = {
-        tools: [toWireTool(tool, format), { name: "plain", description: "x", input_schema: {} }],
+        tools: [wire, { name: "plain", description: "x", input_schema: {} }],
         primary: ["doc_lookup", "plain"],
         deferred: [],
         demoted: [],
@@ -34,21 +35,11 @@ describe("wire tools", () => {
         demotedDiscoveryBlock: "",
       };
       expect(manifestJson(manifest)).toBe(JSON.stringify(manifest));
-      expect(manifestJson(manifest)).toBe(JSON.stringify(manifest));
+      expect(manifestJson(manifest, (each) => (each === wire ? kept : JSON.stringify(each)))).toBe(
+        JSON.stringify(manifest),
+      );
+      expect(new TextDecoder().decode(manifestBytes(manifest))).toBe(JSON.stringify(manifest));
     }
     expect(manifestJson({ tools: [] })).toBe(JSON.stringify({ tools: [] }));
-  });
-
-  it("counts its reads: a second manifest of the same frozen object is a hit of each cache", () => {
-    const counted = new WireCache();
-    const manifest = Object.freeze({ tools: [counted.tool(tool, "openai")] });
-    counted.body(manifest);
-    counted.tool(tool, "openai");
-    counted.body(manifest);
-    expect(counted.cacheReports()).toEqual({
-      tools: { hits: 1, misses: 1 },
-      toolJson: { hits: 0, misses: 1 },
-      manifestBodies: { hits: 1, misses: 1 },
-    });
   });
 });
