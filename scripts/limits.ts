@@ -17,6 +17,7 @@ import { MCP_TRAFFIC_LIMITS } from "../packages/adapters/src/mcp/traffic";
 import { MAX_PROGRAM_CHARS, MAX_RESULT_CHARS } from "../packages/core/src/builtins/execute-javascript";
 import { MAX_DESCRIBE } from "../packages/core/src/builtins/meta-tools";
 import { DECLARATION_LIMITS } from "../packages/core/src/builtins/tool-declarations";
+import { DEFAULT_TENANT_SHARE } from "../packages/core/src/cache/tenant-byte-cache";
 import { DEFAULT_CALL_LIMITS } from "../packages/core/src/calls/call-budget";
 import { MAX_YAML_DOCUMENT_CHARS, MAX_YAML_FLOW_DEPTH } from "../packages/core/src/config/yaml";
 import { MAX_LISTED_PROJECTS } from "../packages/core/src/documents/document-service";
@@ -25,12 +26,14 @@ import { JSON_SCHEMA_LIMITS } from "../packages/core/src/json-schema-size";
 import { JSON_SHAPE_LIMITS } from "../packages/core/src/json-shape";
 import { DEFAULT_QUOTAS, QUOTA_SETTINGS } from "../packages/core/src/quotas/tenant-quotas";
 import { MAX_SECRET_VALUE_BYTES } from "../packages/core/src/secrets/secret-service";
+import { DEFAULT_SOURCE_CACHE_BYTES } from "../packages/core/src/sources/tool-sources";
 import { MAX_CLIENT_SCHEMA_NODES } from "../packages/core/src/surface/process-records";
 import { MAX_DOC_LOOKUP_CHARS } from "../packages/core/src/tool-types/builtin-types";
 import { MAX_DESCRIPTION_CHARS, MAX_OPERATIONS } from "../packages/core/src/tool-types/openapi/operations";
 import { MAX_OPENAPI_SPEC_BYTES } from "../packages/core/src/tool-types/openapi/parameters";
 import { CHECKED_RESPONSE_LIMITS } from "../packages/core/src/tool-types/rest/response";
 import { MAX_SCRIPT_TIMEOUT_MS } from "../packages/core/src/tool-types/scripted";
+import { DEFAULT_SNAPSHOT_CACHE_BYTES } from "../packages/core/src/tools/tool-catalog";
 import {
   MAX_PATTERN_INSTRUCTIONS,
   MAX_PATTERNS,
@@ -145,6 +148,16 @@ export function limitRows(): [string, string, string][] {
       "JSON Schema compiles of one tenant on the serving thread (spawns' client tools), not cached",
       `${SCHEMA_COMPILE_SHARES.turnsPerTenant} at a time, ${SCHEMA_COMPILE_SHARES.queuedPerTenant} waiting at most ${SCHEMA_COMPILE_SHARES.maxWaitMs / 1000} s, resting ${SCHEMA_COMPILE_SHARES.restPerCompile} × each compile's time after it; ${SCHEMA_COMPILE_SHARES.msPerMinute / 1000} s of compiling per minute`,
       "429 `busy` / 429 `rate_limited` with `Retry-After`",
+    ],
+    [
+      "remote sources' tool lists one instance keeps (MCP `tools/list`, parsed OpenAPI documents at twice their length)",
+      `${bytes(DEFAULT_SOURCE_CACHE_BYTES)} (\`VANCE_CACHE_SOURCES_MB\`), one tenant ${DEFAULT_TENANT_SHARE * 100}% of it (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently used lists are read again; a list larger than the share: its pack answers `source_unavailable`",
+    ],
+    [
+      "tool snapshots one instance keeps (each project's listing version and the views derived from it)",
+      `${bytes(DEFAULT_SNAPSHOT_CACHE_BYTES)} (\`VANCE_CACHE_SNAPSHOTS_MB\`), one tenant ${DEFAULT_TENANT_SHARE * 100}% of it (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently used snapshots are built again",
     ],
     [
       "tools read from one MCP server (`tools/list` pages)",

@@ -14,7 +14,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
-import { toolServices } from "./support/fixtures";
+import { snapshotting, toolServices } from "./support/fixtures";
 
 function scripted(source: string, inputs = "[]", timeoutMs = 5000) {
   return `type: scripted\ndescription: test script\nparameters:\n  timeoutMs: ${timeoutMs}\n  inputs: ${inputs}\n  source: ${JSON.stringify(source)}\n`;
@@ -113,14 +113,14 @@ describe("ToolDispatcher callLimits", () => {
       scripts: { run },
       now: () => Date.now(),
     };
-    return new ToolDispatcher({
-      tools,
+    const dispatcher = new ToolDispatcher({
       cascade,
       runtime,
       environment: { networkPolicy: createNetworkPolicy([]), jsonSchemas: new JsonSchemaValidator() },
       secrets: { lookupFor: () => async () => undefined },
       callLimits,
     });
+    return snapshotting(dispatcher, tools);
   }
   const call = {
     caller: { tenant: "acme", project: "shop" },

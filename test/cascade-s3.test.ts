@@ -1,5 +1,6 @@
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
+import { CascadeRead } from "@vance/core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -27,31 +28,32 @@ describe("ServerToolService over S3 (s3rver): requests per operation", () => {
 
     const fresh = toolServices({ store });
     store.resetRequestCount();
-    const found = await fresh.tools.lookup(T, P, "s3_tool_7");
+    const found = await fresh.tools.lookup(T, P, "s3_tool_7", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config.description).toBe("tool 7");
     expect(store.requestCount).toBe(2);
 
     store.resetRequestCount();
-    const cold = await fresh.tools.listAll(T, P);
+    const cold = await fresh.tools.listAll(T, P, CascadeRead.begin());
     expect(cold.filter((tool) => tool.layer !== "builtin" && tool.layer !== "bundled")).toHaveLength(31);
     // One LIST page per layer, and a GET for each of the 31 documents but s3_tool_7: the lookup
     // parsed it already, and the listing's ETag shows it unchanged.
     expect(store.requestCount).toBe(2 + 30);
 
     store.resetRequestCount();
-    expect(await fresh.tools.listAll(T, P)).toEqual(cold);
+    expect(await fresh.tools.listAll(T, P, CascadeRead.begin())).toEqual(cold);
     expect(store.requestCount).toBe(2);
   });
 
   it("a write through the service is visible to the very next read on S3", async () => {
     const { tools } = toolServices({ store });
     await tools.put(T, P, "s3_live", docTool("v1"));
-    await tools.listAll(T, P);
+    await tools.listAll(T, P, CascadeRead.begin());
     await tools.put(T, P, "s3_live", docTool("v2"));
-    const found = await tools.lookup(T, P, "s3_live");
+    const found = await tools.lookup(T, P, "s3_live", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config.description).toBe("v2");
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "s3_live")?.config.description).toBe(
-      "v2",
-    );
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "s3_live")?.config
+        .description,
+    ).toBe("v2");
   });
 });

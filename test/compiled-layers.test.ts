@@ -100,7 +100,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 40);
-    const before = await a.services.tools.listAll("acme", "shop");
+    const before = await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(before.filter((tool) => tool.layer === "project")).toHaveLength(40);
     const listed = a.documents.counts;
     expect(listed.put).toBe(2);
@@ -113,7 +113,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop");
+    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(tools.find((tool) => tool.name === "f0_t0")?.config.description).toBe("tool 0, rewritten");
     expect(tools.find((tool) => tool.name === "fresh")?.config.description).toBe("a new tool");
     // Two index GETs and one LIST; only the two changed documents read; the project's index rewritten.
@@ -121,9 +121,9 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const c = await instance(dir);
     c.documents.reset();
-    expect((await c.services.tools.listAll("acme", "shop")).map((tool) => tool.config)).toEqual(
-      tools.map((tool) => tool.config),
-    );
+    expect(
+      (await c.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+    ).toEqual(tools.map((tool) => tool.config));
     expect(c.documents.counts).toMatchObject({ get: 2, list: 0, ...NO_WRITES });
   });
 
@@ -131,7 +131,9 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 10);
-    const expected = (await a.services.tools.listAll("acme", "shop")).map((tool) => tool.config);
+    const expected = (await a.services.tools.listAll("acme", "shop", CascadeRead.begin())).map(
+      (tool) => tool.config,
+    );
     for (const body of ["{not json", JSON.stringify({ format: 999 }), '{"format":1,"entries":[1]}']) {
       const stored = await a.fs.get(compiledLayerKey("acme", "shop"));
       expect(stored).not.toBeNull();
@@ -139,12 +141,14 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
       const b = await instance(dir);
       b.documents.reset();
-      expect((await b.services.tools.listAll("acme", "shop")).map((tool) => tool.config)).toEqual(expected);
+      expect(
+        (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+      ).toEqual(expected);
       expect(b.documents.counts).toMatchObject({ get: 2 + 10, list: 1, put: 1 });
 
       const c = await instance(dir);
       c.documents.reset();
-      await c.services.tools.listAll("acme", "shop");
+      await c.services.tools.listAll("acme", "shop", CascadeRead.begin());
       expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     }
   });
@@ -154,18 +158,22 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const start = Date.now();
     const a = await instance(dir, () => start);
     await seedStore(a.fs, 10);
-    const expected = (await a.services.tools.listAll("acme", "shop")).map((tool) => tool.config);
+    const expected = (await a.services.tools.listAll("acme", "shop", CascadeRead.begin())).map(
+      (tool) => tool.config,
+    );
 
     // Six minutes on: past the default 300 s safety net, no generation moved.
     const later = start + 6 * 60 * 1000;
     const b = await instance(dir, () => later);
     b.documents.reset();
-    expect((await b.services.tools.listAll("acme", "shop")).map((tool) => tool.config)).toEqual(expected);
+    expect(
+      (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+    ).toEqual(expected);
     expect(b.documents.counts).toMatchObject({ get: 2, list: 2, put: 2 });
 
     const c = await instance(dir, () => later);
     c.documents.reset();
-    await c.services.tools.listAll("acme", "shop");
+    await c.services.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
   });
 
@@ -225,7 +233,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop");
+    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(tools.filter((tool) => tool.layer === "project")).toHaveLength(31);
     // The project layer's index; the tenant layer has none (nothing was written there): its LIST.
     expect(b.documents.counts).toMatchObject({ get: 2, list: 1 });
@@ -235,7 +243,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 20);
-    await a.services.tools.listAll("acme", "shop");
+    await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
     await a.services.scanStores();
     // Behind the service's back, as an editor or `cp` would.
     expect(
@@ -246,7 +254,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop");
+    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(tools.find((tool) => tool.name === "behind")?.config.description).toBe("behind");
     expect(b.documents.counts).toMatchObject({ get: 2, list: 0, ...NO_WRITES });
   });
@@ -255,13 +263,13 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 10);
-    await a.services.tools.listAll("acme", "shop");
+    await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
     await staleAfter(a, () => a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n")));
 
     const b = await instance(dir);
     b.documents.reset();
     const listings = await Promise.all(
-      Array.from({ length: 5 }, () => b.services.tools.listAll("acme", "shop")),
+      Array.from({ length: 5 }, () => b.services.tools.listAll("acme", "shop", CascadeRead.begin())),
     );
     for (const listing of listings) expect(listing).toEqual(listings[0]);
     // Each layer's index read once; only the project's (stale) index written again, once.

@@ -13,7 +13,7 @@ import {
   S3ObjectStore,
 } from "@vance/adapters/aws";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import { compiledLayerKey, silentLogger } from "@vance/core";
+import { CascadeRead, compiledLayerKey, silentLogger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { compiledIndexes, decodeEventKey, documentEventsHandler } from "../functions/document-events/handler";
 import { testApp } from "./support/app";
@@ -211,7 +211,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
 
     const b = await instance();
     b.documents.reset();
-    const tools = await b.services.tools.listAll("evt", "shop");
+    const tools = await b.services.tools.listAll("evt", "shop", CascadeRead.begin());
     expect(tools.find((tool) => tool.name === "straight")?.config.description).toBe(
       "straight into the bucket",
     );
@@ -227,9 +227,9 @@ describe("document events (S3 notifications → generation bumps)", () => {
     expect(documents.counts).toMatchObject({ get: 1, list: 1, put: 1 });
     const c = await instance();
     c.documents.reset();
-    expect((await c.services.tools.listAll("evt", "shop")).map((tool) => tool.name)).not.toContain(
-      "straight",
-    );
+    expect(
+      (await c.services.tools.listAll("evt", "shop", CascadeRead.begin())).map((tool) => tool.name),
+    ).not.toContain("straight");
     expect(c.documents.counts).toEqual({ get: 2, list: 0, put: 0, delete: 0 });
   });
 

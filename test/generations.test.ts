@@ -1,6 +1,7 @@
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
+  CascadeRead,
   DocumentCascade,
   Generations,
   layerMarker,
@@ -176,17 +177,21 @@ describe("DocumentCascade with generations", () => {
     await tools.put("acme", "shop", "one", docTool("one"));
     const fresh = toolServices({ store, generations: new Generations({ state }) });
     fresh.store.reset();
-    const lists = await Promise.all([1, 2, 3].map(() => fresh.tools.listAll("acme", "shop")));
+    const lists = await Promise.all(
+      [1, 2, 3].map(() => fresh.tools.listAll("acme", "shop", CascadeRead.begin())),
+    );
     expect(lists[1]).toEqual(lists[0]);
     expect(fresh.store.counts.list).toBe(2);
 
     fresh.store.reset();
-    await fresh.tools.listAll("acme", "shop");
+    await fresh.tools.listAll("acme", "shop", CascadeRead.begin());
     expect(fresh.store.counts).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
 
     await tools.put("acme", "_tenant", "two", docTool("two"));
     fresh.store.reset();
-    expect((await fresh.tools.listAll("acme", "shop")).map((tool) => tool.name)).toContain("two");
+    expect(
+      (await fresh.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.name),
+    ).toContain("two");
     expect(fresh.store.counts.list).toBe(1);
   });
 

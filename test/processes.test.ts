@@ -1,5 +1,5 @@
 import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
-import { CAPABILITY_FLOOR, RecipeResolver } from "@vance/core";
+import { CAPABILITY_FLOOR, CascadeRead, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -13,8 +13,9 @@ describe("RecipeResolver (spec §6)", () => {
     const { tools } = toolServices();
     await tools.put("acme", "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put("acme", "shop", "crawl", docTool("project", "labels: [web]\n"));
-    const resolver = new RecipeResolver(tools);
-    const resolved = await resolver.resolve("acme", "shop", { allowedToolsAdd: ["@web", "whoami"] });
+    const resolver = new RecipeResolver();
+    const snapshot = await tools.snapshot("acme", "shop", CascadeRead.begin());
+    const resolved = await resolver.resolve(snapshot, { allowedToolsAdd: ["@web", "whoami"] });
     expect(resolved.allowedTools).toEqual(["crawl", "fetch_page", "web_search", "whoami"]);
     expect(resolved.warnings).toEqual([]);
   });
@@ -22,8 +23,8 @@ describe("RecipeResolver (spec §6)", () => {
   it("allowedToolsRemove wins over add, by label too", async () => {
     const { tools } = toolServices();
     await tools.put("acme", "shop", "drop_table", docTool("x", "labels: [web, destructive]\n"));
-    const resolver = new RecipeResolver(tools);
-    const allowed = await resolver.resolve("acme", "shop", {
+    const resolver = new RecipeResolver();
+    const allowed = await resolver.resolve(await tools.snapshot("acme", "shop", CascadeRead.begin()), {
       engineDefault: ["whoami", "drop_table"],
       allowedToolsAdd: ["@web"],
       allowedToolsRemove: ["@destructive"],

@@ -6,6 +6,7 @@ import {
   assertTenantId,
   assertToolName,
   builtInToolTypes,
+  CascadeRead,
   createNetworkPolicy,
   DocumentCascade,
   META_TOOLS,
@@ -368,10 +369,12 @@ describe("the cascade", () => {
           if (BUILT_IN.includes(name)) return { layer: "builtin", enabled: true };
           return null;
         };
-        const listed = new Map((await tools.listAll("t", "p")).map((tool) => [tool.name, tool.layer]));
+        const listed = new Map(
+          (await tools.listAll("t", "p", CascadeRead.begin())).map((tool) => [tool.name, tool.layer]),
+        );
         for (const name of ["alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN, ...FLOOR]) {
           const expected = winner(name);
-          const found = await tools.lookup("t", "p", name);
+          const found = await tools.lookup("t", "p", name, CascadeRead.begin());
           if (expected === null) {
             expect(found.status, name).toBe("not_found");
             expect(listed.has(name)).toBe(false);

@@ -1,5 +1,5 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
-import { BUILT_IN_TOOLS } from "@vance/core";
+import { BUILT_IN_TOOLS, CascadeRead } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -7,7 +7,7 @@ const T = "acme";
 const P = "shop";
 
 async function layerOf(tools: ReturnType<typeof toolServices>["tools"], name: string) {
-  const found = await tools.lookup(T, P, name);
+  const found = await tools.lookup(T, P, name, CascadeRead.begin());
   return found.status === "found" ? found.tool.layer : found.status;
 }
 
@@ -19,7 +19,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     expect(await layerOf(tools, "doc_intro")).toBe("tenant");
     await tools.put(T, P, "doc_intro", docTool("project intro"));
     expect(await layerOf(tools, "doc_intro")).toBe("project");
-    const listed = (await tools.listAll(T, P)).find((tool) => tool.name === "doc_intro");
+    const listed = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "doc_intro");
     expect(listed?.config.description).toBe("project intro");
 
     await tools.delete(T, P, "doc_intro");
@@ -30,7 +30,7 @@ describe("ServerToolService cascade (spec §4)", () => {
 
   it("falls back to the built-in layer when no document names the tool", async () => {
     const { tools } = toolServices();
-    const found = await tools.lookup(T, P, "whoami");
+    const found = await tools.lookup(T, P, "whoami", CascadeRead.begin());
     expect(found.status === "found" && found.tool.layer).toBe("builtin");
     expect(await layerOf(tools, "nothing_here")).toBe("not_found");
   });
@@ -40,15 +40,19 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "jira", docTool("tenant jira"));
     await tools.put(T, P, "jira", docTool("off here", "enabled: false\n"));
 
-    expect(await tools.lookup(T, P, "jira")).toEqual({ status: "disabled", layer: "project" });
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("jira");
-    expect((await tools.listAll(T, "other")).map((tool) => tool.name)).toContain("jira");
+    expect(await tools.lookup(T, P, "jira", CascadeRead.begin())).toEqual({
+      status: "disabled",
+      layer: "project",
+    });
+    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("jira");
+    expect((await tools.listAll(T, "other", CascadeRead.begin())).map((tool) => tool.name)).toContain("jira");
 
     await tools.delete(T, P, "jira");
     expect(await layerOf(tools, "jira")).toBe("tenant");
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "jira")?.config.description).toBe(
-      "tenant jira",
-    );
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "jira")?.config
+        .description,
+    ).toBe("tenant jira");
   });
 
   it("built-ins are the cascade's last layer: bundled, tenant and project documents override or disable them (spec §4, §7)", async () => {
@@ -62,8 +66,11 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "web_search", docTool("tenant search", "labels: [web]\n"));
     expect(await layerOf(tools, "web_search")).toBe("tenant");
     await tools.put(T, P, "whoami", docTool("off here", "enabled: false\n"));
-    expect(await tools.lookup(T, P, "whoami")).toEqual({ status: "disabled", layer: "project" });
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("whoami");
+    expect(await tools.lookup(T, P, "whoami", CascadeRead.begin())).toEqual({
+      status: "disabled",
+      layer: "project",
+    });
+    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("whoami");
     await tools.delete(T, P, "whoami");
     expect(await layerOf(tools, "whoami")).toBe("bundled");
   });
@@ -79,7 +86,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     }
     await raw.put(`${T}/${P}/server-tools/tool_list.yaml`, docTool("sneaked in", "enabled: false\n"));
     expect(await layerOf(tools, "tool_list")).toBe("builtin");
-    const listing = await tools.listing(T, P);
+    const listing = await tools.listing(T, P, CascadeRead.begin());
     expect(listing.tools.find((tool) => tool.name === "tool_list")?.layer).toBe("builtin");
     expect(listing.invalid.map(({ path, layer, error }) => ({ path, layer, code: error.code }))).toEqual([
       { path: "server-tools/tool_list.yaml", layer: "project", code: "invalid_document" },
@@ -95,7 +102,7 @@ describe("ServerToolService cascade (spec §4)", () => {
       `${T}/_tenant/server-tools/broken.yaml`,
       "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
     );
-    const listing = await tools.listing(T, P);
+    const listing = await tools.listing(T, P, CascadeRead.begin());
     expect(listing.tools.map((tool) => tool.name)).not.toContain("jira");
     const hidden = listing.hidden.map((entry) => ({
       ...entry,
@@ -106,24 +113,30 @@ describe("ServerToolService cascade (spec §4)", () => {
       { name: "jira", layer: "project", status: "disabled" },
     ]);
     for (const entry of listing.hidden) {
-      const found = await tools.lookup(T, P, entry.name);
+      const found = await tools.lookup(T, P, entry.name, CascadeRead.begin());
       expect(found.status === entry.status && "layer" in found && found.layer).toBe(entry.layer);
     }
-    expect((await tools.listing(T, "other")).hidden.map((entry) => entry.name)).toEqual(["broken"]);
+    expect((await tools.listing(T, "other", CascadeRead.begin())).hidden.map((entry) => entry.name)).toEqual([
+      "broken",
+    ]);
   });
 
   it("an override is a complete replace: primary and labels are not inherited", async () => {
     const { tools } = toolServices();
     await tools.put(T, "_tenant", "search", docTool("tenant", "primary: true\nlabels: [web, external]\n"));
     await tools.put(T, P, "search", docTool("project"));
-    const found = await tools.lookup(T, P, "search");
+    const found = await tools.lookup(T, P, "search", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config).toMatchObject({
       primary: false,
       labels: [],
       description: "project",
     });
-    expect((await tools.findByLabel(T, P, "web")).map((tool) => tool.name)).not.toContain("search");
-    expect((await tools.findByLabel(T, "other", "web")).map((tool) => tool.name)).toContain("search");
+    expect(
+      (await tools.findByLabel(T, P, "web", CascadeRead.begin())).map((tool) => tool.name),
+    ).not.toContain("search");
+    expect(
+      (await tools.findByLabel(T, "other", "web", CascadeRead.begin())).map((tool) => tool.name),
+    ).toContain("search");
   });
 
   it("the type may change in an override", async () => {
@@ -135,7 +148,7 @@ describe("ServerToolService cascade (spec §4)", () => {
       "calc",
       "type: scripted\ndescription: now a script\nparameters:\n  inputs: [{ name: a, type: number }]\n  source: a * 2\n",
     );
-    const found = await tools.lookup(T, P, "calc");
+    const found = await tools.lookup(T, P, "calc", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config.type).toBe("scripted");
     expect(found.status === "found" && found.tool.inputSchema).toMatchObject({ required: ["a"] });
   });
@@ -147,7 +160,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put(T, P, "crawl", docTool("project", "labels: [web, slow]\n"));
     await tools.put(T, P, "offline", docTool("project", "labels: [local]\n"));
-    const names = (await tools.findByLabel(T, P, "web")).map((tool) => tool.name);
+    const names = (await tools.findByLabel(T, P, "web", CascadeRead.begin())).map((tool) => tool.name);
     expect(names).toEqual(["crawl", "doc_web_guide", "fetch_page", "web_search"]);
   });
 
@@ -155,7 +168,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     const { tools } = toolServices({ bundled: { "server-tools/doc_intro.yaml": docTool("bundled") } });
     await tools.put(T, "_tenant", "b_tool", docTool("tenant"));
     await tools.put(T, P, "a_tool", docTool("project"));
-    const listed = (await tools.listAll(T, P)).map((tool) => [tool.name, tool.layer]);
+    const listed = (await tools.listAll(T, P, CascadeRead.begin())).map((tool) => [tool.name, tool.layer]);
     expect(listed).toEqual([
       ["a_tool", "project"],
       ["b_tool", "tenant"],
@@ -173,12 +186,12 @@ describe("ServerToolService cascade (spec §4)", () => {
       `${T}/${P}/server-tools/broken.yaml`,
       "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
     );
-    const found = await tools.lookup(T, P, "broken");
+    const found = await tools.lookup(T, P, "broken", CascadeRead.begin());
     expect(found.status).toBe("invalid");
     if (found.status !== "invalid") return;
     expect(found.error.code).toBe("invalid_document");
     expect(found.error.errors.some((e) => e.path === "parameters.timeoutMs" && e.line === 4)).toBe(true);
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("broken");
+    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("broken");
   });
 });
 
@@ -187,7 +200,7 @@ describe("ServerToolService storage requests", () => {
     const { tools, store } = toolServices();
     await tools.put(T, P, "mine", docTool("p"));
     store.reset();
-    const found = await tools.lookup(T, P, "mine");
+    const found = await tools.lookup(T, P, "mine", CascadeRead.begin());
     expect(found.status).toBe("found");
     expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
     expect(store.maxInFlight).toBe(2);
@@ -197,7 +210,7 @@ describe("ServerToolService storage requests", () => {
     const { tools, store } = toolServices();
     await tools.put(T, "_tenant", "shared", docTool("t"));
     store.reset();
-    const found = await tools.lookup(T, "_tenant", "shared");
+    const found = await tools.lookup(T, "_tenant", "shared", CascadeRead.begin());
     expect(found.status === "found" && found.tool.layer).toBe("tenant");
     expect(store.counts.get).toBe(1);
   });
@@ -209,14 +222,14 @@ describe("ServerToolService storage requests", () => {
       await raw.put(`${T}/${P}/server-tools/tool_${String(i).padStart(3, "0")}.yaml`, docTool(`tool ${i}`));
     }
     const { tools, store } = toolServices({ store: raw });
-    const cold = await tools.listAll(T, P);
+    const cold = await tools.listAll(T, P, CascadeRead.begin());
     expect(cold.filter((tool) => tool.layer === "project")).toHaveLength(N);
     // project: 3 pages of 25; tenant: 1 empty page
     expect(store.counts).toEqual({ get: N, put: 0, delete: 0, list: 4 });
     expect(store.maxInFlight).toBeLessThanOrEqual(16);
 
     store.reset();
-    const warm = await tools.listAll(T, P);
+    const warm = await tools.listAll(T, P, CascadeRead.begin());
     expect(warm).toEqual(cold);
     expect(store.counts).toEqual({ get: 0, put: 0, delete: 0, list: 4 });
   });
@@ -227,33 +240,40 @@ describe("ServerToolService storage requests", () => {
     await tools.put(T, P, "dup", docTool("project"));
     const fresh = toolServices({ store: store });
     fresh.store.reset();
-    await fresh.tools.listAll(T, P);
+    await fresh.tools.listAll(T, P, CascadeRead.begin());
     expect(fresh.store.counts.get).toBe(1);
   });
 
   it("a write through the service is visible to the very next read and list", async () => {
     const { tools } = toolServices();
     await tools.put(T, P, "live", docTool("v1"));
-    await tools.listAll(T, P);
+    await tools.listAll(T, P, CascadeRead.begin());
     await tools.put(T, P, "live", docTool("v2"));
-    const found = await tools.lookup(T, P, "live");
+    const found = await tools.lookup(T, P, "live", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config.description).toBe("v2");
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "live")?.config.description).toBe("v2");
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "live")?.config
+        .description,
+    ).toBe("v2");
   });
 
   it("a document changed behind the service's back is picked up by the next LIST and lookup", async () => {
     const raw = new MemoryObjectStore();
     const { tools } = toolServices({ store: raw });
     await tools.put(T, P, "drift", docTool("v1"));
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "drift")?.config.description).toBe("v1");
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "drift")?.config
+        .description,
+    ).toBe("v1");
     await raw.put(`${T}/${P}/server-tools/drift.yaml`, docTool("changed elsewhere"));
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "drift")?.config.description).toBe(
-      "changed elsewhere",
-    );
-    const found = await tools.lookup(T, P, "drift");
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "drift")?.config
+        .description,
+    ).toBe("changed elsewhere");
+    const found = await tools.lookup(T, P, "drift", CascadeRead.begin());
     expect(found.status === "found" && found.tool.config.description).toBe("changed elsewhere");
     await raw.delete(`${T}/${P}/server-tools/drift.yaml`);
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("drift");
-    expect((await tools.lookup(T, P, "drift")).status).toBe("not_found");
+    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("drift");
+    expect((await tools.lookup(T, P, "drift", CascadeRead.begin())).status).toBe("not_found");
   });
 });

@@ -1,6 +1,7 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
   builtInToolTypes,
+  CascadeRead,
   DocumentCascade,
   defineToolType,
   type JsonSchema,
@@ -17,6 +18,7 @@ import {
 } from "@vance/core";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { snapshotting } from "./support/fixtures";
 
 const T = "acme";
 const P = "shop";
@@ -102,7 +104,6 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
   });
   const tools = new ServerToolService(cascade, types, [whoami], undefined, { sources });
   const dispatcher = new ToolDispatcher({
-    tools,
     cascade,
     runtime: {
       fetch: () => Promise.reject(new Error("no network")),
@@ -113,11 +114,11 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
     secrets: { lookupFor: () => async () => undefined },
     environment: types.environment,
   });
-  const names = async () => (await tools.listAll(T, P)).map((tool) => tool.name);
+  const names = async () => (await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name);
   return {
     remote,
     tools,
-    dispatcher,
+    dispatcher: snapshotting(dispatcher, tools),
     names,
     advance: (ms: number) => {
       clock += ms;
@@ -137,7 +138,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "gh",
       `${PACK}defaultDeferred: true\ndisabledSubTools: [delete.all]\nparameters: { hint: "GitHub issues." }\n`,
     );
-    const listed = await tools.listAll(T, P);
+    const listed = await tools.listAll(T, P, CascadeRead.begin());
     const subTools = listed.filter((tool) => tool.pack);
     expect(subTools.map((tool) => tool.name)).toEqual(["gh__create_issue", "gh__search"]);
     expect(listed.map((tool) => tool.name)).not.toContain("gh");
@@ -170,7 +171,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.tools = [sourceTool("get-item"), sourceTool("get_item"), sourceTool("other")];
     await tools.put(T, P, "gh", PACK);
     expect((await names()).filter((name) => name.startsWith("gh"))).toEqual([]);
-    const found = await tools.lookup(T, P, "gh__other");
+    const found = await tools.lookup(T, P, "gh__other", CascadeRead.begin());
     expect(found.status).toBe("invalid");
     const error = found.status === "invalid" ? found.error : null;
     expect(error?.message).toContain("'get-item' and 'get_item'");
@@ -180,12 +181,15 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
-    const found = await tools.lookup(T, P, "gh__search");
+    const found = await tools.lookup(T, P, "gh__search", CascadeRead.begin());
     expect(found.status === "found" && found.tool.pack?.tool.sourceName).toBe("search");
-    expect((await tools.lookup(T, P, "gh__nope")).status).toBe("not_found");
-    expect((await tools.lookup(T, P, "nothing__nope")).status).toBe("not_found");
+    expect((await tools.lookup(T, P, "gh__nope", CascadeRead.begin())).status).toBe("not_found");
+    expect((await tools.lookup(T, P, "nothing__nope", CascadeRead.begin())).status).toBe("not_found");
     await tools.put(T, P, "gh", `${PACK}enabled: false\n`);
-    expect(await tools.lookup(T, P, "gh__search")).toEqual({ status: "disabled", layer: "project" });
+    expect(await tools.lookup(T, P, "gh__search", CascadeRead.begin())).toEqual({
+      status: "disabled",
+      layer: "project",
+    });
   });
 
   it("serves a loaded list for its time-to-live, loads again after it or when the remote says its list changed", async () => {
@@ -194,7 +198,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     await tools.put(T, P, "gh", PACK);
     await names();
     await names();
-    await tools.lookup(T, P, "gh__search");
+    await tools.lookup(T, P, "gh__search", CascadeRead.begin());
     expect(remote.loads).toBe(1);
 
     remote.tools = [sourceTool("search"), sourceTool("create")];
@@ -214,8 +218,10 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
-    const first = (await tools.listAll(T, P)).find((tool) => tool.name === "gh__search");
-    const second = (await tools.listAll(T, P)).find((tool) => tool.name === "gh__search");
+    const first = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search");
+    const second = (await tools.listAll(T, P, CascadeRead.begin())).find(
+      (tool) => tool.name === "gh__search",
+    );
     expect(second).toBe(first);
   });
 
@@ -223,19 +229,23 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools, advance } = setup({ ttlMs: 1_000, retryMs: 5_000 });
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "gh__search")?.stale).toBeUndefined();
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search")?.stale,
+    ).toBeUndefined();
 
     remote.fail = "connection refused";
     advance(2_000);
-    const stale = (await tools.listAll(T, P)).find((tool) => tool.name === "gh__search");
+    const stale = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search");
     expect(stale?.stale).toBe(true);
     expect(remote.loads).toBe(2);
-    await tools.listAll(T, P);
+    await tools.listAll(T, P, CascadeRead.begin());
     expect(remote.loads).toBe(2);
 
     remote.fail = null;
     advance(5_000);
-    expect((await tools.listAll(T, P)).find((tool) => tool.name === "gh__search")?.stale).toBeUndefined();
+    expect(
+      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search")?.stale,
+    ).toBeUndefined();
     expect(remote.loads).toBe(3);
   });
 
@@ -254,14 +264,18 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search"), sourceTool("create")];
     await tools.put(T, P, "gh", PACK);
-    const recipes = new RecipeResolver(tools);
-    expect(await recipes.resolve(T, P, { engineDefault: ["gh"] })).toMatchObject({
+    const recipes = new RecipeResolver();
+    const snapshot = () => tools.snapshot(T, P, CascadeRead.begin());
+    expect(await recipes.resolve(await snapshot(), { engineDefault: ["gh"] })).toMatchObject({
       allowedTools: ["gh__create", "gh__search"],
       allowedPacks: ["gh"],
       excludedTools: [],
     });
     expect(
-      await recipes.resolve(T, P, { engineDefault: ["@fake"], allowedToolsRemove: ["gh__create"] }),
+      await recipes.resolve(await snapshot(), {
+        engineDefault: ["@fake"],
+        allowedToolsRemove: ["gh__create"],
+      }),
     ).toMatchObject({ allowedTools: ["gh__search"], allowedPacks: ["gh"], excludedTools: ["gh__create"] });
   });
 
@@ -298,7 +312,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "weather",
       "type: fake_single\ndescription: Weather.\nparameters: { toolName: get-weather }\n",
     );
-    const found = await tools.require(T, P, "weather");
+    const found = await tools.require(T, P, "weather", CascadeRead.begin());
     expect(found.inputSchema).toMatchObject({ required: ["q"] });
     await expect(
       dispatcher.invoke({
@@ -315,7 +329,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "broken",
       "type: fake_single\ndescription: Broken.\nparameters: { toolName: missing }\n",
     );
-    await expect(tools.require(T, P, "broken")).rejects.toBeInstanceOf(VanceError);
-    expect((await tools.listAll(T, P)).map((tool) => tool.name)).not.toContain("broken");
+    await expect(tools.require(T, P, "broken", CascadeRead.begin())).rejects.toBeInstanceOf(VanceError);
+    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("broken");
   });
 });

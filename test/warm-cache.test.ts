@@ -304,6 +304,7 @@ describe("GET /v1/metrics", () => {
       expect.arrayContaining([
         "documents",
         "tools.parsed",
+        "tools.snapshots",
         "tools.expansions",
         "tools.expandedListings",
         "tools.listedLayers",
@@ -311,18 +312,9 @@ describe("GET /v1/metrics", () => {
         "secrets.values",
         "allowedToolsAdd",
         "sources.lists",
-        "surface.surfaceTools",
-        "surface.tokens",
-        "surface.blocks",
-        "surface.memos",
-        "wire.tools",
-        "wire.toolJson",
-        "wire.manifestBodies",
         "usage.demand",
-        "discovery.searchIndexes",
         "identity.verifiedTokens",
         "jsonSchemas",
-        "toolHints",
         "allowSets",
         "mcpServer.serverOfSubTool",
         "mcpServer.parsedServers",
@@ -338,9 +330,10 @@ describe("GET /v1/metrics", () => {
     expect(after.cache("documents").hits).toBeGreaterThan(before.cache("documents").hits);
     expect(after.cache("documents").misses).toBe(before.cache("documents").misses);
     expect(after.cache("tools.parsed").hits).toBe(before.cache("tools.parsed").hits + 1);
-    // The second manifest of an unchanged turn: the process's memo and the encoded body are reused.
-    expect(after.cache("surface.memos").hits).toBe(before.cache("surface.memos").hits + 1);
-    expect(after.cache("wire.manifestBodies").hits).toBe(before.cache("wire.manifestBodies").hits + 1);
+    // The second manifest of an unchanged turn: the project's snapshot (and the process's memo on
+    // it) and the encoded body are reused.
+    expect(after.cache("tools.snapshots").hits).toBe(before.cache("tools.snapshots").hits + 1);
+    expect(after.cache("tools.snapshots").misses).toBe(before.cache("tools.snapshots").misses);
     expect(after.cache("identity.verifiedTokens").hits).toBeGreaterThan(
       before.cache("identity.verifiedTokens").hits,
     );

@@ -14,7 +14,6 @@ import type {
   ToolDispatcher,
   ToolTypeRegistry,
   ToolUsage,
-  WireCache,
 } from "@vance/core";
 import type { TokenVerifier } from "./auth";
 import type { Metrics } from "./responses";
@@ -45,8 +44,6 @@ export interface AppServices {
   readonly diagnostics: EmptyResponseDiagnosis;
   /** The MCP endpoints' browser rules and `T/mcp` session ends. */
   readonly mcp: McpSettings;
-  /** Wire tools and encoded manifests, shared by the tool surface and the manifest route. */
-  readonly wire: WireCache;
   /** This instance's caches, pool and counters (`/v1/metrics`). */
   readonly metrics: () => Metrics;
 }

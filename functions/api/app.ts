@@ -153,8 +153,8 @@ export function createApp(services: AppServices) {
   app.use(`${project}/documents/*`, propagation);
   app.route(`${project}/tools`, toolRoutes(services.tools, services.dispatcher));
   app.route(`${project}/documents`, documentRoutes(services.documents));
-  app.route(`${project}/recipes`, recipeRoutes(services.recipes));
-  app.route(`${project}/processes`, processRoutes(services.processes, services.wire));
+  app.route(`${project}/recipes`, recipeRoutes(services.recipes, services.tools));
+  app.route(`${project}/processes`, processRoutes(services.processes));
   app.route(`${project}/insights`, insightRoutes(services.usage));
   app.route(`${project}/diagnostics`, diagnosticRoutes(services.diagnostics));
   app.route(

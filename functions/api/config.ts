@@ -1,5 +1,14 @@
 import { decodeSecretsKey } from "@vance/adapters";
-import { DEFAULT_QUOTAS, issuesToFieldErrors, MIB, commaList as splitList, trimChar } from "@vance/core";
+import {
+  DEFAULT_QUOTAS,
+  DEFAULT_SNAPSHOT_CACHE_BYTES,
+  DEFAULT_SOURCE_CACHE_BYTES,
+  DEFAULT_TENANT_SHARE,
+  issuesToFieldErrors,
+  MIB,
+  commaList as splitList,
+  trimChar,
+} from "@vance/core";
 import { POOL_DEFAULTS, tenantShareProblem } from "@vance/sandbox/pool-defaults";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
@@ -154,6 +163,22 @@ export const ConfigSchema = v.pipe(
     VANCE_CACHE_PARSED_MB: v.pipe(
       Count("VANCE_CACHE_PARSED_MB", "32"),
       v.minValue(1, "VANCE_CACHE_PARSED_MB must be at least 1"),
+    ),
+    /** Remote sources' tool lists (MCP servers, OpenAPI packs) a warm instance keeps, in MiB. */
+    VANCE_CACHE_SOURCES_MB: v.pipe(
+      Count("VANCE_CACHE_SOURCES_MB", String(DEFAULT_SOURCE_CACHE_BYTES / MIB)),
+      v.minValue(1, "VANCE_CACHE_SOURCES_MB must be at least 1"),
+    ),
+    /** Tool snapshots (a project's listing and the views derived from it) a warm instance keeps, in MiB. */
+    VANCE_CACHE_SNAPSHOTS_MB: v.pipe(
+      Count("VANCE_CACHE_SNAPSHOTS_MB", String(DEFAULT_SNAPSHOT_CACHE_BYTES / MIB)),
+      v.minValue(1, "VANCE_CACHE_SNAPSHOTS_MB must be at least 1"),
+    ),
+    /** The percentage of the source and snapshot caches one tenant may hold. */
+    VANCE_CACHE_TENANT_PERCENT: v.pipe(
+      Count("VANCE_CACHE_TENANT_PERCENT", String(DEFAULT_TENANT_SHARE * 100)),
+      v.minValue(1, "VANCE_CACHE_TENANT_PERCENT must be at least 1"),
+      v.maxValue(100, "VANCE_CACHE_TENANT_PERCENT must be at most 100"),
     ),
     /** Processes (MCP sessions included) one tenant may spawn per clock hour; past it 429 `quota_exceeded`. */
     VANCE_QUOTA_PROCESSES_PER_HOUR: v.pipe(

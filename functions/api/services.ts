@@ -51,7 +51,6 @@ import {
   RecipeResolver,
   type ScriptRunner,
   type SearchIndexBuilder,
-  SearchIndexCache,
   type SearchIndexData,
   SecretService,
   type SecretStore,
@@ -59,10 +58,10 @@ import {
   ServiceMetrics,
   type StateStore,
   StoreScan,
+  searchIndexView,
   TenantQuotas,
   ToolBudgetService,
   ToolDispatcher,
-  ToolHintCache,
   type ToolRuntime,
   ToolSources,
   ToolSurface,
@@ -70,7 +69,6 @@ import {
   ToolUsage,
   tracedFetch,
   tracedScripts,
-  WireCache,
 } from "@vance/core";
 import { DEFAULTS_DIR } from "@vance/defaults";
 import type { ScriptPool, ScriptPoolStats, TaskPool } from "@vance/sandbox";
@@ -348,7 +346,8 @@ export interface Services extends AppServices {
   /** Rebuilds a layer's compiled tool index after each write through the API and each store scan's bump. */
   readonly compiledLayers: CompiledLayerBuilder;
   /** `tool_search`'s indexes, one per project and generation (`builds()` counts them). */
-  readonly searchIndexes: SearchIndexCache;
+  /** `tool_search`'s index as a view of the tool snapshots, and how many were built. */
+  readonly searchIndexes: { builds(): number };
   /**
    * Scans both stores for writes made behind the service's back and bumps what they changed
    * (`StoreScan`): the local server's stand-in for the bucket events. The first call takes the
@@ -490,6 +489,8 @@ export async function buildServices(
     logger,
     ttlMs: config.VANCE_SOURCE_TTL_SECONDS * 1000,
     waitMs: config.VANCE_SOURCE_WAIT_MS,
+    maxBytes: config.VANCE_CACHE_SOURCES_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
     context: (tenant, project) => ({
       tenant,
       project,
@@ -504,10 +505,12 @@ export async function buildServices(
     maxCacheBytes: config.VANCE_CACHE_PARSED_MB * MIB,
     sources,
     compiled: compiledLayers,
+    maxSnapshotBytes: config.VANCE_CACHE_SNAPSHOTS_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
   });
   // Only an OpenAPI document may be longer than an ordinary one.
   const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
-  const recipes = new RecipeResolver(tools);
+  const recipes = new RecipeResolver();
   // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
   // its invocation ends), a tool's uses meanwhile as one increment, resent until acknowledged.
   const usage = new ToolUsage(state, {
@@ -533,19 +536,14 @@ export async function buildServices(
       maxActivated: config.VANCE_MAX_ACTIVATED,
     },
   });
-  const wire = new WireCache();
-  const hints = new ToolHintCache();
-  // The surface runs only below ProcessService, which hands it the request's read.
+  // The surface runs only below ProcessService, which hands it the request's snapshot.
   const surface = new ToolSurface({
-    tools,
     budget,
     records,
     usage,
     demotions: new DemotionLog({ logger, state }),
     externalReserve: config.VANCE_EXTERNAL_RESERVE,
     metrics: serviceMetrics,
-    wire,
-    hints,
   });
   const bookkeeping = new ProcessBookkeeping({ records, usage, logger, now });
   // The catalog sync, also after every catalog write through the API (which bumps the marker itself).
@@ -561,18 +559,14 @@ export async function buildServices(
           logger,
           now,
         });
-  const searchIndexes = new SearchIndexCache({
-    tools,
-    builder: overrides.searchIndexes ?? workerSearchIndexBuilder(config),
-  });
+  const searchIndexes = searchIndexView(overrides.searchIndexes ?? workerSearchIndexBuilder(config));
   const discovery = new DiscoveryApi({
     surface,
     bookkeeping,
-    searchIndexes,
+    searchIndex: searchIndexes.view,
     maxActivated: config.VANCE_MAX_ACTIVATED,
   });
   const dispatcher = new ToolDispatcher({
-    tools,
     cascade,
     runtime,
     secrets,
@@ -589,7 +583,7 @@ export async function buildServices(
   const scriptStats = poolStatsOf(scripts);
   observeScriptPool(serviceMetrics, scriptStats);
   serviceMetrics.observePackSources(() => tools.packHealth());
-  const processes = new ProcessService({ records, surface, dispatcher, bookkeeping });
+  const processes = new ProcessService({ tools: tools.catalog, records, surface, dispatcher, bookkeeping });
   const verifier = new TokenVerifier(
     {
       secret: jwtSecret,
@@ -605,13 +599,9 @@ export async function buildServices(
     cascade,
     tools,
     sources,
-    surface,
-    wire,
     usage,
-    searchIndexes,
     verifier,
     secrets,
-    hints,
     recordCaches,
     jsonSchemas,
     mcpServers,
@@ -620,7 +610,6 @@ export async function buildServices(
     version: VERSION,
     generations,
     searchIndexes,
-    wire,
     verifier,
     logger,
     types,
@@ -693,13 +682,9 @@ function registerCaches(services: {
   readonly cascade: DocumentCascade;
   readonly tools: ServerToolService;
   readonly sources: ToolSources;
-  readonly surface: ToolSurface;
-  readonly wire: WireCache;
   readonly usage: ToolUsage;
-  readonly searchIndexes: SearchIndexCache;
   readonly verifier: TokenVerifier;
   readonly secrets: SecretService;
-  readonly hints: ToolHintCache;
   readonly recordCaches: ProcessRecordCaches;
   readonly jsonSchemas: JsonSchemaValidator;
   readonly mcpServers: McpServerCaches;
@@ -708,14 +693,10 @@ function registerCaches(services: {
   caches.register("documents", () => services.cascade.stats);
   caches.registerAll("tools", services.tools);
   caches.registerAll("sources", services.sources);
-  caches.registerAll("surface", services.surface);
-  caches.registerAll("wire", services.wire);
   caches.registerAll("usage", services.usage);
-  caches.registerAll("discovery", services.searchIndexes);
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
   caches.register("jsonSchemas", () => services.jsonSchemas.cacheReport());
-  caches.register("toolHints", () => services.hints.report());
   caches.register("allowSets", () => services.recordCaches.allowSetReport());
   caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());
   caches.registerAll("mcpServer", services.mcpServers);

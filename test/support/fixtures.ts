@@ -3,11 +3,14 @@ import {
   type BuiltInTool,
   type BundledDocuments,
   builtInToolTypes,
+  CascadeRead,
+  type DispatchRequest,
   DocumentCascade,
   type Generations,
   NO_INPUT_SCHEMA,
   type ObjectStore,
   ServerToolService,
+  type ToolDispatcher,
   ToolTypeRegistry,
   whoami,
 } from "@vance/core";
@@ -56,4 +59,15 @@ export function toolServices(
   );
   const tools = new ServerToolService(cascade, types, options.builtIns ?? [whoami, webSearch]);
   return { store, cascade, tools, types };
+}
+
+/** A dispatcher whose calls each take one snapshot of their caller's project first, as a route does. */
+export function snapshotting(dispatcher: ToolDispatcher, tools: Pick<ServerToolService, "snapshot">) {
+  return {
+    invoke: async (request: Omit<DispatchRequest, "snapshot">) =>
+      dispatcher.invoke({
+        ...request,
+        snapshot: await tools.snapshot(request.caller.tenant, request.caller.project, CascadeRead.begin()),
+      }),
+  };
 }

@@ -1,11 +1,12 @@
 import {
+  CascadeRead,
   InvocableToolNameSchema,
   ProcessIdSchema,
   type ProcessService,
   RecipeEntrySchema,
   type RecipeResolver,
+  type ServerToolService,
   SpawnRequestSchema,
-  type WireCache,
 } from "@vance/core";
 import { Hono } from "hono";
 import * as v from "valibot";
@@ -130,7 +131,7 @@ const DOCS = {
 } satisfies Record<string, Operation>;
 
 /** Recipe resolution under `T/recipes`. */
-export function recipeRoutes(recipes: RecipeResolver) {
+export function recipeRoutes(recipes: RecipeResolver, tools: Pick<ServerToolService, "snapshot">) {
   const app = new Hono<AuthEnv>();
   app.post(
     "/resolve",
@@ -140,14 +141,19 @@ export function recipeRoutes(recipes: RecipeResolver) {
     json(ResolveBodySchema),
     async (c) => {
       const { tenant, project } = c.req.valid("param");
-      return c.json(await recipes.resolve(tenant, project, c.req.valid("json")));
+      return c.json(
+        await recipes.resolve(
+          await tools.snapshot(tenant, project, CascadeRead.begin()),
+          c.req.valid("json"),
+        ),
+      );
     },
   );
   return app;
 }
 
 /** Processes under `T/processes`: spawn, record, end, manifest, invoke. */
-export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "body">) {
+export function processRoutes(processes: ProcessService) {
   const app = new Hono<AuthEnv>();
   const engine = need("read", ENGINE);
 
@@ -195,10 +201,9 @@ export function processRoutes(processes: ProcessService, wire: Pick<WireCache, "
       const { tenant, project, id } = c.req.valid("param");
       const { format, with: additional, names } = c.req.valid("query");
       const key = { tenant, project, processId: id };
-      const manifest = await processes.manifest(key, format, additional ?? []);
       // `c.json(manifest)` with `namesVersion`, byte for byte: wire tools serialised once per tool, an
       // unchanged manifest encoded once. Its length told up front: the request log need not count it.
-      const body = wire.body(manifest, names);
+      const body = await processes.manifestBody(key, format, additional ?? [], names);
       return c.body(body, 200, {
         "content-type": "application/json",
         "content-length": String(body.byteLength),

@@ -146,7 +146,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
     async (c) => {
       const { tenant, project } = c.req.valid("param");
       const { label } = c.req.valid("query");
-      const listing = await tools.listing(tenant, project);
+      const listing = await (await tools.snapshot(tenant, project, CascadeRead.begin())).listing();
       const listed =
         label === undefined
           ? listing.tools
@@ -171,11 +171,11 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
 
   app.get("/:name", describe(DOCS.get), need("read"), params(CalledNameSchema), async (c) => {
     const { tenant, project, name } = c.req.valid("param");
-    // One read of the generations for the request: the pack's source is read under it too.
-    const read = CascadeRead.begin();
-    const tool = await tools.require(tenant, project, name, read);
+    // One snapshot for the request: the pack's source is read under it too.
+    const snapshot = await tools.snapshot(tenant, project, CascadeRead.begin());
+    const tool = await snapshot.require(name);
     if (tool.etag) c.header("ETag", tool.etag);
-    const source = tool.pack ? null : await tools.packSource(tenant, project, name, read);
+    const source = tool.pack ? null : await snapshot.packSource(name);
     return c.json(toolView(tool, source));
   });
 
@@ -211,6 +211,8 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
         name,
         params: body.params,
         allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
+        // The call's one snapshot: its nested calls resolve in it too.
+        snapshot: await tools.snapshot(tenant, project, CascadeRead.begin()),
       });
       return c.json(result);
     },

@@ -71,8 +71,9 @@ export async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
+  const snapshot = await services.tools.snapshot(tenant, project, CascadeRead.begin());
   const [{ tools, invalid, packs: sources, hidden }, report] = await Promise.all([
-    services.tools.listing(tenant, project),
+    snapshot.listing(),
     services.usage.byRole(tenant, project),
   ]);
   const usage = usageByTool(report);
@@ -169,8 +170,8 @@ function targetOf(tool: ResolvedTool): ToolTarget | undefined {
 /** One tool as the cascade resolves it, and its document in every layer that holds one. */
 export async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
   const { tenant, project } = at;
-  const read = CascadeRead.begin();
-  const found = await services.tools.lookup(tenant, project, name, read);
+  const snapshot = await services.tools.snapshot(tenant, project, CascadeRead.begin());
+  const found = await snapshot.lookup(name);
   if (found.status === "not_found") throw Errors.toolNotFound(name);
   const builtIn = found.status === "found" && found.tool.layer === "builtin";
   const documentPath = builtIn ? null : toolDocumentPath(packOf(name) ?? name);
@@ -191,8 +192,7 @@ export async function toolDetails(services: UiServices, at: ProjectRef, name: st
         inputSchema: tool.inputSchema,
         pack: tool.pack?.name,
         stale: tool.stale,
-        source:
-          tool.kind === "document" ? await services.tools.packSource(tenant, project, name, read) : null,
+        source: tool.kind === "document" ? await snapshot.packSource(name) : null,
         runs: targetOf(tool),
         audit: {
           createdAt: tool.audit?.createdAt ?? null,
@@ -233,7 +233,9 @@ export async function modelView(
   query: { models: string; recipe: string },
 ): Promise<ModelView> {
   const { tenant, project } = at;
-  const tools = await services.tools.listAll(tenant, project);
+  // One read of the generations for the page: the listing, the budget and the preview share it.
+  const read = CascadeRead.begin();
+  const tools = await (await services.tools.snapshot(tenant, project, read)).tools();
   const parsed = v.safeParse(SpawnRequestSchema, {
     models: commaList(query.models),
     ...(query.recipe.trim() === "" ? {} : { recipe: query.recipe.trim() }),
@@ -246,8 +248,8 @@ export async function modelView(
     );
   }
   const request = parsed.output;
-  const budget = await services.budget.budgetForChain(request.models, { tenant });
-  const { record, manifest } = await services.processes.preview(tenant, project, request, "openai");
+  const budget = await services.budget.budgetForChain(request.models, { tenant, read });
+  const { record, manifest } = await services.processes.preview(tenant, project, request, "openai", read);
   const descriptions = new Map(tools.map((tool) => [tool.name, tool.config.description]));
   const demoted = new Set(manifest.demoted);
   return {

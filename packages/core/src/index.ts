@@ -2,6 +2,7 @@ export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from
 export { MIB } from "./cache/byte-cache";
 export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
 export { CountedLru } from "./cache/counted-lru";
+export { DEFAULT_TENANT_SHARE } from "./cache/tenant-byte-cache";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";
 export { CAPABILITY_FLOOR, inCapabilityFloor } from "./calls/capability-floor";
 export { CascadeRead } from "./cascade/cascade-read";
@@ -53,9 +54,9 @@ export {
 export {
   inProcessSearchIndexBuilder,
   type SearchIndexBuilder,
-  SearchIndexCache,
+  searchIndexView,
 } from "./discovery/search-index-cache";
-export { type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
+export { type DispatchRequest, type DispatchResult, ToolDispatcher } from "./dispatch/tool-dispatcher";
 export { contentTypeForPath } from "./documents/content-type";
 export { DocumentService } from "./documents/document-service";
 export {
@@ -192,7 +193,7 @@ export {
 export { SecretScrubber } from "./secrets/scrub";
 export { SecretService } from "./secrets/secret-service";
 export { subToolOp } from "./sources/sub-tools";
-export { ToolSources } from "./sources/tool-sources";
+export { DEFAULT_SOURCE_CACHE_BYTES, ToolSources } from "./sources/tool-sources";
 export {
   type Classification,
   type ClassificationInput,
@@ -212,7 +213,7 @@ export {
 } from "./surface/process-records";
 export { packSubFamily, toolFamily } from "./surface/tool-family";
 export { type Manifest, ToolSurface } from "./surface/tool-surface";
-export { WireCache } from "./surface/wire";
+export { manifestBytes, manifestJson, wireTool } from "./surface/wire";
 export {
   ServiceMetrics,
   TRACER_NAME,
@@ -263,10 +264,12 @@ export {
   type RebuildOutcome,
 } from "./tools/compiled-tool-layers";
 export {
+  DEFAULT_SNAPSHOT_CACHE_BYTES,
   type PackSource,
   type ResolvedTool,
   reservedName,
   ServerToolService,
+  type ToolSnapshot,
   type WriteOptions,
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";

@@ -177,7 +177,7 @@ export class DocumentCascade {
    * one state-store request unless the request read them already, so its reads see every write
    * that finished before it started.
    */
-  async refresh(tenant: string, project: string, read: CascadeRead = CascadeRead.begin()): Promise<void> {
+  async refresh(tenant: string, project: string, read: CascadeRead): Promise<void> {
     assertTenantId(tenant);
     assertProjectId(project);
     await read.ensure(this.#generations, requestMarkers(tenant, project));

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { CascadeRead } from "../cascade/cascade-read";
 import { byString } from "../order";
 import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
@@ -198,7 +199,8 @@ export class EmptyResponseDiagnosis {
     project: string,
     report: EmptyResponseReport,
   ): Promise<EmptyResponseDiagnosisResult> {
-    const listed = await this.options.tools.listAll(tenant, project);
+    // The report's one read of the generations: the request enters here.
+    const listed = await this.options.tools.listAll(tenant, project, CascadeRead.begin());
     const known = new Set([...this.options.builtInNames, ...listed.map((tool) => tool.name)]);
     const finding = await findPhantomsYielding(report, known);
     // `length` is no evidence (spec §13.2: never fired on it): it leaves the id unused, so a

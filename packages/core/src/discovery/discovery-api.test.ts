@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CascadeRead } from "../cascade/cascade-read";
 import type { ProcessRecord } from "../ports/state-store";
 import type { SurfaceTool } from "../surface/classify";
 import type { ProcessSurface } from "../surface/tool-surface";
+import type { ToolSnapshot } from "../tools/tool-snapshot";
 import { DiscoveryApi, SEARCH_ACTIVATES } from "./discovery-api";
 import { searchDocument } from "./search-document";
 import { buildSearchIndex, SearchIndex } from "./search-index";
+import { inProcessSearchIndexBuilder, searchIndexView } from "./search-index-cache";
 
 const RECORD: ProcessRecord = {
   tenant: "acme",
@@ -66,7 +67,7 @@ function setup(maxActivated?: number) {
     ),
   );
   const api = new DiscoveryApi({
-    searchIndexes: { index: async () => index },
+    searchIndex: searchIndexView(inProcessSearchIndexBuilder).view,
     surface: { classify: async () => surface, wasDeferred: async () => true },
     bookkeeping: {
       called: async () => undefined,
@@ -80,7 +81,8 @@ function setup(maxActivated?: number) {
   const bound = (invokeTool: boolean) =>
     api.forProcess(RECORD, async () => ({ value: null }), [], {
       activates: true,
-      read: CascadeRead.begin(),
+      // The request's snapshot, answering the project's index as its view.
+      snapshot: { view: async () => index } as unknown as ToolSnapshot,
       invokeTool,
     });
   return { bound, activated, names: deferred.map((t) => t.name) };

@@ -1,6 +1,5 @@
 import { MAX_DESCRIBE } from "../builtins/meta-tools";
 import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../calls/built-in-tool";
-import type { CascadeRead } from "../cascade/cascade-read";
 import { toolFailureOf, VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
@@ -14,8 +13,8 @@ import type { ProcessBookkeeping } from "../surface/process-bookkeeping";
 import { DEFAULT_ACTIVATION_SETTINGS } from "../surface/process-records";
 import { isPackTool, toolFamily } from "../surface/tool-family";
 import type { ToolSurface } from "../surface/tool-surface";
+import type { SnapshotView, ToolSnapshot } from "../tools/tool-snapshot";
 import type { SearchIndex } from "./search-index";
-import type { SearchIndexCache } from "./search-index-cache";
 import { DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS } from "./tool-search";
 
 /**
@@ -30,15 +29,15 @@ export interface DiscoveryApiOptions {
   readonly bookkeeping: Pick<ProcessBookkeeping, "called" | "described" | "countCalls">;
   /** The process's activation cap (`ActivationSettings.maxActivated`): one call activates no more. */
   readonly maxActivated?: number;
-  /** `tool_search`'s indexes, one per project and generation, built off the serving thread. */
-  readonly searchIndexes: Pick<SearchIndexCache, "index">;
+  /** `tool_search`'s index, a view of the tool snapshot (`searchIndexView`): built off the serving thread. */
+  readonly searchIndex: SnapshotView<Promise<SearchIndex>>;
 }
 
 /** How the bound call's uses count: `activates: false` inside a model's script (they count, but activate nothing). */
 export interface ProcessToolsOptions {
   readonly activates: boolean;
-  /** The call's read of the generations: the surface answers from it. */
-  readonly read: CascadeRead;
+  /** The call's snapshot of the project's tools: the surface answers from it. */
+  readonly snapshot: ToolSnapshot;
   /** Whether the caller may call `invoke_tool` (its allow set, or a served surface, has it). */
   readonly invokeTool?: boolean;
 }
@@ -64,13 +63,14 @@ export class DiscoveryApi {
     skillTools: readonly string[] = [],
     options: ProcessToolsOptions,
   ): ProcessToolsApi {
-    const { activates, read } = options;
+    const { activates, snapshot } = options;
     const howToCall = options.invokeTool ? CALL_THROUGH_INVOKE_TOOL : CALL_NEXT;
     return {
-      list: (prefix) => this.list(record, read, prefix, skillTools),
-      describe: (names) => this.describe(record, read, names, skillTools, activates, MAX_DESCRIBE, howToCall),
-      search: (query, limit) => this.search(record, read, query, limit, skillTools, activates, howToCall),
-      invoke: (name, params) => this.invoke(record, read, call, name, params, skillTools, activates),
+      list: (prefix) => this.list(record, snapshot, prefix, skillTools),
+      describe: (names) =>
+        this.describe(record, snapshot, names, skillTools, activates, MAX_DESCRIBE, howToCall),
+      search: (query, limit) => this.search(record, snapshot, query, limit, skillTools, activates, howToCall),
+      invoke: (name, params) => this.invoke(record, snapshot, call, name, params, skillTools, activates),
       countCalls: (calls) => this.options.bookkeeping.countCalls(record, calls),
     };
   }
@@ -83,13 +83,13 @@ export class DiscoveryApi {
    */
   async list(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     prefix: string | undefined,
     skillTools: readonly string[] = [],
   ): Promise<ToolOutcome> {
     const { classification, tools, stalePacks } = await this.options.surface.classify(
       record,
-      read,
+      snapshot,
       skillTools,
     );
     const lower = prefix?.toLowerCase();
@@ -139,7 +139,7 @@ export class DiscoveryApi {
    */
   async describe(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     names: readonly string[],
     skillTools: readonly string[] = [],
     activates = true,
@@ -149,7 +149,7 @@ export class DiscoveryApi {
     const unique = [...new Set(names)];
     const asked = unique.slice(0, MAX_DESCRIBE);
     const skipped = unique.slice(MAX_DESCRIBE);
-    const { tools, classification } = await this.options.surface.classify(record, read, skillTools);
+    const { tools, classification } = await this.options.surface.classify(record, snapshot, skillTools);
     const described: { name: string; description: string; paramsSchema: JsonSchema }[] = [];
     const unknown: string[] = [];
     for (const name of asked) {
@@ -194,17 +194,17 @@ export class DiscoveryApi {
    */
   async search(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     query: string,
     limit: number | undefined,
     skillTools: readonly string[] = [],
     activates = true,
     howToCall = CALL_NEXT,
   ): Promise<ToolOutcome> {
-    const { tools } = await this.options.surface.classify(record, read, skillTools);
+    const { tools } = await this.options.surface.classify(record, snapshot, skillTools);
     let index: SearchIndex;
     try {
-      index = await this.options.searchIndexes.index(record.tenant, record.project, read);
+      index = await snapshot.view(this.options.searchIndex);
     } catch (error) {
       return { error: "SearchUnavailable", message: error instanceof Error ? error.message : String(error) };
     }
@@ -222,7 +222,7 @@ export class DiscoveryApi {
     }
     const described = await this.describe(
       record,
-      read,
+      snapshot,
       hits.map((hit) => hit.name),
       skillTools,
       activates,
@@ -240,7 +240,7 @@ export class DiscoveryApi {
    */
   async invoke(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     call: NestedCall,
     name: string,
     params: unknown,
@@ -253,7 +253,7 @@ export class DiscoveryApi {
         record,
         name,
         result,
-        () => this.options.surface.wasDeferred(record, read, name, skillTools),
+        () => this.options.surface.wasDeferred(record, snapshot, name, skillTools),
         activates,
       );
       return "route" in result

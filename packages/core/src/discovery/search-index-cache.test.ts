@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CascadeRead } from "../cascade/cascade-read";
 import type { ResolvedTool, ToolListing } from "../tools/resolved-tool";
+import { ToolCatalog } from "../tools/tool-catalog";
 import { buildSearchIndex } from "./search-index";
-import { type SearchIndexBuilder, SearchIndexCache } from "./search-index-cache";
+import { type SearchIndexBuilder, searchIndexView } from "./search-index-cache";
 
 /** A listed tool as the index reads it: a name and a description. */
 const listed = (name: string, description: string): ResolvedTool =>
@@ -18,6 +19,24 @@ const listed = (name: string, description: string): ResolvedTool =>
 
 const listingOf = (tools: ResolvedTool[]): ToolListing => ({ tools, invalid: [], packs: [], hidden: [] });
 
+/** The index of a project's tools as `tool_search` reads it: the view of one snapshot per request. */
+function indexes(listing: () => ToolListing, builder: SearchIndexBuilder) {
+  const catalog = new ToolCatalog({
+    reader: {
+      listing: async () => listing(),
+      lookup: async () => ({ status: "not_found" }),
+      packSource: async () => null,
+    },
+    refresh: async () => undefined,
+  });
+  const search = searchIndexView(builder);
+  return {
+    index: async (tenant: string, project: string, read: CascadeRead) =>
+      (await catalog.snapshot(tenant, project, read)).view(search.view),
+    builds: search.builds,
+  };
+}
+
 /** A project whose listing is `current` (one object per generation, as `ToolReader.listing` answers). */
 function project(initial: ToolListing) {
   const state = { current: initial };
@@ -26,8 +45,7 @@ function project(initial: ToolListing) {
     built.push(documents.length);
     return buildSearchIndex(documents);
   };
-  const cache = new SearchIndexCache({ tools: { listing: async () => state.current }, builder });
-  return { state, built, cache };
+  return { state, built, cache: indexes(() => state.current, builder) };
 }
 
 describe("SearchIndexCache: one index per (project, generation), reused", () => {
@@ -62,13 +80,14 @@ describe("SearchIndexCache: one index per (project, generation), reused", () => 
 
   it("a failed build says why, is not kept, and the next search builds again", async () => {
     let fail = true;
-    const cache = new SearchIndexCache({
-      tools: { listing: async () => listingOf([listed("find_customer", "Finds a customer")]) },
-      builder: async ({ documents }) => {
+    const listing = listingOf([listed("find_customer", "Finds a customer")]);
+    const cache = indexes(
+      () => listing,
+      async ({ documents }) => {
         if (fail) throw new Error("building search indexes did not finish within 30000 ms");
         return buildSearchIndex(documents);
       },
-    });
+    );
     await expect(cache.index("acme", "shop", CascadeRead.begin())).rejects.toThrow(
       "the search index of this project could not be built: building search indexes did not finish within 30000 ms",
     );

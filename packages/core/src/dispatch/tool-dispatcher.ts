@@ -1,7 +1,6 @@
 import type { Span } from "@opentelemetry/api";
 import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
-import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { ModelPicker } from "../catalog/model-picker";
 import type { DiscoveryApi } from "../discovery/discovery-api";
@@ -13,7 +12,8 @@ import type { SecretService } from "../secrets/secret-service";
 import type { AllowSet } from "../surface/process-records";
 import { endedWith, inSpan, type ServiceMetrics, TraceAttributes } from "../telemetry/telemetry";
 import type { InvocationContext, ToolTypeEnvironment } from "../tool-types/tool-type";
-import type { ResolvedTool, ToolReader } from "../tools/server-tool-service";
+import type { ResolvedTool } from "../tools/resolved-tool";
+import type { ToolSnapshot } from "../tools/tool-snapshot";
 
 /** One call to dispatch: who calls, what, and under which allow set. */
 export interface DispatchRequest {
@@ -39,10 +39,10 @@ export interface DispatchRequest {
    */
   readonly parent?: CallBudget;
   /**
-   * The request's read of the generations (a call in a process: read with the process record);
-   * a top-level call without one begins its own, which its nested calls are handed.
+   * The request's snapshot of the caller's project's tools (a call in a process: taken under the
+   * read of the process record): the name resolves in it, and its nested calls are handed it.
    */
-  readonly read?: CascadeRead;
+  readonly snapshot: ToolSnapshot;
   /**
    * False for calls a built-in starts (a model's `execute_javascript` script) and everything
    * below them: they count as usage of the tools they reach, but activate nothing — not even
@@ -55,8 +55,6 @@ export interface DispatchRequest {
 export type DispatchResult = CallResult & { readonly durationMs: number };
 
 export interface ToolDispatcherOptions {
-  /** Where a call's name resolves: the tool comes back with its type, so nothing is looked up twice. */
-  readonly tools: Pick<ToolReader, "require">;
   readonly cascade: DocumentCascade;
   readonly runtime: ToolRuntime;
   /** Which secrets a tool may read, by the layer its document came from. */
@@ -117,14 +115,15 @@ export class ToolDispatcher {
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
-  private async resolve(request: Omit<DispatchRequest, "params">, read: CascadeRead): Promise<CallTarget> {
+  private async resolve(request: Omit<DispatchRequest, "params">): Promise<CallTarget> {
     if (request.allowedTools && !request.allowedTools.has(request.name)) {
       throw new VanceError("tool_not_allowed", `tool '${request.name}' is not in the caller's allowed tools`);
     }
-    const { caller, name } = request;
+    const { name } = request;
     const client = request.clientTools?.find((tool) => tool.name === name);
     try {
-      return await this.options.tools.require(caller.tenant, caller.project, name, read);
+      // The tool comes back with its type, so nothing is looked up twice.
+      return await request.snapshot.require(name);
     } catch (error) {
       if (client && error instanceof VanceError && error.code === "tool_not_found")
         return { ...client, kind: "client" };
@@ -173,26 +172,19 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
-    // One read for the call, made where it enters: resolving and running it share it.
-    const read = readOf(request);
     let target: CallTarget;
     try {
-      target = await inSpan("cascade.resolve", {}, () => this.resolve(request, read));
+      target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
     } catch (error) {
       if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
       throw error;
     }
     seen.type = typeOf(target);
     span.setAttribute(TraceAttributes.type, seen.type);
-    return this.run(request, target, budget, read);
+    return this.run(request, target, budget);
   }
 
-  private async run(
-    request: DispatchRequest,
-    target: CallTarget,
-    budget: CallBudget,
-    read: CascadeRead,
-  ): Promise<CallResult> {
+  private async run(request: DispatchRequest, target: CallTarget, budget: CallBudget): Promise<CallResult> {
     const input = request.params ?? {};
     const problems = await inSpan("schema.validate", {}, async () => {
       // A schema not compiled yet (an MCP server's tool, say) compiles in the caller's tenant's turn.
@@ -215,22 +207,20 @@ export class ToolDispatcher {
       case "client":
         return { route: "client", name: target.name, params: input };
       case "builtin": {
-        // A built-in resolves without reading a layer; the meta-tools read them through the surface.
-        if (request.process)
-          await this.options.cascade.refresh(request.caller.tenant, request.caller.project, read);
-        const discovery = this.processTools(request, budget, read);
+        // A built-in resolves without reading a layer; the meta-tools read the snapshot's listing.
+        const discovery = this.processTools(request, budget);
         return target.builtIn.invoke(params, request.caller, {
           budget,
           signal: request.signal ?? NEVER_ABORTED,
           ...(discovery ? { process: discovery } : {}),
           scripts: this.options.runtime.scripts,
-          callTool: this.nestedCall({ ...request, activates: false }, budget, read),
+          callTool: this.nestedCall({ ...request, activates: false }, budget),
         });
       }
       case "pack-sub-tool": {
         const invokeSubTool = target.type.sourcing?.invokeSubTool;
         if (!invokeSubTool) return unsupported(target.config.type);
-        const context = this.context(request, budget, target.layer, read);
+        const context = this.context(request, budget, target.layer);
         return invokeSubTool(target.config, target.config.parameters, target.pack.tool, params, context);
       }
       case "document": {
@@ -245,7 +235,7 @@ export class ToolDispatcher {
           target.config,
           target.config.parameters,
           params,
-          this.context(request, budget, target.layer, read),
+          this.context(request, budget, target.layer),
           target.source,
         );
       }
@@ -253,20 +243,16 @@ export class ToolDispatcher {
   }
 
   /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
-  private processTools(
-    request: DispatchRequest,
-    budget: CallBudget,
-    read: CascadeRead,
-  ): ProcessToolsApi | undefined {
+  private processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
     const { discovery } = this.options;
     if (!request.process || !discovery) return undefined;
     return discovery.forProcess(
       request.process,
-      (name, params) => this.dispatch({ ...request, name, params, parent: budget, read }),
+      (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
       request.skillTools ?? [],
       {
         activates: request.activates !== false,
-        read,
+        snapshot: request.snapshot,
         invokeTool: request.allowedTools?.has(META_TOOL.invoke) ?? false,
       },
     );
@@ -278,11 +264,11 @@ export class ToolDispatcher {
    * later call of the same caller would be refused alike (the depth is the caller's, the tally
    * only grows), so the sandbox answers those without another round trip.
    */
-  private nestedCall(request: DispatchRequest, budget: CallBudget, read: CascadeRead) {
+  private nestedCall(request: DispatchRequest, budget: CallBudget) {
     // The runtime's script runner (`tracedScripts`) binds these to the span the run began in.
     return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
       try {
-        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget, read };
+        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
         const result = await this.dispatch(nested);
         if (result instanceof CallRefusal)
           return { error: result.error, message: result.message, final: true };
@@ -303,12 +289,13 @@ export class ToolDispatcher {
     request: DispatchRequest,
     budget: CallBudget,
     layer: ResolvedTool["layer"],
-    read: CascadeRead,
   ): InvocationContext {
     const { caller } = request;
     const { models } = this.options;
     return {
-      ...(models ? { models: { pick: (choice) => models.pick(caller.tenant, choice, read) } } : {}),
+      ...(models
+        ? { models: { pick: (choice) => models.pick(caller.tenant, choice, request.snapshot.read) } }
+        : {}),
       caller,
       runtime: this.options.runtime,
       networkPolicy: this.options.environment.networkPolicy,
@@ -320,7 +307,7 @@ export class ToolDispatcher {
       readHit: (path) => this.options.cascade.lookup(caller.tenant, caller.project, path),
       secret: this.options.secrets.lookupFor(caller.tenant, layer),
       secretsFor: (documentLayer) => this.options.secrets.lookupFor(caller.tenant, documentLayer),
-      callTool: this.nestedCall(request, budget, read),
+      callTool: this.nestedCall(request, budget),
     };
   }
 }
@@ -342,11 +329,6 @@ function unsupported(type: string): CallResult {
     error: "UnsupportedToolType",
     message: `tools of type '${type}' can be configured but not yet invoked by this service`,
   };
-}
-
-/** A call runs on its request's read (a nested call: its top-level call's); a top-level call without one begins its own. */
-function readOf(request: Omit<DispatchRequest, "params">): CascadeRead {
-  return request.read ?? CascadeRead.begin();
 }
 
 /**

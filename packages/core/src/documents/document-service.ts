@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { utf8Bytes } from "../cache/byte-cache";
+import { CascadeRead } from "../cascade/cascade-read";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
 import {
@@ -78,7 +79,7 @@ export class DocumentService {
 
   /** The first hit of project → tenant → bundled; `document_not_found` when no layer has one. */
   async get(tenant: string, project: string, path: string): Promise<CascadeHit> {
-    await this.cascade.refresh(tenant, project);
+    await this.cascade.refresh(tenant, project, CascadeRead.begin());
     const hit = await this.cascade.lookup(tenant, project, path);
     if (!hit) throw Errors.documentNotFound(path);
     return hit;
@@ -89,7 +90,7 @@ export class DocumentService {
    * bundled): the first is the one `get` answers, the others are shadowed by it.
    */
   async layers(tenant: string, project: string, path: string): Promise<CascadeHit[]> {
-    await this.cascade.refresh(tenant, project);
+    await this.cascade.refresh(tenant, project, CascadeRead.begin());
     const layers = readLayersOf(project, (layerProject) =>
       this.cascade.readLayer(tenant, layerProject, path),
     );
@@ -99,7 +100,7 @@ export class DocumentService {
 
   /** The documents of the addressed layer alone (not the cascade) under a folder prefix, sorted by path. */
   async list(tenant: string, project: string, prefix: string): Promise<LayerDocument[]> {
-    await this.cascade.refresh(tenant, project);
+    await this.cascade.refresh(tenant, project, CascadeRead.begin());
     const { items } = await this.cascade.listLayer(tenant, project, prefix);
     const layerPrefix = layerKeyPrefix(tenant, project);
     return items

@@ -220,6 +220,8 @@ export interface CompiledOperations {
     readonly family?: string;
   }[];
   readonly notes: readonly string[];
+  /** What the list weighs in memory, when the store read it (its stored length). */
+  readonly bytes?: number;
 }
 
 /**

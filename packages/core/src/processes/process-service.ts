@@ -10,10 +10,14 @@ import {
 } from "../surface/process-records";
 import type { Manifest, ToolSurface } from "../surface/tool-surface";
 import type { WireFormat } from "../surface/wire";
+import type { ToolCatalog } from "../tools/tool-catalog";
+import type { ToolSnapshot } from "../tools/tool-snapshot";
 
 export interface ProcessServiceOptions {
+  /** Where each request takes its one snapshot of the project's tools. */
+  readonly tools: Pick<ToolCatalog, "snapshot">;
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "end" | "draft" | "allowSet">;
-  readonly surface: Pick<ToolSurface, "manifest" | "preview" | "admit" | "wasDeferred">;
+  readonly surface: Pick<ToolSurface, "manifest" | "manifestBody" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
   readonly bookkeeping: Pick<ProcessBookkeeping, "called">;
 }
@@ -32,17 +36,18 @@ export class ProcessService {
    * the answer names the referenced packs whose source is not current and what named nothing.
    */
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
-    // The request's one read of the generations, passed to everything below.
-    const read = CascadeRead.begin();
-    const prepared = await this.options.records.prepare(tenant, project, request, read);
-    await this.options.surface.admit(prepared.record, read);
+    // The request's one snapshot of the project's tools (its one read of the generations),
+    // passed to everything below.
+    const snapshot = await this.options.tools.snapshot(tenant, project, CascadeRead.begin());
+    const prepared = await this.options.records.prepare(snapshot, request);
+    await this.options.surface.admit(prepared.record, snapshot);
     await this.options.records.create(prepared.record);
     return prepared;
   }
 
   /** The stored record; 404 `process_not_found`. */
   get(tenant: string, project: string, processId: string): Promise<ProcessRecord> {
-    return this.options.records.get(tenant, project, processId);
+    return this.options.records.get(tenant, project, processId, CascadeRead.begin());
   }
 
   /** Ends a process: its record is deleted and its place in the tenant's quota given back; 404 `process_not_found`. */
@@ -55,24 +60,35 @@ export class ProcessService {
    * discovery blocks. The record is read with the generations; the surface answers from that read.
    */
   async manifest(key: ProcessKey, format: WireFormat, additional: readonly string[] = []): Promise<Manifest> {
-    const read = CascadeRead.begin();
-    const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
-    return this.options.surface.manifest(record, read, format, additional);
+    const { record, snapshot } = await this.#turn(key);
+    return this.options.surface.manifest(record, snapshot, format, additional);
+  }
+
+  /** {@link manifest} as the JSON bytes the route sends, encoded once per unchanged turn. */
+  async manifestBody(
+    key: ProcessKey,
+    format: WireFormat,
+    additional: readonly string[] = [],
+    names?: string,
+  ): Promise<Uint8Array<ArrayBuffer>> {
+    const { record, snapshot } = await this.#turn(key);
+    return this.options.surface.manifestBody(record, snapshot, format, additional, names);
   }
 
   /**
    * What a process spawned with `request` would see this turn — its allow set and manifest — with
-   * no process stored: for pages that show it (the web listing's model view).
+   * no process stored: for pages that show it (the web listing's model view), under the page's `read`.
    */
   async preview(
     tenant: string,
     project: string,
     request: SpawnRequest,
     format: WireFormat,
+    read: CascadeRead,
   ): Promise<{ readonly record: ProcessRecord; readonly manifest: Manifest }> {
-    const read = CascadeRead.begin();
-    const record = await this.options.records.draft(tenant, project, request, read);
-    return { record, manifest: await this.options.surface.preview(record, read, format) };
+    const snapshot = await this.options.tools.snapshot(tenant, project, read);
+    const record = await this.options.records.draft(snapshot, request);
+    return { record, manifest: await this.options.surface.preview(record, snapshot, format) };
   }
 
   /**
@@ -87,8 +103,7 @@ export class ProcessService {
     skillTools: readonly string[] = [],
     options: { readonly served?: boolean } = {},
   ): Promise<DispatchResult> {
-    const read = CascadeRead.begin();
-    const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
+    const { record, snapshot } = await this.#turn(key);
     const result = await this.options.dispatcher.invoke({
       caller: {
         tenant: record.tenant,
@@ -104,13 +119,23 @@ export class ProcessService {
       clientTools: record.clientTools,
       process: record,
       skillTools,
-      // `get` read the generations with the record.
-      read,
+      // The record was read with the generations: the snapshot needed no second read.
+      snapshot,
     });
     // Asked only when the call may activate the tool: from the surface this turn's manifest built.
     await this.options.bookkeeping.called(record, name, result, () =>
-      this.options.surface.wasDeferred(record, read, name, skillTools),
+      this.options.surface.wasDeferred(record, snapshot, name, skillTools),
     );
     return result;
+  }
+
+  /**
+   * The process's record, read with the generations (the request's one read of them), and the
+   * snapshot of its project's tools under that read: no second state-store request.
+   */
+  async #turn(key: ProcessKey): Promise<{ record: ProcessRecord; snapshot: ToolSnapshot }> {
+    const read = CascadeRead.begin();
+    const record = await this.options.records.get(key.tenant, key.project, key.processId, read);
+    return { record, snapshot: await this.options.tools.snapshot(record.tenant, record.project, read) };
   }
 }

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import type { CascadeRead } from "../cascade/cascade-read";
 import { Errors } from "../errors";
 import {
   InvocableToolNameSchema,
@@ -9,7 +8,8 @@ import {
   TOOL_NAME_PATTERN,
   toolDocumentPath,
 } from "../ids";
-import type { PackSource, ServerToolService, ToolListing } from "../tools/server-tool-service";
+import type { PackSource, ToolListing } from "../tools/resolved-tool";
+import type { ToolSnapshot } from "../tools/tool-snapshot";
 
 /** A recipe entry: a tool name (pack sub-tools `pack__op` included) or a `@label` selector. */
 export const RecipeEntrySchema = v.pipe(
@@ -102,17 +102,14 @@ interface Expanded {
  * are what its source offers at the time. Entries that name nothing come back as warnings.
  */
 export class RecipeResolver {
-  constructor(private readonly tools: Pick<ServerToolService, "listing">) {}
-
   /**
    * The resolved allow set. One listing serves every label and pack of the recipe. `clientTools`
    * are names the engine declares itself: known, though no document has them.
    */
   async resolve(
-    tenant: string,
-    project: string,
+    snapshot: ToolSnapshot,
     lists: RecipeLists,
-    options: { readonly clientTools?: readonly string[]; readonly read?: CascadeRead } = {},
+    options: { readonly clientTools?: readonly string[] } = {},
   ): Promise<RecipeResolution> {
     const entries = [
       ...(lists.engineDefault ?? []),
@@ -127,9 +124,7 @@ export class RecipeResolver {
       }
     }
     const listing: ToolListing =
-      entries.length > 0
-        ? await this.tools.listing(tenant, project, options.read)
-        : { tools: [], invalid: [], packs: [], hidden: [] };
+      entries.length > 0 ? await snapshot.listing() : { tools: [], invalid: [], packs: [], hidden: [] };
     const scope = new RecipeScope(listing, options.clientTools ?? []);
     const warnings: RecipeWarning[] = [];
     const expand = (list: RecipeList, names: readonly string[] | undefined): Expanded => {

@@ -1,5 +1,6 @@
-import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
-import { CountedLru } from "../cache/counted-lru";
+import { MIB, stringBytes } from "../cache/byte-cache";
+import type { CacheReport } from "../cache/cache-registry";
+import { TenantByteCache } from "../cache/tenant-byte-cache";
 import type { ServerToolConfig } from "../config/schema";
 import { VanceError } from "../errors";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -22,11 +23,15 @@ export const DEFAULT_SOURCE_TTL_MS = 60_000;
 export const DEFAULT_SOURCE_WAIT_MS = 2_000;
 /** After a failed load, how long listings answer from the last known list without trying again. */
 export const DEFAULT_SOURCE_RETRY_MS = 5_000;
+/** Bytes of source lists one instance keeps by default, across tenants (`VANCE_CACHE_SOURCES_MB`). */
+export const DEFAULT_SOURCE_CACHE_BYTES = 256 * MIB;
+/** What an entry costs before its list is loaded, and beyond its list's bytes after. */
+const ENTRY_BYTES = 256;
 /** A load's own upper bound; the source's `timeoutMs` usually ends it sooner. */
 const LOAD_LIMIT_MS = 120_000;
 
 export interface ToolSourcesOptions {
-  readonly types: ToolTypeRegistry;
+  readonly types: Pick<ToolTypeRegistry, "find">;
   /** The context a tool document of `tenant`/`project` opens its source with. */
   readonly context: (tenant: string, project: string) => SourceContext;
   readonly now?: () => number;
@@ -34,13 +39,20 @@ export interface ToolSourcesOptions {
   readonly ttlMs?: number;
   readonly waitMs?: number;
   readonly retryMs?: number;
-  /** Sources kept per instance (least recently used go first). */
-  readonly maxEntries?: number;
+  /**
+   * Bytes of source lists kept per instance (least recently used go first); each tenant holds at
+   * most `tenantShare` of them, so one tenant's packs cannot push another's lists out.
+   */
+  readonly maxBytes?: number;
+  /** The part of `maxBytes` one tenant may hold; a quarter by default. */
+  readonly tenantShare?: number;
 }
 
 /** One source's state in this instance. */
 interface Entry {
   list: SourceList | null;
+  /** What the list weighs (its `bytes`, or an estimate of its tools' text). */
+  bytes: number;
   loadedAt: number;
   failedAt: number;
   problem: VanceError | null;
@@ -56,16 +68,19 @@ interface Entry {
  * failure, listings answer at once for `retryMs` before the next attempt.
  */
 export class ToolSources {
-  private readonly entries: CountedLru<string, Entry>;
+  private readonly entries: TenantByteCache<Entry>;
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly ttlMs: number;
   private readonly waitMs: number;
   private readonly retryMs: number;
-  private readonly reads = new CacheCounters();
 
   constructor(private readonly options: ToolSourcesOptions) {
-    this.entries = new CountedLru({ max: options.maxEntries ?? 1024 });
+    this.entries = new TenantByteCache<Entry>({
+      maxBytes: options.maxBytes ?? DEFAULT_SOURCE_CACHE_BYTES,
+      ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      sizeOf: (entry) => ENTRY_BYTES + entry.bytes,
+    });
     this.now = options.now ?? (() => Date.now());
     this.logger = options.logger ?? silentLogger;
     this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;
@@ -73,9 +88,14 @@ export class ToolSources {
     this.retryMs = options.retryMs ?? DEFAULT_SOURCE_RETRY_MS;
   }
 
-  /** Source lists by tenant, document and source: a hit is an entry with a list and no load under way. */
+  /** Source lists by tenant, document and source, bounded by bytes with a share per tenant. */
   cacheReports(): Record<string, CacheReport> {
-    return { lists: this.reads.report(lruExtent(this.entries)) };
+    return { lists: this.entries.report() };
+  }
+
+  /** The bytes of source lists `tenant` holds on this instance. */
+  bytesOf(tenant: string): number {
+    return this.entries.bytesOf(tenant);
   }
 
   /** The type's sourcing, or undefined for a type whose tools are all in their documents. */
@@ -101,14 +121,18 @@ export class ToolSources {
     } catch (error) {
       return { list: null, stale: false, problem: asVanceError(error, config.name) };
     }
-    const key = `${tenant}\n${documentKey}\n${source.key}`;
-    let entry = this.entries.get(key);
-    const fresh = entry !== undefined && entry.list !== null && !entry.loading;
-    if (fresh) this.reads.hits++;
-    else this.reads.misses++;
+    const key = `${documentKey}\n${source.key}`;
+    let entry = this.entries.get(tenant, key);
     if (!entry) {
-      entry = { list: null, loadedAt: 0, failedAt: Number.NEGATIVE_INFINITY, problem: null, loading: null };
-      this.entries.set(key, entry);
+      entry = {
+        list: null,
+        bytes: 0,
+        loadedAt: 0,
+        failedAt: Number.NEGATIVE_INFINITY,
+        problem: null,
+        loading: null,
+      };
+      this.entries.set(tenant, key, entry);
     }
     const now = this.now();
     const expired = !source.versioned && now - entry.loadedAt >= this.ttlMs;
@@ -117,7 +141,15 @@ export class ToolSources {
     // OpenAPI): it is tried again only after the TTL, not every retry pause.
     const retryMs = source.versioned ? Math.max(this.retryMs, this.ttlMs) : this.retryMs;
     if (due && !entry.loading && now - entry.failedAt >= retryMs) {
-      entry.loading = this.load(entry, () => source.load(AbortSignal.timeout(LOAD_LIMIT_MS)), config.name);
+      const loading = entry;
+      entry.loading = this.load(
+        entry,
+        () => source.load(AbortSignal.timeout(LOAD_LIMIT_MS)),
+        config.name,
+      ).then(() => {
+        // Accounted at its list's bytes now (if it is still kept).
+        if (this.entries.peek(tenant, key) === loading) this.entries.set(tenant, key, loading);
+      });
     }
     if (due && entry.loading) await waitAtMost(entry.loading, this.waitMs);
     const current =
@@ -132,11 +164,22 @@ export class ToolSources {
   private async load(entry: Entry, load: () => Promise<SourceList>, name: string): Promise<void> {
     try {
       const list = await load();
+      const bytes = list.bytes ?? sourceListBytes(list);
+      const share = this.entries.tenantShareBytes;
+      if (ENTRY_BYTES + bytes > share) {
+        // Kept, it would take more than the tenant's share: refused like a failed load, so the
+        // source is not read again on every listing (a versioned one only after the TTL).
+        throw new VanceError(
+          "source_unavailable",
+          `the tool list of '${name}' takes about ${Math.ceil(bytes / MIB)} MiB, more than a tenant's share of the source cache (${Math.floor(share / MIB)} MiB; VANCE_CACHE_SOURCES_MB)`,
+        );
+      }
       // What the source offered but the type could not use (an operation without a usable schema …).
       if (list.notes?.length && list !== entry.list) {
         this.logger.info("tool.source_notes", { tool: name, notes: list.notes });
       }
       entry.list = list;
+      entry.bytes = bytes;
       entry.loadedAt = this.now();
       entry.problem = null;
     } catch (error) {
@@ -147,6 +190,19 @@ export class ToolSources {
       entry.loading = null;
     }
   }
+}
+
+/** An estimate of a source list's heap when its loader did not say: its tools' text, as UTF-16. */
+export function sourceListBytes(list: SourceList): number {
+  let bytes = 0;
+  for (const tool of list.tools) {
+    bytes +=
+      stringBytes(tool.sourceName) +
+      stringBytes(tool.description) +
+      stringBytes(JSON.stringify(tool.inputSchema));
+  }
+  for (const note of list.notes ?? []) bytes += stringBytes(note);
+  return bytes;
 }
 
 /** The source tool called `name` in `list`, if any. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
-import { CascadeRead } from "../cascade/cascade-read";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { type Generations, requestMarkers } from "../cascade/generations";
 import type { CompiledCatalog } from "../catalog/model-catalog";
 import { Errors, type FieldError, VanceError } from "../errors";
@@ -27,7 +27,8 @@ import {
   type StalePack,
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
-import type { JsonSchemaValidator } from "../validation/json-schema-validator";
+import type { ToolSnapshot } from "../tools/tool-snapshot";
+import { inputSchemaProblemOf, type JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */
@@ -152,13 +153,8 @@ export class ProcessRecords {
    * compile (422 `validation_failed` otherwise): a process never carries a schema its calls
    * could not be checked against.
    */
-  async spawn(
-    tenant: string,
-    project: string,
-    request: SpawnRequest,
-    read: CascadeRead = CascadeRead.begin(),
-  ): Promise<ProcessRecord> {
-    const { record } = await this.prepare(tenant, project, request, read);
+  async spawn(snapshot: ToolSnapshot, request: SpawnRequest): Promise<ProcessRecord> {
+    const { record } = await this.prepare(snapshot, request);
     await this.create(record);
     return record;
   }
@@ -166,24 +162,16 @@ export class ProcessRecords {
   /**
    * The record `spawn` would store now, not stored, with what its caller should hear about it:
    * the referenced packs whose source is not current, and the entries that name nothing. The
-   * generations are read first with `read`, so what follows in the request answers from them.
+   * snapshot read the generations, so what follows in the request answers from them.
    */
-  async prepare(
-    tenant: string,
-    project: string,
-    request: SpawnRequest,
-    read: CascadeRead = CascadeRead.begin(),
-  ): Promise<PreparedProcess> {
-    assertTenantId(tenant);
-    assertProjectId(project);
+  async prepare(snapshot: ToolSnapshot, request: SpawnRequest): Promise<PreparedProcess> {
+    const { tenant, project } = snapshot;
     await assertUsableClientSchemas(tenant, request.clientTools, this.options.jsonSchemas);
-    await read.ensure(this.options.generations, requestMarkers(tenant, project));
     const removed = new Set(request.allowedToolsRemove);
     const clientTools = request.clientTools.filter((tool) => !removed.has(tool.name));
     const clientNames = clientTools.map((tool) => tool.name);
-    const resolved = await this.options.recipes.resolve(tenant, project, request, {
+    const resolved = await this.options.recipes.resolve(snapshot, request, {
       clientTools: request.clientTools.map((tool) => tool.name),
-      read,
     });
     const record: ProcessRecord = {
       tenant,
@@ -207,7 +195,7 @@ export class ProcessRecords {
     const warnings = [
       ...resolved.warnings,
       ...hintWarnings(record, this.caches.allowSet(record)),
-      ...(await this.modelWarnings(request.models, read)),
+      ...(await this.modelWarnings(request.models, snapshot.read)),
     ];
     return { record, stalePacks: resolved.stalePacks, warnings };
   }
@@ -244,13 +232,8 @@ export class ProcessRecords {
    * The record `spawn` would store now, not stored: what a process of this request would see
    * (the web listing's model view) without leaving a process behind.
    */
-  async draft(
-    tenant: string,
-    project: string,
-    request: SpawnRequest,
-    read: CascadeRead = CascadeRead.begin(),
-  ): Promise<ProcessRecord> {
-    return (await this.prepare(tenant, project, request, read)).record;
+  async draft(snapshot: ToolSnapshot, request: SpawnRequest): Promise<ProcessRecord> {
+    return (await this.prepare(snapshot, request)).record;
   }
 
   /** A warning per model whose instance the catalog does not know: no limit, no provider, nothing to call. */
@@ -278,12 +261,7 @@ export class ProcessRecords {
    * generations of everything the process's turn may take from a cache (`requestMarkers`), so
    * what follows in this request sees every write that finished before it.
    */
-  async get(
-    tenant: string,
-    project: string,
-    processId: string,
-    read: CascadeRead = CascadeRead.begin(),
-  ): Promise<ProcessRecord> {
+  async get(tenant: string, project: string, processId: string, read: CascadeRead): Promise<ProcessRecord> {
     assertTenantId(tenant);
     assertProjectId(project);
     assertProcessId(processId);

@@ -1,5 +1,4 @@
 import { LRUCache } from "lru-cache";
-import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
 import type { BuiltInTool } from "../calls/built-in-tool";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import type { CascadeRead } from "../cascade/cascade-read";
@@ -7,7 +6,8 @@ import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import type { StalePack } from "../recipes/recipe-resolver";
 import type { ServiceMetrics } from "../telemetry/telemetry";
-import type { ResolvedTool, ServerToolService, ToolListing } from "../tools/server-tool-service";
+import type { ResolvedTool, ToolListing } from "../tools/resolved-tool";
+import { type SnapshotView, snapshotView, type ToolSnapshot } from "../tools/tool-snapshot";
 import type { ToolUsage } from "../usage/tool-usage";
 import {
   type Classification,
@@ -24,11 +24,10 @@ import {
   demotedDiscoveryBlock,
   discoveryBlock,
   type HintWriter,
-  type ToolHintCache,
   toolHint,
 } from "./discovery";
 import type { ProcessRecords } from "./process-records";
-import type { WireCache, WireFormat } from "./wire";
+import { manifestBytes, namesVersionOf, type WireFormat, wireTool } from "./wire";
 
 /**
  * The budget a model chain allows for a tenant's process (min over the chain; null for no known
@@ -43,21 +42,64 @@ export interface ToolBudget {
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
 interface SurfaceMemo {
-  readonly listed: ToolListing;
   readonly tools: Map<string, SurfaceTool>;
+  /** Each surface tool's estimated tokens (`toolTokens`, read where a `maxToolTokens` limit applies), by name. */
+  readonly tokens: Map<string, number>;
   readonly stalePacks: readonly StalePack[];
   prepared?: { readonly key: string; readonly value: PreparedClassification };
   finished?:
     | {
         readonly key: string;
         readonly value: Classification;
-        /** Manifests built from this classification, by format and skill tools. */
-        readonly manifests: Record<string, Manifest>;
+        /** Manifests built from this classification, by format, each with its encoded body once asked. */
+        readonly manifests: Record<string, BuiltManifest>;
       }
     | undefined;
 }
 
 const NO_DEMAND: ReadonlyMap<string, number> = new Map();
+
+/**
+ * What the surface keeps on each listing version of a project (issue 38): derived from the
+ * version's tools and gone with it, so nothing here is keyed by another cache's object.
+ */
+interface SurfaceViews {
+  /** How many tools the version lists: what its views are accounted by. */
+  readonly listed: number;
+  /** Each listed tool's surface view, by name: the same object for every process of the version. */
+  readonly surfaceTools: Map<string, SurfaceTool>;
+  /** Discovery hints by description. */
+  readonly hints: Map<string, string>;
+  /** Wire tools of the version's surface tools, by format and name, with their JSON. */
+  readonly wire: Map<string, WireEntry>;
+  /** Discovery blocks by kind and names (of the version's shared surface tools only). */
+  readonly blocks: LRUCache<string, string>;
+  /** Per process: its surface tools and classification steps; bounded by the tools they hold. */
+  readonly memos: LRUCache<string, SurfaceMemo>;
+}
+
+/** Discovery blocks one listing version keeps (distinct demotion sets of its processes). */
+const MAX_BLOCKS = 256;
+/** A manifest as the memo keeps it: its wire tools' JSON beside it, and its bytes once encoded. */
+interface BuiltManifest {
+  readonly manifest: Manifest;
+  readonly toolJson: (wire: Record<string, unknown>, index: number) => string;
+  body?: Uint8Array<ArrayBuffer>;
+  /** The body without the name lists, for a caller that has them (`?names=` their version). */
+  unnamedBody?: Uint8Array<ArrayBuffer>;
+  namesVersion?: string;
+}
+
+/** A wire tool of the version's own surface tool, and its JSON once serialised. */
+interface WireEntry {
+  readonly tool: Readonly<Record<string, unknown>>;
+  json?: string;
+}
+
+/** Tool slots the per-process memos of one listing version hold at most. */
+const MEMO_TOOL_SLOTS = 200_000;
+/** What the surface adds per listed tool to its version: its surface view, wire tools and their JSON, hint and block share (an estimate). */
+const SURFACE_BYTES_PER_TOOL = 1024;
 
 /** Slots kept free for the engine's own action tool by default (spec §14.2 "Reserve"). */
 export const DEFAULT_EXTERNAL_RESERVE = 1;
@@ -96,7 +138,6 @@ export interface ProcessSurface {
 }
 
 export interface ToolSurfaceOptions {
-  readonly tools: Pick<ServerToolService, "listing">;
   readonly budget: ToolBudget;
   readonly records: Pick<ProcessRecords, "liveActivations" | "allowSet">;
   readonly usage: Pick<ToolUsage, "demand">;
@@ -106,10 +147,6 @@ export interface ToolSurfaceOptions {
   readonly externalReserve?: number;
   /** Manifests counted with their demotions; none without it. */
   readonly metrics?: Pick<ServiceMetrics, "manifestBuilt">;
-  /** Wire tools built once per tool and format (shared with the route that encodes the manifest). */
-  readonly wire: Pick<WireCache, "tool">;
-  /** The discovery blocks' hints (a `ToolHintCache`'s, built by the composition root); computed each time without. */
-  readonly hints?: Pick<ToolHintCache, "hint">;
 }
 
 /**
@@ -119,64 +156,27 @@ export interface ToolSurfaceOptions {
  */
 export class ToolSurface {
   private readonly reserve: number;
-  /**
-   * The surface view of each listed tool, built once per parsed tool: a listed tool is immutable
-   * (a changed document is parsed into a new one), so the same object comes back while the
-   * listing is warm, and the wire tools and their JSON cached by it (`WireCache`) with it.
-   */
-  private readonly surfaceTools = new WeakMap<ResolvedTool, SurfaceTool>();
-  /**
-   * Each surface tool's estimated tokens (`toolTokens`, read where a `maxToolTokens` limit
-   * applies), once per tool: weak like `surfaceTools`, so an entry goes with its tool.
-   */
-  private readonly tokens = new WeakMap<SurfaceTool, number>();
-  private readonly tokenReads = new CacheCounters();
-  private readonly tokensOf = (tool: SurfaceTool): number => {
-    let tokens = this.tokenReads.read(this.tokens.get(tool));
-    if (tokens === undefined) {
-      tokens = toolTokens(tool);
-      this.tokens.set(tool, tokens);
-    }
-    return tokens;
-  };
-  /**
-   * Discovery blocks by kind and names, with the tools they were written from: a block is reused
-   * only for the very same tool objects, so a changed description or hint writes it anew.
-   */
-  private readonly blocks = new LRUCache<string, { tools: readonly SurfaceTool[]; block: string }>({
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (entry, key) => 2 * (key.length + entry.block.length) + 8 * entry.tools.length,
-  });
-
-  /**
-   * Per process: its surface tools by listing, its prepared classification by limit, skill tools
-   * and activations, and the finished one by demand; bounded by the tools they hold.
-   */
-  private readonly memos = new LRUCache<string, SurfaceMemo>({
-    maxSize: 1_000_000,
-    sizeCalculation: (memo) => 1 + memo.tools.size,
-  });
-
-  private readonly surfaceToolReads = new CacheCounters();
-  private readonly blockReads = new CacheCounters();
-  private readonly memoReads = new CacheCounters();
-
-  private readonly hint: HintWriter;
+  /** The surface's views of a listing version, memoised on it. */
+  private readonly views: SnapshotView<SurfaceViews>;
 
   constructor(private readonly options: ToolSurfaceOptions) {
     this.reserve = options.externalReserve ?? DEFAULT_EXTERNAL_RESERVE;
-    this.hint = options.hints?.hint ?? toolHint;
-  }
-
-  /** Surface tools and their token estimates (weak), discovery blocks and per-process memos. */
-  cacheReports(): Record<string, CacheReport> {
-    return {
-      surfaceTools: this.surfaceToolReads.report(),
-      tokens: this.tokenReads.report(),
-      blocks: this.blockReads.report(lruExtent(this.blocks)),
-      // Bounded by the tools the memos hold, not by bytes.
-      memos: this.memoReads.report(lruExtent(this.memos, false)),
-    };
+    this.views = snapshotView<SurfaceViews>({
+      name: "surface",
+      build: (listing) => ({
+        listed: listing.tools.length,
+        surfaceTools: new Map(),
+        wire: new Map(),
+        hints: new Map(),
+        blocks: new LRUCache<string, string>({ max: MAX_BLOCKS }),
+        memos: new LRUCache<string, SurfaceMemo>({
+          maxSize: MEMO_TOOL_SLOTS,
+          sizeCalculation: (memo) => 1 + memo.tools.size,
+        }),
+      }),
+      // Counted up front at their full extent: a version's views grow as processes use them.
+      bytes: (views) => SURFACE_BYTES_PER_TOOL * views.listed,
+    });
   }
 
   /**
@@ -185,11 +185,46 @@ export class ToolSurface {
    */
   async manifest(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     format: WireFormat,
     additional: readonly string[] = [],
   ): Promise<Manifest> {
-    const { surface, manifests } = await this.memoised(record, read, additional);
+    return (await this.built(record, snapshot, format, additional)).manifest;
+  }
+
+  /**
+   * {@link manifest} as the JSON bytes the route sends (`JSON.stringify` byte for byte, with
+   * `namesVersion`, the version of its `deferred` and `demoted` lists): encoded once per manifest,
+   * so a turn that changed nothing answers the very same bytes. Without the two lists when `names`
+   * is that version: the caller has them from an earlier answer, and from a few thousand tools up
+   * they are most of the bytes.
+   */
+  async manifestBody(
+    record: ProcessRecord,
+    snapshot: ToolSnapshot,
+    format: WireFormat,
+    additional: readonly string[] = [],
+    names?: string,
+  ): Promise<Uint8Array<ArrayBuffer>> {
+    const built = await this.built(record, snapshot, format, additional);
+    const { manifest, toolJson } = built;
+    const namesVersion = (built.namesVersion ??= namesVersionOf(manifest.deferred, manifest.demoted));
+    if (names === namesVersion) {
+      const { deferred: _deferred, demoted: _demoted, ...rest } = manifest;
+      built.unnamedBody ??= manifestBytes({ ...rest, namesVersion }, toolJson);
+      return built.unnamedBody;
+    }
+    built.body ??= manifestBytes({ ...manifest, namesVersion }, toolJson);
+    return built.body;
+  }
+
+  private async built(
+    record: ProcessRecord,
+    snapshot: ToolSnapshot,
+    format: WireFormat,
+    additional: readonly string[],
+  ): Promise<BuiltManifest> {
+    const { surface, manifests, views } = await this.memoised(record, snapshot, additional);
     const { classification } = surface;
     this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
     if (classification.demoted.length > 0) {
@@ -201,9 +236,9 @@ export class ToolSurface {
         tools: classification.demoted,
       });
     }
-    const manifest = manifests[format] ?? this.assemble(surface, format);
-    manifests[format] = manifest;
-    return manifest;
+    const built = manifests[format] ?? this.assemble(surface, format, views);
+    manifests[format] = built;
+    return built;
   }
 
   /**
@@ -211,9 +246,9 @@ export class ToolSurface {
    * fresh classification that is neither kept nor logged, so a record that was never stored
    * (`ProcessRecords.draft`) leaves nothing behind.
    */
-  async preview(record: ProcessRecord, read: CascadeRead, format: WireFormat): Promise<Manifest> {
-    const { surface } = await this.memoised(record, read, [], false);
-    return this.assemble(surface, format);
+  async preview(record: ProcessRecord, snapshot: ToolSnapshot, format: WireFormat): Promise<Manifest> {
+    const { surface, views } = await this.memoised(record, snapshot, [], false);
+    return this.assemble(surface, format, views).manifest;
   }
 
   /**
@@ -221,11 +256,11 @@ export class ToolSurface {
    * configuration error), with the numbers: 422 `budget_floor_exceeded`. Every manifest of such a
    * process would answer 409, so it is said before the process exists.
    */
-  async admit(record: ProcessRecord, read: CascadeRead): Promise<void> {
+  async admit(record: ProcessRecord, snapshot: ToolSnapshot): Promise<void> {
     if (record.models.length === 0) return;
     const { maxTools } = await this.options.budget.budgetForChain(record.models, {
       tenant: record.tenant,
-      read,
+      read: snapshot.read,
     });
     if (maxTools === null) return;
     const limit = maxTools - this.reserve;
@@ -240,12 +275,14 @@ export class ToolSurface {
   }
 
   /** The manifest of a classified surface: the primary tools on the wire, the buckets, the blocks. */
-  private assemble(surface: ProcessSurface, format: WireFormat): Manifest {
+  private assemble(surface: ProcessSurface, format: WireFormat, views: SurfaceViews): BuiltManifest {
     const { classification, tools, stalePacks } = surface;
+    const hint = hintsOf(views);
+    const entries = classification.primary.map((name) => wireEntry(views, tools.get(name)!, format));
     const pick = (names: readonly string[]) => names.map((name) => tools.get(name)!);
     const unavailable = stalePacks.filter((pack) => pack.status === "unavailable").map((pack) => pack.pack);
-    return Object.freeze({
-      tools: Object.freeze(pick(classification.primary).map((tool) => this.options.wire.tool(tool, format))),
+    const manifest: Manifest = Object.freeze({
+      tools: Object.freeze(entries.map((entry) => entry.tool)),
       primary: Object.freeze([...classification.primary]),
       deferred: Object.freeze([...classification.deferred]),
       demoted: Object.freeze([...classification.demoted]),
@@ -255,35 +292,23 @@ export class ToolSurface {
         limit: surface.limit,
         ...(surface.maxToolTokens === null ? {} : { maxToolTokens: surface.maxToolTokens }),
       }),
-      discoveryBlock: this.block(
+      discoveryBlock: block(
+        views,
         `static\n${unavailable.join(",")}`,
         pick(classification.staticDeferred),
-        (listed) => discoveryBlock(listed, unavailable, DISCOVERY_BLOCK_TOKENS, this.hint),
+        (listed) => discoveryBlock(listed, unavailable, DISCOVERY_BLOCK_TOKENS, hint),
       ),
-      demotedDiscoveryBlock: this.block("demoted", pick(classification.demoted), (listed) =>
-        demotedDiscoveryBlock(listed, DEMOTED_BLOCK_TOKENS, this.hint),
+      demotedDiscoveryBlock: block(views, "demoted", pick(classification.demoted), (listed) =>
+        demotedDiscoveryBlock(listed, DEMOTED_BLOCK_TOKENS, hint),
       ),
       stalePacks,
     });
-  }
-
-  /** `write(tools)`, reused while the same tool objects come back in the same order. */
-  private block(
-    kind: string,
-    tools: readonly SurfaceTool[],
-    write: (tools: readonly SurfaceTool[]) => string,
-  ): string {
-    if (tools.length === 0) return write(tools);
-    const key = `${kind}\n${tools.map((tool) => tool.name).join("\n")}`;
-    const cached = this.blocks.get(key);
-    if (cached?.tools.every((tool, index) => tool === tools[index])) {
-      this.blockReads.hits++;
-      return cached.block;
-    }
-    this.blockReads.misses++;
-    const block = write(tools);
-    this.blocks.set(key, { tools, block });
-    return block;
+    const toolJson = (_wire: Record<string, unknown>, index: number) => {
+      const entry = entries[index]!;
+      entry.json ??= JSON.stringify(entry.tool);
+      return entry.json;
+    };
+    return { manifest, toolJson };
   }
 
   /**
@@ -295,10 +320,10 @@ export class ToolSurface {
    */
   async classify(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     additional: readonly string[] = [],
   ): Promise<ProcessSurface> {
-    return (await this.memoised(record, read, additional)).surface;
+    return (await this.memoised(record, snapshot, additional)).surface;
   }
 
   /**
@@ -308,21 +333,21 @@ export class ToolSurface {
    */
   async wasDeferred(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     name: string,
     additional: readonly string[] = [],
   ): Promise<boolean> {
-    const { classification } = await this.classify(record, read, additional);
+    const { classification } = await this.classify(record, snapshot, additional);
     return classification.deferred.includes(name);
   }
 
   /** {@link classify}, with the manifests already built from the classification it answers. */
   private async memoised(
     record: ProcessRecord,
-    read: CascadeRead,
+    snapshot: ToolSnapshot,
     additional: readonly string[],
     keep = true,
-  ): Promise<{ surface: ProcessSurface; manifests: Record<string, Manifest> }> {
+  ): Promise<{ surface: ProcessSurface; manifests: Record<string, BuiltManifest>; views: SurfaceViews }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
     // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
     // skill tools, and for the surface when the listing changed — not for every turn's manifest.
@@ -331,26 +356,25 @@ export class ToolSurface {
     if (outside.length > 0) {
       throw new VanceError("tool_not_allowed", `not in this process's allowed tools: ${outside.join(", ")}`);
     }
-    const [listed, budget] = await Promise.all([
-      this.options.tools.listing(record.tenant, record.project, read),
+    const [version, budget] = await Promise.all([
+      snapshot.version(),
       record.models.length === 0
         ? { maxTools: null }
-        : this.options.budget.budgetForChain(record.models, { tenant: record.tenant, read }),
+        : this.options.budget.budgetForChain(record.models, { tenant: record.tenant, read: snapshot.read }),
     ]);
-    const memoKey = `${record.tenant}/${record.project}/${record.processId}`;
-    let memo = keep ? this.memos.get(memoKey) : undefined;
-    // The allow set and client tools are frozen at spawn: the listing alone can change the tools.
-    if (memo?.listed === listed) this.memoReads.hits++;
-    else {
-      this.memoReads.misses++;
+    const views = version.view(this.views);
+    // The allow set and client tools are frozen at spawn: the listing version alone can change
+    // the tools, and a process's memo lives on the version it was built from.
+    let memo = keep ? views.memos.get(record.processId) : undefined;
+    if (!memo) {
       memo = {
-        listed,
-        tools: this.surfaceOf(record, listed.tools),
-        stalePacks: stalePacksOf(record, listed),
+        tools: this.surfaceOf(record, version.listing.tools, views),
+        tokens: new Map(),
+        stalePacks: stalePacksOf(record, version.listing),
       };
-      if (keep) this.memos.set(memoKey, memo);
+      if (keep) views.memos.set(record.processId, memo);
     }
-    const { tools, stalePacks } = memo;
+    const { tools, stalePacks, tokens } = memo;
     const activated = this.options.records.liveActivations(record);
     const limit = budget.maxTools === null ? null : budget.maxTools - this.reserve;
     const tokenLimit = "maxToolTokens" in budget ? (budget.maxToolTokens ?? null) : null;
@@ -365,7 +389,14 @@ export class ToolSurface {
           additional,
           limit,
           tokenLimit,
-          tokensOf: this.tokensOf,
+          tokensOf: (tool) => {
+            let counted = tokens.get(tool.name);
+            if (counted === undefined) {
+              counted = toolTokens(tool);
+              tokens.set(tool.name, counted);
+            }
+            return counted;
+          },
         }),
       };
       memo.finished = undefined;
@@ -388,6 +419,7 @@ export class ToolSurface {
         limit,
       },
       manifests,
+      views,
     };
   }
 
@@ -397,14 +429,18 @@ export class ToolSurface {
    * here, once per process and listing, from what configuration and the recipe decide alone — so
    * it reads the same in every turn, whatever activations and the budget do.
    */
-  private surfaceOf(record: ProcessRecord, listed: readonly ResolvedTool[]): Map<string, SurfaceTool> {
+  private surfaceOf(
+    record: ProcessRecord,
+    listed: readonly ResolvedTool[],
+    views: SurfaceViews,
+  ): Map<string, SurfaceTool> {
     const allowed = this.options.records.allowSet(record);
     const tools = new Map<string, SurfaceTool>();
     const describedPerProcess: BuiltInTool[] = [];
     for (const tool of listed) {
       if (!allowed.has(tool.name)) continue;
       if (tool.kind === "builtin" && tool.builtIn.describeFor) describedPerProcess.push(tool.builtIn);
-      let surfaceTool = this.surfaceToolReads.read(this.surfaceTools.get(tool));
+      let surfaceTool = views.surfaceTools.get(tool.name);
       if (!surfaceTool) {
         surfaceTool = {
           name: tool.name,
@@ -418,7 +454,7 @@ export class ToolSurface {
             ? { family: tool.pack.tool.family }
             : {}),
         };
-        this.surfaceTools.set(tool, surfaceTool);
+        views.surfaceTools.set(tool.name, surfaceTool);
       }
       tools.set(tool.name, surfaceTool);
     }
@@ -437,6 +473,56 @@ export class ToolSurface {
     for (const builtIn of describedPerProcess) describePerProcess(record, builtIn, tools);
     return tools;
   }
+}
+
+/**
+ * The wire tool of `tool` in `format`: kept on the version for its own surface tools (with its
+ * JSON once serialised), built for this manifest alone for a process's own (client tools, a
+ * description written for the process).
+ */
+function wireEntry(views: SurfaceViews, tool: SurfaceTool, format: WireFormat): WireEntry {
+  if (views.surfaceTools.get(tool.name) !== tool) return { tool: wireTool(tool, format) };
+  const key = `${format}\n${tool.name}`;
+  let entry = views.wire.get(key);
+  if (!entry) {
+    entry = { tool: wireTool(tool, format) };
+    views.wire.set(key, entry);
+  }
+  return entry;
+}
+
+/** The hint writer of a version: each description's hint computed once while the version lives. */
+function hintsOf(views: SurfaceViews): HintWriter {
+  return (description) => {
+    let hint = views.hints.get(description);
+    if (hint === undefined) {
+      hint = toolHint(description);
+      views.hints.set(description, hint);
+    }
+    return hint;
+  };
+}
+
+/**
+ * `write(tools)`, kept on the version when every tool is the version's own surface tool (a
+ * process's client tools and per-process descriptions make its block its own, written each time).
+ */
+function block(
+  views: SurfaceViews,
+  kind: string,
+  tools: readonly SurfaceTool[],
+  write: (tools: readonly SurfaceTool[]) => string,
+): string {
+  if (tools.length === 0) return write(tools);
+  const shared = tools.every((tool) => views.surfaceTools.get(tool.name) === tool);
+  if (!shared) return write(tools);
+  const key = `${kind}\n${tools.map((tool) => tool.name).join("\n")}`;
+  let written = views.blocks.get(key);
+  if (written === undefined) {
+    written = write(tools);
+    views.blocks.set(key, written);
+  }
+  return written;
 }
 
 /**

@@ -88,6 +88,11 @@ export interface SourceList {
    * name in `operations`): for the pack's author and the logs, never for a model.
    */
   readonly notes?: readonly string[];
+  /**
+   * What the list weighs in memory, when its loader knows (an OpenAPI list: its spec's or its
+   * compiled list's length); estimated from its tools' text otherwise. Source caches are bounded by it.
+   */
+  readonly bytes?: number;
 }
 
 /** A remote-backed tool's source, opened from its tool document and the documents it names. */

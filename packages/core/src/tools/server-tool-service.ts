@@ -1,6 +1,7 @@
 import type { CacheStats } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import type { BuiltInTool } from "../calls/built-in-tool";
+import type { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import { TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -12,16 +13,21 @@ import {
   type PackHealth,
   type ResolvedTool,
   resolveBuiltIn,
+  type ToolListing,
   type ToolLookup,
   type WriteOptions,
 } from "./resolved-tool";
+import { ToolCatalog } from "./tool-catalog";
 import { ToolExpansion } from "./tool-expansion";
 import { InvalidDocumentLog, ToolReader } from "./tool-reader";
+import type { ToolSnapshot } from "./tool-snapshot";
 import { ToolWriter } from "./tool-writer";
 
 export { DEFAULT_PARSED_CACHE_BYTES } from "./parsed-tool-cache";
 export * from "./resolved-tool";
+export { DEFAULT_SNAPSHOT_CACHE_BYTES, ToolCatalog } from "./tool-catalog";
 export { InvalidDocumentLog, ToolReader, type ToolReaderParts } from "./tool-reader";
+export { ListingVersion, type SnapshotView, snapshotView, ToolSnapshot } from "./tool-snapshot";
 export { reservedName } from "./tool-writer";
 
 export interface ServerToolServiceOptions {
@@ -37,17 +43,27 @@ export interface ServerToolServiceOptions {
    * GET) rather than document by document, and an index found missing or stale is rebuilt.
    */
   readonly compiled?: CompiledToolLayers;
+  /** Bytes of tool snapshots (listings and their derived views) kept per instance. */
+  readonly maxSnapshotBytes?: number;
+  /** The part of the snapshot cache one tenant may hold. */
+  readonly tenantShare?: number;
 }
 
 /**
- * `ServerToolService` (spec §4, §5, §8): the only place that reads and writes tool documents —
- * the reads of `ToolReader` (lookups and listings) and the writes of `ToolWriter`, over one
- * `ParsedToolCache` (parsed documents and merged listings, bounded by bytes) and one
- * `ToolExpansion` (remote-backed documents expanded by their sources).
+ * `ServerToolService` (spec §4, §5, §8): the only place that reads and writes tool documents,
+ * composed of its `ToolCatalog` (the snapshots requests read their tools from, over a
+ * `ToolReader`) and its `ToolWriter`, over one `ParsedToolCache` (parsed documents and merged
+ * listings, bounded by bytes) and one `ToolExpansion` (remote-backed documents expanded by their
+ * sources).
  */
-export class ServerToolService extends ToolReader {
+export class ServerToolService {
   private readonly types: ToolTypeRegistry;
   private readonly writer: ToolWriter;
+  private readonly reader: ToolReader;
+  private readonly parsed: ParsedToolCache;
+  private readonly expansion: ToolExpansion;
+  /** The snapshots of projects' tools: what every request reads its tools from. */
+  readonly catalog: ToolCatalog;
 
   constructor(
     cascade: DocumentCascade,
@@ -73,7 +89,7 @@ export class ServerToolService extends ToolReader {
           return name ? [[name, parsed.interpret(hit, name)] as const] : [];
         }),
       ));
-    super({
+    this.reader = new ToolReader({
       cascade,
       parsed,
       expansion,
@@ -81,8 +97,56 @@ export class ServerToolService extends ToolReader {
       builtIns: new Map<string, ResolvedTool>(builtIns.map((tool) => [tool.name, resolveBuiltIn(tool)])),
       bundled,
     });
+    this.parsed = parsed;
+    this.expansion = expansion;
     this.types = types;
     this.writer = new ToolWriter(cascade, types, parsed);
+    this.catalog = new ToolCatalog({
+      reader: this.reader,
+      refresh: (tenant, project, read) => cascade.refresh(tenant, project, read),
+      ...(options.maxSnapshotBytes === undefined ? {} : { maxBytes: options.maxSnapshotBytes }),
+      ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+    });
+  }
+
+  /** The project's tools for one request: see `ToolCatalog.snapshot`. */
+  snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
+    return this.catalog.snapshot(tenant, project, read);
+  }
+
+  /** A name resolved in one snapshot of the project (`ToolSnapshot.lookup`). */
+  async lookup(tenant: string, project: string, name: string, read: CascadeRead): Promise<ToolLookup> {
+    return (await this.snapshot(tenant, project, read)).lookup(name);
+  }
+
+  /** `ToolSnapshot.require` of a snapshot taken for `read`. */
+  async require(tenant: string, project: string, name: string, read: CascadeRead): Promise<ResolvedTool> {
+    return (await this.snapshot(tenant, project, read)).require(name);
+  }
+
+  /** `ToolSnapshot.packSource` of a snapshot taken for `read`. */
+  async packSource(tenant: string, project: string, name: string, read: CascadeRead) {
+    return (await this.snapshot(tenant, project, read)).packSource(name);
+  }
+
+  /** `ToolSnapshot.listing` of a snapshot taken for `read`. */
+  async listing(tenant: string, project: string, read: CascadeRead): Promise<ToolListing> {
+    return (await this.snapshot(tenant, project, read)).listing();
+  }
+
+  /** `ToolSnapshot.tools` of a snapshot taken for `read`. */
+  async listAll(tenant: string, project: string, read: CascadeRead): Promise<readonly ResolvedTool[]> {
+    return (await this.snapshot(tenant, project, read)).tools();
+  }
+
+  /** `ToolSnapshot.withLabel` of a snapshot taken for `read`. */
+  async findByLabel(
+    tenant: string,
+    project: string,
+    label: string,
+    read: CascadeRead,
+  ): Promise<ResolvedTool[]> {
+    return (await this.snapshot(tenant, project, read)).withLabel(label);
   }
 
   /** The tool type registry the service validates against. */
@@ -100,11 +164,12 @@ export class ServerToolService extends ToolReader {
     return this.expansion.packHealth();
   }
 
-  /** The parsed-document cache and the expansion caches (weak: entries not counted). */
+  /** The parsed-document cache, the snapshots and the expansion caches (weak: entries not counted). */
   cacheReports(): Record<string, CacheReport> {
     const { parsed, listedLayers, compiledLayers } = this.parsed.cacheReports();
     return {
       parsed: parsed!,
+      snapshots: this.catalog.cacheReport(),
       ...this.expansion.cacheReports(),
       listedLayers: listedLayers!,
       ...(compiledLayers ? { compiledLayers } : {}),

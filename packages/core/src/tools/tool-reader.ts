@@ -108,7 +108,7 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<ToolLookup> {
     const pack = packOf(name);
     if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, read);
@@ -127,7 +127,7 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<ResolvedTool> {
     const found = await this.lookup(tenant, project, name, read);
     switch (found.status) {
@@ -150,7 +150,7 @@ export class ToolReader {
     tenant: string,
     project: string,
     name: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<PackSource | null> {
     const found = await this.lookupDocument(tenant, project, name, read);
     if (found.status !== "found" || found.tool.kind !== "document") return null;
@@ -162,7 +162,7 @@ export class ToolReader {
     tenant: string,
     project: string,
     label: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<ResolvedTool[]> {
     return (await this.listAll(tenant, project, read)).filter((tool) => tool.config.labels.includes(label));
   }
@@ -174,7 +174,7 @@ export class ToolReader {
   async listAll(
     tenant: string,
     project: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<readonly ResolvedTool[]> {
     return (await this.listing(tenant, project, read)).tools;
   }
@@ -188,7 +188,7 @@ export class ToolReader {
   async listing(
     tenant: string,
     project: string,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<ToolListing> {
     await this.cascade.refresh(tenant, project, read);
     const layerProjects = layerProjectsOf(project);

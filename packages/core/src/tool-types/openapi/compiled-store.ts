@@ -107,7 +107,7 @@ export class ObjectStoreCompiledOperations implements CompiledOperationStore {
     const stored = parsed.output;
     // Another version of the spec, or a digest shared by another selection: compiled again.
     if (!sameVersion(stored, version)) return null;
-    return { tools: stored.tools, notes: stored.notes };
+    return { tools: stored.tools, notes: stored.notes, bytes: 2 * object.body.length };
   }
 
   async write(version: CompiledOperationsVersion, compiled: CompiledOperations): Promise<void> {

@@ -1,0 +1,99 @@
+import { MIB, stringBytes } from "../cache/byte-cache";
+import type { CacheReport } from "../cache/cache-registry";
+import { TenantByteCache } from "../cache/tenant-byte-cache";
+import type { CascadeRead } from "../cascade/cascade-read";
+import type { ToolListing } from "./resolved-tool";
+import type { ToolReader } from "./tool-reader";
+import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
+
+/** Bytes of snapshots (listings and their derived views) one instance keeps by default. */
+export const DEFAULT_SNAPSHOT_CACHE_BYTES = 64 * MIB;
+
+/** A listed tool's object, beyond its name and description (its schema is its document's). */
+const TOOL_BYTES = 128;
+
+export interface ToolCatalogOptions {
+  readonly reader: Pick<ToolReader, "listing" | "lookup" | "packSource">;
+  /** Makes the project's generations current for `read` (`DocumentCascade.refresh`). */
+  readonly refresh: (tenant: string, project: string, read: CascadeRead) => Promise<void>;
+  /** Bytes of snapshots kept; `DEFAULT_SNAPSHOT_CACHE_BYTES` by default. */
+  readonly maxBytes?: number;
+  /** The part of `maxBytes` one tenant may hold; a quarter by default. */
+  readonly tenantShare?: number;
+}
+
+/**
+ * `ToolCatalog` (issue 38): the one place that reads a project's generations for its tools and
+ * answers a `ToolSnapshot`. The project's listing versions are kept in one cache bounded by
+ * bytes, with a share per tenant; a version is replaced when the reader answers another listing
+ * (a document, a marker or a source's answer changed), and the views derived from the old one go
+ * with it.
+ */
+export class ToolCatalog {
+  readonly #reader: ToolCatalogOptions["reader"];
+  readonly #refresh: ToolCatalogOptions["refresh"];
+  readonly #versions: TenantByteCache<ListingVersion>;
+  #lastVersion = 0;
+
+  constructor(options: ToolCatalogOptions) {
+    this.#reader = options.reader;
+    this.#refresh = options.refresh;
+    this.#versions = new TenantByteCache<ListingVersion>({
+      maxBytes: options.maxBytes ?? DEFAULT_SNAPSHOT_CACHE_BYTES,
+      ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      sizeOf: (version) => version.bytes,
+    });
+  }
+
+  /**
+   * The project's tools for one request: its generations made current for `read` (one
+   * state-store request unless the request read them already), then a snapshot that answers
+   * every later question of the request without reading them again.
+   */
+  async snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
+    await this.#refresh(tenant, project, read);
+    return new ToolSnapshot(tenant, project, read, {
+      listingVersion: () => this.#listingVersion(tenant, project, read),
+      lookup: (name) => this.#reader.lookup(tenant, project, name, read),
+      packSource: (name) => this.#reader.packSource(tenant, project, name, read),
+    });
+  }
+
+  /** The snapshot cache's counters and extent. */
+  cacheReport(): CacheReport {
+    return this.#versions.report();
+  }
+
+  /** The bytes of snapshots `tenant` holds on this instance. */
+  bytesOf(tenant: string): number {
+    return this.#versions.bytesOf(tenant);
+  }
+
+  async #listingVersion(tenant: string, project: string, read: CascadeRead): Promise<ListingVersion> {
+    const listing = await this.#reader.listing(tenant, project, read);
+    // The reader answers the same listing while nothing of it changed: the one comparison by
+    // object left, made here only; everything derived hangs on the version.
+    const cached = this.#versions.get(tenant, project, (version) => version.listing === listing);
+    if (cached) return cached;
+    const version = new ListingVersion(
+      tenant,
+      project,
+      ++this.#lastVersion,
+      listing,
+      listingBytes(listing),
+      (resized) => {
+        if (this.#versions.peek(tenant, project) === resized) this.#versions.set(tenant, project, resized);
+      },
+    );
+    this.#versions.set(tenant, project, version);
+    return version;
+  }
+}
+
+/** What a listing adds to the documents it lists: its tools' objects, names and descriptions. */
+function listingBytes(listing: ToolListing): number {
+  let bytes = TOOL_BYTES * (listing.invalid.length + listing.hidden.length + listing.packs.length);
+  for (const tool of listing.tools)
+    bytes += TOOL_BYTES + stringBytes(tool.name) + stringBytes(tool.config.description);
+  return bytes;
+}
