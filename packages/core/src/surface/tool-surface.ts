@@ -211,10 +211,12 @@ export class ToolSurface {
     const namesVersion = (built.namesVersion ??= namesVersionOf(manifest.deferred, manifest.demoted));
     if (names === namesVersion) {
       const { deferred: _deferred, demoted: _demoted, ...rest } = manifest;
-      built.unnamedBody ??= manifestBytes({ ...rest, namesVersion }, toolJson);
+      const unnamed = { ...rest, namesVersion };
+      built.unnamedBody ??= manifestBytes(unnamed, toolJson);
       return built.unnamedBody;
     }
-    built.body ??= manifestBytes({ ...manifest, namesVersion }, toolJson);
+    const named = { ...manifest, namesVersion };
+    built.body ??= manifestBytes(named, toolJson);
     return built.body;
   }
 
