@@ -402,7 +402,6 @@ export class SearchIndex {
       scores[doc] = 0;
       masks[doc] = 0;
       const name = data.names[doc]!;
-      if (!allowed(name)) continue;
       let covered = 0;
       for (const [index, concept] of concepts.entries()) if (mask & (1 << index)) covered += concept.idf;
       const coverage = totalIdf > 0 ? covered / totalIdf : 1;
@@ -425,7 +424,12 @@ export class SearchIndex {
         for (let at = from; at < to; at++) if (queryTerms.has(data.nameTerms[at]!)) named++;
         score *= 1 - NAME_FIT + (NAME_FIT * named) / (to - from);
       }
-      keepBest(hits, { name, score }, limit);
+      const hit = { name, score };
+      // Whether the caller may use it is asked only of a tool that would be answered: a search
+      // reaches thousands of tools, and a process's allow set may hold 17,000.
+      if (hits.length === limit && !ranksBefore(hit, hits[limit - 1]!)) continue;
+      if (!allowed(name)) continue;
+      keepBest(hits, hit, limit);
     }
     return hits;
   }
