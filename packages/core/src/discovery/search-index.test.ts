@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { searchDocument } from "./search-document";
 import { buildSearchIndex, SearchIndex } from "./search-index";
-import { searchTerms } from "./search-text";
+import { actionOfOperation, searchTerms } from "./search-text";
 
 /** A pack sub-tool as an OpenAPI operation makes it: name, summary, method and path, parameters. */
 const op = (name: string, method: string, path: string, summary: string, parameters: string[] = []) =>
@@ -50,6 +50,18 @@ const CATALOG = new SearchIndex(
       "Initiates a public or private channel-based conversation",
     ),
     op("chat__conversations_archive", "POST", "/conversations.archive", "Archives a conversation."),
+    op(
+      "chat__admin_conversations_archive",
+      "POST",
+      "/admin.conversations.archive",
+      "Archive a public or private channel.",
+    ),
+    op("chat__conversations_members", "GET", "/conversations.members", "Retrieve members of a conversation."),
+    op("chat__conversations_invite", "POST", "/conversations.invite", "Invites users to a channel."),
+    op("gh__repositories_by_topic", "GET", "/search/repositories", "Repositories by topic"),
+    op("gh__repos_list_for_org", "GET", "/orgs/{org}/repos", "List organization repositories"),
+    op("gh__repos_list_for_user", "GET", "/users/{username}/repos", "List repositories for a user"),
+    op("gh__users_list", "GET", "/users", "List users"),
     searchDocument({
       name: "weather_get",
       description: "The weather at a place",
@@ -82,6 +94,23 @@ describe("SearchIndex: what a user asking in plain words gets first", () => {
 
   it("phrases whose words mislead are read as what they name: logged in is the authenticated user, not logs", () => {
     expect(top("who am I logged in as")[0]).toBe("gh__users_get_authenticated");
+    expect(top("which user am I")[0]).toBe("gh__users_get_authenticated");
+  });
+
+  it("a tool whose own name the query covers wins over a wider one that also matches: the channel's archive, not the admin's", () => {
+    expect(top("archive an old channel")[0]).toBe("chat__conversations_archive");
+    expect(top("archive a channel as an admin")[0]).toBe("chat__admin_conversations_archive");
+  });
+
+  it("'who' asks about people: who is in a channel lists its members", () => {
+    expect(top("who is in this channel")[0]).toBe("chat__conversations_members");
+  });
+
+  it("a collection under a search segment is searched: 'find repositories' is the one under /search/, not a listing", () => {
+    expect(actionOfOperation("GET", "/search/repositories")).toBe("search");
+    expect(actionOfOperation("GET", "/orgs/{org}/repos")).toBe("list");
+    expect(top("find repositories about compilers")[0]).toBe("gh__repositories_by_topic");
+    expect(top("list the repositories of an organization")[0]).toBe("gh__repos_list_for_org");
   });
 
   it("the first verb is the action, a later one a thing: 'get the logs of a run' is not the authenticated user's get", () => {

@@ -53,6 +53,14 @@ export interface SearchIndexData {
   /** Pack names, sorted; per document its pack's index or -1. */
   readonly packs: readonly string[];
   readonly packOf: Int32Array;
+  /**
+   * Per document: the terms of its own name that name a thing (not an action, not `id`),
+   * `nameTerms[nameOffsets[d], nameOffsets[d + 1])`: how much of them a query covers says how
+   * squarely the tool is what was asked for (`conversations_archive` against
+   * `admin_conversations_archive`).
+   */
+  readonly nameOffsets: Uint32Array;
+  readonly nameTerms: Uint32Array;
 }
 
 /**
@@ -60,21 +68,25 @@ export interface SearchIndexData {
  * path says what it acts on; tags, the pack and parameters what it is about; the long
  * description mostly other things.
  */
-const FIELD_WEIGHTS = {
-  name: 2.5,
-  summary: 3,
-  path: 1.5,
-  family: 1,
-  packText: 0.3,
-  parameter: 0.5,
-  details: 0.4,
-} as const;
+const FIELDS = [
+  { name: "name", weight: 2.5, b: 0.75 },
+  { name: "summary", weight: 3, b: 0.75 },
+  { name: "path", weight: 1.5, b: 0.5 },
+  { name: "family", weight: 1, b: 0.3 },
+  { name: "packText", weight: 0.3, b: 0 },
+  { name: "parameter", weight: 0.5, b: 0.3 },
+  { name: "details", weight: 0.4, b: 0.5 },
+] as const;
+/** Each field's position in `FIELDS`. */
+const FIELD = Object.fromEntries(FIELDS.map((field, index) => [field.name, index])) as Record<
+  (typeof FIELDS)[number]["name"],
+  number
+>;
 /** Words of the long description read: past them it is mostly examples and links. */
 const MAX_DETAIL_WORDS = 80;
 
-/** BM25's term-frequency saturation and length normalisation. */
+/** BM25's term-frequency saturation (each field's length normalisation is its `b`). */
 const K1 = 1.2;
-const B = 0.5;
 
 /** Characters of a query that are read; the rest is ignored. */
 const MAX_QUERY_CHARS = 500;
@@ -98,6 +110,8 @@ const ACTION_WORD_WEIGHT = 0.4;
 /** The score of a tool of a pack the query names, and of one of another pack. */
 const NAMED_PACK = 1.5;
 const OTHER_PACK = 0.35;
+/** How much the share of a tool's own name the query covers counts: × (1 − NAME_FIT + NAME_FIT × share). */
+const NAME_FIT = 0.3;
 /** The score of a tool whose summary is the query, word for word. */
 const EXACT_SUMMARY = 2;
 
@@ -106,17 +120,20 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
   const termIds = new Map<string, number>();
   const termNames: string[] = [];
   const packIds = new Map<string, number>();
-  const perDocument: { terms: Map<number, number>; length: number }[] = [];
+  // Per document, per field: its terms' counts and its length (BM25F normalises each field by
+  // its own average length, so a long description cannot drown a short name).
+  const perDocument: Map<number, number>[][] = [];
+  const fieldLengths = FIELDS.map(() => 0);
   const actions = new Uint8Array(documents.length);
   const summaries = new Uint32Array(documents.length);
   const packOfRaw = new Int32Array(documents.length).fill(-1);
   const resourceTerms: (string | undefined)[] = [];
-  let totalLength = 0;
+  const nameTermIds: number[][] = [];
 
   for (const [index, doc] of documents.entries()) {
-    const terms = new Map<number, number>();
-    let length = 0;
-    const add = (words: readonly string[], weight: number) => {
+    const fields = FIELDS.map(() => new Map<number, number>());
+    const add = (field: number, words: readonly string[]) => {
+      const terms = fields[field]!;
       for (const word of words) {
         let id = termIds.get(word);
         if (id === undefined) {
@@ -124,22 +141,30 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
           termIds.set(word, id);
           termNames.push(word);
         }
-        terms.set(id, (terms.get(id) ?? 0) + weight);
-        length += weight;
+        terms.set(id, (terms.get(id) ?? 0) + 1);
       }
+      fieldLengths[field]! += words.length;
     };
     const pack = doc.pack;
     const ownName = pack && doc.name.startsWith(`${pack}__`) ? doc.name.slice(pack.length + 2) : doc.name;
-    add(searchTerms(ownName), FIELD_WEIGHTS.name);
+    const nameWords = searchTerms(ownName);
+    add(FIELD.name, nameWords);
+    nameTermIds.push(
+      [...new Set(nameWords)]
+        .filter((term) => term !== "id" && actionsOfTerm(term).length === 0)
+        .map((term) => termIds.get(term)!),
+    );
     const summary = searchTerms(doc.summary);
-    add(summary, FIELD_WEIGHTS.summary);
-    add(searchTerms(doc.details).slice(0, MAX_DETAIL_WORDS), FIELD_WEIGHTS.details);
-    if (doc.family) add(searchTerms(doc.family), FIELD_WEIGHTS.family);
-    if (doc.path) add(searchTerms(staticPath(doc.path)), FIELD_WEIGHTS.path);
-    if (doc.packText) add(searchTerms(doc.packText), FIELD_WEIGHTS.packText);
-    for (const parameter of doc.parameters) add(searchTerms(parameter), FIELD_WEIGHTS.parameter);
-    perDocument.push({ terms, length });
-    totalLength += length;
+    add(FIELD.summary, summary);
+    add(FIELD.details, searchTerms(doc.details).slice(0, MAX_DETAIL_WORDS));
+    if (doc.family) add(FIELD.family, searchTerms(doc.family));
+    if (doc.path) add(FIELD.path, searchTerms(staticPath(doc.path)));
+    if (doc.packText) add(FIELD.packText, searchTerms(doc.packText));
+    add(
+      FIELD.parameter,
+      doc.parameters.flatMap((parameter) => searchTerms(parameter)),
+    );
+    perDocument.push(fields);
     actions[index] = ACTIONS.indexOf(actionOfDocument(doc, ownName, summary));
     summaries[index] = hashTerms(summary);
     resourceTerms.push(resourceOf(doc, ownName));
@@ -162,9 +187,21 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
   const packOf = packOfRaw.map((id) => (id < 0 ? -1 : packRank[id]!));
 
   const count = documents.length;
-  const averageLength = totalLength / Math.max(1, count);
+  const averageLengths = fieldLengths.map((length) => Math.max(1, length / Math.max(1, count)));
+  // Per document: each term's BM25F frequency, its fields' counts weighted and length-normalised.
+  const weighted: Map<number, number>[] = perDocument.map((fields) => {
+    const terms = new Map<number, number>();
+    for (const [field, counts] of fields.entries()) {
+      let length = 0;
+      for (const tf of counts.values()) length += tf;
+      const { weight, b } = FIELDS[field]!;
+      const norm = 1 - b + (b * length) / averageLengths[field]!;
+      for (const [id, tf] of counts) terms.set(id, (terms.get(id) ?? 0) + (weight * tf) / norm);
+    }
+    return terms;
+  });
   const frequency = new Uint32Array(termNames.length);
-  for (const { terms } of perDocument) for (const id of terms.keys()) frequency[rank[id]!]! += 1;
+  for (const terms of weighted) for (const id of terms.keys()) frequency[rank[id]!]! += 1;
   const idf = new Float32Array(termNames.length);
   for (let t = 0; t < idf.length; t++) {
     idf[t] = Math.log(1 + (count - frequency[t]! + 0.5) / (frequency[t]! + 0.5));
@@ -174,18 +211,23 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
   const postings = new Uint32Array(offsets[termNames.length]!);
   const impacts = new Float32Array(postings.length);
   const filled = new Uint32Array(termNames.length);
-  for (const [doc, { terms, length }] of perDocument.entries()) {
-    const norm = K1 * (1 - B + (B * length) / averageLength);
+  for (const [doc, terms] of weighted.entries()) {
     for (const [id, tf] of terms) {
       const t = rank[id]!;
       const at = offsets[t]! + filled[t]!;
       filled[t]! += 1;
       postings[at] = doc;
-      impacts[at] = (idf[t]! * (tf * (K1 + 1))) / (tf + norm);
+      impacts[at] = (idf[t]! * (tf * (K1 + 1))) / (tf + K1);
     }
   }
   for (let t = 0; t < termNames.length; t++) sortByImpact(postings, impacts, offsets[t]!, offsets[t + 1]!);
 
+  const nameOffsets = new Uint32Array(documents.length + 1);
+  for (const [index, ids] of nameTermIds.entries()) nameOffsets[index + 1] = nameOffsets[index]! + ids.length;
+  const nameTerms = new Uint32Array(nameOffsets[documents.length]!);
+  for (const [index, ids] of nameTermIds.entries()) {
+    for (const [at, id] of ids.entries()) nameTerms[nameOffsets[index]! + at] = rank[id]!;
+  }
   const resources = new Int32Array(documents.length).fill(-1);
   for (const [index, term] of resourceTerms.entries()) {
     const id = term === undefined ? undefined : termIds.get(term);
@@ -203,6 +245,8 @@ export function buildSearchIndex(documents: readonly SearchDocument[]): SearchIn
     resources,
     packs: packNames,
     packOf,
+    nameOffsets,
+    nameTerms,
   };
 }
 
@@ -253,6 +297,8 @@ export class SearchIndex {
       data.summaries.byteLength +
       data.resources.byteLength +
       data.packOf.byteLength +
+      data.nameOffsets.byteLength +
+      data.nameTerms.byteLength +
       this.scores.byteLength +
       this.masks.byteLength
     );
@@ -323,6 +369,8 @@ export class SearchIndex {
     // "show all", "see the recent runs": a word of many makes the looking a listing.
     if (plural && (queryActions.size === 0 || queryActions.has("get"))) queryActions.add("list");
     if (queryActions.has("list")) queryActions.delete("get");
+    const queryTerms = new Set<number>();
+    for (const concept of concepts) for (const { term } of concept.terms) queryTerms.add(term);
     const resourceTerms = new Set<number>();
     for (const concept of concepts)
       if (concept.idf > 0) for (const { term } of concept.terms) resourceTerms.add(term);
@@ -354,7 +402,6 @@ export class SearchIndex {
       scores[doc] = 0;
       masks[doc] = 0;
       const name = data.names[doc]!;
-      if (!allowed(name)) continue;
       let covered = 0;
       for (const [index, concept] of concepts.entries()) if (mask & (1 << index)) covered += concept.idf;
       const coverage = totalIdf > 0 ? covered / totalIdf : 1;
@@ -370,7 +417,19 @@ export class SearchIndex {
       if (resourceTerms.has(data.resources[doc]!)) score *= RESOURCE_MATCH;
       if (namedPacks.size > 0) score *= namedPacks.has(data.packOf[doc]!) ? NAMED_PACK : OTHER_PACK;
       if (data.summaries[doc] === summary) score *= EXACT_SUMMARY;
-      keepBest(hits, { name, score }, limit);
+      const from = data.nameOffsets[doc]!;
+      const to = data.nameOffsets[doc + 1]!;
+      if (to > from) {
+        let named = 0;
+        for (let at = from; at < to; at++) if (queryTerms.has(data.nameTerms[at]!)) named++;
+        score *= 1 - NAME_FIT + (NAME_FIT * named) / (to - from);
+      }
+      const hit = { name, score };
+      // Whether the caller may use it is asked only of a tool that would be answered: a search
+      // reaches thousands of tools, and a process's allow set may hold 17,000.
+      if (hits.length === limit && !ranksBefore(hit, hits[limit - 1]!)) continue;
+      if (!allowed(name)) continue;
+      keepBest(hits, hit, limit);
     }
     return hits;
   }

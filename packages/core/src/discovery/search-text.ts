@@ -8,7 +8,7 @@
 /** Words that say nothing about which tool is meant. */
 const STOP_WORDS = new Set(
   (
-    "a am an and are as at be by can could do does for from had has have how i if in into is it its me my of on " +
+    "a about am an and are as at be by can could do does for from had has have how i if in into is it its me my of on " +
     "or our please so some such than that the their them then there these this those to up us " +
     "use using via want was we were what when where which who whom whose why will with would you your"
   ).split(" "),
@@ -86,8 +86,10 @@ function undouble(w: string): string {
  * before a query is split: who the caller is, switching a machine on and off.
  */
 const PHRASES: readonly (readonly [RegExp, string])[] = [
-  [/\b(logged|signed) (in|on)\b|\bwho am i\b/gi, " current authenticated user "],
+  [/\b(logged|signed) (in|on)\b|\b(who )?am i\b/gi, " current authenticated user "],
   [/\bpower(ed)? on\b|\bturn(ed)? on\b/gi, " boot start "],
+  // "Who is in the channel", "who opened it": a question about people, whatever the verb.
+  [/\bwho\b/gi, " members "],
   [/\bpower(ed)? off\b|\bturn(ed)? off\b/gi, " shutdown stop "],
 ];
 
@@ -237,6 +239,9 @@ export function actionOfOperation(method: string, path: string): SearchAction | 
   const lastIsParameter = last.startsWith("{") || last.startsWith("(");
   const lastWords = lastIsParameter ? [] : splitWords(last);
   if (lastWords.some((word) => word === "search" || word === "query")) return "search";
+  // A collection under a `search` segment is searched, not listed (`GET /search/repositories`).
+  if (method.toLowerCase() === "get" && segments.slice(0, -1).some((segment) => segment === "search"))
+    return "search";
   // RPC-style paths name the action in the path (`/conversations.list`, `/chat.delete`).
   if (lastWords.length > 1) {
     const named = lastWords.map((word) => actionsOfTerm(stem(word))).find((actions) => actions.length === 1);

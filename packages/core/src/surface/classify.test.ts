@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type ClassificationInput, classifyTools, type SurfaceTool } from "./classify";
+import {
+  type ClassificationInput,
+  classifyTools,
+  configureTools,
+  isDeferred,
+  prepareClassification,
+  type SurfaceTool,
+} from "./classify";
 import { toolFamily } from "./tool-family";
 
 const tool = (name: string, primary = true, extra: Partial<SurfaceTool> = {}): SurfaceTool => ({
@@ -124,5 +131,57 @@ describe("classifyTools", () => {
     expect(both.demoted).toContain("b_1");
     expect(both.staticDeferred).toEqual(["b_2"]);
     expect(both.staticDeferred.filter((name) => both.demoted.includes(name))).toEqual([]);
+  });
+});
+
+describe("the classification memo (configureTools, kept per process and listing)", () => {
+  /** A seeded generator (mulberry32): the same cases on every run. */
+  function random(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it("one configureTools reused across activations, skills and limits classifies as a fresh classification does, and every tool is primary or deferred", () => {
+    const next = random(36);
+    for (let round = 0; round < 40; round++) {
+      const tools = [...floor];
+      for (let i = 0; i < 60; i++) {
+        const inPack = next() < 0.6;
+        const name = inPack ? `pk${Math.floor(next() * 3)}__op_${i}` : `fam${Math.floor(next() * 4)}_t${i}`;
+        tools.push(tool(name, next() < 0.5, { defaultDeferred: inPack && next() < 0.8 }));
+      }
+      const names = tools.map((one) => one.name);
+      const pick = (share: number) => names.filter(() => next() < share);
+      const hints = {
+        allowedToolsAdd: pick(0.05),
+        allowedToolsKeep: next() < 0.5 ? ["fam1_*"] : pick(0.05),
+        allowedToolsDefer: pick(0.05),
+        allowedToolsDropFirst: next() < 0.5 ? ["fam2_*"] : [],
+      };
+      const configured = configureTools(tools, hints);
+      for (let turn = 0; turn < 5; turn++) {
+        const activated = new Map(pick(0.1).map((name, index) => [name, 1_000 + index] as const));
+        const skills = pick(0.03);
+        const limit = next() < 0.5 ? null : 4 + Math.floor(next() * 30);
+        const base = { tools, hints, activated, additional: skills, limit };
+        const fresh = prepareClassification(base).finish(new Map());
+        const kept = prepareClassification({ ...base, configured }).finish(new Map());
+        expect({ ...kept }).toEqual({ ...fresh });
+        // Every tool is in exactly one of primary and deferred, each in name order.
+        expect([...kept.primary, ...kept.deferred].sort()).toEqual([...names].sort());
+        expect(kept.deferred).toEqual([...kept.deferred].sort());
+        for (const name of names) {
+          expect(isDeferred(kept, new Set(names), name)).toBe(kept.deferred.includes(name));
+        }
+        // An activated tool is primary unless the budget demoted it.
+        for (const name of activated.keys())
+          if (!kept.demoted.includes(name)) expect(kept.primary).toContain(name);
+      }
+    }
   });
 });

@@ -45,6 +45,8 @@ export interface ClassificationInput {
   readonly tokenLimit?: number | null;
   /** A tool's tokens where `tokenLimit` reads them: `toolTokens`, or a caller's memo of it (`ToolSurface`'s). */
   readonly tokensOf?: (tool: SurfaceTool) => number;
+  /** `configureTools(tools, hints)` kept by the caller (the classification memo); computed without. */
+  readonly configured?: ConfiguredTools;
 }
 
 export interface Classification {
@@ -114,6 +116,9 @@ export function prepareClassification(input: Omit<ClassificationInput, "demand">
 interface Prepared {
   /** The tools in name order. */
   readonly tools: readonly SurfaceTool[];
+  readonly configured: ConfiguredTools;
+  /** Tools configuration defers that activations or skills made candidates. */
+  readonly promoted: readonly string[];
   /** Triage candidates in name order. */
   readonly candidates: readonly TriageCandidate[];
   /** Per candidate: whether its demand is measured (not its activation, not the floor's 0). */
@@ -167,46 +172,63 @@ export function configuredDeferred(tools: readonly SurfaceTool[], hints: RecipeH
   return deferred;
 }
 
-/** Everything but the triage: the candidates, ranked by `demand` where it applies. */
-function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap<string, number>): Prepared {
-  const hints = new CompiledHints(input.hints);
-  const { add, keep, dropFirst } = hints;
-  const additional = new Set(input.additional ?? []);
-  // Schema tokens are estimated only where a token limit reads them.
-  const counted = (input.tokenLimit ?? null) !== null;
-  const tokensOf = input.tokensOf ?? toolTokens;
+/**
+ * The part of a classification that only the tools and the recipe decide — not activations,
+ * skills, the budget or demand: the tools in name order and, per tool, where configuration alone
+ * puts it. **The classification memo (issue 36):** `ToolSurface` keeps one per process and
+ * listing (a process's allow set and recipe are frozen at spawn), so a turn or a `tool_search`
+ * whose activations changed classifies only the tools that can be on the wire — not every tool
+ * of a 17,000-operation allow set again. Pure and immutable: a tool snapshot can own it later.
+ */
+export interface ConfiguredTools {
+  /** The tools in name order. */
+  readonly tools: readonly SurfaceTool[];
+  /** A tool's position in `tools`, by name. */
+  readonly positions: ReadonlyMap<string, number>;
+  /** Per tool in name order: where configuration puts it. */
+  readonly entries: readonly ConfiguredEntry[];
+  /** Positions of the tools configuration alone puts in the array (the floor included), ascending. */
+  readonly inArray: readonly number[];
+  /** Names of the tools configuration alone defers, in name order. */
+  readonly deferred: readonly string[];
+}
 
+/** Where configuration alone puts one tool. */
+interface ConfiguredEntry {
+  /** Its class when neither a skill nor an activation promotes it; null when configuration defers it. */
+  readonly triageClass: TriageClass | null;
+  readonly namedInHint: boolean;
+}
+
+/** {@link ConfiguredTools} of `tools` under `hints`: linear in the tools, one sort. */
+export function configureTools(tools: readonly SurfaceTool[], hints: RecipeHints): ConfiguredTools {
+  const compiled = new CompiledHints(hints);
+  const { add, keep, dropFirst } = compiled;
   // One sort: every list below is built in name order, so none is sorted again.
-  const tools = sortByName(input.tools);
-  const candidates: TriageCandidate[] = [];
-  const measured: boolean[] = [];
-  for (let index = 0; index < tools.length; index++) {
-    const tool = tools[index]!;
+  const ordered = sortByName(tools);
+  const positions = new Map<string, number>();
+  const entries: ConfiguredEntry[] = [];
+  const inArray: number[] = [];
+  const deferred: string[] = [];
+  for (let index = 0; index < ordered.length; index++) {
+    const tool = ordered[index]!;
     const { name } = tool;
+    positions.set(name, index);
     if (inCapabilityFloor(name)) {
-      candidates.push({
-        name,
-        triageClass: "mandatory",
-        demand: 0,
-        namedInHint: false,
-        ...(counted ? { tokens: tokensOf(tool) } : {}),
-      });
-      measured.push(false);
+      entries.push({ triageClass: "mandatory", namedInHint: false });
+      inArray.push(index);
       continue;
     }
     const added = add.has(name);
     const kept = keep.match(name);
-    const deferredByConfig = hints.deferred(tool, added, kept);
-    const activatedAt = input.activated.get(name);
-    const isAdditional = additional.has(name);
-    if (deferredByConfig && activatedAt === undefined && !isAdditional) continue;
+    if (compiled.deferred(tool, added, kept)) {
+      entries.push({ triageClass: null, namedInHint: false });
+      deferred.push(name);
+      continue;
+    }
     let triageClass: TriageClass;
     let namedInHint = false;
-    if (isAdditional) {
-      triageClass = "keep";
-    } else if (activatedAt !== undefined) {
-      triageClass = "activated";
-    } else if (kept !== null) {
+    if (kept !== null) {
       triageClass = "keep";
       namedInHint = kept === "name";
     } else {
@@ -220,17 +242,83 @@ function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap
         triageClass = isPackTool(name) ? "pack" : "builtIn";
       }
     }
+    entries.push({ triageClass, namedInHint });
+    inArray.push(index);
+  }
+  return { tools: ordered, positions, entries, inArray, deferred };
+}
+
+/**
+ * Everything but the triage: the candidates, ranked by `demand` where it applies. Reads only the
+ * tools configuration puts in the array and those activations or skills promote.
+ */
+function prepare(input: Omit<ClassificationInput, "demand">, demand: ReadonlyMap<string, number>): Prepared {
+  const configured = input.configured ?? configureTools(input.tools, input.hints);
+  const { tools, positions, entries } = configured;
+  const additional = new Set(input.additional ?? []);
+  // Schema tokens are estimated only where a token limit reads them.
+  const counted = (input.tokenLimit ?? null) !== null;
+  const tokensOf = input.tokensOf ?? toolTokens;
+
+  // The positions to read: configuration's, and the tools activations and skills promote.
+  let reads = configured.inArray;
+  const promoted: number[] = [];
+  for (const name of [...input.activated.keys(), ...additional]) {
+    const at = positions.get(name);
+    if (at !== undefined && entries[at]!.triageClass === null) promoted.push(at);
+  }
+  if (promoted.length > 0) reads = mergeAscending(reads, promoted);
+
+  const candidates: TriageCandidate[] = [];
+  const measured: boolean[] = [];
+  const promotedNames: string[] = [];
+  for (const index of reads) {
+    const tool = tools[index]!;
+    const { name } = tool;
+    const entry = entries[index]!;
+    if (entry.triageClass === "mandatory") {
+      candidates.push({
+        name,
+        triageClass: "mandatory",
+        demand: 0,
+        namedInHint: false,
+        ...(counted ? { tokens: tokensOf(tool) } : {}),
+      });
+      measured.push(false);
+      continue;
+    }
+    const activatedAt = input.activated.get(name);
+    const isAdditional = additional.has(name);
+    if (entry.triageClass === null) promotedNames.push(name);
+    const triageClass: TriageClass = isAdditional
+      ? "keep"
+      : activatedAt !== undefined
+        ? "activated"
+        : entry.triageClass!;
     candidates.push({
       name,
       triageClass,
       demand: activatedAt ?? demand.get(name) ?? 0,
-      namedInHint,
+      namedInHint: isAdditional || activatedAt !== undefined ? false : entry.namedInHint,
       ...(tool.family ? { family: tool.family } : {}),
       ...(counted ? { tokens: tokensOf(tool) } : {}),
     });
     measured.push(activatedAt === undefined);
   }
-  return { tools, candidates, measured };
+  return { tools, configured, promoted: promotedNames, candidates, measured };
+}
+
+/** `a` and `b` (each ascending) merged, ascending, without repeats. */
+function mergeAscending(a: readonly number[], b: readonly number[]): number[] {
+  const other = [...new Set(b)].sort((x, y) => x - y);
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < other.length) {
+    const next = j >= other.length || (i < a.length && a[i]! <= other[j]!) ? a[i++]! : other[j++]!;
+    if (out.length === 0 || out[out.length - 1] !== next) out.push(next);
+  }
+  return out;
 }
 
 /** The triage over `candidates`, and the buckets from it. */
@@ -241,15 +329,59 @@ function complete(
   tokenLimit: number | null,
 ): Classification {
   const triage = triageTools(candidates, limit, tokenLimit);
-  const deferred = complement(prepared.tools, triage.kept);
   const demoted = new Set(triage.demoted);
+  // The deferred lists (every tool of a big allow set) are written when first read: a search
+  // reads only whether a tool is in the array (see `isDeferred`).
+  let deferred: string[] | undefined;
+  let staticDeferred: string[] | undefined;
+  const deferredList = () => {
+    deferred ??= deferredNames(prepared, demoted);
+    return deferred;
+  };
   return {
     primary: triage.kept,
-    deferred,
+    get deferred() {
+      return deferredList();
+    },
     demoted: triage.demoted,
     demotedUnits: triage.demotedUnits,
-    staticDeferred: demoted.size === 0 ? [...deferred] : deferred.filter((name) => !demoted.has(name)),
+    get staticDeferred() {
+      staticDeferred ??=
+        demoted.size === 0 ? [...deferredList()] : deferredList().filter((name) => !demoted.has(name));
+      return staticDeferred;
+    },
   };
+}
+
+/**
+ * Every candidate is kept or demoted: the tools not kept are configuration's deferred ones but
+ * those activations or skills promoted and kept, and the demoted ones. In name order.
+ */
+function deferredNames(prepared: Prepared, demoted: ReadonlySet<string>): string[] {
+  const { configured, promoted } = prepared;
+  if (demoted.size === 0 && promoted.length === 0) return [...configured.deferred];
+  const promotedNow = new Set(promoted);
+  const { entries } = configured;
+  const rest: string[] = [];
+  // `configured.tools` is in name order: one pass, no sort.
+  for (let index = 0; index < configured.tools.length; index++) {
+    const { name } = configured.tools[index]!;
+    const deferredByConfig = entries[index]!.triageClass === null;
+    if (demoted.has(name) || (deferredByConfig && !promotedNow.has(name))) rest.push(name);
+  }
+  return rest;
+}
+
+/**
+ * Whether `name` is one of `classification`'s tools outside the tools array: one of `tools`
+ * (every tool the process may invoke) and not primary. Reads no deferred list.
+ */
+export function isDeferred(
+  classification: Pick<Classification, "primary">,
+  tools: { has(name: string): boolean },
+  name: string,
+): boolean {
+  return tools.has(name) && !classification.primary.includes(name);
 }
 
 /**
@@ -267,15 +399,3 @@ export function toolTokens(tool: SurfaceTool): number {
 
 /** Tokens of a tool's frame on the wire (`type`, `function`, `name`, `parameters` keys). */
 const TOOL_FRAME_TOKENS = 8;
-
-/** The names of `tools` not in `kept`, in name order; both lists are in name order, `kept` a subset. */
-function complement(tools: readonly SurfaceTool[], kept: readonly string[]): string[] {
-  const rest: string[] = [];
-  let next = 0;
-  for (let index = 0; index < tools.length; index++) {
-    const { name } = tools[index]!;
-    if (next < kept.length && kept[next] === name) next++;
-    else rest.push(name);
-  }
-  return rest;
-}

@@ -371,22 +371,42 @@ export interface AllowSet {
  * excluded ones) and the capability floor (spec §13.1).
  */
 class ProcessAllowSet implements AllowSet {
-  private readonly names: ReadonlySet<string>;
+  private readonly record: ProcessRecord;
+  /** Built at the `LOOKUPS_BEFORE_SET`-th look-up: a call asks about one name or two. */
+  private names: ReadonlySet<string> | undefined;
+  private lookups = 0;
   private readonly packs: ReadonlySet<string>;
   private readonly excluded: ReadonlySet<string>;
 
   constructor(record: ProcessRecord) {
-    this.names = new Set([...record.allowedTools, ...CAPABILITY_FLOOR]);
+    this.record = record;
     this.packs = new Set(record.allowedPacks);
     this.excluded = new Set(record.excludedTools);
   }
 
   has(name: string): boolean {
-    if (this.names.has(name)) return true;
+    if (this.named(name)) return true;
     const pack = packOf(name);
     return pack !== null && this.packs.has(pack) && !this.excluded.has(name);
   }
+
+  /**
+   * Whether the frozen names or the floor hold `name`. A record read for one call (its
+   * activations change it at every search, so it is read anew) is asked about a name or two: a
+   * scan of the names answers them without hashing a 17,000-name allow set per call (issue 36).
+   */
+  private named(name: string): boolean {
+    if (this.names) return this.names.has(name);
+    if (++this.lookups >= LOOKUPS_BEFORE_SET) {
+      this.names = new Set([...this.record.allowedTools, ...CAPABILITY_FLOOR]);
+      return this.names.has(name);
+    }
+    return this.record.allowedTools.includes(name) || CAPABILITY_FLOOR.includes(name);
+  }
 }
+
+/** Look-ups of one allow set answered by a scan of its names; from this one on, by a set. */
+const LOOKUPS_BEFORE_SET = 8;
 
 /**
  * What `ProcessRecords` derives from the records it reads, kept by frozen `allowedTools` array (a

@@ -11,7 +11,10 @@ import { type SnapshotView, snapshotView, type ToolSnapshot } from "../tools/too
 import type { ToolUsage } from "../usage/tool-usage";
 import {
   type Classification,
+  type ConfiguredTools,
   configuredDeferred,
+  configureTools,
+  isDeferred,
   type PreparedClassification,
   prepareClassification,
   type SurfaceTool,
@@ -46,6 +49,12 @@ interface SurfaceMemo {
   /** Each surface tool's estimated tokens (`toolTokens`, read where a `maxToolTokens` limit applies), by name. */
   readonly tokens: Map<string, number>;
   readonly stalePacks: readonly StalePack[];
+  /**
+   * The classification memo (issue 36): what the tools and the frozen recipe alone decide
+   * (`configureTools`), once per process and listing; activations and skills re-read only the
+   * tools that can be on the wire.
+   */
+  configured?: ConfiguredTools;
   prepared?: { readonly key: string; readonly value: PreparedClassification };
   finished?:
     | {
@@ -339,8 +348,8 @@ export class ToolSurface {
     name: string,
     additional: readonly string[] = [],
   ): Promise<boolean> {
-    const { classification } = await this.classify(record, snapshot, additional);
-    return classification.deferred.includes(name);
+    const { classification, tools } = await this.classify(record, snapshot, additional);
+    return isDeferred(classification, tools, name);
   }
 
   /** {@link classify}, with the manifests already built from the classification it answers. */
@@ -382,10 +391,12 @@ export class ToolSurface {
     const tokenLimit = "maxToolTokens" in budget ? (budget.maxToolTokens ?? null) : null;
     const preparedKey = `${limit}\n${tokenLimit}\n${additional.join(",")}\n${[...activated].join(",")}`;
     if (memo.prepared?.key !== preparedKey) {
+      memo.configured ??= configureTools([...tools.values()], record);
       memo.prepared = {
         key: preparedKey,
         value: prepareClassification({
           tools: [...tools.values()],
+          configured: memo.configured,
           hints: record,
           activated,
           additional,
