@@ -22,7 +22,7 @@ import {
   type StoredObject,
 } from "../ports/object-store";
 import type { TenantQuotas } from "../quotas/tenant-quotas";
-import { CascadeRead } from "./cascade-read";
+import type { CascadeRead } from "./cascade-read";
 import { type GenerationStamp, type Generations, layerMarker, requestMarkers } from "./generations";
 
 /** The layers of the cascade, innermost first. `builtin` exists only for tools. */

@@ -28,7 +28,7 @@ import {
 } from "../recipes/recipe-resolver";
 import { PlainText } from "../text";
 import type { ToolSnapshot } from "../tools/tool-snapshot";
-import { inputSchemaProblemOf, type JsonSchemaValidator } from "../validation/json-schema-validator";
+import type { JsonSchemaValidator } from "../validation/json-schema-validator";
 import { ToolHints } from "./tool-family";
 
 /** Recipe and engine names: they become the process's role, spelled like ids. */

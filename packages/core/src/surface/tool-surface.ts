@@ -217,7 +217,8 @@ export class ToolSurface {
   ): Promise<Uint8Array<ArrayBuffer>> {
     const built = await this.built(record, snapshot, format, additional);
     const { manifest, toolJson } = built;
-    const namesVersion = (built.namesVersion ??= namesVersionOf(manifest.deferred, manifest.demoted));
+    built.namesVersion ??= namesVersionOf(manifest.deferred, manifest.demoted);
+    const { namesVersion } = built;
     if (names === namesVersion) {
       const { deferred: _deferred, demoted: _demoted, ...rest } = manifest;
       const unnamed = { ...rest, namesVersion };

@@ -1,6 +1,6 @@
 import { CountedLru } from "../cache/counted-lru";
 import { inCapabilityFloor } from "../calls/capability-floor";
-import { CascadeRead } from "../cascade/cascade-read";
+import type { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade, DocumentLayer, Layer } from "../cascade/document-cascade";
 import { mapWithConcurrency } from "../concurrency";
 import { Errors, VanceError } from "../errors";
@@ -104,12 +104,7 @@ export class ToolReader {
    * answered by its built-in at once: no document can shadow it, not even one stored behind the
    * service's back.
    */
-  async lookup(
-    tenant: string,
-    project: string,
-    name: string,
-    read: CascadeRead,
-  ): Promise<ToolLookup> {
+  async lookup(tenant: string, project: string, name: string, read: CascadeRead): Promise<ToolLookup> {
     const pack = packOf(name);
     if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, read);
     const found = await this.lookupDocument(tenant, project, name, read);
@@ -123,12 +118,7 @@ export class ToolReader {
   }
 
   /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
-  async require(
-    tenant: string,
-    project: string,
-    name: string,
-    read: CascadeRead,
-  ): Promise<ResolvedTool> {
+  async require(tenant: string, project: string, name: string, read: CascadeRead): Promise<ResolvedTool> {
     const found = await this.lookup(tenant, project, name, read);
     switch (found.status) {
       case "found":
@@ -171,11 +161,7 @@ export class ToolReader {
    * All enabled tools visible in the project, sorted by name. The array is shared (read-only):
    * while nothing changed, the same array comes back, so callers may cache what they derive by it.
    */
-  async listAll(
-    tenant: string,
-    project: string,
-    read: CascadeRead,
-  ): Promise<readonly ResolvedTool[]> {
+  async listAll(tenant: string, project: string, read: CascadeRead): Promise<readonly ResolvedTool[]> {
     return (await this.listing(tenant, project, read)).tools;
   }
 
@@ -185,11 +171,7 @@ export class ToolReader {
    * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
    * while nothing of it changed.
    */
-  async listing(
-    tenant: string,
-    project: string,
-    read: CascadeRead,
-  ): Promise<ToolListing> {
+  async listing(tenant: string, project: string, read: CascadeRead): Promise<ToolListing> {
     await this.cascade.refresh(tenant, project, read);
     const layerProjects = layerProjectsOf(project);
     const compiled = await this.parsed.fromCompiledLayers(tenant, layerProjects);
