@@ -1,7 +1,7 @@
 import type { BuiltInTool } from "../calls/built-in-tool";
 import type { DocumentLayer, Layer } from "../cascade/document-cascade";
 import type { ServerToolConfig } from "../config/schema";
-import type { VanceError } from "../errors";
+import { Errors, type VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import type { AnyToolType, SourceTool } from "../tool-types/tool-type";
@@ -67,6 +67,20 @@ export type ToolLookup =
   | { readonly status: "disabled"; readonly layer: Layer }
   | { readonly status: "invalid"; readonly layer: Layer; readonly error: VanceError }
   | { readonly status: "not_found" };
+
+/** The tool a lookup found; a miss, a disabled or an invalid hit throws its domain error. */
+export function foundTool(name: string, found: ToolLookup): ResolvedTool {
+  switch (found.status) {
+    case "found":
+      return found.tool;
+    case "disabled":
+      throw Errors.toolDisabled(name, found.layer);
+    case "invalid":
+      throw found.error;
+    case "not_found":
+      throw Errors.toolNotFound(name);
+  }
+}
 
 /**
  * A document under `server-tools/` that no listing, selector, manifest or meta-tool offers: its

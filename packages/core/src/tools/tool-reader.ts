@@ -117,21 +117,6 @@ export class ToolReader {
     return { status: "found", tool: expanded[0]! };
   }
 
-  /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
-  async require(tenant: string, project: string, name: string, read: CascadeRead): Promise<ResolvedTool> {
-    const found = await this.lookup(tenant, project, name, read);
-    switch (found.status) {
-      case "found":
-        return found.tool;
-      case "disabled":
-        throw Errors.toolDisabled(name, found.layer);
-      case "invalid":
-        throw found.error;
-      case "not_found":
-        throw Errors.toolNotFound(name);
-    }
-  }
-
   /**
    * How the source of the pack document called `name` answers now (its pack page, `GET
    * T/tools/{name}`), or null when `name` is no enabled pack document.
@@ -145,24 +130,6 @@ export class ToolReader {
     const found = await this.lookupDocument(tenant, project, name, read);
     if (found.status !== "found" || found.tool.kind !== "document") return null;
     return this.expansion.packSource(tenant, project, found.tool);
-  }
-
-  /** The enabled tools carrying `label`, across all layers (built-ins included), sorted by name. */
-  async findByLabel(
-    tenant: string,
-    project: string,
-    label: string,
-    read: CascadeRead,
-  ): Promise<ResolvedTool[]> {
-    return (await this.listAll(tenant, project, read)).filter((tool) => tool.config.labels.includes(label));
-  }
-
-  /**
-   * All enabled tools visible in the project, sorted by name. The array is shared (read-only):
-   * while nothing changed, the same array comes back, so callers may cache what they derive by it.
-   */
-  async listAll(tenant: string, project: string, read: CascadeRead): Promise<readonly ResolvedTool[]> {
-    return (await this.listing(tenant, project, read)).tools;
   }
 
   /**

@@ -1,6 +1,11 @@
 import type { CascadeRead } from "../cascade/cascade-read";
-import { Errors } from "../errors";
-import type { PackSource, ResolvedTool, ToolListing, ToolLookup } from "./resolved-tool";
+import {
+  foundTool,
+  type PackSource,
+  type ResolvedTool,
+  type ToolListing,
+  type ToolLookup,
+} from "./resolved-tool";
 
 /**
  * A view derived from a project's listing (a search index, wire tools, discovery hints), built
@@ -113,17 +118,7 @@ export class ToolSnapshot {
 
   /** Like `lookup`, but a miss, a disabled or an invalid hit throws its domain error. */
   async require(name: string): Promise<ResolvedTool> {
-    const found = await this.lookup(name);
-    switch (found.status) {
-      case "found":
-        return found.tool;
-      case "disabled":
-        throw Errors.toolDisabled(name, found.layer);
-      case "invalid":
-        throw found.error;
-      case "not_found":
-        throw Errors.toolNotFound(name);
-    }
+    return foundTool(name, await this.lookup(name));
   }
 
   /** How the source of the pack document `name` answers now, or null when it is no enabled pack document. */
