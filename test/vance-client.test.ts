@@ -120,10 +120,12 @@ describe("@vance/client against the service", () => {
   it("end() ends a process: its place under the live cap is given back, its record is gone, a second end resolves, other problems throw", async () => {
     const capped = await serveService({ VANCE_QUOTA_LIVE_PROCESSES: "2" });
     try {
-      const project = createVanceClient({ baseUrl: capped.base, token: capped.token }).project(
-        "acme",
-        "ends",
-      );
+      const project = createVanceClient({
+        baseUrl: capped.base,
+        token: capped.token,
+        // One attempt: the client would send a spawn refused with 429 twice more, Retry-After apart.
+        retry: { attempts: 1 },
+      }).project("acme", "ends");
       const first = await project.spawn({ models: [] });
       const second = await project.spawn({ models: [] });
       await expect(project.spawn({ models: [] })).rejects.toMatchObject({
