@@ -206,6 +206,17 @@ describe.skipIf(!NODE_22_SUPPORTED)("the adapters with the frameworks' packages,
               JSON.stringify(call.answer ?? "").includes("Hello, Ada!"),
           );
           expect(greeted.length, output).toBeGreaterThan(0);
+          if (snippet !== "openai-agents-mcp") {
+            // The conversation over, the snippet ended its process: the record gone, its place given back.
+            const spawned = service.callsTo(`/projects/${project}/processes`, "POST");
+            const ids = spawned.map((call) => (call.answer as { processId: string }).processId);
+            expect(ids.length, output).toBe(1);
+            const ended = service.callsTo(`/projects/${project}/processes/${ids[0]}`, "DELETE");
+            expect(
+              ended.map((call) => call.status),
+              output,
+            ).toEqual([204]);
+          }
         } finally {
           fake.limit(GREETER_MAX_TOOLS);
         }

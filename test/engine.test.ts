@@ -287,3 +287,51 @@ describe("the engine's resilience rules", () => {
     expect(seen).toEqual([{ zone: "UTC" }]);
   });
 });
+
+describe("ending a process through the kit", () => {
+  it("a process ended with end() no longer counts under the tenant's live cap, its record is gone, and ending it again resolves", async () => {
+    const capped = await serveService({ VANCE_QUOTA_LIVE_PROCESSES: "2" });
+    try {
+      // One attempt: the client would send a spawn refused with 429 twice more, Retry-After apart.
+      const cappedClient = createVanceClient({
+        baseUrl: capped.base,
+        token: capped.token,
+        retry: { attempts: 1 },
+      });
+      const engine = new VanceEngine({ client: cappedClient, tenant: "acme", project: "ends" });
+      const first = await engine.spawn({ models: [] });
+      const second = await engine.spawn({ models: [] });
+      await expect(engine.spawn({ models: [] })).rejects.toMatchObject({
+        status: 429,
+        code: "quota_exceeded",
+      });
+
+      await first.end();
+      expect(capped.callsTo(`/processes/${first.processId}`, "DELETE").map((call) => call.status)).toEqual([
+        204,
+      ]);
+      await expect(engine.attach(first.processId, { models: [] })).rejects.toMatchObject({
+        status: 404,
+        code: "process_not_found",
+      });
+      expect(await first.handleToolCall({ name: "tool_list", arguments: {} })).toMatchObject({
+        ok: false,
+        error: "process_not_found",
+      });
+      await expect(first.end()).resolves.toBeUndefined();
+
+      const third = await engine.spawn({ models: [] });
+      expect(capped.callsTo("/projects/ends/processes", "POST").map((call) => call.status)).toEqual([
+        201, 201, 429, 201,
+      ]);
+      await expect(engine.spawn({ models: [] })).rejects.toMatchObject({ code: "quota_exceeded" });
+      // The processes not ended live on.
+      expect((await engine.attach(second.processId, { models: [] })).allowedTools).toEqual(
+        second.allowedTools,
+      );
+      expect(third.processId).not.toBe(first.processId);
+    } finally {
+      await capped.close();
+    }
+  });
+});

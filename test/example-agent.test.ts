@@ -44,6 +44,13 @@ describe("examples/agent", () => {
     ]);
     expect(stdout).toContain('add_numbers({"a":17,"b":25}) → 42');
     expect(stdout).toContain("answer: 17 + 25 = 42, and I greeted Ada: Hello, Ada!");
+    // The task over, the example ended its process: the service no longer has it.
+    const processId = /; process (\S+) in /.exec(stdout)?.[1];
+    expect(stdout).toContain(`process ${processId} ended`);
+    const record = await fetch(`${server.base}/v1/tenants/demo/projects/example/processes/${processId}`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    expect(record.status).toBe(404);
   }, 60_000);
 
   it("exits 1 when the endpoint drops a call outside the tools array, naming the phantom it reported", async () => {

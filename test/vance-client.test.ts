@@ -117,6 +117,50 @@ describe("@vance/client against the service", () => {
     expect(data?.demoted).toEqual(third.demoted);
   });
 
+  it("end() ends a process: its place under the live cap is given back, its record is gone, a second end resolves, other problems throw", async () => {
+    const capped = await serveService({ VANCE_QUOTA_LIVE_PROCESSES: "2" });
+    try {
+      const project = createVanceClient({
+        baseUrl: capped.base,
+        token: capped.token,
+        // One attempt: the client would send a spawn refused with 429 twice more, Retry-After apart.
+        retry: { attempts: 1 },
+      }).project("acme", "ends");
+      const first = await project.spawn({ models: [] });
+      const second = await project.spawn({ models: [] });
+      await expect(project.spawn({ models: [] })).rejects.toMatchObject({
+        status: 429,
+        code: "quota_exceeded",
+      });
+
+      // A token the service refuses is a VanceApiError, and the process lives on.
+      const refused = createVanceClient({ baseUrl: capped.base, token: "not-a-token" });
+      await expect(refused.project("acme", "ends").end(first.processId)).rejects.toMatchObject({
+        status: 401,
+        code: "unauthenticated",
+      });
+      expect((await project.process(first.processId)).processId).toBe(first.processId);
+
+      await expect(project.end(first.processId)).resolves.toBeUndefined();
+      await expect(project.process(first.processId)).rejects.toMatchObject({
+        status: 404,
+        code: "process_not_found",
+      });
+      // Ended already: the caller is told nothing went wrong.
+      await expect(project.end(first.processId)).resolves.toBeUndefined();
+      expect(capped.callsTo(`/processes/${first.processId}`, "DELETE").map((call) => call.status)).toEqual([
+        401, 204, 404,
+      ]);
+
+      const third = await project.spawn({ models: [] });
+      expect(third.processId).not.toBe(first.processId);
+      await expect(project.spawn({ models: [] })).rejects.toMatchObject({ code: "quota_exceeded" });
+      expect((await project.process(second.processId)).processId).toBe(second.processId);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it("types problem codes as the union the document declares", () => {
     const known: ProblemCode = "budget_floor_exceeded";
     // @ts-expect-error a code no route declares is not a ProblemCode

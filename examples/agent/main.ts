@@ -205,22 +205,28 @@ async function main(): Promise<number> {
     });
     console.log(`${provider.name}; process ${spawned.processId} in ${tenant}/${project}`);
     console.log(`task: ${TASK}`);
-    for (let turn = 1; turn <= MAX_TURNS; turn++) {
-      console.log(`turn ${turn}:`);
-      const { text, calls, empty } = await provider.step(spawned);
-      if (empty) {
-        console.log("failed: the model's turn came back empty");
-        return 1;
+    try {
+      for (let turn = 1; turn <= MAX_TURNS; turn++) {
+        console.log(`turn ${turn}:`);
+        const { text, calls, empty } = await provider.step(spawned);
+        if (empty) {
+          console.log("failed: the model's turn came back empty");
+          return 1;
+        }
+        if (calls === 0) {
+          console.log(`answer: ${text}`);
+          if (text.includes("42")) return 0;
+          console.log("failed: the answer does not hold the sum (42)");
+          return 1;
+        }
       }
-      if (calls === 0) {
-        console.log(`answer: ${text}`);
-        if (text.includes("42")) return 0;
-        console.log("failed: the answer does not hold the sum (42)");
-        return 1;
-      }
+      console.log(`failed: no answer within ${MAX_TURNS} turns`);
+      return 1;
+    } finally {
+      // The task is over either way: the process's place among the tenant's live ones is given back.
+      await spawned.end();
+      console.log(`process ${spawned.processId} ended`);
     }
-    console.log(`failed: no answer within ${MAX_TURNS} turns`);
-    return 1;
   } finally {
     await fake?.close();
   }

@@ -17,24 +17,28 @@ const anthropic = new Anthropic();
 const messages: MessageParam[] = [{ role: "user", content: "Greet Ada." }];
 const options = { model: "claude-sonnet-4-5", max_tokens: 1024, system: "You greet people." };
 
-for (let step = 0; step < 8; step++) {
-  // The static block goes out with cache_control (the prompt-cache marker), the demoted block after it.
-  const { turn, request, result } = await agent.runTurn(
-    (turn) => messagesRequest(turn, { ...options, messages }),
-    (request) => anthropic.messages.create(request),
-    { format: "anthropic" },
-  );
-  const reply = readMessage(result);
-  if (reply.empty) {
-    await agent.onEmptyResponse(messagesEmptyResponse(request, reply)); // once per request id; never for finishReason "length"
-    throw new Error("the model answered nothing");
+try {
+  for (let step = 0; step < 8; step++) {
+    // The static block goes out with cache_control (the prompt-cache marker), the demoted block after it.
+    const { turn, request, result } = await agent.runTurn(
+      (turn) => messagesRequest(turn, { ...options, messages }),
+      (request) => anthropic.messages.create(request),
+      { format: "anthropic" },
+    );
+    const reply = readMessage(result);
+    if (reply.empty) {
+      await agent.onEmptyResponse(messagesEmptyResponse(request, reply)); // once per request id; never for finishReason "length"
+      throw new Error("the model answered nothing");
+    }
+    messages.push(reply.message);
+    if (reply.toolCalls.length === 0) {
+      console.log(reply.text);
+      break;
+    }
+    messages.push(
+      toolResultMessage(await Promise.all(reply.toolCalls.map((call) => agent.handleToolCall(call, turn)))),
+    );
   }
-  messages.push(reply.message);
-  if (reply.toolCalls.length === 0) {
-    console.log(reply.text);
-    break;
-  }
-  messages.push(
-    toolResultMessage(await Promise.all(reply.toolCalls.map((call) => agent.handleToolCall(call, turn)))),
-  );
+} finally {
+  await agent.end(); // the conversation is over: its record goes, its place under the live cap comes back
 }

@@ -95,6 +95,13 @@ export interface ProjectClient {
   /** `GET T/processes/{id}`: the record, activations included. */
   process(processId: string): Promise<ProcessRecord>;
   /**
+   * `DELETE T/processes/{id}`: ends the process — its record is deleted and its place among the
+   * tenant's live processes (`VANCE_QUOTA_LIVE_PROCESSES`) given back. Idempotent for the caller:
+   * a process that is not there (404 `process_not_found`: ended already, by this call's own retry
+   * too) resolves like a 204; any other problem throws `VanceApiError`.
+   */
+  end(processId: string): Promise<void>;
+  /**
    * `GET T/processes/{id}/manifest`: this turn's tools, buckets, budget and discovery blocks. The
    * `deferred` and `demoted` lists (most of the bytes from a few thousand tools up) are asked only
    * when they changed: the client sends the `namesVersion` of the lists it kept from this process's
@@ -184,6 +191,16 @@ export function createVanceClient(options: VanceClientOptions): VanceClient {
           api.GET(`${T}/processes/{id}`, { params: { path: inProcess(processId) } }),
           `GET process ${processId}`,
         ),
+      end: async (processId) => {
+        try {
+          await ok(
+            api.DELETE(`${T}/processes/{id}`, { params: { path: inProcess(processId) } }),
+            `DELETE process ${processId}`,
+          );
+        } catch (error) {
+          if (!(error instanceof VanceApiError && error.code === "process_not_found")) throw error;
+        }
+      },
       manifest: manifest as ProjectClient["manifest"],
       invoke: (processId, name, params = {}, skillTools = []) =>
         ok(

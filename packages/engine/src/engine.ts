@@ -198,7 +198,8 @@ interface EngineProcessOptions extends EngineOptions {
 /**
  * One spawned process, as an engine drives it turn by turn: {@link turn} before each model call,
  * {@link handleToolCall} for each call the model made, {@link onProviderError} when the endpoint
- * rejected the request, {@link onEmptyResponse} when it answered nothing.
+ * rejected the request, {@link onEmptyResponse} when it answered nothing, and {@link end} when
+ * the conversation is over.
  */
 export class EngineProcess {
   readonly processId: string;
@@ -221,6 +222,16 @@ export class EngineProcess {
   /** The project's calls (tools, documents, diagnostics) with this engine's client. */
   get project(): ProjectClient {
     return this.#options.projectClient;
+  }
+
+  /**
+   * Ends the process when its conversation is over: `DELETE T/processes/{id}` deletes its record
+   * and gives its place among the tenant's live processes back (`VANCE_QUOTA_LIVE_PROCESSES`;
+   * past it a spawn answers 429 `quota_exceeded`). A process ended already resolves too; later
+   * calls of this process answer 404 `process_not_found`.
+   */
+  end(): Promise<void> {
+    return this.project.end(this.processId);
   }
 
   /**
