@@ -292,12 +292,8 @@ describe("ending a process through the kit", () => {
   it("a process ended with end() no longer counts under the tenant's live cap, its record is gone, and ending it again resolves", async () => {
     const capped = await serveService({ VANCE_QUOTA_LIVE_PROCESSES: "2" });
     try {
-      // One attempt: the client would send a spawn refused with 429 twice more, Retry-After apart.
-      const cappedClient = createVanceClient({
-        baseUrl: capped.base,
-        token: capped.token,
-        retry: { attempts: 1 },
-      });
+      // The default retries: a 429 quota_exceeded is not sent again.
+      const cappedClient = createVanceClient({ baseUrl: capped.base, token: capped.token });
       const engine = new VanceEngine({ client: cappedClient, tenant: "acme", project: "ends" });
       const first = await engine.spawn({ models: [] });
       const second = await engine.spawn({ models: [] });

@@ -123,8 +123,7 @@ describe("@vance/client against the service", () => {
       const project = createVanceClient({
         baseUrl: capped.base,
         token: capped.token,
-        // One attempt: the client would send a spawn refused with 429 twice more, Retry-After apart.
-        retry: { attempts: 1 },
+        // The default retries: a 429 quota_exceeded is not sent again.
       }).project("acme", "ends");
       const first = await project.spawn({ models: [] });
       const second = await project.spawn({ models: [] });
@@ -171,13 +170,13 @@ describe("@vance/client against the service", () => {
 
 describe("retries only where the request is idempotent", () => {
   /** A `fetch` answering the statuses in turn (`error`: a network failure), counting requests. */
-  function scripted(answers: (number | "error")[], headers: Record<string, string> = {}) {
+  function scripted(answers: (number | "error")[], headers: Record<string, string> = {}, body = "{}") {
     const seen: string[] = [];
     const fetchOnce = async (request: Request) => {
       seen.push(`${request.method} ${new URL(request.url).pathname} ${await request.text()}`);
       const next = answers.shift() ?? 200;
       if (next === "error") throw new TypeError("fetch failed");
-      return new Response("{}", { status: next, headers });
+      return new Response(body, { status: next, headers });
     };
     return { fetchOnce, seen };
   }
@@ -205,6 +204,23 @@ describe("retries only where the request is idempotent", () => {
     expect((await retryingFetch(busy.fetchOnce, policy)(post())).status).toBe(200);
     const sent = `POST /v1/tenants/acme/projects/shop/processes/p1/invoke ${body}`;
     expect(busy.seen).toEqual([sent, sent]); // the body intact the second time
+  });
+
+  it("a 429 quota_exceeded is answered at once: waiting seconds frees no quota", async () => {
+    const problem = JSON.stringify({ status: 429, code: "quota_exceeded", detail: "live processes" });
+    const spent = scripted([429, 201], { "retry-after": "1" }, problem);
+    const response = await retryingFetch(
+      spent.fetchOnce,
+      policy,
+    )(new Request(`${T}/processes`, { method: "POST" }));
+    expect(response.status).toBe(429);
+    expect(await response.json()).toMatchObject({ code: "quota_exceeded" });
+    expect(spent.seen).toHaveLength(1);
+    const busy = scripted([429, 201], { "retry-after": "1" }, JSON.stringify({ status: 429, code: "busy" }));
+    expect(
+      (await retryingFetch(busy.fetchOnce, policy)(new Request(`${T}/processes`, { method: "POST" }))).status,
+    ).toBe(201);
+    expect(busy.seen).toHaveLength(2);
   });
 
   it("waits Retry-After, bounded, and gives up after the attempts", async () => {

@@ -38,6 +38,25 @@ function retriable(status: number, idempotent: boolean): boolean {
   return idempotent && (status === 502 || status === 503 || status === 504);
 }
 
+/**
+ * Whether a 429 says a quota is spent (`quota_exceeded`: processes per hour, live processes,
+ * document bytes): asking again within seconds changes nothing, so the caller hears it at once.
+ */
+async function spentQuota(response: Response): Promise<boolean> {
+  if (response.status !== 429) return false;
+  try {
+    const problem: unknown = await response.clone().json();
+    return (
+      typeof problem === "object" &&
+      problem !== null &&
+      "code" in problem &&
+      problem.code === "quota_exceeded"
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** `Retry-After` in milliseconds (seconds or an HTTP date), if the answer names one. */
 function retryAfterMs(response: Response, now: number): number | undefined {
   const value = response.headers.get("retry-after");
@@ -52,7 +71,8 @@ const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resol
 
 /**
  * `fetch` that retries where it is safe: idempotent requests after a network error, a 503 or a
- * gateway error, any request after 429 `busy`; waits `Retry-After` (bounded) or a doubling delay.
+ * gateway error, any request after 429 `busy` or `rate_limited` (never after `quota_exceeded`);
+ * waits `Retry-After` (bounded) or a doubling delay.
  */
 export function retryingFetch(
   fetchOnce: (request: Request) => Promise<Response>,
@@ -76,7 +96,7 @@ export function retryingFetch(
         await sleep(delay);
         continue;
       }
-      if (last || !retriable(response.status, idempotent)) return response;
+      if (last || !retriable(response.status, idempotent) || (await spentQuota(response))) return response;
       const wait = Math.min(maxDelayMs, retryAfterMs(response, Date.now()) ?? delay);
       await response.body?.cancel();
       await sleep(wait);
