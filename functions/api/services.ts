@@ -441,6 +441,7 @@ export async function buildServices(
     generations,
     quotas,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
     onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
   });
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
