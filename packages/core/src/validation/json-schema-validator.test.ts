@@ -373,3 +373,51 @@ describe("JsonSchemaValidator.inputSchemaProblemsAsTenant: large schemas checked
     expect(asked).toBe(0);
   });
 });
+
+describe("JsonSchemaValidator: each tenant at most its share of the compiled schemas", () => {
+  const schemaNumbered = (i: number) => ({
+    type: "object",
+    properties: { [`field${i}`]: { type: "integer" } },
+  });
+
+  it("keeps tenant B's compiled schema while tenant A compiles more schemas than the cache keeps", async () => {
+    // 16 entries, 4 for each tenant.
+    const schemas = new JsonSchemaValidator({
+      maxEntries: 16,
+      maxBytes: 32 * 1024 * 1024,
+      tenantShare: 0.25,
+    });
+    const mine = { type: "object", properties: { tenantB: { type: "string" } } };
+    await schemas.compileAsTenant("tenant-b", [mine]);
+    await schemas.compileAsTenant(
+      "tenant-a",
+      Array.from({ length: 24 }, (_, i) => schemaNumbered(i)),
+    );
+    for (let i = 24; i < 48; i++) schemas.asTenant("tenant-a", () => schemas.compile(schemaNumbered(i)));
+
+    const before = schemas.cacheReport();
+    expect(schemas.compile(mine).ok).toBe(true);
+    // A hit: B's schema was not compiled again.
+    expect(schemas.cacheReport()).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+    // A kept only its share: its last 4 schemas; its earlier ones were its own to evict.
+    expect(schemas.cacheReport()).toMatchObject({ entries: 1 + 4, maxEntries: 16 });
+    schemas.compile(schemaNumbered(0));
+    expect(schemas.cacheReport()).toMatchObject({ misses: before.misses + 1 });
+  });
+
+  it("charges a schema two tenants use to the tenant that compiled it first", async () => {
+    const schemas = new JsonSchemaValidator({
+      maxEntries: 16,
+      maxBytes: 32 * 1024 * 1024,
+      tenantShare: 0.25,
+    });
+    const shared = { type: "object", properties: { both: { type: "boolean" } } };
+    await schemas.compileAsTenant("tenant-b", [shared]);
+    await schemas.compileAsTenant("tenant-a", [shared]);
+    // A's own four schemas fit its share beside the shared one, which counts against B's.
+    for (let i = 0; i < 4; i++) schemas.asTenant("tenant-a", () => schemas.compile(schemaNumbered(i)));
+    const before = schemas.cacheReport();
+    schemas.compile(shared);
+    expect(schemas.cacheReport()).toMatchObject({ hits: before.hits + 1, entries: 5 });
+  });
+});

@@ -188,7 +188,10 @@ export class JsonSchemaValidator {
     limits: {
       readonly maxEntries: number;
       readonly maxBytes: number;
-      /** The part of the entries and bytes one tenant's compiles may hold; `DEFAULT_TENANT_SHARE` by default. */
+      /**
+       * The part of the entries and bytes one tenant's compiles may hold (compiles outside every
+       * tenant's scope count as one more tenant); the whole cache when not given.
+       */
       readonly tenantShare?: number;
     } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
@@ -198,7 +201,8 @@ export class JsonSchemaValidator {
       maxBytes: limits.maxBytes,
       maxEntries: limits.maxEntries,
       sizeOf: (entry) => entry.bytes,
-      ...(limits.tenantShare === undefined ? {} : { tenantShare: limits.tenantShare }),
+      // Without a share, one tenant's (the parse worker's, the CLI's): the whole cache.
+      tenantShare: limits.tenantShare ?? 1,
     });
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
