@@ -72,7 +72,7 @@ export interface CompiledState {
  * Layers an instance remembers having listed (each tenant at most its share of them); a forgotten
  * one is only read through its index again.
  */
-const LISTED_LAYERS = 10_000;
+export const LISTED_LAYERS = 10_000;
 
 /** What remembering one listed layer is accounted, at most (its project id as UTF-16 plus this half). */
 const LISTED_LAYER_BYTES = 512;
