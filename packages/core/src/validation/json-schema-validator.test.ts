@@ -351,6 +351,31 @@ describe("JsonSchemaValidator.inputSchemaProblemsAsTenant: large schemas checked
     expect(asked).toHaveLength(2);
   });
 
+  it("keeps tenant B's verdict while tenant A has more schemas checked than the verdicts kept hold", async () => {
+    const asked: string[] = [];
+    const offloaded = new JsonSchemaValidator(
+      { maxEntries: 1024, maxBytes: 32 * 1024 * 1024, tenantShare: 0.25 },
+      undefined,
+      {
+        offload: async (tenant, schema) => {
+          asked.push(`${tenant}:${Object.keys(schema.properties as object)[0]}`);
+          return null;
+        },
+      },
+    );
+    const mine = wide("mine", OFFLOAD_MIN_NODES);
+    await offloaded.inputSchemaProblemsAsTenant("tenant-b", [mine]);
+    // 800 schemas of about 14 KB as counted: more than the 8 MiB of verdicts the instance keeps.
+    for (let i = 0; i < 800; i++)
+      await offloaded.inputSchemaProblemsAsTenant("tenant-a", [wide(`a${i}`, OFFLOAD_MIN_NODES)]);
+    await offloaded.inputSchemaProblemsAsTenant("tenant-b", [mine]);
+    // B's verdict was kept: its schema was checked once.
+    expect(asked.filter((entry) => entry.startsWith("tenant-b"))).toEqual(["tenant-b:mine_0"]);
+    // A's first verdict went (its own share is 2 MiB): asked again.
+    await offloaded.inputSchemaProblemsAsTenant("tenant-a", [wide("a0", OFFLOAD_MIN_NODES)]);
+    expect(asked.filter((entry) => entry === "tenant-a:a0_0")).toHaveLength(2);
+  });
+
   it("without an offload, or for a schema compiled here already, answers as compileAsTenant does", async () => {
     const plain = new JsonSchemaValidator();
     const large = wide("plain", OFFLOAD_MIN_NODES);

@@ -1,5 +1,4 @@
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
-import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
@@ -178,11 +177,11 @@ export class JsonSchemaValidator {
   #probe: { missed: boolean } | null = null;
   /** Where large schemas that only need checking are checked (`inputSchemaProblemsAsTenant`). */
   readonly #offload: InputSchemaCheck | undefined;
-  /** The offload's verdicts by schema text: a problem, or "" for a usable input schema. */
-  readonly #checked = new LRUCache<string, string>({
-    maxSize: CHECKED_BYTES,
-    sizeCalculation: (problem, key) => 2 * (key.length + problem.length) + 64,
-  });
+  /**
+   * The offload's verdicts by schema text: a problem, or "" for a usable input schema; each
+   * charged to the tenant whose check found it, each tenant at most its share.
+   */
+  readonly #checked: TenantByteCache<{ readonly problem: string }>;
 
   constructor(
     limits: {
@@ -202,6 +201,11 @@ export class JsonSchemaValidator {
       maxEntries: limits.maxEntries,
       sizeOf: (entry) => entry.bytes,
       // Without a share, one tenant's (the parse worker's, the CLI's): the whole cache.
+      tenantShare: limits.tenantShare ?? 1,
+    });
+    this.#checked = new TenantByteCache({
+      maxBytes: CHECKED_BYTES,
+      sizeOf: (verdict, key) => 2 * (key.length + verdict.problem.length) + 64,
       tenantShare: limits.tenantShare ?? 1,
     });
     this.#shares = shares;
@@ -245,13 +249,13 @@ export class JsonSchemaValidator {
         continue;
       }
       const text = texts[index]!;
-      const known = this.#checked.get(text);
+      const known = this.#checked.readShared(text)?.problem;
       if (known !== undefined) {
         problems.push(known === "" ? null : known);
         continue;
       }
       const problem = await offload!(tenant, schema);
-      this.#checked.set(text, problem ?? "");
+      this.#checked.setCharged(tenant, text, { problem: problem ?? "" });
       problems.push(problem);
     }
     return problems;
