@@ -26,6 +26,7 @@ const BENCHES: readonly Bench[] = [
   { name: "telemetry", load: () => import("./telemetry") },
   { name: "discovery", load: () => import("./discovery") },
   { name: "search", load: () => import("./search") },
+  { name: "tenant-cache", load: () => import("./tenant-cache") },
 ];
 
 async function run(): Promise<number> {

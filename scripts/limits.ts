@@ -19,6 +19,7 @@ import { MAX_DESCRIBE } from "../packages/core/src/builtins/meta-tools";
 import { DECLARATION_LIMITS } from "../packages/core/src/builtins/tool-declarations";
 import { DEFAULT_TENANT_SHARE } from "../packages/core/src/cache/tenant-byte-cache";
 import { DEFAULT_CALL_LIMITS } from "../packages/core/src/calls/call-budget";
+import { DEFAULT_DOCUMENT_CACHE_BYTES } from "../packages/core/src/cascade/document-cascade";
 import { MAX_YAML_DOCUMENT_CHARS, MAX_YAML_FLOW_DEPTH } from "../packages/core/src/config/yaml";
 import { MAX_LISTED_PROJECTS } from "../packages/core/src/documents/document-service";
 import { MAX_PATH_LENGTH } from "../packages/core/src/ids";
@@ -33,8 +34,10 @@ import { MAX_DESCRIPTION_CHARS, MAX_OPERATIONS } from "../packages/core/src/tool
 import { MAX_OPENAPI_SPEC_BYTES } from "../packages/core/src/tool-types/openapi/parameters";
 import { CHECKED_RESPONSE_LIMITS } from "../packages/core/src/tool-types/rest/response";
 import { MAX_SCRIPT_TIMEOUT_MS } from "../packages/core/src/tool-types/scripted";
+import { DEFAULT_PARSED_CACHE_BYTES, LISTED_LAYERS } from "../packages/core/src/tools/parsed-tool-cache";
 import { DEFAULT_SNAPSHOT_CACHE_BYTES } from "../packages/core/src/tools/tool-catalog";
 import {
+  JSON_SCHEMA_CACHE_LIMITS,
   MAX_PATTERN_INSTRUCTIONS,
   MAX_PATTERNS,
   SCHEMA_COMPILE_SHARES,
@@ -158,6 +161,26 @@ export function limitRows(): [string, string, string][] {
       "tool snapshots one instance keeps (each project's listing version and the views derived from it)",
       `${bytes(DEFAULT_SNAPSHOT_CACHE_BYTES)} (\`VANCE_CACHE_SNAPSHOTS_MB\`), one tenant ${DEFAULT_TENANT_SHARE * 100}% of it (\`VANCE_CACHE_TENANT_PERCENT\`)`,
       "the tenant's own least recently used snapshots are built again",
+    ],
+    [
+      "documents one instance keeps (bodies and layer listings)",
+      `${bytes(DEFAULT_DOCUMENT_CACHE_BYTES)} (\`VANCE_CACHE_DOCUMENTS_MB\`), one tenant ${DEFAULT_TENANT_SHARE * 100}% of it (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently used documents are read from the store again",
+    ],
+    [
+      "parsed tool documents and merged listings one instance keeps",
+      `${bytes(DEFAULT_PARSED_CACHE_BYTES)} (\`VANCE_CACHE_PARSED_MB\`), one tenant ${DEFAULT_TENANT_SHARE * 100}% of it (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently used documents are parsed again; a listing larger than the share is merged again per request",
+    ],
+    [
+      "tool layers one instance remembers having listed",
+      `${count(LISTED_LAYERS)}, one tenant ${DEFAULT_TENANT_SHARE * 100}% of them (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently listed layers are read through their compiled index again (one GET)",
+    ],
+    [
+      "compiled JSON Schemas one instance keeps (by their text; charged to the tenant that compiled one first, compiles outside a tenant's request to the instance as one more tenant)",
+      `${count(JSON_SCHEMA_CACHE_LIMITS.maxEntries)} and ${bytes(JSON_SCHEMA_CACHE_LIMITS.maxBytes)}, one tenant ${DEFAULT_TENANT_SHARE * 100}% of each (\`VANCE_CACHE_TENANT_PERCENT\`)`,
+      "the tenant's own least recently used schemas are compiled again",
     ],
     [
       "tools read from one MCP server (`tools/list` pages)",

@@ -325,6 +325,9 @@ describe("GET /v1/metrics", () => {
     expect(before.cache("tools.parsed")).toMatchObject({ maxBytes: 4 * 1024 * 1024 });
     expect(before.cache("documents").bytes).toBeGreaterThan(0);
     expect(before.cache("jsonSchemas")).toMatchObject({ maxEntries: 1024, maxBytes: 32 * 1024 * 1024 });
+    // The layers listed are bounded by entries and by bytes (each tenant at most its share of both).
+    expect(before.cache("tools.listedLayers")).toMatchObject({ maxEntries: 10_000, maxBytes: 10_000 * 512 });
+    expect(before.cache("tools.listedLayers").bytes).toBeGreaterThan(0);
     await a.client.manifest(processId);
     const after = await read();
     expect(after.cache("documents").hits).toBeGreaterThan(before.cache("documents").hits);

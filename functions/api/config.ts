@@ -174,7 +174,7 @@ export const ConfigSchema = v.pipe(
       Count("VANCE_CACHE_SNAPSHOTS_MB", String(DEFAULT_SNAPSHOT_CACHE_BYTES / MIB)),
       v.minValue(1, "VANCE_CACHE_SNAPSHOTS_MB must be at least 1"),
     ),
-    /** The percentage of the source and snapshot caches one tenant may hold. */
+    /** The percentage of the document, parsed, snapshot, source and compiled-schema caches one tenant may hold. */
     VANCE_CACHE_TENANT_PERCENT: v.pipe(
       Count("VANCE_CACHE_TENANT_PERCENT", String(DEFAULT_TENANT_SHARE * 100)),
       v.minValue(1, "VANCE_CACHE_TENANT_PERCENT must be at least 1"),

@@ -32,6 +32,7 @@ import {
   Errors,
   Generations,
   type InputSchemaCheck,
+  JSON_SCHEMA_CACHE_LIMITS,
   JsonSchemaValidator,
   type Logger,
   loadLazyEngines,
@@ -390,9 +391,13 @@ export async function buildServices(
 ): Promise<Services> {
   // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use
   // it; large schemas that are only checked (a spawn's client tools) are checked on a worker thread.
-  const jsonSchemas = new JsonSchemaValidator(undefined, undefined, {
-    offload: workerInputSchemaCheck(config),
-  });
+  const jsonSchemas = new JsonSchemaValidator(
+    { ...JSON_SCHEMA_CACHE_LIMITS, tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100 },
+    undefined,
+    {
+      offload: workerInputSchemaCheck(config),
+    },
+  );
   if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
@@ -441,6 +446,7 @@ export async function buildServices(
     generations,
     quotas,
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
+    tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
     onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
   });
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");

@@ -275,6 +275,7 @@ export {
 export { ToolUsage } from "./usage/tool-usage";
 export {
   type InputSchemaCheck,
+  JSON_SCHEMA_CACHE_LIMITS,
   JsonSchemaValidator,
   OFFLOAD_MIN_NODES,
 } from "./validation/json-schema-validator";

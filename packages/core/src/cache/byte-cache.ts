@@ -1,4 +1,4 @@
-import { LRUCache } from "lru-cache";
+import { TenantByteCache } from "./tenant-byte-cache";
 
 /** One cache's counters, as `/v1/metrics` shows them. */
 export interface CacheStats {
@@ -45,41 +45,56 @@ export interface ByteCacheOptions<V> {
   readonly maxBytes: number;
   /** What one entry costs, in bytes; at least 1. */
   readonly sizeOf: (value: V, key: string) => number;
-  /** The largest entry kept; an eighth of `maxBytes` unless given. */
+  /** The largest entry kept; an eighth of `maxBytes` unless given (and never more than a tenant's share). */
   readonly maxEntryBytes?: number;
+  /** The tenant whose data an entry is, from its key: its bytes count against that tenant's share. */
+  readonly tenantOf: (key: string) => string;
+  /** The part of `maxBytes` one tenant may hold (0 < share ≤ 1); `DEFAULT_TENANT_SHARE` by default. */
+  readonly tenantShare?: number;
 }
 
 /**
- * A least-recently-used cache bounded by bytes, not entries (`lru-cache` with `maxSize`), so
- * a warm instance's memory has a ceiling whatever the documents weigh. One entry may take only
- * part of the bound: a single large document cannot flush everything else.
+ * A least-recently-used cache bounded by bytes, not entries, so a warm instance's memory has a
+ * ceiling whatever the documents weigh, keyed by keys that name their tenant (`tenantOf`): the
+ * rule of `TenantByteCache` (each tenant at most its share; a tenant's entry evicts only its own
+ * entries while it is over), with reads counted by the owner (`hit`, `miss`). One entry may take
+ * only part of the bound: a single large document cannot flush everything else.
  */
 export class ByteCache<V extends object> {
-  readonly #entries: LRUCache<string, V>;
-  readonly #maxBytes: number;
+  readonly #entries: TenantByteCache<V>;
+  readonly #tenantOf: (key: string) => string;
   #hits = 0;
   #misses = 0;
 
   constructor(options: ByteCacheOptions<V>) {
-    this.#maxBytes = options.maxBytes;
-    this.#entries = new LRUCache<string, V>({
-      maxSize: Math.max(1, options.maxBytes),
-      maxEntrySize: Math.max(1, Math.floor(options.maxEntryBytes ?? options.maxBytes / 8)),
-      sizeCalculation: (value, key) => Math.max(1, Math.ceil(options.sizeOf(value, key))),
+    this.#tenantOf = options.tenantOf;
+    this.#entries = new TenantByteCache<V>({
+      maxBytes: Math.max(1, options.maxBytes),
+      sizeOf: options.sizeOf,
+      maxEntryBytes: Math.max(1, Math.floor(options.maxEntryBytes ?? options.maxBytes / 8)),
+      ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
     });
   }
 
   get(key: string): V | undefined {
-    return this.#entries.get(key);
+    return this.#entries.readShared(key);
   }
 
-  /** Stores `value`; one too large for the cache is not stored (and an older entry of the key is dropped). */
+  /**
+   * Stores `value`, charged to its key's tenant; one too large for the cache (or for a tenant's
+   * share) is not stored (and an older entry of the key is dropped).
+   */
   set(key: string, value: V): void {
-    this.#entries.set(key, value);
+    this.#entries.setCharged(this.#tenantOf(key), key, value);
   }
 
   delete(key: string): void {
-    this.#entries.delete(key);
+    this.#entries.deleteShared(key);
+  }
+
+  /** The bytes `tenant` holds now. */
+  bytesOf(tenant: string): number {
+    return this.#entries.bytesOf(tenant);
   }
 
   /** Counts a read answered from the cache. */
@@ -93,12 +108,7 @@ export class ByteCache<V extends object> {
   }
 
   get stats(): CacheStats {
-    return {
-      hits: this.#hits,
-      misses: this.#misses,
-      entries: this.#entries.size,
-      bytes: this.#entries.calculatedSize,
-      maxBytes: this.#maxBytes,
-    };
+    const { entries, bytes, maxBytes } = this.#entries.report();
+    return { hits: this.#hits, misses: this.#misses, entries: entries!, bytes: bytes!, maxBytes: maxBytes! };
   }
 }

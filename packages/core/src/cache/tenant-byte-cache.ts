@@ -9,8 +9,12 @@ export interface TenantByteCacheOptions<V> {
   readonly maxBytes: number;
   /** The part of `maxBytes` one tenant may hold (0 < share ≤ 1); `DEFAULT_TENANT_SHARE` by default. */
   readonly tenantShare?: number;
-  /** What one entry costs, in bytes; at least 1. */
-  readonly sizeOf: (value: V) => number;
+  /** What one entry costs, in bytes; at least 1. `key` is the key the entry was set under. */
+  readonly sizeOf: (value: V, key: string) => number;
+  /** The largest entry kept; a share (the largest a tenant may hold) unless smaller. */
+  readonly maxEntryBytes?: number;
+  /** Entries the instance keeps, across tenants, when they are bounded by count too; each tenant at most its share of them. */
+  readonly maxEntries?: number;
 }
 
 interface Held<V> {
@@ -23,15 +27,24 @@ interface Held<V> {
  * A least-recently-used cache bounded by bytes per instance, in which each tenant holds at most
  * its share (issue 35 §3): an entry that would take a tenant past its share evicts that tenant's
  * own least recently used entries, never another tenant's, so one tenant loading many large
- * packs cannot push everyone else's entries out. An entry larger than a share is not kept.
+ * packs cannot push everyone else's entries out. An entry larger than a share is not kept. With
+ * `maxEntries`, the count of entries is shared the same way.
+ *
+ * Two ways to key it, not to be mixed in one cache: `get`/`set` by tenant and key (each tenant's
+ * entries apart), or `getShared`/`setCharged` by key alone, the entry charged to the tenant that
+ * set it (a value any tenant may read, such as a compiled schema by its text). `ByteCache` is the
+ * keyed form for caches whose keys name their tenant.
  */
 export class TenantByteCache<V extends object> {
   readonly #entries: LRUCache<string, Held<V>>;
   /** Each tenant's keys, least recently used first, with their bytes. */
   readonly #byTenant = new Map<string, Map<string, number>>();
   readonly #tenantBytes = new Map<string, number>();
-  readonly #sizeOf: (value: V) => number;
+  readonly #sizeOf: (value: V, key: string) => number;
   readonly #share: number;
+  readonly #maxEntryBytes: number;
+  readonly #entryShare: number;
+  readonly #maxEntries: number | undefined;
   #hits = 0;
   #misses = 0;
 
@@ -39,7 +52,15 @@ export class TenantByteCache<V extends object> {
     const maxBytes = Math.max(1, Math.floor(options.maxBytes));
     this.#share = Math.max(1, Math.floor(maxBytes * (options.tenantShare ?? DEFAULT_TENANT_SHARE)));
     this.#sizeOf = options.sizeOf;
+    this.#maxEntryBytes = Math.min(this.#share, Math.max(1, Math.floor(options.maxEntryBytes ?? maxBytes)));
+    this.#maxEntries =
+      options.maxEntries === undefined ? undefined : Math.max(1, Math.floor(options.maxEntries));
+    this.#entryShare =
+      this.#maxEntries === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.max(1, Math.floor(this.#maxEntries * (options.tenantShare ?? DEFAULT_TENANT_SHARE)));
     this.#entries = new LRUCache<string, Held<V>>({
+      ...(this.#maxEntries === undefined ? {} : { max: this.#maxEntries }),
       maxSize: maxBytes,
       sizeCalculation: (held) => held.bytes,
       dispose: (held, key) => this.#forget(held.tenant, key, held.bytes),
@@ -56,17 +77,33 @@ export class TenantByteCache<V extends object> {
    * (a version that no longer holds) is a miss.
    */
   get(tenant: string, key: string, current?: (value: V) => boolean): V | undefined {
-    const composed = compose(tenant, key);
-    const held = this.#entries.get(composed);
-    if (held === undefined || (current && !current(held.value))) {
+    return this.getShared(compose(tenant, key), current);
+  }
+
+  /** The value of `key` (a key alone names it: `setCharged`), counted as `get` counts. */
+  getShared(key: string, current?: (value: V) => boolean): V | undefined {
+    const value = this.readShared(key);
+    if (value === undefined || (current && !current(value))) {
       this.#misses++;
       return undefined;
     }
     this.#hits++;
-    const keys = this.#byTenant.get(tenant)!;
-    keys.delete(composed);
-    keys.set(composed, held.bytes);
+    return value;
+  }
+
+  /** The value of `key` (a key alone names it), its recency refreshed but no read counted. */
+  readShared(key: string): V | undefined {
+    const held = this.#entries.get(key);
+    if (held === undefined) return undefined;
+    const keys = this.#byTenant.get(held.tenant)!;
+    keys.delete(key);
+    keys.set(key, held.bytes);
     return held.value;
+  }
+
+  /** Whether `key` (a key alone names it) is kept, without counting or refreshing it. */
+  hasShared(key: string): boolean {
+    return this.#entries.has(key);
   }
 
   /** The value of `key` without counting a read or refreshing its recency. */
@@ -79,12 +116,32 @@ export class TenantByteCache<V extends object> {
    * least recently used entries while it would exceed its share. Answers whether it was kept.
    */
   set(tenant: string, key: string, value: V): boolean {
-    const composed = compose(tenant, key);
-    const bytes = Math.max(1, Math.ceil(this.#sizeOf(value)));
+    return this.#keep(tenant, compose(tenant, key), value, key);
+  }
+
+  /**
+   * Keeps `value` under `key` alone (any tenant reads it: `getShared`), charged to `tenant`: what
+   * `set` does, the tenant's share counting it wherever another tenant set it before.
+   */
+  setCharged(tenant: string, key: string, value: V): boolean {
+    return this.#keep(tenant, key, value, key);
+  }
+
+  /** Drops `key` (a key alone names it). */
+  deleteShared(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  #keep(tenant: string, composed: string, value: V, key: string): boolean {
+    const bytes = Math.max(1, Math.ceil(this.#sizeOf(value, key)));
     this.#entries.delete(composed);
-    if (bytes > this.#share) return false;
+    if (bytes > this.#maxEntryBytes) return false;
     const keys = this.#byTenant.get(tenant);
-    while (keys && keys.size > 0 && (this.#tenantBytes.get(tenant) ?? 0) + bytes > this.#share) {
+    while (
+      keys &&
+      keys.size > 0 &&
+      ((this.#tenantBytes.get(tenant) ?? 0) + bytes > this.#share || keys.size + 1 > this.#entryShare)
+    ) {
       const oldest = keys.keys().next().value as string;
       this.#entries.delete(oldest);
     }
@@ -114,6 +171,7 @@ export class TenantByteCache<V extends object> {
       hits: this.#hits,
       misses: this.#misses,
       entries: this.#entries.size,
+      ...(this.#maxEntries === undefined ? {} : { maxEntries: this.#maxEntries }),
       bytes: this.#entries.calculatedSize,
       maxBytes: this.#entries.maxSize,
     };

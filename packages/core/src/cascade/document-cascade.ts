@@ -70,6 +70,8 @@ export interface DocumentCascadeOptions {
   readonly generations?: Generations;
   /** Bytes of document bodies and layer listings a warm instance keeps. */
   readonly maxCacheBytes?: number;
+  /** The part of `maxCacheBytes` one tenant's documents may hold; `DEFAULT_TENANT_SHARE` by default. */
+  readonly tenantShare?: number;
   /**
    * Told of every write and delete through the cascade once its generation bump answered (with
    * generation markers only): the composition root rebuilds the layer's compiled tool index.
@@ -151,6 +153,9 @@ export class DocumentCascade {
     this.#quotas = options.quotas;
     this.#cache = new ByteCache({
       maxBytes: options.maxCacheBytes ?? DEFAULT_DOCUMENT_CACHE_BYTES,
+      // Each tenant at most its share: one tenant's documents cannot push another's out.
+      tenantOf: tenantOfCacheKey,
+      ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
       sizeOf: (entry, key) =>
         stringBytes(key) +
         (entry.kind === "layer"
@@ -660,6 +665,18 @@ function bodyKey(key: string): string {
 
 function layerKey(marker: string): string {
   return `layer:${marker}`;
+}
+
+/**
+ * The tenant a cache entry belongs to: of a body, the object key's first segment
+ * (`body:{tenant}/…`); of a layer index, the marker's (`layer:documents/{tenant}/{project}`).
+ */
+function tenantOfCacheKey(cacheKey: string): string {
+  const rest = cacheKey.startsWith("layer:")
+    ? cacheKey.slice("layer:documents/".length)
+    : cacheKey.slice("body:".length);
+  const end = rest.indexOf("/");
+  return end < 0 ? rest : rest.slice(0, end);
 }
 
 /** A listing with the object at `key` replaced by `object` (or removed, for null), still in key order. */

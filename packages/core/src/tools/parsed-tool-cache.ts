@@ -1,6 +1,6 @@
 import { ByteCache, type CacheStats, MIB, stringBytes } from "../cache/byte-cache";
-import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
-import { CountedLru } from "../cache/counted-lru";
+import type { CacheReport } from "../cache/cache-registry";
+import { TenantByteCache } from "../cache/tenant-byte-cache";
 import {
   addressedLayer,
   type CascadeHit,
@@ -14,6 +14,7 @@ import {
   layerDocumentKey,
   layerKeyPrefix,
   layerProjectOf,
+  parseLayerDocumentKey,
   TOOL_DOCUMENTS_DIR,
   toolDocumentPath,
   toolNameFromPath,
@@ -67,8 +68,17 @@ export interface CompiledState {
   readonly etag: string | null;
 }
 
-/** Layers an instance remembers having listed; a forgotten one is only read through its index again. */
-const LISTED_LAYERS = 10_000;
+/**
+ * Layers an instance remembers having listed (each tenant at most its share of them); a forgotten
+ * one is only read through its index again.
+ */
+export const LISTED_LAYERS = 10_000;
+
+/** What remembering one listed layer is accounted, at most (its project id as UTF-16 plus this half). */
+const LISTED_LAYER_BYTES = 512;
+
+/** The value of a listed layer: only its presence counts. */
+const LISTED = Object.freeze({ listed: true as const });
 
 /** A built-in or bundled tool in a merged listing: small, and never evicted on its own. */
 const SHARED_TOOL_BYTES = 64;
@@ -93,8 +103,7 @@ export class ParsedToolCache {
    * Layers this instance has listed (by tenant and layer): once warm, a moved generation costs a
    * LIST and the changed documents' GETs, less than the index would, so the index is for cold layers.
    */
-  private readonly listedLayers = new CountedLru<string, true>({ max: LISTED_LAYERS });
-  readonly #listedLayerReads = new CacheCounters();
+  private readonly listedLayers: TenantByteCache<typeof LISTED>;
 
   constructor(
     private readonly cascade: DocumentCascade,
@@ -102,12 +111,23 @@ export class ParsedToolCache {
     private readonly logger: Logger,
     maxBytes: number,
     private readonly compiled: CompiledToolLayers | undefined,
+    tenantShare?: number,
   ) {
     this.#parsed = new ByteCache({
       maxBytes,
       sizeOf: (entry, key) => stringBytes(key) + entry.bytes,
-      // A merged listing counts every document it holds, so a large project's listing is large.
+      // A merged listing counts every document it holds, so a large project's listing is large;
+      // it is kept up to a tenant's share (the cache caps an entry there).
       maxEntryBytes: maxBytes / 2,
+      // Each tenant at most its share: one tenant's documents cannot push another's out.
+      tenantOf: tenantOfCacheKey,
+      ...(tenantShare === undefined ? {} : { tenantShare }),
+    });
+    this.listedLayers = new TenantByteCache({
+      maxBytes: LISTED_LAYERS * LISTED_LAYER_BYTES,
+      maxEntries: LISTED_LAYERS,
+      sizeOf: (_, layerProject) => stringBytes(layerProject) + LISTED_LAYER_BYTES / 2,
+      ...(tenantShare === undefined ? {} : { tenantShare }),
     });
   }
 
@@ -129,7 +149,7 @@ export class ParsedToolCache {
   cacheReports(): Record<string, CacheReport> {
     return {
       parsed: this.#parsed.stats,
-      listedLayers: this.#listedLayerReads.report(lruExtent(this.listedLayers)),
+      listedLayers: this.listedLayers.report(),
       ...(this.compiled ? { compiledLayers: compiledLayerReport(this.compiled) } : {}),
     };
   }
@@ -152,8 +172,11 @@ export class ParsedToolCache {
       return cached.lookup;
     }
     this.#parsed.miss();
+    // The schemas this parse compiles are charged to the document's tenant in the schema cache.
+    const tenant = parseLayerDocumentKey(hit.key)?.tenant;
+    const parse = () => parseToolDocument(hit.body, name, this.types);
     const document = this.parsedDocument(
-      parseToolDocument(hit.body, name, this.types),
+      tenant === undefined ? parse() : this.types.environment.jsonSchemas.asTenant(tenant, parse),
       name,
       hit.layer,
       hit.etag,
@@ -197,8 +220,7 @@ export class ParsedToolCache {
     projectVersion: number,
     tenantVersion: number,
   ): MergedListing | undefined {
-    for (const layerProject of layerProjects)
-      this.listedLayers.set(layerKeyPrefix(tenant, layerProject), true);
+    for (const layerProject of layerProjects) this.listedLayers.set(tenant, layerProject, LISTED);
     const cached = this.#parsed.get(listingKey(tenant, project));
     if (
       cached?.kind === "listing" &&
@@ -248,7 +270,7 @@ export class ParsedToolCache {
   async fromCompiled(tenant: string, layerProject: string): Promise<CompiledState | null> {
     if (!this.compiled) return null;
     const flightKey = layerKeyPrefix(tenant, layerProject);
-    if (this.#listedLayerReads.read(this.listedLayers.get(flightKey))) return null;
+    if (this.listedLayers.get(tenant, layerProject)) return null;
     const state = await this.cascade.layerState(tenant, layerProject, TOOL_DOCUMENTS_DIR);
     if (state === null || state.listed) return null;
     let flight = this.compiledReads.get(flightKey);
@@ -406,4 +428,11 @@ function documentKey(objectKey: string): string {
 
 function listingKey(tenant: string, project: string): string {
   return `listing:${tenant}/${project}`;
+}
+
+/** The tenant of a cache entry: the first segment after `document:` (an object key) or `listing:`. */
+function tenantOfCacheKey(cacheKey: string): string {
+  const rest = cacheKey.slice(cacheKey.indexOf(":") + 1);
+  const end = rest.indexOf("/");
+  return end < 0 ? rest : rest.slice(0, end);
 }

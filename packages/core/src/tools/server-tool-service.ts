@@ -45,7 +45,7 @@ export interface ServerToolServiceOptions {
   readonly compiled?: CompiledToolLayers;
   /** Bytes of tool snapshots (listings and their derived views) kept per instance. */
   readonly maxSnapshotBytes?: number;
-  /** The part of the snapshot cache one tenant may hold. */
+  /** The part of the snapshot and parsed caches (and of the listed layers remembered) one tenant may hold. */
   readonly tenantShare?: number;
 }
 
@@ -78,6 +78,7 @@ export class ServerToolService {
       logger,
       options.maxCacheBytes ?? DEFAULT_PARSED_CACHE_BYTES,
       options.compiled,
+      options.tenantShare,
     );
     const invalidLog = new InvalidDocumentLog(logger);
     const expansion = new ToolExpansion(options.sources, logger, (...warning) => invalidLog.warn(...warning));

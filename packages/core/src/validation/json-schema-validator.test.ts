@@ -351,6 +351,31 @@ describe("JsonSchemaValidator.inputSchemaProblemsAsTenant: large schemas checked
     expect(asked).toHaveLength(2);
   });
 
+  it("keeps tenant B's verdict while tenant A has more schemas checked than the verdicts kept hold", async () => {
+    const asked: string[] = [];
+    const offloaded = new JsonSchemaValidator(
+      { maxEntries: 1024, maxBytes: 32 * 1024 * 1024, tenantShare: 0.25 },
+      undefined,
+      {
+        offload: async (tenant, schema) => {
+          asked.push(`${tenant}:${Object.keys(schema.properties as object)[0]}`);
+          return null;
+        },
+      },
+    );
+    const mine = wide("mine", OFFLOAD_MIN_NODES);
+    await offloaded.inputSchemaProblemsAsTenant("tenant-b", [mine]);
+    // 800 schemas of about 14 KB as counted: more than the 8 MiB of verdicts the instance keeps.
+    for (let i = 0; i < 800; i++)
+      await offloaded.inputSchemaProblemsAsTenant("tenant-a", [wide(`a${i}`, OFFLOAD_MIN_NODES)]);
+    await offloaded.inputSchemaProblemsAsTenant("tenant-b", [mine]);
+    // B's verdict was kept: its schema was checked once.
+    expect(asked.filter((entry) => entry.startsWith("tenant-b"))).toEqual(["tenant-b:mine_0"]);
+    // A's first verdict went (its own share is 2 MiB): asked again.
+    await offloaded.inputSchemaProblemsAsTenant("tenant-a", [wide("a0", OFFLOAD_MIN_NODES)]);
+    expect(asked.filter((entry) => entry === "tenant-a:a0_0")).toHaveLength(2);
+  });
+
   it("without an offload, or for a schema compiled here already, answers as compileAsTenant does", async () => {
     const plain = new JsonSchemaValidator();
     const large = wide("plain", OFFLOAD_MIN_NODES);
@@ -371,5 +396,53 @@ describe("JsonSchemaValidator.inputSchemaProblemsAsTenant: large schemas checked
     expect(offloaded.compile(known).ok).toBe(true);
     expect(await offloaded.inputSchemaProblemsAsTenant("acme", [known])).toEqual([null]);
     expect(asked).toBe(0);
+  });
+});
+
+describe("JsonSchemaValidator: each tenant at most its share of the compiled schemas", () => {
+  const schemaNumbered = (i: number) => ({
+    type: "object",
+    properties: { [`field${i}`]: { type: "integer" } },
+  });
+
+  it("keeps tenant B's compiled schema while tenant A compiles more schemas than the cache keeps", async () => {
+    // 16 entries, 4 for each tenant.
+    const schemas = new JsonSchemaValidator({
+      maxEntries: 16,
+      maxBytes: 32 * 1024 * 1024,
+      tenantShare: 0.25,
+    });
+    const mine = { type: "object", properties: { tenantB: { type: "string" } } };
+    await schemas.compileAsTenant("tenant-b", [mine]);
+    await schemas.compileAsTenant(
+      "tenant-a",
+      Array.from({ length: 24 }, (_, i) => schemaNumbered(i)),
+    );
+    for (let i = 24; i < 48; i++) schemas.asTenant("tenant-a", () => schemas.compile(schemaNumbered(i)));
+
+    const before = schemas.cacheReport();
+    expect(schemas.compile(mine).ok).toBe(true);
+    // A hit: B's schema was not compiled again.
+    expect(schemas.cacheReport()).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+    // A kept only its share: its last 4 schemas; its earlier ones were its own to evict.
+    expect(schemas.cacheReport()).toMatchObject({ entries: 1 + 4, maxEntries: 16 });
+    schemas.compile(schemaNumbered(0));
+    expect(schemas.cacheReport()).toMatchObject({ misses: before.misses + 1 });
+  });
+
+  it("charges a schema two tenants use to the tenant that compiled it first", async () => {
+    const schemas = new JsonSchemaValidator({
+      maxEntries: 16,
+      maxBytes: 32 * 1024 * 1024,
+      tenantShare: 0.25,
+    });
+    const shared = { type: "object", properties: { both: { type: "boolean" } } };
+    await schemas.compileAsTenant("tenant-b", [shared]);
+    await schemas.compileAsTenant("tenant-a", [shared]);
+    // A's own four schemas fit its share beside the shared one, which counts against B's.
+    for (let i = 0; i < 4; i++) schemas.asTenant("tenant-a", () => schemas.compile(schemaNumbered(i)));
+    const before = schemas.cacheReport();
+    schemas.compile(shared);
+    expect(schemas.cacheReport()).toMatchObject({ hits: before.hits + 1, entries: 5 });
   });
 });

@@ -1,7 +1,7 @@
 import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
-import { LRUCache } from "lru-cache";
 import type { RE2JS } from "re2js";
-import { CacheCounters, type CacheReport, lruExtent } from "../cache/cache-registry";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { TenantByteCache } from "../cache/tenant-byte-cache";
 import { Errors, type FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import { jsonSchemaSizeProblem, measureJsonSchema } from "../json-schema-size";
@@ -55,6 +55,15 @@ export interface SchemaCompileShares {
   readonly restPerCompile: number;
   readonly msPerMinute: number;
 }
+
+/** A compiled schema as the cache keeps it, with its estimated heap bytes. */
+interface CachedSchema {
+  readonly result: CompiledJsonSchema;
+  readonly bytes: number;
+}
+
+/** Whom a compile outside every tenant's scope is charged to (no tenant id is empty). */
+const UNATTRIBUTED = "";
 
 /** Bounds of the compiled-schema cache: entries, and estimated heap bytes (see `ENTRY_BYTES`). */
 export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 * 1024 } as const;
@@ -151,7 +160,13 @@ function loadedEngine(): Engine {
  * cached too.
  */
 export class JsonSchemaValidator {
-  readonly #compiled: LRUCache<string, CompiledJsonSchema>;
+  /**
+   * Compiled schemas by their text, each charged to the tenant that compiled it first (another
+   * tenant's use of the same text reads it, uncharged); each tenant at most its share.
+   */
+  readonly #compiled: TenantByteCache<CachedSchema>;
+  /** Whom a compile now is charged to (`asTenant`, a tenant's turn); `UNATTRIBUTED` outside them. */
+  #charging = UNATTRIBUTED;
   readonly #reads = new CacheCounters();
   readonly #turns = new Map<string, TenantTurns>();
   readonly #allowance: TimeAllowance;
@@ -162,18 +177,37 @@ export class JsonSchemaValidator {
   #probe: { missed: boolean } | null = null;
   /** Where large schemas that only need checking are checked (`inputSchemaProblemsAsTenant`). */
   readonly #offload: InputSchemaCheck | undefined;
-  /** The offload's verdicts by schema text: a problem, or "" for a usable input schema. */
-  readonly #checked = new LRUCache<string, string>({
-    maxSize: CHECKED_BYTES,
-    sizeCalculation: (problem, key) => 2 * (key.length + problem.length) + 64,
-  });
+  /**
+   * The offload's verdicts by schema text: a problem, or "" for a usable input schema; each
+   * charged to the tenant whose check found it, each tenant at most its share.
+   */
+  readonly #checked: TenantByteCache<{ readonly problem: string }>;
 
   constructor(
-    limits: { readonly maxEntries: number; readonly maxBytes: number } = JSON_SCHEMA_CACHE_LIMITS,
+    limits: {
+      readonly maxEntries: number;
+      readonly maxBytes: number;
+      /**
+       * The part of the entries and bytes one tenant's compiles may hold (compiles outside every
+       * tenant's scope count as one more tenant); the whole cache when not given.
+       */
+      readonly tenantShare?: number;
+    } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
     options: { readonly offload?: InputSchemaCheck } = {},
   ) {
-    this.#compiled = new LRUCache({ max: limits.maxEntries, maxSize: limits.maxBytes });
+    this.#compiled = new TenantByteCache<CachedSchema>({
+      maxBytes: limits.maxBytes,
+      maxEntries: limits.maxEntries,
+      sizeOf: (entry) => entry.bytes,
+      // Without a share, one tenant's (the parse worker's, the CLI's): the whole cache.
+      tenantShare: limits.tenantShare ?? 1,
+    });
+    this.#checked = new TenantByteCache({
+      maxBytes: CHECKED_BYTES,
+      sizeOf: (verdict, key) => 2 * (key.length + verdict.problem.length) + 64,
+      tenantShare: limits.tenantShare ?? 1,
+    });
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
     this.#offload = options.offload;
@@ -195,7 +229,7 @@ export class JsonSchemaValidator {
     const texts = schemas.map((schema) => jsonText(schema));
     const elsewhere = schemas.map((schema, index) => {
       const text = texts[index];
-      if (offload === undefined || text === undefined || this.#compiled.has(text)) return false;
+      if (offload === undefined || text === undefined || this.#compiled.hasShared(text)) return false;
       const nodes = measureJsonSchema(schema, text.length);
       return typeof nodes === "number" && nodes >= OFFLOAD_MIN_NODES;
     });
@@ -215,13 +249,13 @@ export class JsonSchemaValidator {
         continue;
       }
       const text = texts[index]!;
-      const known = this.#checked.get(text);
+      const known = this.#checked.readShared(text)?.problem;
       if (known !== undefined) {
         problems.push(known === "" ? null : known);
         continue;
       }
       const problem = await offload!(tenant, schema);
-      this.#checked.set(text, problem ?? "");
+      this.#checked.setCharged(tenant, text, { problem: problem ?? "" });
       problems.push(problem);
     }
     return problems;
@@ -314,7 +348,7 @@ export class JsonSchemaValidator {
       await new Promise((resolve) => setTimeout(resolve, restMs));
       const started = performance.now();
       try {
-        return work();
+        return this.asTenant(tenant, work);
       } finally {
         const spent = performance.now() - started;
         this.#allowance.charge(tenant, spent);
@@ -345,7 +379,7 @@ export class JsonSchemaValidator {
     this.#probe = probe;
     const started = performance.now();
     try {
-      const value = work();
+      const value = this.asTenant(tenant, work);
       return probe.missed ? { done: false } : { done: true, value };
     } catch (error) {
       return probe.missed ? { done: false } : { done: true, error };
@@ -365,7 +399,7 @@ export class JsonSchemaValidator {
   /** The compiled schema when it is cached, else undefined (nothing compiled). */
   #cached(schema: JsonSchema): CompiledJsonSchema | undefined {
     try {
-      return this.#compiled.get(JSON.stringify(schema));
+      return this.#compiled.readShared(JSON.stringify(schema))?.result;
     } catch {
       // Unserialisable: `compile` answers why.
       return undefined;
@@ -417,7 +451,8 @@ export class JsonSchemaValidator {
 
   /** The compiled-schema cache's counters, entries and bytes. */
   cacheReport(): CacheReport {
-    return this.#reads.report(lruExtent(this.#compiled));
+    const { hits: _hits, misses: _misses, ...extent } = this.#compiled.report();
+    return this.#reads.report(extent);
   }
 
   /**
@@ -437,7 +472,7 @@ export class JsonSchemaValidator {
       const reason = error instanceof Error ? error.message : String(error);
       return { ok: false, message: `not a usable JSON Schema: ${reason}` };
     }
-    const known = this.#compiled.get(key);
+    const known = this.#compiled.readShared(key)?.result;
     if (known === undefined && this.#heldBack()) {
       return { ok: false, message: "not compiled: held back in a probe" };
     }
@@ -447,10 +482,26 @@ export class JsonSchemaValidator {
     const { result, patternBytes } = tooLarge
       ? { result: { ok: false, message: `not a usable JSON Schema: ${tooLarge}` } as const, patternBytes: 0 }
       : compile(loadedEngine(), schema);
-    this.#compiled.set(key, result, {
-      size: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes,
+    this.#compiled.setCharged(this.#charging, key, {
+      result,
+      bytes: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes,
     });
     return result;
+  }
+
+  /**
+   * Runs `work` (synchronous) with what it compiles charged to `tenant`'s share of the cache:
+   * a tool document's parse, say. Compiles in a tenant's turn (`compileAsTenant`,
+   * `inTenantTurn`) are charged so already; others to the instance (`UNATTRIBUTED`).
+   */
+  asTenant<T>(tenant: string, work: () => T): T {
+    const outer = this.#charging;
+    this.#charging = tenant;
+    try {
+      return work();
+    } finally {
+      this.#charging = outer;
+    }
   }
 
   /**

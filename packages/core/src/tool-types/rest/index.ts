@@ -64,7 +64,13 @@ function sendOptions(parameters: RestParameters, context: InvocationContext): Re
   const { timeoutMs, responseSchema } = parameters;
   return responseSchema === undefined
     ? { timeoutMs }
-    : { timeoutMs, responseSchema: context.jsonSchemas.compile(responseSchema) };
+    : {
+        timeoutMs,
+        // Compiled once per schema text, charged to the caller's tenant in the schema cache.
+        responseSchema: context.jsonSchemas.asTenant(context.caller.tenant, () =>
+          context.jsonSchemas.compile(responseSchema),
+        ),
+      };
 }
 
 /** One call: secrets resolved, templates filled, the answer scrubbed of every secret value it used. */
