@@ -1,5 +1,6 @@
 import { decodeSecretsKey } from "@vance/adapters";
 import {
+  DEFAULT_PARSED_CACHE_BYTES,
   DEFAULT_QUOTAS,
   DEFAULT_SNAPSHOT_CACHE_BYTES,
   DEFAULT_SOURCE_CACHE_BYTES,
@@ -161,7 +162,7 @@ export const ConfigSchema = v.pipe(
     ),
     /** Parsed tool documents and merged tool listings a warm instance keeps, in MiB. */
     VANCE_CACHE_PARSED_MB: v.pipe(
-      Count("VANCE_CACHE_PARSED_MB", "32"),
+      Count("VANCE_CACHE_PARSED_MB", String(DEFAULT_PARSED_CACHE_BYTES / MIB)),
       v.minValue(1, "VANCE_CACHE_PARSED_MB must be at least 1"),
     ),
     /** Remote sources' tool lists (MCP servers, OpenAPI packs) a warm instance keeps, in MiB. */

@@ -264,6 +264,7 @@ export {
   type RebuildOutcome,
 } from "./tools/compiled-tool-layers";
 export {
+  DEFAULT_PARSED_CACHE_BYTES,
   DEFAULT_SNAPSHOT_CACHE_BYTES,
   type PackSource,
   type ResolvedTool,

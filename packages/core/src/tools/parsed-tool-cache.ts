@@ -35,7 +35,7 @@ import {
 } from "./resolved-tool";
 
 /** What the service keeps warm by default: parsed tool documents and merged listings. */
-export const DEFAULT_PARSED_CACHE_BYTES = 32 * MIB;
+export const DEFAULT_PARSED_CACHE_BYTES = 128 * MIB;
 
 /** A tool document as parsed under one ETag; `bytes` estimates the parsed objects' heap. */
 interface ParsedDocument {

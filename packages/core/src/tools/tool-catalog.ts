@@ -7,7 +7,7 @@ import type { ToolReader } from "./tool-reader";
 import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
 
 /** Bytes of snapshots (listings and their derived views) one instance keeps by default. */
-export const DEFAULT_SNAPSHOT_CACHE_BYTES = 64 * MIB;
+export const DEFAULT_SNAPSHOT_CACHE_BYTES = 256 * MIB;
 
 /** A listed tool's object, beyond its name and description (its schema is its document's). */
 const TOOL_BYTES = 128;
