@@ -356,10 +356,10 @@ describe("GET /v1/metrics", () => {
 });
 
 describe("cache settings", () => {
-  it("default to 64 MiB of documents, 32 MiB parsed, a 300 s safety net and a 30 s local scan", () => {
+  it("default to 64 MiB of documents, 128 MiB parsed, a 300 s safety net and a 30 s local scan", () => {
     expect(loadConfig({})).toMatchObject({
       VANCE_CACHE_DOCUMENTS_MB: 64,
-      VANCE_CACHE_PARSED_MB: 32,
+      VANCE_CACHE_PARSED_MB: 128,
       VANCE_CACHE_REVALIDATE_SECONDS: 300,
       VANCE_STORE_SCAN_SECONDS: 30,
     });
