@@ -33,7 +33,7 @@ const METRICS_EXPORTER = process.env.OTEL_METRICS_EXPORTER ?? "emf";
  */
 export const api = new sst.aws.Function("Api", {
   ...builtFunction("api"),
-  memory: "1024 MB",
+  memory: "2048 MB",
   timeout: "30 seconds",
   url: true,
   link: [documents, catalog, state, jwtSecret, secretsKey, diagnosticWebhook],

@@ -24,7 +24,7 @@ export const DEFAULT_SOURCE_WAIT_MS = 2_000;
 /** After a failed load, how long listings answer from the last known list without trying again. */
 export const DEFAULT_SOURCE_RETRY_MS = 5_000;
 /** Bytes of source lists one instance keeps by default, across tenants (`VANCE_CACHE_SOURCES_MB`). */
-export const DEFAULT_SOURCE_CACHE_BYTES = 256 * MIB;
+export const DEFAULT_SOURCE_CACHE_BYTES = 512 * MIB;
 /** What an entry costs before its list is loaded, and beyond its list's bytes after. */
 const ENTRY_BYTES = 256;
 /** A load's own upper bound; the source's `timeoutMs` usually ends it sooner. */
