@@ -79,12 +79,12 @@ describe("a script's worst", () => {
     const outcomes = await Promise.all(flood);
     const count = (error: string) =>
       outcomes.filter((outcome) => !outcome.ok && outcome.error === error).length;
-    // 4 ran until the caller left (Cancelled); 4 waited, each until the caller left (Cancelled) or
-    // its wait for a slot ran out first (Busy: on a loaded machine the victim's 20 runs can outlast
-    // it); the other 92 were refused at once (Busy). Nothing else: at most 8 got past the refusal.
-    expect(count("Cancelled") + count("Busy")).toBe(100);
-    expect(count("Cancelled")).toBeGreaterThanOrEqual(4);
-    expect(count("Cancelled")).toBeLessThanOrEqual(8);
+    // At most 4 ran and 4 waited; the other 92 or more were refused at once (Busy). How the 8
+    // ended depends on the machine's load (the caller leaving: Cancelled; a wait for a slot that
+    // ran out first: Busy; the tenant's worker time spent: RateLimited): none of them succeeded.
+    expect(outcomes.filter((outcome) => outcome.ok)).toEqual([]);
+    expect(count("Busy")).toBeGreaterThanOrEqual(92);
+    expect(count("Cancelled") + count("Busy") + count("RateLimited")).toBe(100);
   });
 
   it("refuses a nested run with Busy when no thread is free, instead of waiting", async () => {
