@@ -19,7 +19,6 @@ import { CountingObjectStore, type ObjectStoreCallCounts } from "@vance/adapters
 import {
   type BundledDocuments,
   builtInToolTypes,
-  CascadeRead,
   DocumentCascade,
   loadLazyEngines,
   mapWithConcurrency,
@@ -158,7 +157,7 @@ async function benchStore(subject: Subject, bundled: BundledDocuments, notes: st
   rows.push(...(await benchRawCalls(subject)));
 
   // listAll: cold on a fresh service, then warm on the same one, side by side.
-  const expected = (await writer.listAll(TENANT, PROJECT, CascadeRead.begin())).length;
+  const expected = (await (await writer.snapshot(TENANT, PROJECT)).tools()).length;
   const cold: number[] = [];
   const warm: number[] = [];
   const ratios: number[] = [];
@@ -224,7 +223,7 @@ async function benchLookup(
   layer: "project" | "tenant",
 ): Promise<Row> {
   return benchSequential(subject, `lookup ${layer} tool (warm, sequential)`, LOOKUP_BATCH_CALLS, async () => {
-    const found = await service.lookup(TENANT, PROJECT, name, CascadeRead.begin());
+    const found = await (await service.snapshot(TENANT, PROJECT)).lookup(name);
     if (found.status !== "found" || found.tool.layer !== layer) {
       throw new Error(`lookup ${name}: expected a ${layer} hit, got ${JSON.stringify(found)}`);
     }
@@ -298,7 +297,7 @@ async function timedListAll(
 ): Promise<{ ms: number; usage: Usage }> {
   const before = usage(subject);
   const started = performance.now();
-  const tools = await service.listAll(TENANT, PROJECT, CascadeRead.begin());
+  const tools = await (await service.snapshot(TENANT, PROJECT)).tools();
   const ms = performance.now() - started;
   if (tools.length !== expected)
     throw new Error(`listAll returned ${tools.length} tools, expected ${expected}`);

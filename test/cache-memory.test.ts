@@ -7,7 +7,6 @@ import { FsObjectStore } from "@vance/adapters";
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import {
   builtInToolTypes,
-  CascadeRead,
   DocumentCascade,
   Generations,
   MAX_YAML_DOCUMENT_CHARS,
@@ -104,10 +103,10 @@ describe("caches bounded by bytes", () => {
     });
     const before = heapUsed();
     let peak = 0;
-    // One read for all the lookups: the generations are read once.
-    const read = CascadeRead.begin();
+    // One snapshot for all the lookups: the generations are read once.
+    const snapshot = await tools.snapshot("acme", "shop");
     for (let i = 0; i < count; i++) {
-      const found = await tools.lookup("acme", "shop", `big_tool_${i}`, read);
+      const found = await snapshot.lookup(`big_tool_${i}`);
       expect(found.status === "found" && found.tool.config.description.length).toBe(TOOL_DOCUMENT_CHARS);
       peak = Math.max(peak, tools.stats.bytes);
     }

@@ -1,6 +1,5 @@
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { createS3Client, S3ObjectStore } from "@vance/adapters/aws";
-import { CascadeRead } from "@vance/core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -28,31 +27,31 @@ describe("ServerToolService over S3 (s3rver): requests per operation", () => {
 
     const fresh = toolServices({ store });
     store.resetRequestCount();
-    const found = await fresh.tools.lookup(T, P, "s3_tool_7", CascadeRead.begin());
+    const found = await (await fresh.tools.snapshot(T, P)).lookup("s3_tool_7");
     expect(found.status === "found" && found.tool.config.description).toBe("tool 7");
     expect(store.requestCount).toBe(2);
 
     store.resetRequestCount();
-    const cold = await fresh.tools.listAll(T, P, CascadeRead.begin());
+    const cold = await (await fresh.tools.snapshot(T, P)).tools();
     expect(cold.filter((tool) => tool.layer !== "builtin" && tool.layer !== "bundled")).toHaveLength(31);
     // One LIST page per layer, and a GET for each of the 31 documents but s3_tool_7: the lookup
     // parsed it already, and the listing's ETag shows it unchanged.
     expect(store.requestCount).toBe(2 + 30);
 
     store.resetRequestCount();
-    expect(await fresh.tools.listAll(T, P, CascadeRead.begin())).toEqual(cold);
+    expect(await (await fresh.tools.snapshot(T, P)).tools()).toEqual(cold);
     expect(store.requestCount).toBe(2);
   });
 
   it("a write through the service is visible to the very next read on S3", async () => {
     const { tools } = toolServices({ store });
     await tools.put(T, P, "s3_live", docTool("v1"));
-    await tools.listAll(T, P, CascadeRead.begin());
+    await (await tools.snapshot(T, P)).tools();
     await tools.put(T, P, "s3_live", docTool("v2"));
-    const found = await tools.lookup(T, P, "s3_live", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("s3_live");
     expect(found.status === "found" && found.tool.config.description).toBe("v2");
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "s3_live")?.config
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "s3_live")?.config
         .description,
     ).toBe("v2");
   });

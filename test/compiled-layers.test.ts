@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsObjectStore } from "@vance/adapters";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import { CascadeRead, CompiledToolLayers, compiledLayerKey, mapWithConcurrency } from "@vance/core";
+import { CompiledToolLayers, compiledLayerKey, mapWithConcurrency } from "@vance/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -100,7 +100,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 40);
-    const before = await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    const before = await (await a.services.tools.snapshot("acme", "shop")).tools();
     expect(before.filter((tool) => tool.layer === "project")).toHaveLength(40);
     const listed = a.documents.counts;
     expect(listed.put).toBe(2);
@@ -113,7 +113,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    const tools = await (await b.services.tools.snapshot("acme", "shop")).tools();
     expect(tools.find((tool) => tool.name === "f0_t0")?.config.description).toBe("tool 0, rewritten");
     expect(tools.find((tool) => tool.name === "fresh")?.config.description).toBe("a new tool");
     // Two index GETs and one LIST; only the two changed documents read; the project's index rewritten.
@@ -122,7 +122,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const c = await instance(dir);
     c.documents.reset();
     expect(
-      (await c.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+      (await (await c.services.tools.snapshot("acme", "shop")).tools()).map((tool) => tool.config),
     ).toEqual(tools.map((tool) => tool.config));
     expect(c.documents.counts).toMatchObject({ get: 2, list: 0, ...NO_WRITES });
   });
@@ -131,7 +131,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 10);
-    const expected = (await a.services.tools.listAll("acme", "shop", CascadeRead.begin())).map(
+    const expected = (await (await a.services.tools.snapshot("acme", "shop")).tools()).map(
       (tool) => tool.config,
     );
     for (const body of ["{not json", JSON.stringify({ format: 999 }), '{"format":1,"entries":[1]}']) {
@@ -142,13 +142,13 @@ describe("compiled layer index: a cold project in one read per layer", () => {
       const b = await instance(dir);
       b.documents.reset();
       expect(
-        (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+        (await (await b.services.tools.snapshot("acme", "shop")).tools()).map((tool) => tool.config),
       ).toEqual(expected);
       expect(b.documents.counts).toMatchObject({ get: 2 + 10, list: 1, put: 1 });
 
       const c = await instance(dir);
       c.documents.reset();
-      await c.services.tools.listAll("acme", "shop", CascadeRead.begin());
+      await (await c.services.tools.snapshot("acme", "shop")).tools();
       expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     }
   });
@@ -158,7 +158,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const start = Date.now();
     const a = await instance(dir, () => start);
     await seedStore(a.fs, 10);
-    const expected = (await a.services.tools.listAll("acme", "shop", CascadeRead.begin())).map(
+    const expected = (await (await a.services.tools.snapshot("acme", "shop")).tools()).map(
       (tool) => tool.config,
     );
 
@@ -167,13 +167,13 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const b = await instance(dir, () => later);
     b.documents.reset();
     expect(
-      (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.config),
+      (await (await b.services.tools.snapshot("acme", "shop")).tools()).map((tool) => tool.config),
     ).toEqual(expected);
     expect(b.documents.counts).toMatchObject({ get: 2, list: 2, put: 2 });
 
     const c = await instance(dir, () => later);
     c.documents.reset();
-    await c.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    await (await c.services.tools.snapshot("acme", "shop")).tools();
     expect(c.documents.counts).toMatchObject({ get: 2, list: 0, put: 0 });
   });
 
@@ -214,9 +214,8 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     // Each layer's index, current: one GET each — no LIST, no document read, no rewrite.
     expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
     expect(
-      (await b.services.tools.listAll("acme", "shop", CascadeRead.begin())).find(
-        (tool) => tool.name === "f0_t0",
-      )?.config.description,
+      (await (await b.services.tools.snapshot("acme", "shop")).tools()).find((tool) => tool.name === "f0_t0")
+        ?.config.description,
     ).toBe("tool 0, rewritten");
     expect(b.documents.counts).toEqual({ get: 2, list: 0, ...NO_WRITES });
   });
@@ -233,7 +232,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    const tools = await (await b.services.tools.snapshot("acme", "shop")).tools();
     expect(tools.filter((tool) => tool.layer === "project")).toHaveLength(31);
     // The project layer's index; the tenant layer has none (nothing was written there): its LIST.
     expect(b.documents.counts).toMatchObject({ get: 2, list: 1 });
@@ -243,7 +242,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 20);
-    await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    await (await a.services.tools.snapshot("acme", "shop")).tools();
     await a.services.scanStores();
     // Behind the service's back, as an editor or `cp` would.
     expect(
@@ -254,7 +253,7 @@ describe("compiled layer index: a cold project in one read per layer", () => {
 
     const b = await instance(dir);
     b.documents.reset();
-    const tools = await b.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    const tools = await (await b.services.tools.snapshot("acme", "shop")).tools();
     expect(tools.find((tool) => tool.name === "behind")?.config.description).toBe("behind");
     expect(b.documents.counts).toMatchObject({ get: 2, list: 0, ...NO_WRITES });
   });
@@ -263,13 +262,13 @@ describe("compiled layer index: a cold project in one read per layer", () => {
     const dir = dataDir();
     const a = await instance(dir);
     await seedStore(a.fs, 10);
-    await a.services.tools.listAll("acme", "shop", CascadeRead.begin());
+    await (await a.services.tools.snapshot("acme", "shop")).tools();
     await staleAfter(a, () => a.client.putTool("f0_t0", docTool("tool 0, rewritten", "labels: [bulk]\n")));
 
     const b = await instance(dir);
     b.documents.reset();
     const listings = await Promise.all(
-      Array.from({ length: 5 }, () => b.services.tools.listAll("acme", "shop", CascadeRead.begin())),
+      Array.from({ length: 5 }, async () => (await b.services.tools.snapshot("acme", "shop")).tools()),
     );
     for (const listing of listings) expect(listing).toEqual(listings[0]);
     // Each layer's index read once; only the project's (stale) index written again, once.

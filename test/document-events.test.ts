@@ -13,7 +13,7 @@ import {
   S3ObjectStore,
 } from "@vance/adapters/aws";
 import { CountingObjectStore } from "@vance/adapters/testing";
-import { CascadeRead, compiledLayerKey, silentLogger } from "@vance/core";
+import { compiledLayerKey, silentLogger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { compiledIndexes, decodeEventKey, documentEventsHandler } from "../functions/document-events/handler";
 import { testApp } from "./support/app";
@@ -211,7 +211,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
 
     const b = await instance();
     b.documents.reset();
-    const tools = await b.services.tools.listAll("evt", "shop", CascadeRead.begin());
+    const tools = await (await b.services.tools.snapshot("evt", "shop")).tools();
     expect(tools.find((tool) => tool.name === "straight")?.config.description).toBe(
       "straight into the bucket",
     );
@@ -228,7 +228,7 @@ describe("document events (S3 notifications → generation bumps)", () => {
     const c = await instance();
     c.documents.reset();
     expect(
-      (await c.services.tools.listAll("evt", "shop", CascadeRead.begin())).map((tool) => tool.name),
+      (await (await c.services.tools.snapshot("evt", "shop")).tools()).map((tool) => tool.name),
     ).not.toContain("straight");
     expect(c.documents.counts).toEqual({ get: 2, list: 0, put: 0, delete: 0 });
   });

@@ -1,4 +1,4 @@
-import { CascadeRead, DocumentService, VanceError } from "@vance/core";
+import { DocumentService, VanceError } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -47,7 +47,7 @@ describe("DocumentService (spec §4, §9)", () => {
     const { documents, tools } = documentService();
     const written = await documents.put(T, P, "server-tools/doc_intro.yaml", docTool("Intro"), {});
     expect(written.kind === "tool" && written.tool.layer).toBe("project");
-    expect((await tools.require(T, P, "doc_intro", CascadeRead.begin())).config.description).toBe("Intro");
+    expect((await (await tools.snapshot(T, P)).require("doc_intro")).config.description).toBe("Intro");
 
     const invalid = await failure(documents.put(T, P, "server-tools/doc_bad.yaml", "type: nope\n", {}));
     expect(invalid.status).toBe(422);

@@ -1,7 +1,6 @@
 import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
-  CascadeRead,
   DocumentCascade,
   Generations,
   layerMarker,
@@ -178,20 +177,20 @@ describe("DocumentCascade with generations", () => {
     const fresh = toolServices({ store, generations: new Generations({ state }) });
     fresh.store.reset();
     const lists = await Promise.all(
-      [1, 2, 3].map(() => fresh.tools.listAll("acme", "shop", CascadeRead.begin())),
+      [1, 2, 3].map(async () => (await fresh.tools.snapshot("acme", "shop")).tools()),
     );
     expect(lists[1]).toEqual(lists[0]);
     expect(fresh.store.counts.list).toBe(2);
 
     fresh.store.reset();
-    await fresh.tools.listAll("acme", "shop", CascadeRead.begin());
+    await (await fresh.tools.snapshot("acme", "shop")).tools();
     expect(fresh.store.counts).toEqual({ get: 0, put: 0, delete: 0, list: 0 });
 
     await tools.put("acme", "_tenant", "two", docTool("two"));
     fresh.store.reset();
-    expect(
-      (await fresh.tools.listAll("acme", "shop", CascadeRead.begin())).map((tool) => tool.name),
-    ).toContain("two");
+    expect((await (await fresh.tools.snapshot("acme", "shop")).tools()).map((tool) => tool.name)).toContain(
+      "two",
+    );
     expect(fresh.store.counts.list).toBe(1);
   });
 

@@ -6,6 +6,7 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
   CATALOG_KEY,
+  CascadeRead,
   CatalogEditor,
   compileCatalog,
   type GetResult,
@@ -76,7 +77,7 @@ async function thrown(promise: Promise<unknown>): Promise<unknown> {
 describe("tool budget: the spec's numbers", () => {
   it("openai/gpt-4.1 gets the bundled openai default of 128", async () => {
     const { budget } = setup();
-    expect(await budget.budgetForChain(["openai/gpt-4.1"])).toEqual({
+    expect(await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).toEqual({
       maxTools: 128,
       models: [{ model: "openai/gpt-4.1", maxTools: 128, source: "provider" }],
     });
@@ -84,7 +85,7 @@ describe("tool budget: the spec's numbers", () => {
 
   it("a cortecs model has no limit: the gateway speaks openai but does not inherit its 128", async () => {
     const { budget } = setup();
-    expect(await budget.budgetForChain(["cortecs/some-model"])).toEqual({
+    expect(await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual({
       maxTools: null,
       models: [{ model: "cortecs/some-model", maxTools: null, source: "none" }],
     });
@@ -92,7 +93,7 @@ describe("tool budget: the spec's numbers", () => {
 
   it("maxTools: 0 on a model under openai means no limit and suppresses the provider default", async () => {
     const { budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
-    expect(await budget.budgetForChain(["openai/gpt-unbounded"])).toEqual({
+    expect(await budget.budgetForChain(["openai/gpt-unbounded"], { read: CascadeRead.begin() })).toEqual({
       maxTools: null,
       models: [{ model: "openai/gpt-unbounded", maxTools: null, source: "model" }],
     });
@@ -100,7 +101,11 @@ describe("tool budget: the spec's numbers", () => {
 
   it("the chain takes the minimum over every model that has a limit", async () => {
     const { budget } = setup({ "model/cortecs/small.yaml": "maxTools: 64\n" });
-    expect(await budget.budgetForChain(["openai/x", "cortecs/small", "anthropic/claude-sonnet-4"])).toEqual({
+    expect(
+      await budget.budgetForChain(["openai/x", "cortecs/small", "anthropic/claude-sonnet-4"], {
+        read: CascadeRead.begin(),
+      }),
+    ).toEqual({
       maxTools: 64,
       models: [
         { model: "openai/x", maxTools: 128, source: "provider" },
@@ -116,7 +121,11 @@ describe("tool budget: the spec's numbers", () => {
       "model/cortecs/lean.yaml": "maxToolTokens: 3000\n",
       "model/cortecs/roomy.yaml": "maxToolTokens: 0\n",
     });
-    expect(await budget.budgetForChain(["cortecs/lean", "cortecs/other", "cortecs/roomy"])).toEqual({
+    expect(
+      await budget.budgetForChain(["cortecs/lean", "cortecs/other", "cortecs/roomy"], {
+        read: CascadeRead.begin(),
+      }),
+    ).toEqual({
       maxTools: null,
       maxToolTokens: 3000,
       models: [
@@ -132,7 +141,9 @@ describe("tool budget: the spec's numbers", () => {
 
   it("a bad model id in the chain answers invalid_model and reads nothing", async () => {
     const { budget, store } = setup();
-    const error = await thrown(budget.budgetForChain(["openai/gpt-4.1", "gpt-4.1"]));
+    const error = await thrown(
+      budget.budgetForChain(["openai/gpt-4.1", "gpt-4.1"], { read: CascadeRead.begin() }),
+    );
     expect(error).toBeInstanceOf(VanceError);
     expect(error).toMatchObject({ code: "invalid_model", status: 400 });
     expect(store.total).toBe(0);
@@ -145,11 +156,11 @@ describe("catalog reads", () => {
     await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
     const get = vi.spyOn(store, "get");
 
-    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
     expect(store.counts).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
     expect(get.mock.calls[0]).toEqual([CATALOG_KEY, undefined]);
 
-    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
     expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
     expect(get.mock.calls[1]?.[1]).toEqual({ ifNoneMatch: expect.any(String) });
     expect(await get.mock.results[1]?.value).toEqual({ notModified: true });
@@ -157,7 +168,9 @@ describe("catalog reads", () => {
     // A new sync changes the ETag: the warm instance sees the new number on its next call.
     await bucket.put("model/cortecs/small.yaml", "maxTools: 32\n");
     await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
-    expect((await catalog.catalog()).providers.cortecs?.models.small).toEqual({ maxTools: 32 });
+    expect((await catalog.catalog(CascadeRead.begin())).providers.cortecs?.models.small).toEqual({
+      maxTools: 32,
+    });
     expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 0 });
   });
 
@@ -166,7 +179,9 @@ describe("catalog reads", () => {
       "model/openai/_provider.yaml": "wireType: openai\nmaxTools: 100\n",
       "model/cortecs/small.yaml": "maxTools: 64\n",
     });
-    const result = await budget.budgetForChain(["openai/gpt-4.1", "cortecs/small", "cortecs/other"]);
+    const result = await budget.budgetForChain(["openai/gpt-4.1", "cortecs/small", "cortecs/other"], {
+      read: CascadeRead.begin(),
+    });
     expect(result.models).toEqual([
       { model: "openai/gpt-4.1", maxTools: 100, source: "provider" },
       { model: "cortecs/small", maxTools: 64, source: "model" },
@@ -176,15 +191,19 @@ describe("catalog reads", () => {
     expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 1 });
 
     // Warm: unchanged sources are not read again; the listing's ETags say so.
-    await budget.budgetForChain(["openai/gpt-4.1"]);
+    await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() });
     expect(store.counts).toEqual({ get: 4, put: 0, delete: 0, list: 2 });
   });
 
   it("the fallback sees a deleted bucket document and lets the bundled one through again", async () => {
     const { bucket, budget } = setup({ "model/openai/_provider.yaml": "maxTools: 100\n" });
-    expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(100);
+    expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+      100,
+    );
     await bucket.delete("model/openai/_provider.yaml");
-    expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(128);
+    expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+      128,
+    );
   });
 
   it("a catalog.json that is not a compiled catalog is reported and the sources are used", async () => {
@@ -192,7 +211,7 @@ describe("catalog reads", () => {
       [CATALOG_KEY]: '{"version": 2}',
       "model/cortecs/small.yaml": "maxTools: 64\n",
     });
-    expect((await budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
     expect(lines.filter((line) => line.event === "catalog.invalid_compiled")).toHaveLength(1);
   });
 });
@@ -251,7 +270,9 @@ describe("catalog sync", () => {
 
     expect(await services.syncCatalog()).toMatchObject({ changed: true, models: 1 });
     expect(await catalogDir.get(CATALOG_KEY)).not.toBeNull();
-    expect((await services.budget.budgetForChain(["cortecs/small"])).maxTools).toBe(64);
+    expect(
+      (await services.budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools,
+    ).toBe(64);
     expect(await services.syncCatalog()).toMatchObject({ changed: false });
   });
 });
@@ -263,7 +284,9 @@ describe("observed tool limits", () => {
     const file = join(dir, "state.sqlite");
     const first = setup({}, sqlite(file));
     const second = setup({}, sqlite(file));
-    expect((await second.budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+    expect(
+      (await second.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+    ).toBeNull();
 
     expect(await first.observed.learn("cortecs/some-model", OPENAI_128)).toBe(128);
 
@@ -271,8 +294,12 @@ describe("observed tool limits", () => {
       maxTools: 128,
       models: [{ model: "cortecs/some-model", maxTools: 128, source: "observed" }],
     };
-    expect(await first.budget.budgetForChain(["cortecs/some-model"])).toEqual(expected);
-    expect(await second.budget.budgetForChain(["cortecs/some-model"])).toEqual(expected);
+    expect(await first.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual(
+      expected,
+    );
+    expect(await second.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual(
+      expected,
+    );
   });
 
   it("learning logs exactly one WARN, naming the endpoint, the scope and the catalog fix", async () => {
@@ -296,7 +323,9 @@ describe("observed tool limits", () => {
   it("the limit belongs to the endpoint: a rejection seen with cortecs/model-a cuts cortecs/model-b, not another instance", async () => {
     const { observed, budget } = setup();
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
-    expect(await budget.budgetForChain(["cortecs/model-b", "gateway/model-a"])).toEqual({
+    expect(
+      await budget.budgetForChain(["cortecs/model-b", "gateway/model-a"], { read: CascadeRead.begin() }),
+    ).toEqual({
       maxTools: 64,
       models: [
         { model: "cortecs/model-b", maxTools: 64, source: "observed" },
@@ -308,7 +337,9 @@ describe("observed tool limits", () => {
   it("a per-model catalog limit still wins when it is lower than the endpoint's observed one", async () => {
     const { observed, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 32\n" });
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
-    expect((await budget.budgetForChain(["cortecs/small", "cortecs/other"])).models).toEqual([
+    expect(
+      (await budget.budgetForChain(["cortecs/small", "cortecs/other"], { read: CascadeRead.begin() })).models,
+    ).toEqual([
       { model: "cortecs/small", maxTools: 32, source: "model" },
       { model: "cortecs/other", maxTools: 64, source: "observed" },
     ]);
@@ -318,7 +349,12 @@ describe("observed tool limits", () => {
     const { observed, budget } = setup();
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 40", "acme");
     const forTenant = async (tenant?: string) =>
-      (await budget.budgetForChain(["cortecs/model-b"], tenant === undefined ? {} : { tenant })).maxTools;
+      (
+        await budget.budgetForChain(["cortecs/model-b"], {
+          ...(tenant === undefined ? {} : { tenant }),
+          read: CascadeRead.begin(),
+        })
+      ).maxTools;
     expect(await forTenant("acme")).toBe(40);
     expect(await forTenant("other")).toBeNull();
     expect(await forTenant()).toBeNull();
@@ -335,7 +371,13 @@ describe("observed tool limits", () => {
       "model/gw/tight.yaml": "maxTools: 50\n",
     });
     await observed.learn("gw/gpt-4.1", "'tools' must contain at most 96 items");
-    expect((await budget.budgetForChain(["gw/gpt-unbounded", "gw/capped", "gw/tight"])).models).toEqual([
+    expect(
+      (
+        await budget.budgetForChain(["gw/gpt-unbounded", "gw/capped", "gw/tight"], {
+          read: CascadeRead.begin(),
+        })
+      ).models,
+    ).toEqual([
       { model: "gw/gpt-unbounded", maxTools: 96, source: "observed" },
       { model: "gw/capped", maxTools: 96, source: "observed" },
       { model: "gw/tight", maxTools: 50, source: "model" },
@@ -347,7 +389,9 @@ describe("observed tool limits", () => {
     const error = await thrown(observed.learn("cortecs/some-model", "502 Bad Gateway"));
     expect(error).toMatchObject({ code: "no_limit_in_error", status: 422 });
     expect(lines).toEqual([]);
-    expect((await budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+    expect(
+      (await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+    ).toBeNull();
   });
 });
 
@@ -441,7 +485,9 @@ describe("/v1/models routes", () => {
       expect(problem).toMatchObject({ code: "budget_floor_exceeded", maxTools: 1, floor: 2 });
       expect(problem.detail).toMatch(/below the capability floor/);
       expect(await state.listObservedToolLimits()).toEqual([]);
-      expect((await budget.budgetForChain(["openai/gpt-4.1"])).maxTools).toBe(128);
+      expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+        128,
+      );
       // At the floor it is learned.
       const at = await postLimit(hono, admin, {
         model: "openai/gpt-4.1",
@@ -528,14 +574,20 @@ describe("/v1/models routes", () => {
         hono.request(`/v1/models/observed-limits/${path}`, { method: "DELETE", headers });
       expect((await del("other/openai", acmeAdmin)).status).toBe(403);
       expect((await del("*/cortecs", acmeAdmin)).status).toBe(403);
-      expect((await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme" })).maxTools).toBe(40);
+      expect(
+        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", read: CascadeRead.begin() }))
+          .maxTools,
+      ).toBe(40);
       expect((await del("acme/openai", acmeAdmin)).status).toBe(204);
-      expect((await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme" })).maxTools).toBe(128);
+      expect(
+        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", read: CascadeRead.begin() }))
+          .maxTools,
+      ).toBe(128);
       const again = await del("acme/openai", acmeAdmin);
       expect(again.status).toBe(404);
       expect(await again.json()).toMatchObject({ code: "not_found" });
       expect((await del("*/cortecs", platform)).status).toBe(204);
-      expect((await budget.budgetForChain(["cortecs/m"])).maxTools).toBeNull();
+      expect((await budget.budgetForChain(["cortecs/m"], { read: CascadeRead.begin() })).maxTools).toBeNull();
     });
 
     it("listing and withdrawing need the admin role", async () => {
@@ -614,7 +666,9 @@ describe("/v1/models routes", () => {
         });
         expect(res.status).toBe(403);
         expect(await res.json()).toMatchObject({ code: "forbidden" });
-        expect((await budget.budgetForChain(["cortecs/some-model"])).maxTools).toBeNull();
+        expect(
+          (await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+        ).toBeNull();
       },
     );
   });

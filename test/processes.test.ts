@@ -1,5 +1,5 @@
 import { createDynamoClient, DynamoStateStore, ensureStateTable } from "@vance/adapters/aws";
-import { CAPABILITY_FLOOR, CascadeRead, RecipeResolver } from "@vance/core";
+import { CAPABILITY_FLOOR, RecipeResolver } from "@vance/core";
 import { describe, expect, inject, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
@@ -14,7 +14,7 @@ describe("RecipeResolver (spec §6)", () => {
     await tools.put("acme", "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put("acme", "shop", "crawl", docTool("project", "labels: [web]\n"));
     const resolver = new RecipeResolver();
-    const snapshot = await tools.snapshot("acme", "shop", CascadeRead.begin());
+    const snapshot = await tools.snapshot("acme", "shop");
     const resolved = await resolver.resolve(snapshot, { allowedToolsAdd: ["@web", "whoami"] });
     expect(resolved.allowedTools).toEqual(["crawl", "fetch_page", "web_search", "whoami"]);
     expect(resolved.warnings).toEqual([]);
@@ -24,7 +24,7 @@ describe("RecipeResolver (spec §6)", () => {
     const { tools } = toolServices();
     await tools.put("acme", "shop", "drop_table", docTool("x", "labels: [web, destructive]\n"));
     const resolver = new RecipeResolver();
-    const allowed = await resolver.resolve(await tools.snapshot("acme", "shop", CascadeRead.begin()), {
+    const allowed = await resolver.resolve(await tools.snapshot("acme", "shop"), {
       engineDefault: ["whoami", "drop_table"],
       allowedToolsAdd: ["@web"],
       allowedToolsRemove: ["@destructive"],

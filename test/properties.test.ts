@@ -6,7 +6,6 @@ import {
   assertTenantId,
   assertToolName,
   builtInToolTypes,
-  CascadeRead,
   createNetworkPolicy,
   DocumentCascade,
   META_TOOLS,
@@ -370,11 +369,11 @@ describe("the cascade", () => {
           return null;
         };
         const listed = new Map(
-          (await tools.listAll("t", "p", CascadeRead.begin())).map((tool) => [tool.name, tool.layer]),
+          (await (await tools.snapshot("t", "p")).tools()).map((tool) => [tool.name, tool.layer]),
         );
         for (const name of ["alpha", "beta", "gamma", ...BUNDLED, ...BUILT_IN, ...FLOOR]) {
           const expected = winner(name);
-          const found = await tools.lookup("t", "p", name, CascadeRead.begin());
+          const found = await (await tools.snapshot("t", "p")).lookup(name);
           if (expected === null) {
             expect(found.status, name).toBe("not_found");
             expect(listed.has(name)).toBe(false);

@@ -1,5 +1,5 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
-import { BUILT_IN_TOOLS, CascadeRead } from "@vance/core";
+import { BUILT_IN_TOOLS } from "@vance/core";
 import { describe, expect, it } from "vitest";
 import { docTool, toolServices } from "./support/fixtures";
 
@@ -7,7 +7,7 @@ const T = "acme";
 const P = "shop";
 
 async function layerOf(tools: ReturnType<typeof toolServices>["tools"], name: string) {
-  const found = await tools.lookup(T, P, name, CascadeRead.begin());
+  const found = await (await tools.snapshot(T, P)).lookup(name);
   return found.status === "found" ? found.tool.layer : found.status;
 }
 
@@ -19,7 +19,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     expect(await layerOf(tools, "doc_intro")).toBe("tenant");
     await tools.put(T, P, "doc_intro", docTool("project intro"));
     expect(await layerOf(tools, "doc_intro")).toBe("project");
-    const listed = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "doc_intro");
+    const listed = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "doc_intro");
     expect(listed?.config.description).toBe("project intro");
 
     await tools.delete(T, P, "doc_intro");
@@ -30,7 +30,7 @@ describe("ServerToolService cascade (spec §4)", () => {
 
   it("falls back to the built-in layer when no document names the tool", async () => {
     const { tools } = toolServices();
-    const found = await tools.lookup(T, P, "whoami", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("whoami");
     expect(found.status === "found" && found.tool.layer).toBe("builtin");
     expect(await layerOf(tools, "nothing_here")).toBe("not_found");
   });
@@ -40,18 +40,17 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "jira", docTool("tenant jira"));
     await tools.put(T, P, "jira", docTool("off here", "enabled: false\n"));
 
-    expect(await tools.lookup(T, P, "jira", CascadeRead.begin())).toEqual({
+    expect(await (await tools.snapshot(T, P)).lookup("jira")).toEqual({
       status: "disabled",
       layer: "project",
     });
-    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("jira");
-    expect((await tools.listAll(T, "other", CascadeRead.begin())).map((tool) => tool.name)).toContain("jira");
+    expect((await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name)).not.toContain("jira");
+    expect((await (await tools.snapshot(T, "other")).tools()).map((tool) => tool.name)).toContain("jira");
 
     await tools.delete(T, P, "jira");
     expect(await layerOf(tools, "jira")).toBe("tenant");
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "jira")?.config
-        .description,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "jira")?.config.description,
     ).toBe("tenant jira");
   });
 
@@ -66,11 +65,11 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "web_search", docTool("tenant search", "labels: [web]\n"));
     expect(await layerOf(tools, "web_search")).toBe("tenant");
     await tools.put(T, P, "whoami", docTool("off here", "enabled: false\n"));
-    expect(await tools.lookup(T, P, "whoami", CascadeRead.begin())).toEqual({
+    expect(await (await tools.snapshot(T, P)).lookup("whoami")).toEqual({
       status: "disabled",
       layer: "project",
     });
-    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("whoami");
+    expect((await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name)).not.toContain("whoami");
     await tools.delete(T, P, "whoami");
     expect(await layerOf(tools, "whoami")).toBe("bundled");
   });
@@ -86,7 +85,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     }
     await raw.put(`${T}/${P}/server-tools/tool_list.yaml`, docTool("sneaked in", "enabled: false\n"));
     expect(await layerOf(tools, "tool_list")).toBe("builtin");
-    const listing = await tools.listing(T, P, CascadeRead.begin());
+    const listing = await (await tools.snapshot(T, P)).listing();
     expect(listing.tools.find((tool) => tool.name === "tool_list")?.layer).toBe("builtin");
     expect(listing.invalid.map(({ path, layer, error }) => ({ path, layer, code: error.code }))).toEqual([
       { path: "server-tools/tool_list.yaml", layer: "project", code: "invalid_document" },
@@ -102,7 +101,7 @@ describe("ServerToolService cascade (spec §4)", () => {
       `${T}/_tenant/server-tools/broken.yaml`,
       "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
     );
-    const listing = await tools.listing(T, P, CascadeRead.begin());
+    const listing = await (await tools.snapshot(T, P)).listing();
     expect(listing.tools.map((tool) => tool.name)).not.toContain("jira");
     const hidden = listing.hidden.map((entry) => ({
       ...entry,
@@ -113,10 +112,10 @@ describe("ServerToolService cascade (spec §4)", () => {
       { name: "jira", layer: "project", status: "disabled" },
     ]);
     for (const entry of listing.hidden) {
-      const found = await tools.lookup(T, P, entry.name, CascadeRead.begin());
+      const found = await (await tools.snapshot(T, P)).lookup(entry.name);
       expect(found.status === entry.status && "layer" in found && found.layer).toBe(entry.layer);
     }
-    expect((await tools.listing(T, "other", CascadeRead.begin())).hidden.map((entry) => entry.name)).toEqual([
+    expect((await (await tools.snapshot(T, "other")).listing()).hidden.map((entry) => entry.name)).toEqual([
       "broken",
     ]);
   });
@@ -125,18 +124,18 @@ describe("ServerToolService cascade (spec §4)", () => {
     const { tools } = toolServices();
     await tools.put(T, "_tenant", "search", docTool("tenant", "primary: true\nlabels: [web, external]\n"));
     await tools.put(T, P, "search", docTool("project"));
-    const found = await tools.lookup(T, P, "search", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("search");
     expect(found.status === "found" && found.tool.config).toMatchObject({
       primary: false,
       labels: [],
       description: "project",
     });
-    expect(
-      (await tools.findByLabel(T, P, "web", CascadeRead.begin())).map((tool) => tool.name),
-    ).not.toContain("search");
-    expect(
-      (await tools.findByLabel(T, "other", "web", CascadeRead.begin())).map((tool) => tool.name),
-    ).toContain("search");
+    expect((await (await tools.snapshot(T, P)).withLabel("web")).map((tool) => tool.name)).not.toContain(
+      "search",
+    );
+    expect((await (await tools.snapshot(T, "other")).withLabel("web")).map((tool) => tool.name)).toContain(
+      "search",
+    );
   });
 
   it("the type may change in an override", async () => {
@@ -148,7 +147,7 @@ describe("ServerToolService cascade (spec §4)", () => {
       "calc",
       "type: scripted\ndescription: now a script\nparameters:\n  inputs: [{ name: a, type: number }]\n  source: a * 2\n",
     );
-    const found = await tools.lookup(T, P, "calc", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("calc");
     expect(found.status === "found" && found.tool.config.type).toBe("scripted");
     expect(found.status === "found" && found.tool.inputSchema).toMatchObject({ required: ["a"] });
   });
@@ -160,7 +159,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     await tools.put(T, "_tenant", "fetch_page", docTool("tenant", "labels: [web]\n"));
     await tools.put(T, P, "crawl", docTool("project", "labels: [web, slow]\n"));
     await tools.put(T, P, "offline", docTool("project", "labels: [local]\n"));
-    const names = (await tools.findByLabel(T, P, "web", CascadeRead.begin())).map((tool) => tool.name);
+    const names = (await (await tools.snapshot(T, P)).withLabel("web")).map((tool) => tool.name);
     expect(names).toEqual(["crawl", "doc_web_guide", "fetch_page", "web_search"]);
   });
 
@@ -168,7 +167,7 @@ describe("ServerToolService cascade (spec §4)", () => {
     const { tools } = toolServices({ bundled: { "server-tools/doc_intro.yaml": docTool("bundled") } });
     await tools.put(T, "_tenant", "b_tool", docTool("tenant"));
     await tools.put(T, P, "a_tool", docTool("project"));
-    const listed = (await tools.listAll(T, P, CascadeRead.begin())).map((tool) => [tool.name, tool.layer]);
+    const listed = (await (await tools.snapshot(T, P)).tools()).map((tool) => [tool.name, tool.layer]);
     expect(listed).toEqual([
       ["a_tool", "project"],
       ["b_tool", "tenant"],
@@ -186,12 +185,12 @@ describe("ServerToolService cascade (spec §4)", () => {
       `${T}/${P}/server-tools/broken.yaml`,
       "type: scripted\ndescription: x\nparameters:\n  timeoutMs: 99999\n",
     );
-    const found = await tools.lookup(T, P, "broken", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("broken");
     expect(found.status).toBe("invalid");
     if (found.status !== "invalid") return;
     expect(found.error.code).toBe("invalid_document");
     expect(found.error.errors.some((e) => e.path === "parameters.timeoutMs" && e.line === 4)).toBe(true);
-    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("broken");
+    expect((await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name)).not.toContain("broken");
   });
 });
 
@@ -200,7 +199,7 @@ describe("ServerToolService storage requests", () => {
     const { tools, store } = toolServices();
     await tools.put(T, P, "mine", docTool("p"));
     store.reset();
-    const found = await tools.lookup(T, P, "mine", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("mine");
     expect(found.status).toBe("found");
     expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
     expect(store.maxInFlight).toBe(2);
@@ -210,7 +209,7 @@ describe("ServerToolService storage requests", () => {
     const { tools, store } = toolServices();
     await tools.put(T, "_tenant", "shared", docTool("t"));
     store.reset();
-    const found = await tools.lookup(T, "_tenant", "shared", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, "_tenant")).lookup("shared");
     expect(found.status === "found" && found.tool.layer).toBe("tenant");
     expect(store.counts.get).toBe(1);
   });
@@ -222,14 +221,14 @@ describe("ServerToolService storage requests", () => {
       await raw.put(`${T}/${P}/server-tools/tool_${String(i).padStart(3, "0")}.yaml`, docTool(`tool ${i}`));
     }
     const { tools, store } = toolServices({ store: raw });
-    const cold = await tools.listAll(T, P, CascadeRead.begin());
+    const cold = await (await tools.snapshot(T, P)).tools();
     expect(cold.filter((tool) => tool.layer === "project")).toHaveLength(N);
     // project: 3 pages of 25; tenant: 1 empty page
     expect(store.counts).toEqual({ get: N, put: 0, delete: 0, list: 4 });
     expect(store.maxInFlight).toBeLessThanOrEqual(16);
 
     store.reset();
-    const warm = await tools.listAll(T, P, CascadeRead.begin());
+    const warm = await (await tools.snapshot(T, P)).tools();
     expect(warm).toEqual(cold);
     expect(store.counts).toEqual({ get: 0, put: 0, delete: 0, list: 4 });
   });
@@ -240,20 +239,19 @@ describe("ServerToolService storage requests", () => {
     await tools.put(T, P, "dup", docTool("project"));
     const fresh = toolServices({ store: store });
     fresh.store.reset();
-    await fresh.tools.listAll(T, P, CascadeRead.begin());
+    await (await fresh.tools.snapshot(T, P)).tools();
     expect(fresh.store.counts.get).toBe(1);
   });
 
   it("a write through the service is visible to the very next read and list", async () => {
     const { tools } = toolServices();
     await tools.put(T, P, "live", docTool("v1"));
-    await tools.listAll(T, P, CascadeRead.begin());
+    await (await tools.snapshot(T, P)).tools();
     await tools.put(T, P, "live", docTool("v2"));
-    const found = await tools.lookup(T, P, "live", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("live");
     expect(found.status === "found" && found.tool.config.description).toBe("v2");
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "live")?.config
-        .description,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "live")?.config.description,
     ).toBe("v2");
   });
 
@@ -262,18 +260,16 @@ describe("ServerToolService storage requests", () => {
     const { tools } = toolServices({ store: raw });
     await tools.put(T, P, "drift", docTool("v1"));
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "drift")?.config
-        .description,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "drift")?.config.description,
     ).toBe("v1");
     await raw.put(`${T}/${P}/server-tools/drift.yaml`, docTool("changed elsewhere"));
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "drift")?.config
-        .description,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "drift")?.config.description,
     ).toBe("changed elsewhere");
-    const found = await tools.lookup(T, P, "drift", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("drift");
     expect(found.status === "found" && found.tool.config.description).toBe("changed elsewhere");
     await raw.delete(`${T}/${P}/server-tools/drift.yaml`);
-    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("drift");
-    expect((await tools.lookup(T, P, "drift", CascadeRead.begin())).status).toBe("not_found");
+    expect((await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name)).not.toContain("drift");
+    expect((await (await tools.snapshot(T, P)).lookup("drift")).status).toBe("not_found");
   });
 });

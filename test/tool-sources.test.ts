@@ -1,7 +1,6 @@
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
   builtInToolTypes,
-  CascadeRead,
   DocumentCascade,
   defineToolType,
   type JsonSchema,
@@ -114,7 +113,7 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
     secrets: { lookupFor: () => async () => undefined },
     environment: types.environment,
   });
-  const names = async () => (await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name);
+  const names = async () => (await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name);
   return {
     remote,
     tools,
@@ -138,7 +137,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "gh",
       `${PACK}defaultDeferred: true\ndisabledSubTools: [delete.all]\nparameters: { hint: "GitHub issues." }\n`,
     );
-    const listed = await tools.listAll(T, P, CascadeRead.begin());
+    const listed = await (await tools.snapshot(T, P)).tools();
     const subTools = listed.filter((tool) => tool.pack);
     expect(subTools.map((tool) => tool.name)).toEqual(["gh__create_issue", "gh__search"]);
     expect(listed.map((tool) => tool.name)).not.toContain("gh");
@@ -171,7 +170,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.tools = [sourceTool("get-item"), sourceTool("get_item"), sourceTool("other")];
     await tools.put(T, P, "gh", PACK);
     expect((await names()).filter((name) => name.startsWith("gh"))).toEqual([]);
-    const found = await tools.lookup(T, P, "gh__other", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("gh__other");
     expect(found.status).toBe("invalid");
     const error = found.status === "invalid" ? found.error : null;
     expect(error?.message).toContain("'get-item' and 'get_item'");
@@ -181,12 +180,12 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
-    const found = await tools.lookup(T, P, "gh__search", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).lookup("gh__search");
     expect(found.status === "found" && found.tool.pack?.tool.sourceName).toBe("search");
-    expect((await tools.lookup(T, P, "gh__nope", CascadeRead.begin())).status).toBe("not_found");
-    expect((await tools.lookup(T, P, "nothing__nope", CascadeRead.begin())).status).toBe("not_found");
+    expect((await (await tools.snapshot(T, P)).lookup("gh__nope")).status).toBe("not_found");
+    expect((await (await tools.snapshot(T, P)).lookup("nothing__nope")).status).toBe("not_found");
     await tools.put(T, P, "gh", `${PACK}enabled: false\n`);
-    expect(await tools.lookup(T, P, "gh__search", CascadeRead.begin())).toEqual({
+    expect(await (await tools.snapshot(T, P)).lookup("gh__search")).toEqual({
       status: "disabled",
       layer: "project",
     });
@@ -198,7 +197,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     await tools.put(T, P, "gh", PACK);
     await names();
     await names();
-    await tools.lookup(T, P, "gh__search", CascadeRead.begin());
+    await (await tools.snapshot(T, P)).lookup("gh__search");
     expect(remote.loads).toBe(1);
 
     remote.tools = [sourceTool("search"), sourceTool("create")];
@@ -218,10 +217,8 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const { remote, tools } = setup();
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
-    const first = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search");
-    const second = (await tools.listAll(T, P, CascadeRead.begin())).find(
-      (tool) => tool.name === "gh__search",
-    );
+    const first = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search");
+    const second = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search");
     expect(second).toBe(first);
   });
 
@@ -230,21 +227,21 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.tools = [sourceTool("search")];
     await tools.put(T, P, "gh", PACK);
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search")?.stale,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search")?.stale,
     ).toBeUndefined();
 
     remote.fail = "connection refused";
     advance(2_000);
-    const stale = (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search");
+    const stale = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search");
     expect(stale?.stale).toBe(true);
     expect(remote.loads).toBe(2);
-    await tools.listAll(T, P, CascadeRead.begin());
+    await (await tools.snapshot(T, P)).tools();
     expect(remote.loads).toBe(2);
 
     remote.fail = null;
     advance(5_000);
     expect(
-      (await tools.listAll(T, P, CascadeRead.begin())).find((tool) => tool.name === "gh__search")?.stale,
+      (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search")?.stale,
     ).toBeUndefined();
     expect(remote.loads).toBe(3);
   });
@@ -265,7 +262,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     remote.tools = [sourceTool("search"), sourceTool("create")];
     await tools.put(T, P, "gh", PACK);
     const recipes = new RecipeResolver();
-    const snapshot = () => tools.snapshot(T, P, CascadeRead.begin());
+    const snapshot = () => tools.snapshot(T, P);
     expect(await recipes.resolve(await snapshot(), { engineDefault: ["gh"] })).toMatchObject({
       allowedTools: ["gh__create", "gh__search"],
       allowedPacks: ["gh"],
@@ -312,7 +309,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "weather",
       "type: fake_single\ndescription: Weather.\nparameters: { toolName: get-weather }\n",
     );
-    const found = await tools.require(T, P, "weather", CascadeRead.begin());
+    const found = await (await tools.snapshot(T, P)).require("weather");
     expect(found.inputSchema).toMatchObject({ required: ["q"] });
     await expect(
       dispatcher.invoke({
@@ -329,7 +326,7 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
       "broken",
       "type: fake_single\ndescription: Broken.\nparameters: { toolName: missing }\n",
     );
-    await expect(tools.require(T, P, "broken", CascadeRead.begin())).rejects.toBeInstanceOf(VanceError);
-    expect((await tools.listAll(T, P, CascadeRead.begin())).map((tool) => tool.name)).not.toContain("broken");
+    await expect((await tools.snapshot(T, P)).require("broken")).rejects.toBeInstanceOf(VanceError);
+    expect((await (await tools.snapshot(T, P)).tools()).map((tool) => tool.name)).not.toContain("broken");
   });
 });

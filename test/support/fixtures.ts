@@ -3,7 +3,6 @@ import {
   type BuiltInTool,
   type BundledDocuments,
   builtInToolTypes,
-  CascadeRead,
   type DispatchRequest,
   DocumentCascade,
   type Generations,
@@ -67,7 +66,7 @@ export function snapshotting(dispatcher: ToolDispatcher, tools: Pick<ServerToolS
     invoke: async (request: Omit<DispatchRequest, "snapshot">) =>
       dispatcher.invoke({
         ...request,
-        snapshot: await tools.snapshot(request.caller.tenant, request.caller.project, CascadeRead.begin()),
+        snapshot: await tools.snapshot(request.caller.tenant, request.caller.project),
       }),
   };
 }

@@ -173,7 +173,7 @@ export function modelRoutes(deps: {
   const platformAdmin = need("admin", { platformOnly: true });
 
   app.get("/", describe(DOCS.catalog), need("read"), async (c) =>
-    c.json(catalogView(await deps.catalog.catalog())),
+    c.json(catalogView(await deps.catalog.catalog(CascadeRead.begin()))),
   );
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
@@ -185,7 +185,12 @@ export function modelRoutes(deps: {
     async (c) => {
       const tenant = tenantOf(c);
       const { chain } = c.req.valid("query");
-      return c.json(await deps.budget.budgetForChain(chain, tenant === undefined ? {} : { tenant }));
+      return c.json(
+        await deps.budget.budgetForChain(chain, {
+          ...(tenant === undefined ? {} : { tenant }),
+          read: CascadeRead.begin(),
+        }),
+      );
     },
   );
 
@@ -244,7 +249,7 @@ export function modelRoutes(deps: {
       const { instance, file } = c.req.valid("param");
       requireYamlOrJson(c, "a catalog document");
       const body = await documentText(c);
-      const { created, provider } = await deps.editor.put(instance, file, body, CascadeRead.begin());
+      const { created, provider } = await deps.editor.put(instance, file, body);
       return c.json({ path: `model/${instance}/${file}.yaml`, provider }, created ? 201 : 200);
     },
   );

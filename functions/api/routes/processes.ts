@@ -1,5 +1,4 @@
 import {
-  CascadeRead,
   InvocableToolNameSchema,
   ProcessIdSchema,
   type ProcessService,
@@ -141,12 +140,7 @@ export function recipeRoutes(recipes: RecipeResolver, tools: Pick<ServerToolServ
     json(ResolveBodySchema),
     async (c) => {
       const { tenant, project } = c.req.valid("param");
-      return c.json(
-        await recipes.resolve(
-          await tools.snapshot(tenant, project, CascadeRead.begin()),
-          c.req.valid("json"),
-        ),
-      );
+      return c.json(await recipes.resolve(await tools.snapshot(tenant, project), c.req.valid("json")));
     },
   );
   return app;

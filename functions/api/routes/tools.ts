@@ -1,5 +1,4 @@
 import {
-  CascadeRead,
   InvocableToolNameSchema,
   LabelSchema,
   type ObjectAudit,
@@ -146,7 +145,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
     async (c) => {
       const { tenant, project } = c.req.valid("param");
       const { label } = c.req.valid("query");
-      const listing = await (await tools.snapshot(tenant, project, CascadeRead.begin())).listing();
+      const listing = await (await tools.snapshot(tenant, project)).listing();
       const listed =
         label === undefined
           ? listing.tools
@@ -172,7 +171,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
   app.get("/:name", describe(DOCS.get), need("read"), params(CalledNameSchema), async (c) => {
     const { tenant, project, name } = c.req.valid("param");
     // One snapshot for the request: the pack's source is read under it too.
-    const snapshot = await tools.snapshot(tenant, project, CascadeRead.begin());
+    const snapshot = await tools.snapshot(tenant, project);
     const tool = await snapshot.require(name);
     if (tool.etag) c.header("ETag", tool.etag);
     const source = tool.pack ? null : await snapshot.packSource(name);
@@ -212,7 +211,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
         params: body.params,
         allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
         // The call's one snapshot: its nested calls resolve in it too.
-        snapshot: await tools.snapshot(tenant, project, CascadeRead.begin()),
+        snapshot: await tools.snapshot(tenant, project),
       });
       return c.json(result);
     },

@@ -238,7 +238,9 @@ export function uiRoutes(services: UiServices) {
     const at = projectOf(c);
     const viewer = await viewerOf(c, at);
     const query = { models: c.req.query("models") ?? "", recipe: c.req.query("recipe") ?? "" };
-    const known = catalogView(await services.catalog.catalog()).providers.map((provider) => ({
+    // The page's one snapshot (its one read of the generations): the catalog and the model view share it.
+    const snapshot = await services.tools.snapshot(at.tenant, at.project);
+    const known = catalogView(await services.catalog.catalog(snapshot.read)).providers.map((provider) => ({
       instance: provider.instance,
       maxTools: provider.maxTools,
       models: provider.models.map((model) => `${provider.instance}/${model.slug}`),
@@ -246,7 +248,7 @@ export function uiRoutes(services: UiServices) {
     const props = { viewer, at, query, catalog: known };
     if (query.models.trim() === "") return render(c, 200, <ModelPage {...props} />);
     try {
-      return render(c, 200, <ModelPage {...props} view={await modelView(services, at, query)} />);
+      return render(c, 200, <ModelPage {...props} view={await modelView(services, snapshot, query)} />);
     } catch (error) {
       if (!(error instanceof VanceError) || error.status >= 500) throw error;
       const problem = { status: error.status, code: error.code, detail: error.message, errors: error.errors };

@@ -3,7 +3,6 @@
  * details and the model view. The pages render these; the routes pick which one.
  */
 import {
-  CascadeRead,
   commaList,
   Errors,
   inCapabilityFloor,
@@ -12,6 +11,7 @@ import {
   packOf,
   type ResolvedTool,
   SpawnRequestSchema,
+  type ToolSnapshot,
   toolDocumentPath,
   toolNameFromPath,
   toolNameProblem,
@@ -71,7 +71,7 @@ export async function listing(
   label: string | undefined,
 ): Promise<{ items: ListingItem[]; roles: string[] }> {
   const { tenant, project } = at;
-  const snapshot = await services.tools.snapshot(tenant, project, CascadeRead.begin());
+  const snapshot = await services.tools.snapshot(tenant, project);
   const [{ tools, invalid, packs: sources, hidden }, report] = await Promise.all([
     snapshot.listing(),
     services.usage.byRole(tenant, project),
@@ -170,7 +170,7 @@ function targetOf(tool: ResolvedTool): ToolTarget | undefined {
 /** One tool as the cascade resolves it, and its document in every layer that holds one. */
 export async function toolDetails(services: UiServices, at: ProjectRef, name: string) {
   const { tenant, project } = at;
-  const snapshot = await services.tools.snapshot(tenant, project, CascadeRead.begin());
+  const snapshot = await services.tools.snapshot(tenant, project);
   const found = await snapshot.lookup(name);
   if (found.status === "not_found") throw Errors.toolNotFound(name);
   const builtIn = found.status === "found" && found.tool.layer === "builtin";
@@ -229,13 +229,13 @@ export async function toolDetails(services: UiServices, at: ProjectRef, name: st
  */
 export async function modelView(
   services: UiServices,
-  at: ProjectRef,
+  snapshot: ToolSnapshot,
   query: { models: string; recipe: string },
 ): Promise<ModelView> {
-  const { tenant, project } = at;
-  // One read of the generations for the page: the listing, the budget and the preview share it.
-  const read = CascadeRead.begin();
-  const tools = await (await services.tools.snapshot(tenant, project, read)).tools();
+  const { tenant } = snapshot;
+  // The page's snapshot (its one read of the generations): the listing, the budget and the
+  // preview share it.
+  const tools = await snapshot.tools();
   const parsed = v.safeParse(SpawnRequestSchema, {
     models: commaList(query.models),
     ...(query.recipe.trim() === "" ? {} : { recipe: query.recipe.trim() }),
@@ -248,8 +248,8 @@ export async function modelView(
     );
   }
   const request = parsed.output;
-  const budget = await services.budget.budgetForChain(request.models, { tenant, read });
-  const { record, manifest } = await services.processes.preview(tenant, project, request, "openai", read);
+  const budget = await services.budget.budgetForChain(request.models, { tenant, read: snapshot.read });
+  const { record, manifest } = await services.processes.preview(snapshot, request, "openai");
   const descriptions = new Map(tools.map((tool) => [tool.name, tool.config.description]));
   const demoted = new Set(manifest.demoted);
   return {

@@ -1,4 +1,4 @@
-import type { CascadeRead } from "../cascade/cascade-read";
+import { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type Generations } from "../cascade/generations";
 import { Errors, VanceError } from "../errors";
 import { INSTANCE_PATTERN, SLUG_PATTERN } from "../ids";
@@ -33,14 +33,13 @@ export class CatalogEditor {
 
   /**
    * Creates or replaces `model/{instance}/{file}.yaml` (`file`: `_provider` or a model slug);
-   * answers whether it was new and the instance's provider as the rebuilt catalog shows it to
-   * the request's `read` (which reads the marker the rebuild bumped).
+   * answers whether it was new and the instance's provider as the rebuilt catalog shows it to a
+   * read that begins after the bump (as every request after this one sees it).
    */
   async put(
     instance: string,
     file: string,
     body: string,
-    read: CascadeRead,
   ): Promise<{ readonly created: boolean; readonly provider: ProviderView }> {
     const path = pathOf(instance, file);
     const parsed = parseCatalogDocument(path, body);
@@ -53,7 +52,7 @@ export class CatalogEditor {
     }
     if (!written.ok) throw Errors.pathConflict(path);
     await this.#rebuild();
-    const catalog = await this.options.catalog.catalog(read);
+    const catalog = await this.options.catalog.catalog(CascadeRead.begin());
     const provider = Object.hasOwn(catalog.providers, instance) ? catalog.providers[instance] : undefined;
     return { created, provider: providerView(instance, provider ?? { models: {} }) };
   }

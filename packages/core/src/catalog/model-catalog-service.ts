@@ -1,4 +1,4 @@
-import { CascadeRead } from "../cascade/cascade-read";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type GenerationStamp, type Generations } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import type { Logger } from "../ports/logger";
@@ -52,9 +52,10 @@ export class ModelCatalogService {
 
   /**
    * The current catalog: `catalog.json` when the sync has written it, else compiled from the
-   * sources. With generation markers, no store request while the catalog's generation stands.
+   * sources. With generation markers, no store request while the catalog's generation stands as
+   * the request's `read` read it (one state-store request unless the request read it already).
    */
-  async catalog(read: CascadeRead = CascadeRead.begin()): Promise<CompiledCatalog> {
+  async catalog(read: CascadeRead): Promise<CompiledCatalog> {
     const generations = this.#generations;
     if (!generations) return this.#revalidate();
     await read.ensure(generations, [CATALOG_MARKER]);

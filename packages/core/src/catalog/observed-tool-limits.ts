@@ -8,7 +8,8 @@ import { ID_PATTERN } from "../ids";
 import type { Logger } from "../ports/logger";
 import type { ObservedLimitStore } from "../ports/observed-limit-store";
 import { loadedRe2, loadRe2 } from "../re2";
-import { type CompiledCatalog, parseModelId } from "./model-catalog";
+import { parseModelId } from "./model-catalog";
+import type { ModelCatalogService } from "./model-catalog-service";
 
 /**
  * How providers word a rejected tools array. Each pattern is anchored on the `tools` (or legacy
@@ -122,7 +123,7 @@ export interface ObservedToolLimitsOptions {
    * The model catalog: a limit is learned only for an endpoint (instance) it knows, so what a
    * tenant can store is one limit per endpoint, never one per made-up name.
    */
-  readonly catalog: { catalog(read?: CascadeRead): Promise<CompiledCatalog> };
+  readonly catalog: Pick<ModelCatalogService, "catalog">;
   /**
    * Tools kept free for the engine's own (`VANCE_EXTERNAL_RESERVE`): a limit that cannot hold
    * the capability floor plus these is refused, since every spawn would then be refused.
@@ -220,7 +221,8 @@ export class ObservedToolLimits {
         "the error text names no tool limit; nothing was learned (set maxTools in the catalog instead)",
       );
     }
-    const { providers } = await this.#catalog.catalog();
+    // A report is a request of its own: it reads the catalog's generation (a write on any instance counts).
+    const { providers } = await this.#catalog.catalog(CascadeRead.begin());
     if (!Object.hasOwn(providers, instance)) {
       throw new VanceError(
         "invalid_model",
@@ -279,12 +281,13 @@ export class ObservedToolLimits {
    * The observed limits of these models for a process of `tenant` (null: only the platform's),
    * by model id: the smaller of the platform's and the tenant's limit for the model's instance;
    * models whose instance was never rejected are absent. With generation markers, only keys this
-   * instance has not read under the current generation cost a state-store request.
+   * instance has not read under the current generation cost a state-store request; `read` is the
+   * request's, which reads the limits' marker once.
    */
   async limitsFor(
     models: readonly string[],
     tenant: string | null,
-    read: CascadeRead = CascadeRead.begin(),
+    read: CascadeRead,
   ): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
     const keysOf = (model: string): string[] => {
@@ -294,7 +297,8 @@ export class ObservedToolLimits {
         : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
     };
     const keys = [...new Set(models.flatMap(keysOf))];
-    const limits = await this.#limitsByKey(keys, read);
+    await read.ensure(this.#generations, [OBSERVED_LIMITS_MARKER]);
+    const limits = await this.#limitsByKey(keys);
     const result = new Map<string, number>();
     for (const model of models) {
       const found = keysOf(model).flatMap((key) => {
@@ -306,14 +310,16 @@ export class ObservedToolLimits {
     return result;
   }
 
-  /** The limit under each key (`NONE_OBSERVED` for none), from the cache where it is current. */
-  async #limitsByKey(keys: readonly string[], read: CascadeRead): Promise<Map<string, number>> {
+  /**
+   * The limit under each key (`NONE_OBSERVED` for none), from the cache where it is current under
+   * the generation the caller's read made known.
+   */
+  async #limitsByKey(keys: readonly string[]): Promise<Map<string, number>> {
     const generations = this.#generations;
     if (!generations) {
       const found = await this.#state.getObservedToolLimits(keys);
       return new Map(found.map((limit) => [limit.key, limit.maxTools]));
     }
-    await read.ensure(generations, [OBSERVED_LIMITS_MARKER]);
     let known = this.#known;
     if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
       known = {

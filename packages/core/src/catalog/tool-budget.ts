@@ -1,4 +1,4 @@
-import { CascadeRead } from "../cascade/cascade-read";
+import type { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
 import { type LimitSource, maxToolsFor, maxToolTokensFor, parseModelId } from "./model-catalog";
@@ -53,9 +53,9 @@ export class ToolBudgetService {
    */
   async budgetForChain(
     models: readonly string[],
-    options: { readonly tenant?: string; readonly read?: CascadeRead } = {},
+    options: { readonly tenant?: string; readonly read: CascadeRead },
   ): Promise<ChainBudget> {
-    const read = options.read ?? CascadeRead.begin();
+    const { read } = options;
     if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { CascadeRead } from "../cascade/cascade-read";
 import { byString } from "../order";
 import type { FireOnceStore } from "../ports/fire-once-store";
 import type { Logger } from "../ports/logger";
@@ -172,7 +171,7 @@ function* phantomScan(
 
 export interface EmptyResponseDiagnosisOptions {
   /** Every name the project knows: the merged cascade, packs expanded. */
-  readonly tools: Pick<ServerToolService, "listAll">;
+  readonly tools: Pick<ServerToolService, "snapshot">;
   /** The built-in tools' names (known to every project). */
   readonly builtInNames: readonly string[];
   /** The fire-once gate, shared by every instance. */
@@ -199,8 +198,8 @@ export class EmptyResponseDiagnosis {
     project: string,
     report: EmptyResponseReport,
   ): Promise<EmptyResponseDiagnosisResult> {
-    // The report's one read of the generations: the request enters here.
-    const listed = await this.options.tools.listAll(tenant, project, CascadeRead.begin());
+    // The report's one snapshot (its one read of the generations): the request enters here.
+    const listed = await (await this.options.tools.snapshot(tenant, project)).tools();
     const known = new Set([...this.options.builtInNames, ...listed.map((tool) => tool.name)]);
     const finding = await findPhantomsYielding(report, known);
     // `length` is no evidence (spec §13.2: never fired on it): it leaves the id unused, so a

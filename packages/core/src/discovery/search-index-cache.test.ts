@@ -27,7 +27,7 @@ function indexes(listing: () => ToolListing, builder: SearchIndexBuilder) {
       lookup: async () => ({ status: "not_found" }),
       packSource: async () => null,
     },
-    refresh: async () => undefined,
+    cascade: { refresh: async () => undefined },
   });
   const search = searchIndexView(builder);
   return {

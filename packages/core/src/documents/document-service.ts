@@ -79,7 +79,7 @@ export class DocumentService {
 
   /** The first hit of project → tenant → bundled; `document_not_found` when no layer has one. */
   async get(tenant: string, project: string, path: string): Promise<CascadeHit> {
-    await this.cascade.refresh(tenant, project, CascadeRead.begin());
+    await this.#begin(tenant, project);
     const hit = await this.cascade.lookup(tenant, project, path);
     if (!hit) throw Errors.documentNotFound(path);
     return hit;
@@ -90,7 +90,7 @@ export class DocumentService {
    * bundled): the first is the one `get` answers, the others are shadowed by it.
    */
   async layers(tenant: string, project: string, path: string): Promise<CascadeHit[]> {
-    await this.cascade.refresh(tenant, project, CascadeRead.begin());
+    await this.#begin(tenant, project);
     const layers = readLayersOf(project, (layerProject) =>
       this.cascade.readLayer(tenant, layerProject, path),
     );
@@ -100,7 +100,7 @@ export class DocumentService {
 
   /** The documents of the addressed layer alone (not the cascade) under a folder prefix, sorted by path. */
   async list(tenant: string, project: string, prefix: string): Promise<LayerDocument[]> {
-    await this.cascade.refresh(tenant, project, CascadeRead.begin());
+    await this.#begin(tenant, project);
     const { items } = await this.cascade.listLayer(tenant, project, prefix);
     const layerPrefix = layerKeyPrefix(tenant, project);
     return items
@@ -180,6 +180,14 @@ export class DocumentService {
   /** Deletes the document of the addressed layer (`If-Match` honoured); outer layers show through again. */
   async remove(tenant: string, project: string, path: string, ifMatch: string | undefined): Promise<void> {
     await this.cascade.remove(tenant, project, path, ifMatch);
+  }
+
+  /**
+   * A read of documents is a request of its own: it reads the project's generations first, so it
+   * sees every write that finished before it began, on any instance.
+   */
+  async #begin(tenant: string, project: string): Promise<void> {
+    await this.cascade.refresh(tenant, project, CascadeRead.begin());
   }
 }
 

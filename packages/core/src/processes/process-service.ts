@@ -77,16 +77,13 @@ export class ProcessService {
 
   /**
    * What a process spawned with `request` would see this turn — its allow set and manifest — with
-   * no process stored: for pages that show it (the web listing's model view), under the page's `read`.
+   * no process stored: for pages that show it (the web listing's model view), from the page's snapshot.
    */
   async preview(
-    tenant: string,
-    project: string,
+    snapshot: ToolSnapshot,
     request: SpawnRequest,
     format: WireFormat,
-    read: CascadeRead,
   ): Promise<{ readonly record: ProcessRecord; readonly manifest: Manifest }> {
-    const snapshot = await this.options.tools.snapshot(tenant, project, read);
     const record = await this.options.records.draft(snapshot, request);
     return { record, manifest: await this.options.surface.preview(record, snapshot, format) };
   }

@@ -3,7 +3,7 @@ import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import type { CascadeRead } from "../cascade/cascade-read";
 import { type Generations, requestMarkers } from "../cascade/generations";
-import type { CompiledCatalog } from "../catalog/model-catalog";
+import type { ModelCatalogService } from "../catalog/model-catalog-service";
 import { Errors, type FieldError, VanceError } from "../errors";
 import {
   assertProcessId,
@@ -91,7 +91,7 @@ export interface ProcessRecordsOptions {
     | "deleteProcess"
   >;
   /**
-   * Learns the generations read with each record: the request's `CascadeRead` then holds them,
+   * Learns the generations read with each record: the request's read then holds them,
    * so a manifest or a call in the process needs no second state-store request.
    */
   readonly generations: Pick<Generations, "readAlong" | "read" | "ensure">;
@@ -99,7 +99,7 @@ export interface ProcessRecordsOptions {
   /** Checks the client tools' input schemas of a spawn (the instance's validator). */
   readonly jsonSchemas: JsonSchemaValidator;
   /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
-  readonly catalog?: { catalog(read: CascadeRead): Promise<CompiledCatalog> };
+  readonly catalog?: Pick<ModelCatalogService, "catalog">;
   readonly settings?: Partial<ActivationSettings>;
   /**
    * Allow sets and whole `allowedToolsAdd` lists of the records read (built by the composition
@@ -195,7 +195,7 @@ export class ProcessRecords {
     const warnings = [
       ...resolved.warnings,
       ...hintWarnings(record, this.caches.allowSet(record)),
-      ...(await this.modelWarnings(request.models, snapshot.read)),
+      ...(await this.modelWarnings(request.models, snapshot)),
     ];
     return { record, stalePacks: resolved.stalePacks, warnings };
   }
@@ -237,9 +237,9 @@ export class ProcessRecords {
   }
 
   /** A warning per model whose instance the catalog does not know: no limit, no provider, nothing to call. */
-  private async modelWarnings(models: readonly string[], read: CascadeRead): Promise<RecipeWarning[]> {
+  private async modelWarnings(models: readonly string[], snapshot: ToolSnapshot): Promise<RecipeWarning[]> {
     if (!this.options.catalog || models.length === 0) return [];
-    const { providers } = await this.options.catalog.catalog(read);
+    const { providers } = await this.options.catalog.catalog(snapshot.read);
     return models.flatMap((model): RecipeWarning[] => {
       const instance = model.slice(0, model.indexOf("/"));
       if (Object.hasOwn(providers, instance)) return [];

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { BuiltInTool } from "../calls/built-in-tool";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
-import type { CascadeRead } from "../cascade/cascade-read";
+import type { ToolBudgetService } from "../catalog/tool-budget";
 import { VanceError } from "../errors";
 import type { ProcessRecord } from "../ports/state-store";
 import type { StalePack } from "../recipes/recipe-resolver";
@@ -36,12 +36,7 @@ import { manifestBytes, namesVersionOf, type WireFormat, wireTool } from "./wire
  * The budget a model chain allows for a tenant's process (min over the chain; null for no known
  * limit): the catalog's, and the limits learned for every tenant or for this one.
  */
-export interface ToolBudget {
-  budgetForChain(
-    models: readonly string[],
-    options: { readonly tenant: string; readonly read: CascadeRead },
-  ): Promise<{ readonly maxTools: number | null; readonly maxToolTokens?: number }>;
-}
+export type ToolBudget = Pick<ToolBudgetService, "budgetForChain">;
 
 /** One process's classification steps, each with the key of the inputs it was built from. */
 interface SurfaceMemo {

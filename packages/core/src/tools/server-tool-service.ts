@@ -1,7 +1,7 @@
 import type { CacheStats } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import type { BuiltInTool } from "../calls/built-in-tool";
-import type { CascadeRead } from "../cascade/cascade-read";
+import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import { TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
@@ -13,7 +13,6 @@ import {
   type PackHealth,
   type ResolvedTool,
   resolveBuiltIn,
-  type ToolListing,
   type ToolLookup,
   type WriteOptions,
 } from "./resolved-tool";
@@ -104,50 +103,18 @@ export class ServerToolService {
     this.writer = new ToolWriter(cascade, types, parsed);
     this.catalog = new ToolCatalog({
       reader: this.reader,
-      refresh: (tenant, project, read) => cascade.refresh(tenant, project, read),
+      cascade,
       ...(options.maxSnapshotBytes === undefined ? {} : { maxBytes: options.maxSnapshotBytes }),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
     });
   }
 
-  /** The project's tools for one request: see `ToolCatalog.snapshot`. */
-  snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
-    return this.catalog.snapshot(tenant, project, read);
-  }
-
-  /** A name resolved in one snapshot of the project (`ToolSnapshot.lookup`). */
-  async lookup(tenant: string, project: string, name: string, read: CascadeRead): Promise<ToolLookup> {
-    return (await this.snapshot(tenant, project, read)).lookup(name);
-  }
-
-  /** `ToolSnapshot.require` of a snapshot taken for `read`. */
-  async require(tenant: string, project: string, name: string, read: CascadeRead): Promise<ResolvedTool> {
-    return (await this.snapshot(tenant, project, read)).require(name);
-  }
-
-  /** `ToolSnapshot.packSource` of a snapshot taken for `read`. */
-  async packSource(tenant: string, project: string, name: string, read: CascadeRead) {
-    return (await this.snapshot(tenant, project, read)).packSource(name);
-  }
-
-  /** `ToolSnapshot.listing` of a snapshot taken for `read`. */
-  async listing(tenant: string, project: string, read: CascadeRead): Promise<ToolListing> {
-    return (await this.snapshot(tenant, project, read)).listing();
-  }
-
-  /** `ToolSnapshot.tools` of a snapshot taken for `read`. */
-  async listAll(tenant: string, project: string, read: CascadeRead): Promise<readonly ResolvedTool[]> {
-    return (await this.snapshot(tenant, project, read)).tools();
-  }
-
-  /** `ToolSnapshot.withLabel` of a snapshot taken for `read`. */
-  async findByLabel(
-    tenant: string,
-    project: string,
-    label: string,
-    read: CascadeRead,
-  ): Promise<ResolvedTool[]> {
-    return (await this.snapshot(tenant, project, read)).withLabel(label);
+  /**
+   * The project's tools for a request that begins here (a route): its one read of the generations,
+   * then `ToolCatalog.snapshot`. Everything the request does after takes this snapshot, not a read.
+   */
+  snapshot(tenant: string, project: string): Promise<ToolSnapshot> {
+    return this.catalog.snapshot(tenant, project, CascadeRead.begin());
   }
 
   /** The tool type registry the service validates against. */

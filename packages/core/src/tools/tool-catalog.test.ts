@@ -37,8 +37,10 @@ function catalogOver(projects: Map<string, ToolListing>, options: { maxBytes?: n
       },
       packSource: async () => null,
     },
-    refresh: async () => {
-      counts.refreshes++;
+    cascade: {
+      refresh: async () => {
+        counts.refreshes++;
+      },
     },
     ...(options.maxBytes ? { maxBytes: options.maxBytes, tenantShare: 0.25 } : {}),
   });

@@ -2,6 +2,7 @@ import { MIB, stringBytes } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
 import type { CascadeRead } from "../cascade/cascade-read";
+import type { DocumentCascade } from "../cascade/document-cascade";
 import type { ToolListing } from "./resolved-tool";
 import type { ToolReader } from "./tool-reader";
 import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
@@ -14,8 +15,8 @@ const TOOL_BYTES = 128;
 
 export interface ToolCatalogOptions {
   readonly reader: Pick<ToolReader, "listing" | "lookup" | "packSource">;
-  /** Makes the project's generations current for `read` (`DocumentCascade.refresh`). */
-  readonly refresh: (tenant: string, project: string, read: CascadeRead) => Promise<void>;
+  /** Makes the project's generations current for a request's read. */
+  readonly cascade: Pick<DocumentCascade, "refresh">;
   /** Bytes of snapshots kept; `DEFAULT_SNAPSHOT_CACHE_BYTES` by default. */
   readonly maxBytes?: number;
   /** The part of `maxBytes` one tenant may hold; a quarter by default. */
@@ -31,13 +32,13 @@ export interface ToolCatalogOptions {
  */
 export class ToolCatalog {
   readonly #reader: ToolCatalogOptions["reader"];
-  readonly #refresh: ToolCatalogOptions["refresh"];
+  readonly #cascade: ToolCatalogOptions["cascade"];
   readonly #versions: TenantByteCache<ListingVersion>;
   #lastVersion = 0;
 
   constructor(options: ToolCatalogOptions) {
     this.#reader = options.reader;
-    this.#refresh = options.refresh;
+    this.#cascade = options.cascade;
     this.#versions = new TenantByteCache<ListingVersion>({
       maxBytes: options.maxBytes ?? DEFAULT_SNAPSHOT_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
@@ -48,14 +49,16 @@ export class ToolCatalog {
   /**
    * The project's tools for one request: its generations made current for `read` (one
    * state-store request unless the request read them already), then a snapshot that answers
-   * every later question of the request without reading them again.
+   * every later question of the request without reading them again. The reader below it never
+   * sees the read: it answers under the generations made current here (a marker this instance
+   * forgot meanwhile the cascade reads again itself).
    */
   async snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
-    await this.#refresh(tenant, project, read);
+    await this.#cascade.refresh(tenant, project, read);
     return new ToolSnapshot(tenant, project, read, {
-      listingVersion: () => this.#listingVersion(tenant, project, read),
-      lookup: (name) => this.#reader.lookup(tenant, project, name, read),
-      packSource: (name) => this.#reader.packSource(tenant, project, name, read),
+      listingVersion: () => this.#listingVersion(tenant, project),
+      lookup: (name) => this.#reader.lookup(tenant, project, name),
+      packSource: (name) => this.#reader.packSource(tenant, project, name),
     });
   }
 
@@ -69,8 +72,8 @@ export class ToolCatalog {
     return this.#versions.bytesOf(tenant);
   }
 
-  async #listingVersion(tenant: string, project: string, read: CascadeRead): Promise<ListingVersion> {
-    const listing = await this.#reader.listing(tenant, project, read);
+  async #listingVersion(tenant: string, project: string): Promise<ListingVersion> {
+    const listing = await this.#reader.listing(tenant, project);
     // The reader answers the same listing while nothing of it changed: the one comparison by
     // object left, made here only; everything derived hangs on the version.
     const cached = this.#versions.get(tenant, project, (version) => version.listing === listing);

@@ -1,6 +1,5 @@
 import { CountedLru } from "../cache/counted-lru";
 import { inCapabilityFloor } from "../calls/capability-floor";
-import type { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade, DocumentLayer, Layer } from "../cascade/document-cascade";
 import { mapWithConcurrency } from "../concurrency";
 import { Errors, VanceError } from "../errors";
@@ -78,9 +77,8 @@ export interface ToolReaderParts {
  * document may override or disable a built-in — except the capability floor (spec §13.1), whose
  * names no document can take: a stored one is ignored and listed invalid.
  *
- * Every read takes the request's `CascadeRead`: the first to reach the layers reads their
- * generations (see `Generations`); the rest of the request — the tool surface, a call in a
- * process — answers from what it read. Without one, the read is a request of its own.
+ * It reads under the generations its caller made current (`ToolCatalog.snapshot`, the request's
+ * one read of them) and never reads them itself: what it answers is the snapshot's.
  */
 export class ToolReader {
   protected readonly cascade: DocumentCascade;
@@ -104,10 +102,10 @@ export class ToolReader {
    * answered by its built-in at once: no document can shadow it, not even one stored behind the
    * service's back.
    */
-  async lookup(tenant: string, project: string, name: string, read: CascadeRead): Promise<ToolLookup> {
+  async lookup(tenant: string, project: string, name: string): Promise<ToolLookup> {
     const pack = packOf(name);
-    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack, read);
-    const found = await this.lookupDocument(tenant, project, name, read);
+    if (pack !== null) return this.lookupSubTool(tenant, project, name, pack);
+    const found = await this.lookupDocument(tenant, project, name);
     // The resolved type says whether the document takes its schema from a source: no look-up.
     if (found.status !== "found" || found.tool.kind !== "document") return found;
     if (!this.expansion.active || found.tool.type.sourcing?.kind !== "schema") return found;
@@ -121,13 +119,8 @@ export class ToolReader {
    * How the source of the pack document called `name` answers now (its pack page, `GET
    * T/tools/{name}`), or null when `name` is no enabled pack document.
    */
-  async packSource(
-    tenant: string,
-    project: string,
-    name: string,
-    read: CascadeRead,
-  ): Promise<PackSource | null> {
-    const found = await this.lookupDocument(tenant, project, name, read);
+  async packSource(tenant: string, project: string, name: string): Promise<PackSource | null> {
+    const found = await this.lookupDocument(tenant, project, name);
     if (found.status !== "found" || found.tool.kind !== "document") return null;
     return this.expansion.packSource(tenant, project, found.tool);
   }
@@ -138,8 +131,7 @@ export class ToolReader {
    * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
    * while nothing of it changed.
    */
-  async listing(tenant: string, project: string, read: CascadeRead): Promise<ToolListing> {
-    await this.cascade.refresh(tenant, project, read);
+  async listing(tenant: string, project: string): Promise<ToolListing> {
     const layerProjects = layerProjectsOf(project);
     const compiled = await this.parsed.fromCompiledLayers(tenant, layerProjects);
     const listings = readLayersOf(project, (layerProject) =>
@@ -199,11 +191,10 @@ export class ToolReader {
     project: string,
     name: string,
     pack: string,
-    read: CascadeRead,
   ): Promise<ToolLookup> {
     const problem = invocableToolNameProblem(name);
     if (problem) throw Errors.invalidId("tool name", name);
-    const found = await this.lookupDocument(tenant, project, pack, read);
+    const found = await this.lookupDocument(tenant, project, pack);
     if (found.status !== "found") return found;
     if (this.expansion.sourcing(found.tool)?.kind !== "pack" || found.tool.kind !== "document")
       return { status: "not_found" };
@@ -225,17 +216,11 @@ export class ToolReader {
   }
 
   /** The document (or built-in) called `name`, unexpanded. */
-  private async lookupDocument(
-    tenant: string,
-    project: string,
-    name: string,
-    read: CascadeRead,
-  ): Promise<ToolLookup> {
+  private async lookupDocument(tenant: string, project: string, name: string): Promise<ToolLookup> {
     assertToolName(name);
     const builtIn = this.builtIns.get(name);
     if (inCapabilityFloor(name))
       return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
-    await this.cascade.refresh(tenant, project, read);
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
     if (hit && hit.layer !== "bundled") return this.parsed.interpret(hit, name);
     const bundled = this.bundledTools().get(name);
