@@ -4,8 +4,10 @@ import type { Generations } from "./generations";
 export type GenerationReads = Pick<Generations, "read" | "ensure" | "readAlong">;
 
 /**
- * One request's read of the generation markers (DESIGN.md §2), made where the request enters — a
- * route handler, `ProcessService` — and passed down instead of a flag. The first ask of a marker
+ * One request's read of the generation markers (DESIGN.md §2), made where the request enters —
+ * `ServerToolService.snapshot` for a route, `ProcessService` with the process record, a route of
+ * the model catalog — and carried below by the request's `ToolSnapshot`: nothing under the
+ * snapshot takes a read, and no method defaults one (`request-reads.test.ts`). The first ask of a marker
  * reads it (one state-store request, shared by concurrent requests through `Generations.read`),
  * so the request sees every write that finished before it began; a later ask of markers this
  * request read already is answered from what it read (`Generations.ensure`: no request unless the
