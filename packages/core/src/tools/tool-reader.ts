@@ -33,7 +33,7 @@ import {
 import { sourceUnavailable, type ToolExpansion } from "./tool-expansion";
 import { reservedName } from "./tool-writer";
 
-/** GETs in flight at once when a cold `listAll` fetches documents. */
+/** GETs in flight at once when a cold listing fetches documents. */
 const LIST_FETCH_CONCURRENCY = 16;
 
 /** Invalid documents already named in a WARN line, by object key, ETag and cause (each once per instance). */
@@ -126,7 +126,7 @@ export class ToolReader {
   }
 
   /**
-   * The merged cascade with what it leaves out: the tools (as `listAll`), the tool documents it
+   * The merged cascade with what it leaves out: the tools (`ToolSnapshot.tools`), the tool documents it
    * cannot offer (each named in one WARN line `tool.invalid_document` per instance and version),
    * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
    * while nothing of it changed.
