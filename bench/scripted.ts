@@ -53,6 +53,8 @@ interface Measured {
   readonly meanMs: number;
   /** The server process's CPU (all its threads, from /proc), per request answered; NaN without /proc. */
   readonly cpuMs: number;
+  /** The serving thread's share of `cpuMs`: what the HTTP and API path costs, the scripts' threads not counted. */
+  readonly mainCpuMs: number;
 }
 
 /** Runs the bench and prints its tables. */
@@ -96,8 +98,14 @@ async function overHttp(): Promise<void> {
     ]);
     const measure = async (item: HttpCase, seconds: number): Promise<Measured> => {
       const before = cpuMs(server.pid);
+      const mainBefore = cpuMs(server.pid, server.pid);
       const { perSecond, meanMs, total } = await autocannon(item, seconds);
-      return { perSecond, meanMs, cpuMs: (cpuMs(server.pid) - before) / total };
+      return {
+        perSecond,
+        meanMs,
+        cpuMs: (cpuMs(server.pid) - before) / total,
+        mainCpuMs: (cpuMs(server.pid, server.pid) - mainBefore) / total,
+      };
     };
     for (const item of cases) await measure(item, SECONDS.warmup);
     const results = new Map<string, Measured[]>(cases.map((item) => [key(item), []]));
@@ -111,7 +119,7 @@ async function overHttp(): Promise<void> {
       const at = (name: string, c: number) => results.get(`${name} c=${c}`)![round]!;
       roundLines.push(
         `round ${round + 1}: c=10 invoke ${at("invoke", 10).perSecond.toFixed(0)} / health ${at("health", 10).perSecond.toFixed(0)} req/s = ` +
-          `${(at("invoke", 10).perSecond / at("health", 10).perSecond).toFixed(2)}×, server CPU ${at("invoke", 10).cpuMs.toFixed(3)} / ${at("health", 10).cpuMs.toFixed(3)} ms a request; c=1 mean ${at("invoke", 1).meanMs.toFixed(2)} / ${at("health", 1).meanMs.toFixed(2)} ms; load ${loads()}`,
+          `${(at("invoke", 10).perSecond / at("health", 10).perSecond).toFixed(2)}×, server CPU ${at("invoke", 10).cpuMs.toFixed(3)} / ${at("health", 10).cpuMs.toFixed(3)} ms a request (serving thread ${at("invoke", 10).mainCpuMs.toFixed(3)} / ${at("health", 10).mainCpuMs.toFixed(3)}); c=1 mean ${at("invoke", 1).meanMs.toFixed(2)} / ${at("health", 1).meanMs.toFixed(2)} ms; load ${loads()}`,
       );
     }
 
@@ -135,6 +143,7 @@ async function overHttp(): Promise<void> {
         `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`,
         median(own.map((m) => m.meanMs)).toFixed(2),
         median(own.map((m) => m.cpuMs)).toFixed(3),
+        median(own.map((m) => m.mainCpuMs)).toFixed(3),
         item.name === "health" ? "1×" : `${median(ratios(item.connections)).toFixed(2)}×`,
       ];
     });
@@ -151,6 +160,7 @@ async function overHttp(): Promise<void> {
           { title: "range", right: true },
           { title: "mean latency ms", right: true },
           { title: "server CPU ms/request", right: true },
+          { title: "of it serving thread", right: true },
           { title: "× health (median of rounds)", right: true },
         ],
         rows,
@@ -159,9 +169,11 @@ async function overHttp(): Promise<void> {
     console.log(`\n${roundLines.join("\n")}`);
     const c10 = median(ratios(10));
     const cpu = (name: string) => median(results.get(`${name} c=10`)!.map((m) => m.cpuMs));
+    const mainCpu = (name: string) => median(results.get(`${name} c=10`)!.map((m) => m.mainCpuMs));
     console.log(
       `\nserver CPU a request at c=10: health ${cpu("health").toFixed(3)} ms, invoke ${cpu("invoke").toFixed(3)} ms ` +
-        `(health / invoke ${(cpu("health") / cpu("invoke")).toFixed(2)}: the share of health's rate a server bound by its own CPU would reach)`,
+        `(health / invoke ${(cpu("health") / cpu("invoke")).toFixed(2)}: the share of health's rate a server bound by its own CPU would reach); ` +
+        `the serving thread's part: health ${mainCpu("health").toFixed(3)} ms, invoke ${mainCpu("invoke").toFixed(3)} ms (${(mainCpu("health") / mainCpu("invoke")).toFixed(2)})`,
     );
     console.log(
       `\ngoals: c=10 invoke ≥ 0.4× health: ${verdict(c10 >= 0.4)} (${c10.toFixed(2)}×, rounds ${ratios(10)
@@ -320,11 +332,15 @@ function loads(): string {
 
 /**
  * CPU time (user + system, ms) a process has used, all its threads, from /proc: what the server
- * spends per request, whatever else the machine runs. NaN where there is no /proc.
+ * spends per request, whatever else the machine runs; with `thread`, that thread's alone (the
+ * process's id is its serving thread). NaN where there is no /proc.
  */
-function cpuMs(pid: number | undefined): number {
+function cpuMs(pid: number | undefined, thread?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(
+      thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+      "utf8",
+    );
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;

@@ -68,6 +68,24 @@ export function inSpan<T>(
   );
 }
 
+/**
+ * `inSpan` for synchronous work: the span ends when `work` returns or throws, and no promise is
+ * made (a call's params check against a schema compiled already).
+ */
+export function inSyncSpan<T>(name: string, work: (span: Span) => T): T {
+  const parent = context.active();
+  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL }, parent);
+  let value: T;
+  try {
+    value = context.with(trace.setSpan(parent, span), work, undefined, span);
+  } catch (error) {
+    failed(span, error);
+    throw error;
+  }
+  span.end();
+  return value;
+}
+
 function failed(span: Span, error: unknown): void {
   const code = errorCode(error);
   span.setAttribute(TraceAttributes.outcome, code);

@@ -293,6 +293,23 @@ describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the servin
     expect(schemas.cacheReport()).toMatchObject({ entries: 1 });
   });
 
+  it("compiledNow answers a schema compiled from another object of the same text, synchronously, and compiles nothing it does not hold", async () => {
+    const schemas = new JsonSchemaValidator(undefined, shares);
+    const stored = fresh("now");
+    expect(schemas.compiledNow(stored)).toBeUndefined();
+    expect(schemas.cacheReport()).toMatchObject({ entries: 0 });
+    expect((await schemas.compileAsTenant("acme", [stored]))[0]?.ok).toBe(true);
+    // A re-read document's schema is a new object: the text finds it.
+    const reread = JSON.parse(JSON.stringify(stored)) as Record<string, unknown>;
+    const compiled = schemas.compiledNow(reread);
+    if (!compiled?.ok) throw new Error("expected the compiled schema");
+    expect(compiled.validate({ now: "abc" })).toEqual([]);
+    expect(compiled.validate({ now: "ABC" })).toEqual([
+      { path: "now", message: 'must match pattern "^[a-z]+$"' },
+    ]);
+    expect(schemas.cacheReport()).toMatchObject({ entries: 1 });
+  });
+
   it("inTenantTurn answers work whose schemas are all cached at once, however busy the tenant's turns; new ones wait their turn", async () => {
     const schemas = new JsonSchemaValidator(undefined, shares);
     const known = fresh("parsed");

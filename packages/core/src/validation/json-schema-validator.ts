@@ -396,6 +396,14 @@ export class JsonSchemaValidator {
     return true;
   }
 
+  /**
+   * The compiled schema of this text when one is cached, else undefined: nothing compiles and no
+   * turn is taken (a call checks its params with it, and falls back to `compileAsTenant`).
+   */
+  compiledNow(schema: JsonSchema): CompiledJsonSchema | undefined {
+    return this.#cached(schema);
+  }
+
   /** The compiled schema when it is cached, else undefined (nothing compiled). */
   #cached(schema: JsonSchema): CompiledJsonSchema | undefined {
     try {
