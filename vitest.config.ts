@@ -40,6 +40,13 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts"],
+          // One module graph per worker thread, shared by the files it runs: each file used to
+          // start a process and import (transform) core anew, most of the project's time. The
+          // files keep no state between them beyond module caches they do not assert on; a global
+          // one stubs is put back after its test.
+          pool: "threads",
+          isolate: false,
+          unstubGlobals: true,
           globalSetup: [WORKER_BUNDLES],
           setupFiles: [LAZY_ENGINES],
         },

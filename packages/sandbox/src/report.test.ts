@@ -31,7 +31,8 @@ describe("a reported run", () => {
     expect(lines[2]).toHaveLength(LOG_LIMITS.lineChars);
     expect(lines[2]!.endsWith("…")).toBe(true);
 
-    const many = await run("for (let i = 0; i < 5000; i++) console.log(i); 'done'");
+    // 5,000 lines cross to the host: a deadline of 2 s ended it at load 30 on 2 cores.
+    const many = await run("for (let i = 0; i < 5000; i++) console.log(i); 'done'", { timeoutMs: 20_000 });
     expect(many.logs).toEqual({
       lines: Array.from({ length: LOG_LIMITS.lines }, (_, i) => String(5000 - LOG_LIMITS.lines + i)),
       total: 5000,
