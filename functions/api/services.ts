@@ -441,6 +441,7 @@ export async function buildServices(
       documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
     },
     now,
+    state,
   );
   const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
     generations,
@@ -537,6 +538,7 @@ export async function buildServices(
     caches: recordCaches,
     quotas,
     now,
+    idleTtlMs: config.VANCE_PROCESS_IDLE_TTL_SECONDS * 1000,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
       maxActivated: config.VANCE_MAX_ACTIVATED,

@@ -3157,6 +3157,7 @@ export interface operations {
                         createdAt: string;
                         engine: string | null;
                         excludedTools: string[];
+                        expiresAt?: number;
                         models: string[];
                         processId: string;
                         project: string;
