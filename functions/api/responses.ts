@@ -410,6 +410,15 @@ export const MetricsSchema = v.object({
       queued: v.number(),
     }),
   ),
+  /**
+   * Where JSON Schemas were compiled: Ajv compiles on the serving thread, those of them of 200
+   * nodes and more, and validators compiled on a worker thread and loaded here.
+   */
+  schemaCompiles: v.object({
+    servingThread: v.number(),
+    servingThreadLarge: v.number(),
+    worker: v.number(),
+  }),
 });
 
 export type Metrics = v.InferOutput<typeof MetricsSchema>;

@@ -932,6 +932,11 @@ export interface operations {
                             stale: number;
                             unavailable: number;
                         };
+                        schemaCompiles: {
+                            servingThread: number;
+                            servingThreadLarge: number;
+                            worker: number;
+                        };
                         scripts: {
                             busy: number;
                             queued: number;

@@ -277,8 +277,11 @@ export {
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
 export {
+  type CompiledSchemaSource,
   type InputSchemaCheck,
   JSON_SCHEMA_CACHE_LIMITS,
   JsonSchemaValidator,
   OFFLOAD_MIN_NODES,
+  type SchemaCompileCounts,
+  type SchemaCompileOffload,
 } from "./validation/json-schema-validator";
