@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADD_NUMBERS } from "../support/spec-examples";
 import { putMcpServer, type RpcMessage, startHostileMcp, startTarget, type Target } from "./support";
 
@@ -140,31 +140,32 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
     const writer = await target.token_("schema-docs", ["read", "write"]);
     const T = "/v1/tenants/schema-docs/projects/p";
     const names = [0, 1, 2, 3].map((i) => `wide_doc_${i}`);
+    const putDocument = async (name: string) => {
+      const document = [
+        "type: mcp",
+        "description: a tool whose input schema is at the caps",
+        "parameters:",
+        "  server: nowhere",
+        "  toolName: wide",
+        `  inputSchema: ${JSON.stringify(atTheCaps(fresh("d")))}`,
+      ].join("\n");
+      const answer = await target.request(`${T}/tools/${name}`, {
+        method: "PUT",
+        token: writer,
+        headers: { "content-type": "application/yaml" },
+        body: document,
+      });
+      await answer.body?.cancel();
+      return answer.status;
+    };
     const before = await compiles();
     const { result } = await target.attack(
-      "4 mcp tool documents with fresh inputSchemas at the caps, written then called (write token)",
+      "4 mcp tool documents with fresh inputSchemas at the caps, written one at a time, then called at once (write token)",
       () =>
         withVictim(async () => {
-          const written = await Promise.all(
-            names.map(async (name) => {
-              const document = [
-                "type: mcp",
-                "description: a tool whose input schema is at the caps",
-                "parameters:",
-                "  server: nowhere",
-                "  toolName: wide",
-                `  inputSchema: ${JSON.stringify(atTheCaps(fresh("d")))}`,
-              ].join("\n");
-              const answer = await target.request(`${T}/tools/${name}`, {
-                method: "PUT",
-                token: writer,
-                headers: { "content-type": "application/yaml" },
-                body: document,
-              });
-              await answer.body?.cancel();
-              return answer.status;
-            }),
-          );
+          // One write at a time, as an engine's push does: each parses its 20 KB schema in YAML.
+          const written: number[] = [];
+          for (const name of names) written.push(await putDocument(name));
           const called = await Promise.all(
             names.map(async (name) => {
               const answer = await target.request(`${T}/tools/${name}/invoke`, {
@@ -209,6 +210,16 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
     try {
       await putMcpServer(target, "schemas", "widemcp", server.url, { name: "widepack", type: "mcp_server" });
       const T = "/v1/tenants/hostile/projects/schemas";
+      // The pack's tools once its server was listed (a call before gets `source_unavailable`).
+      await vi.waitFor(
+        async () => {
+          const listing = (await (await target.request(`${T}/tools`)).json()) as {
+            packs: { status: string }[];
+          };
+          expect(listing.packs.map((pack) => pack.status)).toEqual(["current"]);
+        },
+        { timeout: 60_000, interval: 100 },
+      );
       const before = await compiles();
       const { result: statuses } = await target.attack(
         "an MCP server's 4 tools with fresh inputSchemas at the caps, each called once",
@@ -228,7 +239,7 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
           ),
         (run) => run.result.join(", "),
       );
-      expect(statuses.every((status) => status.startsWith("200 "))).toBe(true);
+      expect(statuses).toEqual(['200 "ok"', '200 "ok"', '200 "ok"', '200 "ok"']);
       const after = await compiles();
       expect(
         after.servingThreadLarge - before.servingThreadLarge,
