@@ -36,6 +36,8 @@ const STATE_STORE: PortMethods<StateStore> = {
   getProcessAndGenerations: true,
   touchActivatedTools: true,
   removeActivatedTools: true,
+  touchProcess: true,
+  countLiveProcesses: true,
   addToolUsage: true,
   listToolUsage: true,
   putObservedToolLimit: true,

@@ -28,7 +28,10 @@ import { JSON_SHAPE_LIMITS } from "../packages/core/src/json-shape";
 import { DEFAULT_QUOTAS, QUOTA_SETTINGS } from "../packages/core/src/quotas/tenant-quotas";
 import { MAX_SECRET_VALUE_BYTES } from "../packages/core/src/secrets/secret-service";
 import { DEFAULT_SOURCE_CACHE_BYTES } from "../packages/core/src/sources/tool-sources";
-import { MAX_CLIENT_SCHEMA_NODES } from "../packages/core/src/surface/process-records";
+import {
+  DEFAULT_PROCESS_IDLE_TTL_MS,
+  MAX_CLIENT_SCHEMA_NODES,
+} from "../packages/core/src/surface/process-records";
 import { MAX_DOC_LOOKUP_CHARS } from "../packages/core/src/tool-types/builtin-types";
 import { MAX_DESCRIPTION_CHARS, MAX_OPERATIONS } from "../packages/core/src/tool-types/openapi/operations";
 import { MAX_OPENAPI_SPEC_BYTES } from "../packages/core/src/tool-types/openapi/parameters";
@@ -258,9 +261,14 @@ export function limitRows(): [string, string, string][] {
       "429 `quota_exceeded`, `Retry-After` the hour's end",
     ],
     [
-      "processes (MCP sessions included) one tenant has stored at once: spawned and not deleted (`DELETE T/processes/{id}`)",
+      "processes (MCP sessions included) one tenant has stored at once: spawned, not deleted (`DELETE T/processes/{id}`) and not expired",
       `${count(DEFAULT_QUOTAS.liveProcesses)} (\`${QUOTA_SETTINGS.liveProcesses}\`)`,
       "429 `quota_exceeded`",
+    ],
+    [
+      "a process's life without a request that reads it (manifest, call, MCP message, GET of its record)",
+      `${DEFAULT_PROCESS_IDLE_TTL_MS / 3_600_000} h (\`VANCE_PROCESS_IDLE_TTL_SECONDS\`)`,
+      "404 `process_not_found`; it no longer counts among the tenant's live processes",
     ],
     [
       "one tenant's stored documents, every layer together",

@@ -7,6 +7,7 @@ import { projectClient } from "./support/client";
 /** The state-store methods that write; every other method only reads. */
 const WRITES = [
   "createProcess",
+  "touchProcess",
   "touchActivatedTools",
   "removeActivatedTools",
   "addToolUsage",

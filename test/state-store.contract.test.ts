@@ -147,6 +147,69 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
       });
     });
 
+    describe("idle expiry", () => {
+      it("keeps a process's expiry, moves it on touch, and touches no unknown process", async () => {
+        const key = newKey();
+        const record = processRecord(key, { expiresAt: START + 60_000 });
+        expect(await store.createProcess(record)).toBe(true);
+        expect(await store.getProcess(key)).toEqual(record);
+        expect(await store.touchProcess(key, START + 120_000)).toBe(true);
+        expect(await store.getProcess(key)).toEqual({ ...record, expiresAt: START + 120_000 });
+        const read = await store.getProcessAndGenerations(key, []);
+        expect(read.process?.expiresAt).toBe(START + 120_000);
+        const unknown = newKey();
+        expect(await store.touchProcess(unknown, START + 120_000)).toBe(false);
+        expect(await store.getProcess(unknown)).toBeNull();
+      });
+
+      it("counts a tenant's processes that have not expired, over every project, and the earliest expiry among them", async () => {
+        const tenant = unique("tenant");
+        const other = unique("tenant");
+        const at = (project: string, expiresAt: number): ProcessKey & { expiresAt: number } => ({
+          tenant,
+          project,
+          processId: randomUUID(),
+          expiresAt,
+        });
+        const a = at("one", START + 1_000);
+        const b = at("one", START + 2_000);
+        const c = at("two", START + 3_000);
+        for (const { expiresAt, ...key } of [a, b, c])
+          await store.createProcess(processRecord(key, { expiresAt }));
+        await store.createProcess(
+          processRecord({ ...newKey(), tenant: other }, { expiresAt: START + 9_000 }),
+        );
+        expect(await store.countLiveProcesses(tenant, START)).toEqual({ live: 3, nextExpiry: START + 1_000 });
+        expect(await store.countLiveProcesses(tenant, START + 1_500)).toEqual({
+          live: 2,
+          nextExpiry: START + 2_000,
+        });
+        // A touch moves an expiry on: b lives past c.
+        expect(await store.touchProcess(b, START + 5_000)).toBe(true);
+        expect(await store.countLiveProcesses(tenant, START + 2_500)).toEqual({
+          live: 2,
+          nextExpiry: START + 3_000,
+        });
+        expect(await store.countLiveProcesses(tenant, START + 5_000)).toEqual({ live: 0, nextExpiry: null });
+        expect(await store.countLiveProcesses(unique("tenant"), START)).toEqual({
+          live: 0,
+          nextExpiry: null,
+        });
+      });
+
+      it("a delete with liveAt answers false for a process that had expired by then, and deletes it all the same", async () => {
+        const expired = newKey();
+        const live = newKey();
+        await store.createProcess(processRecord(expired, { expiresAt: START + 1_000 }));
+        await store.createProcess(processRecord(live, { expiresAt: START + 9_000 }));
+        expect(await store.deleteProcess(expired, START + 1_000)).toBe(false);
+        expect(await store.getProcess(expired)).toBeNull();
+        expect(await store.deleteProcess(live, START + 1_000)).toBe(true);
+        expect(await store.getProcess(live)).toBeNull();
+        expect(await store.countLiveProcesses(live.tenant, START)).toEqual({ live: 0, nextExpiry: null });
+      });
+    });
+
     describe("activated tools", () => {
       it("sets timestamps for the touched names and keeps the others", async () => {
         const key = newKey();

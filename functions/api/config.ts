@@ -1,6 +1,7 @@
 import { decodeSecretsKey } from "@vance/adapters";
 import {
   DEFAULT_PARSED_CACHE_BYTES,
+  DEFAULT_PROCESS_IDLE_TTL_MS,
   DEFAULT_QUOTAS,
   DEFAULT_SNAPSHOT_CACHE_BYTES,
   DEFAULT_SOURCE_CACHE_BYTES,
@@ -190,6 +191,14 @@ export const ConfigSchema = v.pipe(
     VANCE_QUOTA_LIVE_PROCESSES: v.pipe(
       Count("VANCE_QUOTA_LIVE_PROCESSES", String(DEFAULT_QUOTAS.liveProcesses)),
       v.minValue(1, "VANCE_QUOTA_LIVE_PROCESSES must be at least 1"),
+    ),
+    /**
+     * How long a process lives without a request that reads it; after it the process answers 404
+     * `process_not_found` and no longer counts against `VANCE_QUOTA_LIVE_PROCESSES`.
+     */
+    VANCE_PROCESS_IDLE_TTL_SECONDS: v.pipe(
+      Count("VANCE_PROCESS_IDLE_TTL_SECONDS", String(DEFAULT_PROCESS_IDLE_TTL_MS / 1000)),
+      v.minValue(60, "VANCE_PROCESS_IDLE_TTL_SECONDS must be at least 60"),
     ),
     /** The bytes of one tenant's documents, every layer together, in MiB; past it 429 `quota_exceeded`. */
     VANCE_QUOTA_DOCUMENT_MB: v.pipe(

@@ -1,6 +1,6 @@
 /**
  * The task worker of the API (`TaskPool`): work whose cost grows with what a tenant or an upstream
- * sends (OpenAPI compiles, `tool_search`'s indexes, large input schemas' checks) runs here, where a deadline ends it by terminating the thread. Bundled as
+ * sends (OpenAPI compiles, `tool_search`'s indexes, large JSON Schemas' checks and compiles) runs here, where a deadline ends it by terminating the thread. Bundled as
  * parse-worker.mjs (`npm run build:worker`, and beside each API function bundle).
  */
 import { compileOpenApi } from "@vance/adapters/openapi";
@@ -23,4 +23,7 @@ serveTasks({
   searchIndex: (documents: readonly SearchDocument[]) => buildSearchIndex(documents),
   // A client tool's input schema: why it cannot be one, or null (JsonSchemaValidator.inputSchemaProblemsAsTenant).
   inputSchema: (schema: JsonSchema) => jsonSchemas.inputSchemaProblem(schema),
+  // A large schema a call needs compiled: its validator's code, which the serving thread loads
+  // (JsonSchemaValidator.compileAsTenant).
+  compileSchema: (schema: JsonSchema) => jsonSchemas.compileSource(schema),
 });

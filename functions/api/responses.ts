@@ -239,6 +239,12 @@ export const ProcessRecordSchema = v.object({
   ),
   /** Tool name → last use, epoch milliseconds. */
   activatedTools: v.record(v.string(), v.number()),
+  /**
+   * Epoch milliseconds at which the process expires unless a request reads it before
+   * (`VANCE_PROCESS_IDLE_TTL_SECONDS`); later requests answer 404 `process_not_found`. Absent on
+   * processes spawned before idle expiry.
+   */
+  expiresAt: v.optional(v.number()),
 });
 
 const OpenAiToolSchema = v.object({
@@ -404,6 +410,15 @@ export const MetricsSchema = v.object({
       queued: v.number(),
     }),
   ),
+  /**
+   * Where JSON Schemas were compiled: Ajv compiles on the serving thread, those of them of 200
+   * nodes and more, and validators compiled on a worker thread and loaded here.
+   */
+  schemaCompiles: v.object({
+    servingThread: v.number(),
+    servingThreadLarge: v.number(),
+    worker: v.number(),
+  }),
 });
 
 export type Metrics = v.InferOutput<typeof MetricsSchema>;

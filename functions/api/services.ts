@@ -20,6 +20,7 @@ import {
   CatalogEditor,
   CompiledLayerBuilder,
   type CompiledOperations,
+  type CompiledSchemaSource,
   CompiledToolLayers,
   compiledToolsFingerprint,
   createNetworkPolicy,
@@ -33,6 +34,7 @@ import {
   Generations,
   type InputSchemaCheck,
   JSON_SCHEMA_CACHE_LIMITS,
+  type JsonSchema,
   JsonSchemaValidator,
   type Logger,
   loadLazyEngines,
@@ -50,6 +52,7 @@ import {
   ProcessRecords,
   ProcessService,
   RecipeResolver,
+  type SchemaCompileOffload,
   type ScriptRunner,
   type SearchIndexBuilder,
   type SearchIndexData,
@@ -317,18 +320,27 @@ export const SCHEMA_CHECK_TIMEOUT_MS = 10_000;
  * serving thread; each tenant checks one at a time with a short queue (429 `busy` beyond it).
  * The pool starts with the first such schema.
  */
-export function workerInputSchemaCheck(config: Config): InputSchemaCheck {
+export function workerJsonSchemaTasks(config: Config): {
+  readonly check: InputSchemaCheck;
+  readonly compile: SchemaCompileOffload;
+} {
   const started = lazyParseWorkerPool(config, {
     what: "checking JSON Schemas",
     warmWorkers: 0,
     timeoutMs: SCHEMA_CHECK_TIMEOUT_MS,
   });
-  return async (tenant, schema) => {
-    const outcome = await (await started()).run({ task: "inputSchema", input: schema, tenant });
-    if (outcome.ok) return outcome.value as string | null;
+  const run = async (task: string, tenant: string, schema: JsonSchema): Promise<unknown> => {
+    const outcome = await (await started()).run({ task, input: schema, tenant });
+    if (outcome.ok) return outcome.value;
     // A full queue, or a thread too loaded to finish in time: the schema was not judged; try again.
     if (outcome.error === "Busy" || outcome.error === "TimeoutError") throw Errors.busy(outcome.message);
     throw new Error(outcome.message);
+  };
+  return {
+    check: async (tenant, schema) => (await run("inputSchema", tenant, schema)) as string | null,
+    // Large schemas a call needs compiled (a client tool's, an MCP tool's, a tool document's):
+    // compiled on the same pool, in the tenant's place in its queue; the serving thread loads the code.
+    compile: async (tenant, schema) => (await run("compileSchema", tenant, schema)) as CompiledSchemaSource,
   };
 }
 
@@ -391,12 +403,11 @@ export async function buildServices(
 ): Promise<Services> {
   // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use
   // it; large schemas that are only checked (a spawn's client tools) are checked on a worker thread.
+  const schemaTasks = workerJsonSchemaTasks(config);
   const jsonSchemas = new JsonSchemaValidator(
     { ...JSON_SCHEMA_CACHE_LIMITS, tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100 },
     undefined,
-    {
-      offload: workerInputSchemaCheck(config),
-    },
+    { offload: schemaTasks.check, offloadCompile: schemaTasks.compile },
   );
   if (!overrides.lazyEngines) await loadLazyEngines();
   const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
@@ -441,6 +452,7 @@ export async function buildServices(
       documentBytes: config.VANCE_QUOTA_DOCUMENT_MB * MIB,
     },
     now,
+    state,
   );
   const cascade = new DocumentCascade(documentStore, loadBundledDocuments(defaultsDir), {
     generations,
@@ -537,6 +549,7 @@ export async function buildServices(
     caches: recordCaches,
     quotas,
     now,
+    idleTtlMs: config.VANCE_PROCESS_IDLE_TTL_SECONDS * 1000,
     settings: {
       activationTtlMs: config.VANCE_ACTIVATION_TTL_SECONDS * 1000,
       maxActivated: config.VANCE_MAX_ACTIVATED,
@@ -649,6 +662,7 @@ export async function buildServices(
       packs: tools.packHealth(),
       identity: verifier.stats,
       scripts: scriptStats(),
+      schemaCompiles: jsonSchemas.compileCounts(),
     }),
     syncCatalog: async () => {
       const result = await compileCatalog();

@@ -932,6 +932,11 @@ export interface operations {
                             stale: number;
                             unavailable: number;
                         };
+                        schemaCompiles: {
+                            servingThread: number;
+                            servingThreadLarge: number;
+                            worker: number;
+                        };
                         scripts: {
                             busy: number;
                             queued: number;
@@ -3157,6 +3162,7 @@ export interface operations {
                         createdAt: string;
                         engine: string | null;
                         excludedTools: string[];
+                        expiresAt?: number;
                         models: string[];
                         processId: string;
                         project: string;

@@ -136,6 +136,7 @@ export {
   isNotModified,
   type ListOptions,
   type ListPage,
+  type LiveProcesses,
   type Logger,
   MCP_ERROR_RESPONSE_NAME,
   MCP_PROTOCOL_ERROR_NAME,
@@ -205,6 +206,7 @@ export { DemotionLog } from "./surface/demotion-log";
 export { cutAtWord, ToolHintCache, toolHint } from "./surface/discovery";
 export { ProcessBookkeeping } from "./surface/process-bookkeeping";
 export {
+  DEFAULT_PROCESS_IDLE_TTL_MS,
   ProcessRecordCaches,
   ProcessRecords,
   readProcessRecord,
@@ -275,8 +277,11 @@ export {
 } from "./tools/server-tool-service";
 export { ToolUsage } from "./usage/tool-usage";
 export {
+  type CompiledSchemaSource,
   type InputSchemaCheck,
   JSON_SCHEMA_CACHE_LIMITS,
   JsonSchemaValidator,
   OFFLOAD_MIN_NODES,
+  type SchemaCompileCounts,
+  type SchemaCompileOffload,
 } from "./validation/json-schema-validator";

@@ -1,6 +1,7 @@
 import type {
   FireOnceStore,
   GenerationStore,
+  LiveProcesses,
   ObservedLimitStore,
   ObservedToolLimit,
   ProcessKey,
@@ -76,8 +77,16 @@ export class CompositeStateStore<
     return this.processes.touchActivatedTools(key, names, at);
   }
 
-  deleteProcess(key: ProcessKey): Promise<boolean> {
-    return this.processes.deleteProcess(key);
+  deleteProcess(key: ProcessKey, liveAt?: number): Promise<boolean> {
+    return this.processes.deleteProcess(key, liveAt);
+  }
+
+  touchProcess(key: ProcessKey, expiresAt: number): Promise<boolean> {
+    return this.processes.touchProcess(key, expiresAt);
+  }
+
+  countLiveProcesses(tenant: string, at: number): Promise<LiveProcesses> {
+    return this.processes.countLiveProcesses(tenant, at);
   }
 
   removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void> {

@@ -48,6 +48,13 @@ export interface ProcessRecord {
   readonly clientTools: readonly ClientToolDeclaration[];
   /** Deferred tools activated by use or `tool_description`: name → last use, epoch milliseconds. */
   readonly activatedTools: Readonly<Record<string, number>>;
+  /**
+   * Epoch milliseconds at which the process expires unless a request touches it before (the idle
+   * TTL, `VANCE_PROCESS_IDLE_TTL`): from then on it is gone — 404, and no longer counted among its
+   * tenant's live processes. Moved on by `touchProcess`. Absent on records stored before idle
+   * expiry: they never expire.
+   */
+  readonly expiresAt?: number;
 }
 
 export interface ProcessKey {
@@ -83,8 +90,27 @@ export interface ProcessStore {
   /** Removes these names from `activatedTools` (decayed or evicted); absent names are ignored. */
   removeActivatedTools(key: ProcessKey, names: readonly string[]): Promise<void>;
   /**
-   * Deletes a process's record and its activations; `true` when this call deleted it, `false`
-   * when there was none (deleted already, or never stored).
+   * Moves the process's `expiresAt` to `expiresAt` (a request touched it), without touching other
+   * fields; `false` when the process does not exist (nothing is created).
    */
-  deleteProcess(key: ProcessKey): Promise<boolean>;
+  touchProcess(key: ProcessKey, expiresAt: number): Promise<boolean>;
+  /**
+   * The tenant's processes (every project) whose `expiresAt` is after `at` — records stored
+   * before idle expiry, without one, are not counted until a read gives them one — and the
+   * earliest `expiresAt` among them (null when none): no count before then can be lower but by
+   * deletes. A store may drop the expired ones meanwhile.
+   */
+  countLiveProcesses(tenant: string, at: number): Promise<LiveProcesses>;
+  /**
+   * Deletes a process's record and its activations; `true` when this call deleted it, `false`
+   * when there was none (deleted already, or never stored) — and, with `liveAt`, when the one it
+   * deleted had expired by then (it no longer counted among the live ones).
+   */
+  deleteProcess(key: ProcessKey, liveAt?: number): Promise<boolean>;
+}
+
+/** What {@link ProcessStore.countLiveProcesses} answers. */
+export interface LiveProcesses {
+  readonly live: number;
+  readonly nextExpiry: number | null;
 }

@@ -18,6 +18,7 @@ export type { GenerationStore } from "./generation-store";
 export type { ObservedLimitStore, ObservedToolLimit } from "./observed-limit-store";
 export type {
   ClientToolDeclaration,
+  LiveProcesses,
   ProcessKey,
   ProcessRecord,
   ProcessStore,

@@ -1,4 +1,5 @@
 import { VanceError } from "../errors";
+import type { ProcessStore } from "../ports/process-store";
 import type { QuotaStore } from "../ports/quota-store";
 
 /**
@@ -38,11 +39,22 @@ const HOUR_MS = 60 * 60 * 1000;
  */
 export class TenantQuotas {
   readonly settings: QuotaSettings;
+  /**
+   * Per tenant, the earliest expiry among its live processes at its last recount: before then a
+   * recount finds none expired (touches only move expiries later; ends give their place back
+   * themselves), so a spawn refused meanwhile costs no second count. Forgotten past 10,000 tenants.
+   */
+  readonly #noExpiryBefore = new Map<string, number>();
 
+  /**
+   * @param processes where processes that expired idle are counted out of the live counter
+   *   (`recountLiveProcesses`); without it only ends give a place back.
+   */
   constructor(
     private readonly store: QuotaStore,
     settings: Partial<QuotaSettings> = {},
     private readonly now: () => number = () => Date.now(),
+    private readonly processes?: Pick<ProcessStore, "countLiveProcesses">,
   ) {
     this.settings = { ...DEFAULT_QUOTAS, ...settings };
   }
@@ -51,10 +63,15 @@ export class TenantQuotas {
    * Counts one process of `tenant`: one more stored, and one more in this hour; 429
    * `quota_exceeded` (nothing counted) when the tenant stores its quota of processes already or
    * spent the hour's. A process that is not stored after all is given back (`releaseProcess`).
+   * At the live quota, the processes that expired idle are counted out first
+   * (`recountLiveProcesses`).
    */
   async takeProcess(tenant: string): Promise<void> {
     const live = this.settings.liveProcesses;
-    if (!(await this.store.addToQuota(liveKey(tenant), 1, live))) {
+    const taken =
+      (await this.store.addToQuota(liveKey(tenant), 1, live)) ||
+      ((await this.recountLiveProcesses(tenant)) && (await this.store.addToQuota(liveKey(tenant), 1, live)));
+    if (!taken) {
       throw quotaExceeded(
         "liveProcesses",
         live,
@@ -72,6 +89,28 @@ export class TenantQuotas {
       `tenant '${tenant}' spawned ${limit} processes (MCP sessions included) this hour`,
       Math.max(1, Math.ceil((end - this.now()) / 1000)),
     );
+  }
+
+  /**
+   * Takes the processes of `tenant` that expired idle out of its live counter: the store counts
+   * the live ones, and the counter drops by what it counted beyond them. Answers whether it
+   * dropped. A spawn between the count and the counter's read may be counted out with them (the
+   * quota then lets that many more through once); a drop is never below the count. Skipped
+   * while no live process can have expired since the last recount.
+   */
+  async recountLiveProcesses(tenant: string): Promise<boolean> {
+    if (!this.processes) return false;
+    const now = this.now();
+    if ((this.#noExpiryBefore.get(tenant) ?? Number.NEGATIVE_INFINITY) > now) return false;
+    const { live, nextExpiry } = await this.processes.countLiveProcesses(tenant, now);
+    const counted = await this.store.getQuotaUsage(liveKey(tenant));
+    if (this.#noExpiryBefore.size >= 10_000) this.#noExpiryBefore.clear();
+    // With no expiry among them, a process spawned since may expire first: nothing is known.
+    if (nextExpiry === null) this.#noExpiryBefore.delete(tenant);
+    else this.#noExpiryBefore.set(tenant, nextExpiry);
+    if (live >= counted) return false;
+    await this.store.addToQuota(liveKey(tenant), live - counted, this.settings.liveProcesses);
+    return true;
   }
 
   /** Gives back a process of `tenant` that ended (or was not stored after all): one fewer stored. */

@@ -81,6 +81,13 @@ export const DEFAULT_ACTIVATION_SETTINGS: ActivationSettings = {
 /** The share of the activation TTL within which a use does not re-stamp an activation (18 s of 30 min). */
 export const KEEP_ALIVE_PRECISION = 0.01;
 
+/**
+ * How long a process lives without a request that reads it (a manifest, a call, an MCP message,
+ * a GET of its record): after it, the process is gone (404 `process_not_found`) and no longer
+ * counts among its tenant's live processes (`VANCE_PROCESS_IDLE_TTL`).
+ */
+export const DEFAULT_PROCESS_IDLE_TTL_MS = 24 * 60 * 60 * 1000;
+
 export interface ProcessRecordsOptions {
   readonly state: Pick<
     ProcessStore,
@@ -89,6 +96,7 @@ export interface ProcessRecordsOptions {
     | "touchActivatedTools"
     | "removeActivatedTools"
     | "deleteProcess"
+    | "touchProcess"
   >;
   /**
    * Learns the generations read with each record: the request's read then holds them,
@@ -101,6 +109,8 @@ export interface ProcessRecordsOptions {
   /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
   readonly catalog?: Pick<ModelCatalogService, "catalog">;
   readonly settings?: Partial<ActivationSettings>;
+  /** {@link DEFAULT_PROCESS_IDLE_TTL_MS} unless given. */
+  readonly idleTtlMs?: number;
   /**
    * Allow sets and whole `allowedToolsAdd` lists of the records read (built by the composition
    * root, which lists them in `/v1/metrics`); a cache of this instance's own without it.
@@ -127,6 +137,7 @@ export interface ProcessRecordsOptions {
  */
 export class ProcessRecords {
   private readonly settings: ActivationSettings;
+  private readonly idleTtlMs: number;
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly caches: ProcessRecordCaches;
@@ -138,6 +149,7 @@ export class ProcessRecords {
 
   constructor(private readonly options: ProcessRecordsOptions) {
     this.settings = { ...DEFAULT_ACTIVATION_SETTINGS, ...options.settings };
+    this.idleTtlMs = options.idleTtlMs ?? DEFAULT_PROCESS_IDLE_TTL_MS;
     this.now = options.now ?? (() => Date.now());
     this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
     this.caches = options.caches ?? new ProcessRecordCaches();
@@ -191,6 +203,7 @@ export class ProcessRecords {
       models: request.models,
       clientTools: clientTools as ClientToolDeclaration[],
       activatedTools: {},
+      expiresAt: this.now() + this.idleTtlMs,
     };
     const warnings = [
       ...resolved.warnings,
@@ -216,14 +229,15 @@ export class ProcessRecords {
 
   /**
    * Ends a process: deletes its record and activations, and gives its place among the tenant's
-   * live processes back (`VANCE_QUOTA_LIVE_PROCESSES`); 404 `process_not_found` when there is none.
+   * live processes back (`VANCE_QUOTA_LIVE_PROCESSES`); 404 `process_not_found` when there is none,
+   * or it had expired (its record is deleted, and it had no place left to give back).
    */
   async end(tenant: string, project: string, processId: string): Promise<void> {
     assertTenantId(tenant);
     assertProjectId(project);
     assertProcessId(processId);
-    if (!(await this.options.state.deleteProcess({ tenant, project, processId }))) {
-      throw new VanceError("process_not_found", `no process '${processId}' in this project`);
+    if (!(await this.options.state.deleteProcess({ tenant, project, processId }, this.now()))) {
+      throw processNotFound(processId);
     }
     await this.options.quotas?.releaseProcess(tenant);
   }
@@ -270,8 +284,24 @@ export class ProcessRecords {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
       return { value: read.process, generations: read.generations };
     });
-    if (!record) throw new VanceError("process_not_found", `no process '${processId}' in this project`);
+    const now = this.now();
+    if (!record || (record.expiresAt !== undefined && record.expiresAt <= now)) {
+      throw processNotFound(processId);
+    }
+    await this.keepAlive(record, now);
     return this.withLiveActivations(this.caches.readRecord(record));
+  }
+
+  /**
+   * Moves a read record's expiry to a full idle TTL from `now` — but only when it was set more
+   * than {@link KEEP_ALIVE_PRECISION} of the TTL ago (14.4 min of 24 h), so a busy process costs
+   * one state write per that span, not one per request; it expires up to that span early. A
+   * record stored before idle expiry gets one at its first read.
+   */
+  private async keepAlive(record: ProcessRecord, now: number): Promise<void> {
+    const setAt = record.expiresAt === undefined ? undefined : record.expiresAt - this.idleTtlMs;
+    if (setAt !== undefined && now - setAt < this.idleTtlMs * KEEP_ALIVE_PRECISION) return;
+    await this.options.state.touchProcess(processKey(record), now + this.idleTtlMs);
   }
 
   /**
@@ -560,6 +590,14 @@ export function readProcessRecord(stored: ProcessRecord, cache?: ExpandedAddCach
     if (shared) cache.set(stored.allowedTools, expanded);
   }
   return { ...rest, allowedToolsAdd: expanded.add };
+}
+
+/** 404 `process_not_found`: never stored, ended, or expired after its idle TTL. */
+function processNotFound(processId: string): VanceError {
+  return new VanceError(
+    "process_not_found",
+    `no process '${processId}' in this project (ended, or expired after its idle TTL without a request)`,
+  );
 }
 
 /** Sorted positions as runs: `0-4999,5012`. */

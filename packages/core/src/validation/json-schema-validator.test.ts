@@ -463,3 +463,80 @@ describe("JsonSchemaValidator: each tenant at most its share of the compiled sch
     expect(schemas.cacheReport()).toMatchObject({ hits: before.hits + 1, entries: 5 });
   });
 });
+
+describe("JsonSchemaValidator: large schemas that must compile are compiled by the offload, and only loaded here", () => {
+  /** A large schema (over OFFLOAD_MIN_NODES) with patterns, a $ref, an enum of objects and required names. */
+  const large = (tag: string) => ({
+    type: "object",
+    required: [`${tag}_0`, "choice"],
+    additionalProperties: false,
+    definitions: { code: { type: "string", pattern: `^${tag}[0-9]{2}$` } },
+    properties: {
+      choice: { enum: [{ kind: "a" }, { kind: "b" }] },
+      code: { $ref: "#/definitions/code" },
+      ...Object.fromEntries(
+        Array.from({ length: 120 }, (_, i) => [
+          `${tag}_${i}`,
+          i % 3 === 0
+            ? { type: "string", pattern: `^${tag}${i % 30}[a-z]*$`, maxLength: 12 }
+            : { type: "integer", minimum: i },
+        ]),
+      ),
+    },
+  });
+  /** The worker's side, in this thread: a validator of its own that answers code. */
+  const offloaded = () => {
+    const worker = new JsonSchemaValidator();
+    const asked: string[] = [];
+    const here = new JsonSchemaValidator(undefined, undefined, {
+      offloadCompile: async (tenant, schema) => {
+        asked.push(tenant);
+        return worker.compileSource(schema);
+      },
+    });
+    return { here, asked };
+  };
+  const values = (tag: string) => [
+    { [`${tag}_0`]: `${tag}0abc`, choice: { kind: "a" }, code: `${tag}42` },
+    { [`${tag}_0`]: "nope", choice: { kind: "c" }, code: "x", [`${tag}_1`]: 0, extra: true },
+    {},
+    { [`${tag}_0`]: `${tag}0${"z".repeat(20)}`, choice: { kind: "b" }, [`${tag}_2`]: "two" },
+  ];
+
+  it("answers the same field errors as a validator compiled here, compiles nothing large here, and asks once per schema text", async () => {
+    const { here, asked } = offloaded();
+    const schema = large("lg");
+    const [loaded] = await here.compileAsTenant("acme", [schema]);
+    const [again] = await here.compileAsTenant("acme", [large("lg")]);
+    const compiledHere = new JsonSchemaValidator().compile(schema);
+    if (!loaded?.ok || !compiledHere.ok || !again?.ok) throw new Error("expected usable schemas");
+    for (const value of values("lg")) expect(loaded.validate(value)).toEqual(compiledHere.validate(value));
+    expect(loaded.validate(values("lg")[1]).length).toBeGreaterThan(3);
+    expect(asked).toEqual(["acme"]);
+    expect(here.compileCounts()).toEqual({ servingThread: 0, servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("a schema the worker finds unusable is unusable here with its reason; small schemas still compile here", async () => {
+    const { here } = offloaded();
+    const broken = { ...large("br"), properties: { ...large("br").properties, ref: { $ref: "#/nowhere" } } };
+    const small = { type: "object", properties: { q: { type: "string" } } };
+    const [unusableOne, smallOne] = await here.compileAsTenant("acme", [broken, small]);
+    expect(unusableOne).toMatchObject({ ok: false, message: expect.stringMatching(/nowhere/) });
+    expect(smallOne?.ok).toBe(true);
+    expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("work in a tenant's turn (a tool document's check) finds its large schema compiled by the offload", async () => {
+    const { here, asked } = offloaded();
+    const schema = large("doc");
+    expect(await here.inTenantTurn("acme", () => here.inputSchemaProblem(schema))).toBeNull();
+    expect(asked).toEqual(["acme"]);
+    expect(here.compileCounts()).toMatchObject({ servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("without an offload a large schema compiles here, and is counted so", async () => {
+    const here = new JsonSchemaValidator();
+    await here.compileAsTenant("acme", [large("nl")]);
+    expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 1, worker: 0 });
+  });
+});

@@ -76,8 +76,34 @@ export const JSON_SCHEMA_CACHE_LIMITS = { maxEntries: 1024, maxBytes: 32 * 1024 
 export type InputSchemaCheck = (tenant: string, schema: JsonSchema) => Promise<string | null>;
 
 /**
+ * A schema compiled elsewhere (a worker thread, `JsonSchemaValidator.compileSource` there): the
+ * validator's code, which the serving thread only loads, or why the schema is unusable.
+ */
+export type CompiledSchemaSource =
+  | { readonly ok: true; readonly source: string }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Compiles a tenant's schema elsewhere — on a worker thread — into validator code. Throws 429
+ * `busy` when the tenant's place there is taken past its wait.
+ */
+export type SchemaCompileOffload = (tenant: string, schema: JsonSchema) => Promise<CompiledSchemaSource>;
+
+/**
+ * Where this instance's schemas were compiled since it started: Ajv compiles on this (the
+ * serving) thread, those of them of at least {@link OFFLOAD_MIN_NODES} nodes, and validators
+ * compiled on a worker thread and loaded here (`/v1/metrics`, `schemaCompiles`).
+ */
+export interface SchemaCompileCounts {
+  readonly servingThread: number;
+  readonly servingThreadLarge: number;
+  readonly worker: number;
+}
+
+/**
  * Schemas of at least this many nodes (refs expanded) that only need checking go to the
- * {@link InputSchemaCheck} when there is one: a compile near the size caps (1,000 nodes) costs
+ * {@link InputSchemaCheck} when there is one, and those that must compile to the
+ * {@link SchemaCompileOffload}: a compile near the size caps (1,000 nodes) costs
  * 0.1–0.3 s of the thread here, and up to ~0.9 s at a load of 20; one of 200 nodes a fifth of that.
  */
 export const OFFLOAD_MIN_NODES = 200;
@@ -96,6 +122,26 @@ interface Engine {
   readonly Ajv: typeof Ajv;
   readonly RE2JS: typeof RE2JS;
   readonly metaSchemas: Ajv;
+  /** Ajv's `standaloneCode`: a compiled validator as the code of a module (`compileSource`). */
+  readonly standaloneCode: (ajv: Ajv, validate: ValidateFunction) => string;
+  /** What validator code from `standaloneCode` may `require`: Ajv's runtime helpers, by their name there. */
+  readonly runtime: Readonly<Record<string, unknown>>;
+}
+
+/** The name validator code `require`s the RE2 pattern engine by (`Patterns.engine`'s `code`). */
+const RE2_MODULE = "vance:re2";
+
+/** The Ajv runtime helpers validator code may `require` (formats and JTD's are never generated here). */
+const RUNTIME_MODULES = ["equal", "ucs2length", "uri"] as const;
+
+/**
+ * A CommonJS module's `module.exports` from its `import()` namespace: Node's `default` is
+ * `module.exports` (which carries `__esModule` and its own `default`); a bundler's may be the
+ * namespace itself.
+ */
+function commonJsExports(namespace: Record<string, unknown>): unknown {
+  const value = namespace.default;
+  return typeof value === "object" && value !== null && "__esModule" in value ? value : namespace;
 }
 
 let engine: Engine | undefined;
@@ -108,15 +154,30 @@ let loading: Promise<Engine> | undefined;
  */
 export function loadJsonSchemaEngine(): Promise<void> {
   if (engine) return Promise.resolve();
-  loading ??= Promise.all([import("ajv"), loadRe2()]).then(
-    ([ajv, re2]) => {
+  loading ??= Promise.all([
+    import("ajv"),
+    loadRe2(),
+    import("ajv/dist/standalone/index.js"),
+    import("ajv/dist/runtime/equal.js"),
+    import("ajv/dist/runtime/ucs2length.js"),
+    import("ajv/dist/runtime/uri.js"),
+  ]).then(
+    ([ajv, re2, standalone, ...runtime]) => {
       // Ajv is CommonJS: Node's namespace has its named exports, esbuild's (the function bundles)
       // only `default`, which is the class in both.
       const AjvClass = ajv.default;
+      const standaloneCode = standalone.default as unknown as Engine["standaloneCode"];
       engine = {
         Ajv: AjvClass,
         RE2JS: re2,
         metaSchemas: new AjvClass({ strict: false, logger: false, validateFormats: false }),
+        standaloneCode,
+        runtime: Object.fromEntries(
+          RUNTIME_MODULES.map((name, index) => [
+            `ajv/dist/runtime/${name}`,
+            commonJsExports(runtime[index] as unknown as Record<string, unknown>),
+          ]),
+        ),
       };
       return engine;
     },
@@ -174,9 +235,12 @@ export class JsonSchemaValidator {
   /** The compiles running in a tenant's turn, by tenant and schema text (`compileAsTenant`). */
   readonly #compiling = new Map<string, Promise<CompiledJsonSchema>>();
   /** Set while `inTenantTurn` runs its work with compiling held back (`#probed`). */
-  #probe: { missed: boolean } | null = null;
+  #probe: Probe | null = null;
   /** Where large schemas that only need checking are checked (`inputSchemaProblemsAsTenant`). */
   readonly #offload: InputSchemaCheck | undefined;
+  /** Where large schemas that must compile are compiled (`compileAsTenant`). */
+  readonly #offloadCompile: SchemaCompileOffload | undefined;
+  #compiles = { servingThread: 0, servingThreadLarge: 0, worker: 0 };
   /**
    * The offload's verdicts by schema text: a problem, or "" for a usable input schema; each
    * charged to the tenant whose check found it, each tenant at most its share.
@@ -194,7 +258,7 @@ export class JsonSchemaValidator {
       readonly tenantShare?: number;
     } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
-    options: { readonly offload?: InputSchemaCheck } = {},
+    options: { readonly offload?: InputSchemaCheck; readonly offloadCompile?: SchemaCompileOffload } = {},
   ) {
     this.#compiled = new TenantByteCache<CachedSchema>({
       maxBytes: limits.maxBytes,
@@ -211,6 +275,12 @@ export class JsonSchemaValidator {
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
     this.#offload = options.offload;
+    this.#offloadCompile = options.offloadCompile;
+  }
+
+  /** Where this instance's schemas were compiled since it started ({@link SchemaCompileCounts}). */
+  compileCounts(): SchemaCompileCounts {
+    return { ...this.#compiles };
   }
 
   /**
@@ -277,12 +347,29 @@ export class JsonSchemaValidator {
     const keys = new Map(missing.map((index) => [index, inFlightKey(tenant, schemas[index]!)]));
     const shared = missing.filter((index) => this.#compiling.has(keys.get(index) ?? ""));
     const own = missing.filter((index) => !shared.includes(index));
+    const offload = this.#offloadCompile;
+    const elsewhere = offload ? own.filter((index) => isLarge(schemas[index]!)) : [];
     const turn =
       own.length === 0
         ? Promise.resolve()
-        : this.#inTurn(tenant, async (paced) => {
-            for (const index of own) results[index] = await paced(() => this.compile(schemas[index]!));
-          });
+        : (async () => {
+            // Large schemas compile on a worker first, one at a time (the tenant's place in the
+            // pool's queue), outside the turn; the turn then only loads their code.
+            const sources = new Map<number, CompiledSchemaSource>();
+            for (const index of elsewhere) sources.set(index, await offload!(tenant, schemas[index]!));
+            await this.#inTurn(tenant, async (paced) => {
+              for (const index of own) {
+                const source = sources.get(index);
+                const result = await paced(() =>
+                  source ? this.#loadCompiled(schemas[index]!, source) : this.compile(schemas[index]!),
+                );
+                // V8 compiles a loaded validator's body at its first call (about half of the load at
+                // the caps): made as a paced piece of its own, so neither piece holds the thread long.
+                if (source && result.ok) await paced(() => result.validate(undefined));
+                results[index] = result;
+              }
+            });
+          })();
     for (const index of own) {
       const key = keys.get(index);
       if (key === undefined || this.#compiling.has(key)) continue;
@@ -318,6 +405,9 @@ export class JsonSchemaValidator {
       if ("error" in probed) throw probed.error;
       return probed.value;
     }
+    // The schemas the probe held back compile first as `compileAsTenant` compiles them (large
+    // ones on the worker): the work's own run below then finds them cached.
+    if (probed.missed.length > 0) await this.compileAsTenant(tenant, probed.missed);
     let result: { value: T } | undefined;
     await this.#inTurn(tenant, async (paced) => {
       result = { value: await paced(work) };
@@ -373,26 +463,27 @@ export class JsonSchemaValidator {
   ):
     | { readonly done: true; readonly value: T }
     | { readonly done: true; readonly error: unknown }
-    | { readonly done: false } {
-    const probe = { missed: false };
+    | { readonly done: false; readonly missed: readonly JsonSchema[] } {
+    const probe: Probe = { missed: false, schemas: [] };
     const outer = this.#probe;
     this.#probe = probe;
     const started = performance.now();
     try {
       const value = this.asTenant(tenant, work);
-      return probe.missed ? { done: false } : { done: true, value };
+      return probe.missed ? { done: false, missed: probe.schemas } : { done: true, value };
     } catch (error) {
-      return probe.missed ? { done: false } : { done: true, error };
+      return probe.missed ? { done: false, missed: probe.schemas } : { done: true, error };
     } finally {
       this.#probe = outer;
       this.#allowance.charge(tenant, performance.now() - started);
     }
   }
 
-  /** In a probe (`#probed`): notes that the work would compile, and answers true. */
-  #heldBack(): boolean {
+  /** In a probe (`#probed`): notes that the work would compile (`schema`, when a compile), and answers true. */
+  #heldBack(schema?: JsonSchema): boolean {
     if (!this.#probe) return false;
     this.#probe.missed = true;
+    if (schema !== undefined) this.#probe.schemas.push(schema);
     return true;
   }
 
@@ -402,6 +493,25 @@ export class JsonSchemaValidator {
    */
   compiledNow(schema: JsonSchema): CompiledJsonSchema | undefined {
     return this.#cached(schema);
+  }
+
+  /**
+   * Caches the validator a worker compiled for `schema` (its code loaded here, in a fraction of
+   * the compile's time), or why it is unusable; answers the cached one when there is one.
+   */
+  #loadCompiled(schema: JsonSchema, source: CompiledSchemaSource): CompiledJsonSchema {
+    const key = JSON.stringify(schema);
+    const known = this.#compiled.readShared(key)?.result;
+    if (known !== undefined) return known;
+    const { result, patternBytes } = source.ok
+      ? load(loadedEngine(), source.source)
+      : { result: { ok: false, message: source.message } as const, patternBytes: 0 };
+    this.#compiled.setCharged(this.#charging, key, {
+      result,
+      bytes: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes,
+    });
+    this.#compiles.worker += 1;
+    return result;
   }
 
   /** The compiled schema when it is cached, else undefined (nothing compiled). */
@@ -481,20 +591,43 @@ export class JsonSchemaValidator {
       return { ok: false, message: `not a usable JSON Schema: ${reason}` };
     }
     const known = this.#compiled.readShared(key)?.result;
-    if (known === undefined && this.#heldBack()) {
+    if (known === undefined && this.#heldBack(schema)) {
       return { ok: false, message: "not compiled: held back in a probe" };
     }
     const cached = this.#reads.read(known);
     if (cached) return cached;
-    const tooLarge = jsonSchemaSizeProblem(schema, key.length);
-    const { result, patternBytes } = tooLarge
-      ? { result: { ok: false, message: `not a usable JSON Schema: ${tooLarge}` } as const, patternBytes: 0 }
-      : compile(loadedEngine(), schema);
+    const nodes = measureJsonSchema(schema, key.length);
+    if (typeof nodes === "number") {
+      this.#compiles.servingThread += 1;
+      if (nodes >= OFFLOAD_MIN_NODES) this.#compiles.servingThreadLarge += 1;
+    }
+    const { result, patternBytes } =
+      typeof nodes === "string"
+        ? { result: { ok: false, message: `not a usable JSON Schema: ${nodes}` } as const, patternBytes: 0 }
+        : compile(loadedEngine(), schema);
     this.#compiled.setCharged(this.#charging, key, {
       result,
       bytes: ENTRY_BYTES + BYTES_PER_SCHEMA_CHAR * key.length + patternBytes,
     });
     return result;
+  }
+
+  /**
+   * Compiles a schema into the code of its validator (Ajv's standalone code), or answers why it is
+   * unusable: what a worker thread does for {@link SchemaCompileOffload}; the serving thread loads
+   * the code (`compileAsTenant`). Nothing is cached here.
+   */
+  compileSource(schema: JsonSchema): CompiledSchemaSource {
+    let text: string;
+    try {
+      text = JSON.stringify(schema);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { ok: false, message: `not a usable JSON Schema: ${reason}` };
+    }
+    const tooLarge = jsonSchemaSizeProblem(schema, text.length);
+    if (tooLarge) return { ok: false, message: `not a usable JSON Schema: ${tooLarge}` };
+    return compileToSource(loadedEngine(), schema);
   }
 
   /**
@@ -608,6 +741,20 @@ function inFlightKey(tenant: string, schema: JsonSchema): string | undefined {
   }
 }
 
+/** What a probe (`#probed`) noted: whether the work would compile, and the schemas it would compile. */
+interface Probe {
+  missed: boolean;
+  readonly schemas: JsonSchema[];
+}
+
+/** Whether `schema` has at least {@link OFFLOAD_MIN_NODES} nodes (and is within the size caps). */
+function isLarge(schema: JsonSchema): boolean {
+  const text = jsonText(schema);
+  if (text === undefined) return false;
+  const nodes = measureJsonSchema(schema, text.length);
+  return typeof nodes === "number" && nodes >= OFFLOAD_MIN_NODES;
+}
+
 /** One tenant's compile turns: how many run, and who waits (in order). */
 interface TenantTurns {
   running: number;
@@ -629,16 +776,68 @@ type RegExpEngine = NonNullable<CodeOptions["regExp"]>;
 type RegExpLike = ReturnType<RegExpEngine>;
 
 function compile(engine: Engine, schema: JsonSchema): { result: CompiledJsonSchema; patternBytes: number } {
+  const generated = generate(engine, schema, false);
+  return "message" in generated
+    ? { result: { ok: false, message: generated.message }, patternBytes: 0 }
+    : {
+        result: { ok: true, validate: fieldErrors(generated.validate) },
+        patternBytes: generated.patternBytes,
+      };
+}
+
+/** {@link JsonSchemaValidator.compileSource}: the validator of a schema within the caps, as module code. */
+function compileToSource(engine: Engine, schema: JsonSchema): CompiledSchemaSource {
+  const generated = generate(engine, schema, true);
+  if ("message" in generated) return { ok: false, message: generated.message };
+  try {
+    return { ok: true, source: engine.standaloneCode(generated.ajv, generated.validate) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `not a usable JSON Schema: ${reason}` };
+  }
+}
+
+/**
+ * Loads validator code from {@link compileToSource} (a worker's): the module runs with a
+ * `require` that answers Ajv's runtime helpers and the RE2 pattern engine, nothing else. Ajv's
+ * own compile evaluates the same generated code with `new Function`.
+ */
+function load(engine: Engine, source: string): { result: CompiledJsonSchema; patternBytes: number } {
+  const patterns = new Patterns(engine.RE2JS);
+  const require = (name: string): unknown => {
+    if (name === RE2_MODULE) return patterns.engine;
+    if (!Object.hasOwn(engine.runtime, name)) throw new Error(`validator code asks for module '${name}'`);
+    return engine.runtime[name];
+  };
+  const module: { exports: unknown } = { exports: {} };
+  try {
+    new Function("require", "module", "exports", source)(require, module, module.exports);
+    const validate = module.exports as ValidateFunction;
+    if (typeof validate !== "function") throw new Error("validator code exports no function");
+    return { result: { ok: true, validate: fieldErrors(validate) }, patternBytes: patterns.bytes };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { result: { ok: false, message: `not a usable JSON Schema: ${reason}` }, patternBytes: 0 };
+  }
+}
+
+/**
+ * Ajv's validator of `schema` (`source`: with its code kept, for `standaloneCode`), or why the
+ * schema is unusable.
+ */
+function generate(
+  engine: Engine,
+  schema: JsonSchema,
+  source: boolean,
+): { validate: ValidateFunction; ajv: Ajv; patternBytes: number } | { message: string } {
   // The dialect is not fetched or trusted: every schema reads as draft-07, where 2020-12's
   // common keywords (`$defs` included) mean the same.
   const { $schema: _dialect, ...body } = schema;
   const patterns = new Patterns(engine.RE2JS);
   try {
     const checker = engine.metaSchemas;
-    if (!checker.validateSchema(body)) {
-      const message = `not a valid JSON Schema: ${describe(checker.errors)}`;
-      return { result: { ok: false, message }, patternBytes: 0 };
-    }
+    if (!checker.validateSchema(body))
+      return { message: `not a valid JSON Schema: ${describe(checker.errors)}` };
     const ajv = new engine.Ajv({
       allErrors: true,
       strict: false,
@@ -648,19 +847,18 @@ function compile(engine: Engine, schema: JsonSchema): { result: CompiledJsonSche
       validateSchema: false,
       // Ajv's optimising pass over the generated code costs twice the rest of the compile and
       // barely changes how fast the validator runs.
-      code: { regExp: patterns.engine, optimize: false },
+      code: { regExp: patterns.engine, optimize: false, source },
     });
     const validate = ajv.compile(body);
     if ("$async" in validate && validate.$async) {
       // An async validator answers a promise, which would pass every value as "valid".
-      const message = "not a usable JSON Schema: asynchronous schemas ($async) are not supported";
-      return { result: { ok: false, message }, patternBytes: 0 };
+      return { message: "not a usable JSON Schema: asynchronous schemas ($async) are not supported" };
     }
-    return { result: { ok: true, validate: fieldErrors(validate) }, patternBytes: patterns.bytes };
+    return { validate, ajv, patternBytes: patterns.bytes };
   } catch (error) {
     // Ajv throws for unresolved `$ref`s and schemas it cannot build; deep nesting overflows the stack.
     const reason = error instanceof Error ? error.message : String(error);
-    return { result: { ok: false, message: `not a usable JSON Schema: ${reason}` }, patternBytes: 0 };
+    return { message: `not a usable JSON Schema: ${reason}` };
   }
 }
 
@@ -680,7 +878,10 @@ class Patterns {
     this.#re2 = re2;
   }
 
-  readonly engine: RegExpEngine = Object.assign((pattern: string) => this.compile(pattern), { code: "re2" });
+  /** Its `code` is how validator code from `standaloneCode` names it (`load` answers it). */
+  readonly engine: RegExpEngine = Object.assign((pattern: string) => this.compile(pattern), {
+    code: `require(${JSON.stringify(RE2_MODULE)})`,
+  });
 
   private compile(pattern: string): RegExpLike {
     const known = this.known.get(pattern);

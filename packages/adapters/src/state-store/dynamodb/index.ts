@@ -4,7 +4,8 @@
  *
  * | record            | pk                          | sk                 | attributes | port |
  * | ----------------- | --------------------------- | ------------------ | ---------- | ---- |
- * | process           | `PROC#{tenant}#{project}`   | `{processId}`      | the record's fields; `activatedTools` a map name → epoch ms (created empty at spawn) | `processes.ts` |
+ * | process           | `PROC#{tenant}#{project}`   | `{processId}`      | the record's fields; `activatedTools` a map name → epoch ms (created empty at spawn); `idleExpiresAt` (epoch ms) and `expiresAt` (epoch seconds, TTL) | `processes.ts` |
+ * | live process      | `LIVE#{tenant}`             | `{project}#{processId}` | `idleExpiresAt`, `expiresAt` (TTL): what counts a tenant's live processes | `processes.ts` |
  * | tool usage        | `USAGE#{tenant}#{project}`  | `{role}#{tool}`    | `role`, `tool`, `calls`, `discoveryHits`, `lastUsedAt` (epoch ms) | `usage.ts` |
  * | observed limit    | `LIMIT`                     | `ENDPOINT#{key}`   | `limitKey`, `model`, `maxTools`, `observedAt` (epoch ms) | `observed-limits.ts` |
  * | fire-once marker  | `ONCE`                      | `{marker}`         | `expiresAt` (epoch seconds, the table's TTL attribute) | `fire-once.ts` |

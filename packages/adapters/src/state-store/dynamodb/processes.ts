@@ -1,6 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { ProcessKey, ProcessRecord, ProcessStore, ProcessWithGenerations } from "@vance/core";
+import type {
+  LiveProcesses,
+  ProcessKey,
+  ProcessRecord,
+  ProcessStore,
+  ProcessWithGenerations,
+} from "@vance/core";
+import { stateTableTtlAttribute } from "../table";
 import { generationKey, generationOf } from "./generations";
 import {
   chunks,
@@ -18,15 +25,22 @@ const VERSION_RANGE = 2 ** 48 - 1;
 /** Names (allow sets, lists) of the parsed records kept; the oldest go past it. */
 const PARSED_RECORD_NAMES = 200_000;
 
-/** What a turn reads of a record whose version this instance has parsed: the version and the activations. */
-const VERSION_AND_ACTIVATIONS = ["generation", "recordVersion", "activatedTools"] as const;
+/**
+ * What a turn reads of a record whose version this instance has parsed: the version, the
+ * activations and the expiry (the parts a record's requests change).
+ */
+const VERSION_AND_ACTIVATIONS = ["generation", "recordVersion", "activatedTools", "idleExpiresAt"] as const;
 
-type StoredFields = Omit<ProcessRecord, "activatedTools">;
+type StoredFields = Omit<ProcessRecord, "activatedTools" | "expiresAt">;
 
 /**
  * Process records, items `PROC#{tenant}#{project}` / `{processId}`: the record's fields, a
- * `recordVersion` written with them, and `activatedTools` a map name → epoch ms (created empty at
- * spawn). A record's fields but its activations are written once, at spawn: once this instance has
+ * `recordVersion` written with them, `activatedTools` a map name → epoch ms (created empty at
+ * spawn), and its idle expiry as `idleExpiresAt` (epoch ms) and the table's TTL attribute (epoch
+ * seconds: DynamoDB deletes the item within days after). Each record that expires has a live
+ * entry `LIVE#{tenant}` / `{project}#{processId}` with the same expiry, so a tenant's live
+ * processes are counted with one Query of its own partition (every project), never a scan; its
+ * TTL removes it too. A record's fields but its activations are written once, at spawn: once this instance has
  * parsed a version, a turn reads only the version and the activations (a projection), and the
  * whole item again only when the version differs. Items stored before versions are read whole.
  */
@@ -61,6 +75,7 @@ export class DynamoProcessStore implements ProcessStore {
       // Always a map, so touch/remove can address `activatedTools.name` without creating it.
       activatedTools: { ...record.activatedTools },
       recordVersion: 1 + Math.floor(Math.random() * VERSION_RANGE),
+      ...expiryAttributes(record.expiresAt),
     };
     const outcome = await table.conditionalRetried(() =>
       table.doc.send(
@@ -71,11 +86,62 @@ export class DynamoProcessStore implements ProcessStore {
         }),
       ),
     );
-    if (outcome !== "retried") return outcome;
-    // A retry found the id taken: by this very write when the SDK lost its first answer (then
-    // the stored record is ours, `createdAt` included), or by another spawn.
-    const stored = await this.getProcess(record);
-    return stored !== null && isDeepStrictEqual(stored, record);
+    const created =
+      outcome === "retried"
+        ? // A retry found the id taken: by this very write when the SDK lost its first answer (then
+          // the stored record is ours, `createdAt` included), or by another spawn.
+          isDeepStrictEqual(await this.getProcess(record), record)
+        : outcome;
+    if (created && record.expiresAt !== undefined) await this.#putLiveEntry(record, record.expiresAt);
+    return created;
+  }
+
+  /** Moves the record's expiry, then its live entry's (a record that is gone gets none). */
+  async touchProcess(key: ProcessKey, expiresAt: number): Promise<boolean> {
+    const { table } = this;
+    const moved = await table.conditional(() =>
+      table.doc.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: processKey(key),
+          UpdateExpression: "SET #idle = :idle, #ttl = :ttl",
+          ConditionExpression: "attribute_exists(pk)",
+          ExpressionAttributeNames: { "#idle": "idleExpiresAt", "#ttl": stateTableTtlAttribute },
+          ExpressionAttributeValues: { ":idle": expiresAt, ":ttl": ttlSeconds(expiresAt) },
+        }),
+      ),
+    );
+    if (moved) await this.#putLiveEntry(key, expiresAt);
+    return moved;
+  }
+
+  /** One consistent Query (paged) of the tenant's live entries; the expired ones are left to the TTL. */
+  async countLiveProcesses(tenant: string, at: number): Promise<LiveProcesses> {
+    const entries = await this.table.queryAll({
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": liveKey(tenant) },
+    });
+    let live = 0;
+    let nextExpiry: number | null = null;
+    for (const entry of entries) {
+      const expiresAt = Number(entry.idleExpiresAt);
+      if (!(expiresAt > at)) continue;
+      live += 1;
+      nextExpiry = nextExpiry === null ? expiresAt : Math.min(nextExpiry, expiresAt);
+    }
+    return { live, nextExpiry };
+  }
+
+  async #putLiveEntry(key: ProcessKey, expiresAt: number): Promise<void> {
+    const { table } = this;
+    await table.request(() =>
+      table.doc.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: { ...liveEntryKey(key), ...expiryAttributes(expiresAt) },
+        }),
+      ),
+    );
   }
 
   /**
@@ -83,14 +149,21 @@ export class DynamoProcessStore implements ProcessStore {
    * that was applied answers `false`, so a caller counting live processes may count one too
    * many, never too few.
    */
-  async deleteProcess(key: ProcessKey): Promise<boolean> {
+  async deleteProcess(key: ProcessKey, liveAt?: number): Promise<boolean> {
     const { table } = this;
     const { Attributes } = await table.request(() =>
       table.doc.send(
         new DeleteCommand({ TableName: table.name, Key: processKey(key), ReturnValues: "ALL_OLD" }),
       ),
     );
-    return Attributes !== undefined;
+    if (Attributes === undefined) return false;
+    const expiresAt = Attributes.idleExpiresAt;
+    if (expiresAt !== undefined) {
+      await table.request(() =>
+        table.doc.send(new DeleteCommand({ TableName: table.name, Key: liveEntryKey(key) })),
+      );
+    }
+    return liveAt === undefined || typeof expiresAt !== "number" || expiresAt > liveAt;
   }
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
@@ -121,7 +194,10 @@ export class DynamoProcessStore implements ProcessStore {
     const item = items.get(id);
     if (item === undefined) return { process: null, generations };
     if (known && item.recordVersion === known.version) {
-      return { process: { ...known.fields, activatedTools: activationsOf(item) }, generations };
+      return {
+        process: { ...known.fields, activatedTools: activationsOf(item), ...expiryOf(item) },
+        generations,
+      };
     }
     return { process: this.#remember(id, known ? await this.#getWhole(key) : item), generations };
   }
@@ -145,7 +221,7 @@ export class DynamoProcessStore implements ProcessStore {
       this.#parsed.delete(id);
     }
     if (typeof item.recordVersion !== "number") return record;
-    const { activatedTools, ...fields } = record;
+    const { activatedTools, expiresAt, ...fields } = record;
     const names =
       fields.allowedTools.length + fields.allowedToolsAdd.length + fields.excludedTools.length + 1;
     if (names > PARSED_RECORD_NAMES) return record;
@@ -157,7 +233,7 @@ export class DynamoProcessStore implements ProcessStore {
       this.#parsed.delete(oldId);
       this.#parsedNames -= entry.names;
     }
-    return { ...fields, activatedTools };
+    return { ...fields, activatedTools, ...(expiresAt === undefined ? {} : { expiresAt }) };
   }
 
   /**
@@ -227,6 +303,31 @@ function processKey(key: ProcessKey): ItemKey {
   return { pk: `PROC#${keyPart(key.tenant)}#${keyPart(key.project)}`, sk: keyPart(key.processId) };
 }
 
+function liveKey(tenant: string): string {
+  return `LIVE#${keyPart(tenant)}`;
+}
+
+/** A process's entry in its tenant's live partition (`countLiveProcesses`). */
+function liveEntryKey(key: ProcessKey): ItemKey {
+  return { pk: liveKey(key.tenant), sk: `${keyPart(key.project)}#${keyPart(key.processId)}` };
+}
+
+/** The expiry as stored: epoch ms, and the table's TTL attribute in epoch seconds. */
+function expiryAttributes(expiresAt: number | undefined): Record<string, number> {
+  return expiresAt === undefined
+    ? {}
+    : { idleExpiresAt: expiresAt, [stateTableTtlAttribute]: ttlSeconds(expiresAt) };
+}
+
+/** DynamoDB's TTL is in seconds; rounded up, so it never deletes a process before it expired. */
+function ttlSeconds(expiresAt: number): number {
+  return Math.ceil(expiresAt / 1000);
+}
+
+function expiryOf(item: Record<string, unknown>): Pick<ProcessRecord, "expiresAt"> {
+  return typeof item.idleExpiresAt === "number" ? { expiresAt: item.idleExpiresAt } : {};
+}
+
 function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
   const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
   return {
@@ -249,6 +350,7 @@ function toProcessRecord(item: Record<string, unknown>): ProcessRecord {
     models: strings(item.models),
     clientTools: (item.clientTools ?? []) as ProcessRecord["clientTools"],
     activatedTools: activationsOf(item),
+    ...expiryOf(item),
   };
 }
 

@@ -70,7 +70,20 @@ export function openStateDatabase(filePath: string): Database.Database {
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
   addProcessVersions(db);
+  addProcessExpiry(db);
   return db;
+}
+
+/**
+ * A file made before idle expiry gets the column (its rows keep NULL: they never expire); the
+ * index serves a tenant's count of live processes.
+ */
+function addProcessExpiry(db: Database.Database): void {
+  const columns = db.pragma("table_info(processes)") as { name: string }[];
+  if (!columns.some((column) => column.name === "expires_at")) {
+    db.exec("ALTER TABLE processes ADD COLUMN expires_at INTEGER");
+  }
+  db.exec("CREATE INDEX IF NOT EXISTS processes_by_expiry ON processes (tenant, expires_at)");
 }
 
 /**

@@ -1,12 +1,19 @@
-import type { ProcessKey, ProcessRecord, ProcessStore, ProcessWithGenerations } from "@vance/core";
+import type {
+  LiveProcesses,
+  ProcessKey,
+  ProcessRecord,
+  ProcessStore,
+  ProcessWithGenerations,
+} from "@vance/core";
 import type Database from "better-sqlite3";
 import type { SqliteGenerationStore } from "./generations";
 
 /**
- * A stored record without its activations, which live in their own table. Records spawned before
- * packs were kept by reference lack `allowedPacks` and `excludedTools`.
+ * A stored record without its activations, which live in their own table, and its expiry, which
+ * lives in its own column. Records spawned before packs were kept by reference lack
+ * `allowedPacks` and `excludedTools`.
  */
-type StoredRecord = Omit<ProcessRecord, "activatedTools" | "allowedPacks" | "excludedTools"> &
+type StoredRecord = Omit<ProcessRecord, "activatedTools" | "allowedPacks" | "excludedTools" | "expiresAt"> &
   Partial<Pick<ProcessRecord, "allowedPacks" | "excludedTools">>;
 
 const NO_NAMES: readonly string[] = Object.freeze([]);
@@ -58,12 +65,24 @@ export class SqliteProcessStore implements ProcessStore {
     this.#db = db;
     this.#statements = {
       insertProcess: db.prepare(
-        `INSERT INTO processes (tenant, project, process_id, version, record) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
+        `INSERT INTO processes (tenant, project, process_id, version, record, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       ),
       selectVersion: db.prepare(
-        "SELECT version FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
+        "SELECT version, expires_at FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
       ),
+      touchProcess: db.prepare(
+        "UPDATE processes SET expires_at = ? WHERE tenant = ? AND project = ? AND process_id = ?",
+      ),
+      countLive: db.prepare(
+        `SELECT count(*) AS live, min(expires_at) AS next FROM processes
+         WHERE tenant = ? AND expires_at > ?`,
+      ),
+      deleteExpiredActivated: db.prepare(
+        `DELETE FROM activated_tools WHERE tenant = ? AND (project, process_id) IN (
+           SELECT project, process_id FROM processes WHERE tenant = ? AND expires_at <= ?)`,
+      ),
+      deleteExpired: db.prepare("DELETE FROM processes WHERE tenant = ? AND expires_at <= ?"),
       selectProcess: db.prepare(
         "SELECT version, record FROM processes WHERE tenant = ? AND project = ? AND process_id = ?",
       ),
@@ -77,7 +96,9 @@ export class SqliteProcessStore implements ProcessStore {
       deleteActivated: db.prepare(
         "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ? AND name = ?",
       ),
-      deleteProcess: db.prepare("DELETE FROM processes WHERE tenant = ? AND project = ? AND process_id = ?"),
+      deleteProcess: db.prepare(
+        "DELETE FROM processes WHERE tenant = ? AND project = ? AND process_id = ? RETURNING expires_at",
+      ),
       deleteAllActivated: db.prepare(
         "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ?",
       ),
@@ -92,7 +113,7 @@ export class SqliteProcessStore implements ProcessStore {
   }
 
   async createProcess(record: ProcessRecord): Promise<boolean> {
-    const { activatedTools, ...rest } = record;
+    const { activatedTools, expiresAt, ...rest } = record;
     return this.#db.transaction(() => {
       const inserted = this.#statements.insertProcess.run(
         record.tenant,
@@ -100,6 +121,7 @@ export class SqliteProcessStore implements ProcessStore {
         record.processId,
         1 + Math.floor(Math.random() * VERSION_RANGE),
         JSON.stringify(rest),
+        expiresAt ?? null,
       );
       if (inserted.changes === 0) return false;
       for (const [name, at] of Object.entries(activatedTools)) {
@@ -142,17 +164,34 @@ export class SqliteProcessStore implements ProcessStore {
     })();
   }
 
-  async deleteProcess(key: ProcessKey): Promise<boolean> {
+  async touchProcess(key: ProcessKey, expiresAt: number): Promise<boolean> {
+    return this.#statements.touchProcess.run(expiresAt, key.tenant, key.project, key.processId).changes > 0;
+  }
+
+  /** One count over the tenant's rows (`processes_by_expiry`); the expired rows are deleted in the same transaction. */
+  async countLiveProcesses(tenant: string, at: number): Promise<LiveProcesses> {
     return this.#db.transaction(() => {
-      const deleted = this.#statements.deleteProcess.run(key.tenant, key.project, key.processId);
+      this.#statements.deleteExpiredActivated.run(tenant, tenant, at);
+      this.#statements.deleteExpired.run(tenant, at);
+      const row = this.#statements.countLive.get(tenant, at) as { live: number; next: number | null };
+      return { live: row.live, nextExpiry: row.next };
+    })();
+  }
+
+  async deleteProcess(key: ProcessKey, liveAt?: number): Promise<boolean> {
+    return this.#db.transaction(() => {
+      const deleted = this.#statements.deleteProcess.get(key.tenant, key.project, key.processId) as
+        | { expires_at: number | null }
+        | undefined;
       this.#statements.deleteAllActivated.run(key.tenant, key.project, key.processId);
-      return deleted.changes > 0;
+      if (deleted === undefined) return false;
+      return liveAt === undefined || deleted.expires_at === null || deleted.expires_at > liveAt;
     })();
   }
 
   #readProcess(key: ProcessKey): ProcessRecord | null {
     const found = this.#statements.selectVersion.get(key.tenant, key.project, key.processId) as
-      | { version: number }
+      | { version: number; expires_at: number | null }
       | undefined;
     if (found === undefined) return null;
     const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
@@ -183,6 +222,7 @@ export class SqliteProcessStore implements ProcessStore {
       allowedPacks: record.allowedPacks ?? NO_NAMES,
       excludedTools: record.excludedTools ?? NO_NAMES,
       activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])),
+      ...(found.expires_at === null ? {} : { expiresAt: found.expires_at }),
     };
   }
 

@@ -59,18 +59,16 @@ export const RestType = defineToolType({
   invoke: (_config, parameters, input, context) => invokeRest(parameters, input, context),
 });
 
-/** The tool's timeout, and its response schema compiled by the instance's validator. */
-function sendOptions(parameters: RestParameters, context: InvocationContext): RestSendOptions {
+/**
+ * The tool's timeout, and its response schema compiled by the instance's validator: once per
+ * schema text, in the caller's tenant's compile turn (a large one on the worker thread).
+ */
+async function sendOptions(parameters: RestParameters, context: InvocationContext): Promise<RestSendOptions> {
   const { timeoutMs, responseSchema } = parameters;
-  return responseSchema === undefined
-    ? { timeoutMs }
-    : {
-        timeoutMs,
-        // Compiled once per schema text, charged to the caller's tenant in the schema cache.
-        responseSchema: context.jsonSchemas.asTenant(context.caller.tenant, () =>
-          context.jsonSchemas.compile(responseSchema),
-        ),
-      };
+  if (responseSchema === undefined) return { timeoutMs };
+  const [compiled] = await context.jsonSchemas.compileAsTenant(context.caller.tenant, [responseSchema]);
+  if (!compiled) throw new Error("compileAsTenant answered no schema for one asked");
+  return { timeoutMs, responseSchema: compiled };
 }
 
 /** One call: secrets resolved, templates filled, the answer scrubbed of every secret value it used. */
@@ -92,5 +90,5 @@ async function invokeRest(
   const built = buildRequest(parameters, new TemplateFiller(declared, input, secrets));
   return "error" in built
     ? scrubOutcome(built, scrubber)
-    : sendRestRequest(built, sendOptions(parameters, context), scrubber, context);
+    : sendRestRequest(built, await sendOptions(parameters, context), scrubber, context);
 }
