@@ -76,13 +76,16 @@ export class ToolSources {
   private readonly retryMs: number;
 
   constructor(private readonly options: ToolSourcesOptions) {
+    this.now = options.now ?? (() => Date.now());
+    this.logger = options.logger ?? silentLogger;
     this.entries = new TenantByteCache<Entry>({
       maxBytes: options.maxBytes ?? DEFAULT_SOURCE_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
       sizeOf: (entry) => ENTRY_BYTES + entry.bytes,
+      name: "sources.lists",
+      logger: this.logger,
+      now: this.now,
     });
-    this.now = options.now ?? (() => Date.now());
-    this.logger = options.logger ?? silentLogger;
     this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;
     this.waitMs = options.waitMs ?? DEFAULT_SOURCE_WAIT_MS;
     this.retryMs = options.retryMs ?? DEFAULT_SOURCE_RETRY_MS;

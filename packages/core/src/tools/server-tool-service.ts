@@ -107,6 +107,7 @@ export class ServerToolService {
       refresh: (tenant, project, read) => cascade.refresh(tenant, project, read),
       ...(options.maxSnapshotBytes === undefined ? {} : { maxBytes: options.maxSnapshotBytes }),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      logger,
     });
   }
 

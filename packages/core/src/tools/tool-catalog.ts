@@ -2,6 +2,7 @@ import { MIB, stringBytes } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
 import type { CascadeRead } from "../cascade/cascade-read";
+import type { Logger } from "../ports/logger";
 import type { ToolListing } from "./resolved-tool";
 import type { ToolReader } from "./tool-reader";
 import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
@@ -20,6 +21,8 @@ export interface ToolCatalogOptions {
   readonly maxBytes?: number;
   /** The part of `maxBytes` one tenant may hold; a quarter by default. */
   readonly tenantShare?: number;
+  /** Where a tenant thrashing its share is named (`cache_thrash`). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -42,6 +45,8 @@ export class ToolCatalog {
       maxBytes: options.maxBytes ?? DEFAULT_SNAPSHOT_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
       sizeOf: (version) => version.bytes,
+      name: "tools.snapshots",
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   }
 
