@@ -75,15 +75,17 @@ export class ToolCatalog {
   }
 
   async #listingVersion(tenant: string, project: string, read: CascadeRead): Promise<ListingVersion> {
-    const listing = await this.#reader.listing(tenant, project, read);
-    // The reader answers the same listing while nothing of it changed: the one comparison by
-    // object left, made here only; everything derived hangs on the version.
-    const cached = this.#versions.get(tenant, project, (version) => version.listing === listing);
+    const keyed = await this.#reader.listing(tenant, project, read);
+    // Compared by what the listing was built from, never by object: a fresh but equal listing
+    // keeps its version, and everything derived hangs on the version.
+    const cached = this.#versions.get(tenant, project, (version) => version.key === keyed.key);
     if (cached) return cached;
+    const listing = keyed.listing();
     const version = new ListingVersion(
       tenant,
       project,
       ++this.#lastVersion,
+      keyed.key,
       listing,
       listingBytes(listing),
       (resized) => {
