@@ -1,8 +1,10 @@
+import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { MemoryObjectStore } from "@vance/adapters/testing";
 import {
   builtInToolTypes,
   DocumentCascade,
   defineToolType,
+  Generations,
   type JsonSchema,
   RecipeResolver,
   ServerToolService,
@@ -50,7 +52,9 @@ function sourceTool(sourceName: string, description = `${sourceName} does things
   return { sourceName, description, inputSchema };
 }
 
-function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = {}) {
+function setup(
+  options: { ttlMs?: number; waitMs?: number; retryMs?: number; generations?: Generations } = {},
+) {
   const remote = new FakeRemote();
   let clock = 1_000_000;
   const FakePack = defineToolType({
@@ -84,7 +88,11 @@ function setup(options: { ttlMs?: number; waitMs?: number; retryMs?: number } = 
     },
   });
   const types = new ToolTypeRegistry([...builtInToolTypes(), FakePack, FakeSingle]);
-  const cascade = new DocumentCascade(new MemoryObjectStore(), new Map());
+  const cascade = new DocumentCascade(
+    new MemoryObjectStore(),
+    new Map(),
+    options.generations ? { generations: options.generations } : {},
+  );
   const sources = new ToolSources({
     types,
     now: () => clock,
@@ -220,6 +228,25 @@ describe("packs: a remote's tools become sub-tools {doc}__{op} everywhere", () =
     const first = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search");
     const second = (await (await tools.snapshot(T, P)).tools()).find((tool) => tool.name === "gh__search");
     expect(second).toBe(first);
+  });
+
+  it("a reload after the TTL answering equal tools in fresh objects keeps the project's listing version; a changed list makes a new one", async () => {
+    // With generation markers, as deployed: an unchanged layer keeps its listing's version.
+    const state = new SqliteStateStore(":memory:");
+    const { remote, tools, advance } = setup({ ttlMs: 60_000, generations: new Generations({ state }) });
+    remote.tools = [sourceTool("search")];
+    await tools.put(T, P, "gh", PACK);
+    const version = async () => (await (await tools.snapshot(T, P)).version()).version;
+    const first = await version();
+    remote.tools = [sourceTool("search")];
+    advance(61_000);
+    expect(await version()).toBe(first);
+    expect(remote.loads).toBe(2);
+    remote.tools = [sourceTool("search", "Searches better.")];
+    advance(61_000);
+    expect(await version()).toBeGreaterThan(first);
+    expect(remote.loads).toBe(3);
+    state.close();
   });
 
   it("a remote that fails after a success shows its last known tools flagged stale, and is not asked again until the retry delay passed", async () => {

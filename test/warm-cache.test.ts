@@ -305,8 +305,6 @@ describe("GET /v1/metrics", () => {
         "documents",
         "tools.parsed",
         "tools.snapshots",
-        "tools.expansions",
-        "tools.expandedListings",
         "tools.listedLayers",
         "tools.compiledLayers",
         "secrets.values",

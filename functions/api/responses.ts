@@ -365,7 +365,7 @@ export const EmptyResponseDiagnosisSchema = v.object({
   firstReport: v.boolean(),
 });
 
-/** One cache: reads answered from it and not; entries, bytes and bounds where the cache counts them. */
+/** One cache: reads answered from it and not; entries, bytes and bounds where the cache counts them; thrash windows where it has tenants' shares. */
 const ListedCacheSchema = v.object({
   name: v.string(),
   hits: v.number(),
@@ -374,6 +374,8 @@ const ListedCacheSchema = v.object({
   maxEntries: v.optional(v.number()),
   bytes: v.optional(v.number()),
   maxBytes: v.optional(v.number()),
+  /** Windows in which one tenant's own entries evicted more than its share of the cache (each logged once as `cache_thrash`). */
+  thrashes: v.optional(v.number()),
 });
 
 /** `GET /v1/metrics`: this instance's caches (every one, by name, sorted) and pool since it started. */

@@ -911,6 +911,7 @@ export interface operations {
                             maxEntries?: number;
                             misses: number;
                             name: string;
+                            thrashes?: number;
                         }[];
                         generations: {
                             bumps: number;

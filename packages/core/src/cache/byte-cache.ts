@@ -1,3 +1,4 @@
+import type { Logger } from "../ports/logger";
 import { TenantByteCache } from "./tenant-byte-cache";
 
 /** One cache's counters, as `/v1/metrics` shows them. */
@@ -10,6 +11,8 @@ export interface CacheStats {
   /** The cache's own accounting of what it holds (see `sizeOf`). */
   readonly bytes: number;
   readonly maxBytes: number;
+  /** Windows in which one tenant's own entries evicted more than its share (`cache_thrash`). */
+  readonly thrashes: number;
 }
 
 /** Bytes per MiB, for settings given in MiB. */
@@ -51,6 +54,12 @@ export interface ByteCacheOptions<V> {
   readonly tenantOf: (key: string) => string;
   /** The part of `maxBytes` one tenant may hold (0 < share ≤ 1); `DEFAULT_TENANT_SHARE` by default. */
   readonly tenantShare?: number;
+  /** The cache's name in `/v1/metrics`, for its `cache_thrash` lines. */
+  readonly name?: string;
+  /** Where `cache_thrash` lines go; none by default. */
+  readonly logger?: Logger;
+  /** The clock of the thrash windows (ms). */
+  readonly now?: () => number;
 }
 
 /**
@@ -73,6 +82,9 @@ export class ByteCache<V extends object> {
       sizeOf: options.sizeOf,
       maxEntryBytes: Math.max(1, Math.floor(options.maxEntryBytes ?? options.maxBytes / 8)),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      ...(options.name === undefined ? {} : { name: options.name }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   }
 
@@ -108,7 +120,14 @@ export class ByteCache<V extends object> {
   }
 
   get stats(): CacheStats {
-    const { entries, bytes, maxBytes } = this.#entries.report();
-    return { hits: this.#hits, misses: this.#misses, entries: entries!, bytes: bytes!, maxBytes: maxBytes! };
+    const { entries, bytes, maxBytes, thrashes } = this.#entries.report();
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      entries: entries!,
+      bytes: bytes!,
+      maxBytes: maxBytes!,
+      thrashes: thrashes!,
+    };
   }
 }

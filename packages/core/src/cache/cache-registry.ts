@@ -12,6 +12,8 @@ export interface CacheReport {
   /** The cache's own accounting of what it holds. */
   readonly bytes?: number;
   readonly maxBytes?: number;
+  /** Windows in which one tenant's own entries evicted more than its share (each a `cache_thrash` line). */
+  readonly thrashes?: number;
 }
 
 /** A cache as the registry lists it: its name and its report. */

@@ -1,8 +1,15 @@
 import { LRUCache } from "lru-cache";
+import { type Logger, silentLogger } from "../ports/logger";
 import type { CacheReport } from "./cache-registry";
 
 /** The share of an instance's bytes one tenant may hold by default: a quarter. */
 export const DEFAULT_TENANT_SHARE = 0.25;
+
+/**
+ * The window in which a tenant's own evictions are summed: more than its share evicted by its
+ * own entries within one is a `cache_thrash` (its working set does not fit its share).
+ */
+export const THRASH_WINDOW_MS = 60_000;
 
 export interface TenantByteCacheOptions<V> {
   /** Bytes the instance keeps in this cache, across tenants. */
@@ -15,6 +22,12 @@ export interface TenantByteCacheOptions<V> {
   readonly maxEntryBytes?: number;
   /** Entries the instance keeps, across tenants, when they are bounded by count too; each tenant at most its share of them. */
   readonly maxEntries?: number;
+  /** The cache's name in `/v1/metrics`, for its `cache_thrash` lines. */
+  readonly name?: string;
+  /** Where `cache_thrash` lines go; none by default (they are counted all the same). */
+  readonly logger?: Logger;
+  /** The clock of the thrash windows (ms); `Date.now` by default. */
+  readonly now?: () => number;
 }
 
 interface Held<V> {
@@ -23,12 +36,32 @@ interface Held<V> {
   readonly bytes: number;
 }
 
+/** What one tenant holds, and its own evictions in the current thrash window. */
+interface TenantPart {
+  /** The tenant's keys, least recently used first, with their bytes. */
+  readonly keys: Map<string, number>;
+  bytes: number;
+  windowStart: number;
+  /** Bytes of its own entries its inserts evicted since `windowStart`. */
+  evicted: number;
+  /** Whether this window's `cache_thrash` line was written. */
+  logged: boolean;
+}
+
 /**
- * A least-recently-used cache bounded by bytes per instance, in which each tenant holds at most
- * its share (issue 35 §3): an entry that would take a tenant past its share evicts that tenant's
- * own least recently used entries, never another tenant's, so one tenant loading many large
- * packs cannot push everyone else's entries out. An entry larger than a share is not kept. With
- * `maxEntries`, the count of entries is shared the same way.
+ * A least-recently-used cache bounded by bytes per instance, in which no tenant can evict
+ * everyone else (issue 35 §3). Each tenant holds at most its share: an entry that would take a
+ * tenant past it evicts that tenant's own least recently used entries, never another tenant's.
+ * And when the cache is full (five tenants at a quarter each fill it), the tenant holding the most
+ * gives way first — counting the entry being set, so the inserting tenant when it holds the most —
+ * which is always one over its fair share (the bound over the tenants holding entries): a tenant
+ * under its fair share is never evicted by others' entries. An entry that could only be kept by
+ * evicting such a tenant, or larger than a share, is not kept. With `maxEntries`, the count of
+ * entries is shared the same way.
+ *
+ * A tenant whose own entries evict more than its share of its own within `THRASH_WINDOW_MS`
+ * thrashes (its working set does not fit): one WARN line `cache_thrash` per tenant and window,
+ * counted in the report (`thrashes`).
  *
  * Two ways to key it, not to be mixed in one cache: `get`/`set` by tenant and key (each tenant's
  * entries apart), or `getShared`/`setCharged` by key alone, the entry charged to the tenant that
@@ -37,31 +70,40 @@ interface Held<V> {
  */
 export class TenantByteCache<V extends object> {
   readonly #entries: LRUCache<string, Held<V>>;
-  /** Each tenant's keys, least recently used first, with their bytes. */
-  readonly #byTenant = new Map<string, Map<string, number>>();
-  readonly #tenantBytes = new Map<string, number>();
+  readonly #parts = new Map<string, TenantPart>();
   readonly #sizeOf: (value: V, key: string) => number;
+  readonly #maxBytes: number;
   readonly #share: number;
   readonly #maxEntryBytes: number;
   readonly #entryShare: number;
   readonly #maxEntries: number | undefined;
+  readonly #name: string;
+  readonly #logger: Logger;
+  readonly #now: () => number;
   #hits = 0;
   #misses = 0;
+  #thrashes = 0;
 
   constructor(options: TenantByteCacheOptions<V>) {
-    const maxBytes = Math.max(1, Math.floor(options.maxBytes));
-    this.#share = Math.max(1, Math.floor(maxBytes * (options.tenantShare ?? DEFAULT_TENANT_SHARE)));
+    this.#maxBytes = Math.max(1, Math.floor(options.maxBytes));
+    this.#share = Math.max(1, Math.floor(this.#maxBytes * (options.tenantShare ?? DEFAULT_TENANT_SHARE)));
     this.#sizeOf = options.sizeOf;
-    this.#maxEntryBytes = Math.min(this.#share, Math.max(1, Math.floor(options.maxEntryBytes ?? maxBytes)));
+    this.#maxEntryBytes = Math.min(
+      this.#share,
+      Math.max(1, Math.floor(options.maxEntryBytes ?? this.#maxBytes)),
+    );
     this.#maxEntries =
       options.maxEntries === undefined ? undefined : Math.max(1, Math.floor(options.maxEntries));
     this.#entryShare =
       this.#maxEntries === undefined
         ? Number.POSITIVE_INFINITY
         : Math.max(1, Math.floor(this.#maxEntries * (options.tenantShare ?? DEFAULT_TENANT_SHARE)));
+    this.#name = options.name ?? "cache";
+    this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? (() => Date.now());
     this.#entries = new LRUCache<string, Held<V>>({
       ...(this.#maxEntries === undefined ? {} : { max: this.#maxEntries }),
-      maxSize: maxBytes,
+      maxSize: this.#maxBytes,
       sizeCalculation: (held) => held.bytes,
       dispose: (held, key) => this.#forget(held.tenant, key, held.bytes),
     });
@@ -95,7 +137,7 @@ export class TenantByteCache<V extends object> {
   readShared(key: string): V | undefined {
     const held = this.#entries.get(key);
     if (held === undefined) return undefined;
-    const keys = this.#byTenant.get(held.tenant)!;
+    const keys = this.#parts.get(held.tenant)!.keys;
     keys.delete(key);
     keys.set(key, held.bytes);
     return held.value;
@@ -113,7 +155,8 @@ export class TenantByteCache<V extends object> {
 
   /**
    * Keeps `value` (again: a value whose size changed is set again), first evicting this tenant's
-   * least recently used entries while it would exceed its share. Answers whether it was kept.
+   * least recently used entries while it would exceed its share, then, while the cache is full,
+   * the least recently used entries of the tenant holding the most. Answers whether it was kept.
    */
   set(tenant: string, key: string, value: V): boolean {
     return this.#keep(tenant, compose(tenant, key), value, key);
@@ -136,24 +179,73 @@ export class TenantByteCache<V extends object> {
     const bytes = Math.max(1, Math.ceil(this.#sizeOf(value, key)));
     this.#entries.delete(composed);
     if (bytes > this.#maxEntryBytes) return false;
-    const keys = this.#byTenant.get(tenant);
-    while (
-      keys &&
-      keys.size > 0 &&
-      ((this.#tenantBytes.get(tenant) ?? 0) + bytes > this.#share || keys.size + 1 > this.#entryShare)
-    ) {
-      const oldest = keys.keys().next().value as string;
-      this.#entries.delete(oldest);
-    }
-    let own = this.#byTenant.get(tenant);
-    if (!own) {
-      own = new Map();
-      this.#byTenant.set(tenant, own);
-    }
-    own.set(composed, bytes);
-    this.#tenantBytes.set(tenant, (this.#tenantBytes.get(tenant) ?? 0) + bytes);
+    // The part outlives its last entry's eviction below: its thrash window is kept with it.
+    const part = this.#parts.get(tenant) ?? {
+      keys: new Map<string, number>(),
+      bytes: 0,
+      windowStart: Number.NEGATIVE_INFINITY,
+      evicted: 0,
+      logged: false,
+    };
+    while (part.keys.size > 0 && (part.bytes + bytes > this.#share || part.keys.size + 1 > this.#entryShare))
+      this.#evictOwn(tenant, part);
+    if (!this.#makeRoom(tenant, part, bytes)) return false;
+    this.#parts.set(tenant, part);
+    part.keys.set(composed, bytes);
+    part.bytes += bytes;
     this.#entries.set(composed, { tenant, value, bytes });
     return true;
+  }
+
+  /**
+   * While the cache has no room for `bytes` more (or one more entry), evicts the least recently
+   * used entry of the tenant holding the most — bytes, or entries when the count is what is full
+   * — the inserting tenant counted with its new entry and chosen on a tie. Answers false when that
+   * tenant is the inserting one and it has nothing left to give: the entry is not kept.
+   */
+  #makeRoom(tenant: string, part: TenantPart, bytes: number): boolean {
+    for (;;) {
+      const byBytes = this.#entries.calculatedSize + bytes > this.#maxBytes;
+      const byCount = this.#maxEntries !== undefined && this.#entries.size + 1 > this.#maxEntries;
+      if (!byBytes && !byCount) return true;
+      const weight = (held: TenantPart) => (byBytes ? held.bytes : held.keys.size);
+      let victim = tenant;
+      let victimPart = part;
+      let most = weight(part) + (byBytes ? bytes : 1);
+      for (const [other, held] of this.#parts) {
+        if (other !== tenant && weight(held) > most) {
+          victim = other;
+          victimPart = held;
+          most = weight(held);
+        }
+      }
+      if (victim !== tenant) this.#entries.delete(victimPart.keys.keys().next().value as string);
+      else if (part.keys.size === 0) return false;
+      else this.#evictOwn(tenant, part);
+    }
+  }
+
+  /** Evicts `tenant`'s least recently used entry for its own insert, counting it in its thrash window. */
+  #evictOwn(tenant: string, part: TenantPart): void {
+    const [oldest, bytes] = part.keys.entries().next().value as [string, number];
+    this.#entries.delete(oldest);
+    const now = this.#now();
+    if (now - part.windowStart >= THRASH_WINDOW_MS) {
+      part.windowStart = now;
+      part.evicted = 0;
+      part.logged = false;
+    }
+    part.evicted += bytes;
+    if (part.logged || part.evicted <= this.#share) return;
+    part.logged = true;
+    this.#thrashes++;
+    this.#logger.warn("cache_thrash", {
+      tenant,
+      cache: this.#name,
+      evictedBytes: part.evicted,
+      shareBytes: this.#share,
+      windowSeconds: THRASH_WINDOW_MS / 1000,
+    });
   }
 
   delete(tenant: string, key: string): void {
@@ -162,10 +254,10 @@ export class TenantByteCache<V extends object> {
 
   /** The bytes `tenant` holds now. */
   bytesOf(tenant: string): number {
-    return this.#tenantBytes.get(tenant) ?? 0;
+    return this.#parts.get(tenant)?.bytes ?? 0;
   }
 
-  /** Hits, misses, entries and bytes, for `/v1/metrics`. */
+  /** Hits, misses, entries, bytes and thrash windows, for `/v1/metrics`. */
   report(): CacheReport {
     return {
       hits: this.#hits,
@@ -174,17 +266,15 @@ export class TenantByteCache<V extends object> {
       ...(this.#maxEntries === undefined ? {} : { maxEntries: this.#maxEntries }),
       bytes: this.#entries.calculatedSize,
       maxBytes: this.#entries.maxSize,
+      thrashes: this.#thrashes,
     };
   }
 
   #forget(tenant: string, key: string, bytes: number): void {
-    const keys = this.#byTenant.get(tenant);
-    if (!keys?.delete(key)) return;
-    const left = (this.#tenantBytes.get(tenant) ?? 0) - bytes;
-    if (keys.size === 0) {
-      this.#byTenant.delete(tenant);
-      this.#tenantBytes.delete(tenant);
-    } else this.#tenantBytes.set(tenant, left);
+    const part = this.#parts.get(tenant);
+    if (!part?.keys.delete(key)) return;
+    part.bytes -= bytes;
+    if (part.keys.size === 0) this.#parts.delete(tenant);
   }
 }
 

@@ -21,9 +21,16 @@ const listingOf = (tools: ResolvedTool[]): ToolListing => ({ tools, invalid: [],
 
 /** The index of a project's tools as `tool_search` reads it: the view of one snapshot per request. */
 function indexes(listing: () => ToolListing, builder: SearchIndexBuilder) {
+  const generations: ToolListing[] = [];
+  const generationOf = (current: ToolListing) =>
+    generations.includes(current) ? generations.indexOf(current) : generations.push(current) - 1;
   const catalog = new ToolCatalog({
     reader: {
-      listing: async () => listing(),
+      listing: async () => {
+        const current = listing();
+        // Keyed as `ToolReader.listing` keys one: here by the object, one per generation.
+        return { key: String(generationOf(current)), listing: () => current };
+      },
       lookup: async () => ({ status: "not_found" }),
       packSource: async () => null,
     },

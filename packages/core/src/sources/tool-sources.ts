@@ -15,6 +15,17 @@ export interface SourcedTools {
   readonly stale: boolean;
   /** Why there is no list, or why the last refresh failed; null when the list is current. */
   readonly problem: VanceError | null;
+  /**
+   * What the source answers, as a key: equal while its list, its problem and its staleness are
+   * (a reload that answers an equal list keeps it), different after any change, on this instance.
+   */
+  readonly version: string;
+}
+
+/** A value derived from a source's answer, with what it weighs beside the list (its entry counts it). */
+export interface SourceDerived<T> {
+  readonly value: T;
+  readonly bytes: number;
 }
 
 /** How long a loaded list serves before it is loaded again (API.md: 60 s). */
@@ -57,6 +68,10 @@ interface Entry {
   failedAt: number;
   problem: VanceError | null;
   loading: Promise<void> | null;
+  /** Changes (from one counter of the instance) whenever `list` or `problem` changes. */
+  revision: number;
+  /** What `expanded` derived from the answer of one `SourcedTools.version`. */
+  derived: { readonly version: string; readonly value: unknown; readonly bytes: number } | null;
 }
 
 /**
@@ -74,15 +89,19 @@ export class ToolSources {
   private readonly ttlMs: number;
   private readonly waitMs: number;
   private readonly retryMs: number;
+  #revisions = 0;
 
   constructor(private readonly options: ToolSourcesOptions) {
+    this.now = options.now ?? (() => Date.now());
+    this.logger = options.logger ?? silentLogger;
     this.entries = new TenantByteCache<Entry>({
       maxBytes: options.maxBytes ?? DEFAULT_SOURCE_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
-      sizeOf: (entry) => ENTRY_BYTES + entry.bytes,
+      sizeOf: (entry) => ENTRY_BYTES + entry.bytes + (entry.derived?.bytes ?? 0),
+      name: "sources.lists",
+      logger: this.logger,
+      now: this.now,
     });
-    this.now = options.now ?? (() => Date.now());
-    this.logger = options.logger ?? silentLogger;
     this.ttlMs = options.ttlMs ?? DEFAULT_SOURCE_TTL_MS;
     this.waitMs = options.waitMs ?? DEFAULT_SOURCE_WAIT_MS;
     this.retryMs = options.retryMs ?? DEFAULT_SOURCE_RETRY_MS;
@@ -113,13 +132,48 @@ export class ToolSources {
     documentKey: string,
     config: ServerToolConfig,
   ): Promise<SourcedTools> {
+    return (await this.answer(tenant, project, documentKey, config)).sourced;
+  }
+
+  /**
+   * `tools`, and what `derive` makes of them (a pack's sub-tools), kept on the source's entry
+   * while the source answers the same `version`: derived once per answer, not per listing, and
+   * gone with the entry. Not kept when the source has no entry (no sourcing, or it cannot be opened).
+   */
+  async expanded<T>(
+    tenant: string,
+    project: string,
+    documentKey: string,
+    config: ServerToolConfig,
+    derive: (sourced: SourcedTools) => SourceDerived<T>,
+  ): Promise<SourcedTools & { readonly value: T }> {
+    const { sourced, entry, key } = await this.answer(tenant, project, documentKey, config);
+    // One document key has one type, so one `derive` and one T per entry.
+    if (entry?.derived?.version === sourced.version) return { ...sourced, value: entry.derived.value as T };
+    const derived = derive(sourced);
+    if (entry) {
+      entry.derived = { version: sourced.version, value: derived.value, bytes: derived.bytes };
+      // Accounted with what it derived now (if it is still kept).
+      if (this.entries.peek(tenant, key) === entry) this.entries.set(tenant, key, entry);
+    }
+    return { ...sourced, value: derived.value };
+  }
+
+  private async answer(
+    tenant: string,
+    project: string,
+    documentKey: string,
+    config: ServerToolConfig,
+  ): Promise<{ readonly sourced: SourcedTools; readonly entry: Entry | null; readonly key: string }> {
     const sourcing = this.sourcing(config);
-    if (!sourcing) return { list: null, stale: false, problem: null };
+    if (!sourcing) return { sourced: NO_SOURCE, entry: null, key: "" };
     let source: Awaited<ReturnType<ToolSourcing["open"]>>;
     try {
       source = await sourcing.open(config, config.parameters, this.options.context(tenant, project));
     } catch (error) {
-      return { list: null, stale: false, problem: asVanceError(error, config.name) };
+      const problem = asVanceError(error, config.name);
+      const version = `unopened\n${problem.code}\n${problem.message}`;
+      return { sourced: { list: null, stale: false, problem, version }, entry: null, key: "" };
     }
     const key = `${documentKey}\n${source.key}`;
     let entry = this.entries.get(tenant, key);
@@ -131,6 +185,8 @@ export class ToolSources {
         failedAt: Number.NEGATIVE_INFINITY,
         problem: null,
         loading: null,
+        revision: ++this.#revisions,
+        derived: null,
       };
       this.entries.set(tenant, key, entry);
     }
@@ -154,10 +210,16 @@ export class ToolSources {
     if (due && entry.loading) await waitAtMost(entry.loading, this.waitMs);
     const current =
       entry.list !== null && !entry.loading && entry.problem === null && entry.list.current?.() !== false;
+    const stale = entry.list !== null && !current;
     return {
-      list: entry.list,
-      stale: entry.list !== null && !current,
-      problem: entry.problem,
+      sourced: {
+        list: entry.list,
+        stale,
+        problem: entry.problem,
+        version: `${entry.revision}${stale ? "~" : ""}`,
+      },
+      entry,
+      key,
     };
   }
 
@@ -178,18 +240,59 @@ export class ToolSources {
       if (list.notes?.length && list !== entry.list) {
         this.logger.info("tool.source_notes", { tool: name, notes: list.notes });
       }
+      // A reload that answers what the last one did (the TTL passed, nothing changed upstream)
+      // keeps the revision: what was derived from it, and the snapshots listing it, stay.
+      if (entry.problem !== null || entry.list === null || !sameTools(entry.list, list))
+        entry.revision = ++this.#revisions;
       entry.list = list;
       entry.bytes = bytes;
       entry.loadedAt = this.now();
       entry.problem = null;
     } catch (error) {
       entry.failedAt = this.now();
-      entry.problem = asVanceError(error, name);
-      this.logger.warn("tool.source_unavailable", { tool: name, message: entry.problem.message });
+      const problem = asVanceError(error, name);
+      if (entry.problem?.code !== problem.code || entry.problem.message !== problem.message)
+        entry.revision = ++this.#revisions;
+      entry.problem = problem;
+      this.logger.warn("tool.source_unavailable", { tool: name, message: problem.message });
     } finally {
       entry.loading = null;
     }
   }
+}
+
+/** The answer of a document whose type has no source. */
+const NO_SOURCE: SourcedTools = Object.freeze({ list: null, stale: false, problem: null, version: "none" });
+
+/**
+ * Whether two loads of a source answered the same tools and notes: compared as data, so a fresh
+ * but equal list keeps what was derived from the last one (a value that is no plain data — a
+ * function, a class instance — counts as changed).
+ */
+export function sameTools(a: SourceList, b: SourceList): boolean {
+  return sameData(a.tools, b.tools) && sameData(a.notes ?? [], b.notes ?? []);
+}
+
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  for (const key of keys) if (!Object.hasOwn(right, key) || !sameData(left[key], right[key])) return false;
+  return true;
+}
+
+function isPlain(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 /** An estimate of a source list's heap when its loader did not say: its tools' text, as UTF-16. */

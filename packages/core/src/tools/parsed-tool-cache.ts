@@ -122,12 +122,16 @@ export class ParsedToolCache {
       // Each tenant at most its share: one tenant's documents cannot push another's out.
       tenantOf: tenantOfCacheKey,
       ...(tenantShare === undefined ? {} : { tenantShare }),
+      name: "tools.parsed",
+      logger,
     });
     this.listedLayers = new TenantByteCache({
       maxBytes: LISTED_LAYERS * LISTED_LAYER_BYTES,
       maxEntries: LISTED_LAYERS,
       sizeOf: (_, layerProject) => stringBytes(layerProject) + LISTED_LAYER_BYTES / 2,
       ...(tenantShare === undefined ? {} : { tenantShare }),
+      name: "tools.listedLayers",
+      logger,
     });
   }
 

@@ -106,6 +106,7 @@ export class ServerToolService {
       cascade,
       ...(options.maxSnapshotBytes === undefined ? {} : { maxBytes: options.maxSnapshotBytes }),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      logger,
     });
   }
 
@@ -132,13 +133,12 @@ export class ServerToolService {
     return this.expansion.packHealth();
   }
 
-  /** The parsed-document cache, the snapshots and the expansion caches (weak: entries not counted). */
+  /** The parsed-document cache, the snapshots and the layers listed (expansions are kept on the sources' entries). */
   cacheReports(): Record<string, CacheReport> {
     const { parsed, listedLayers, compiledLayers } = this.parsed.cacheReports();
     return {
       parsed: parsed!,
       snapshots: this.catalog.cacheReport(),
-      ...this.expansion.cacheReports(),
       listedLayers: listedLayers!,
       ...(compiledLayers ? { compiledLayers } : {}),
     };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CascadeRead } from "../cascade/cascade-read";
 import type { ResolvedTool, ToolListing, ToolLookup } from "./resolved-tool";
 import { ToolCatalog } from "./tool-catalog";
-import { snapshotView } from "./tool-snapshot";
+import { type KeyedListing, snapshotView } from "./tool-snapshot";
 
 const listed = (name: string, description = `Does ${name}.`): ResolvedTool =>
   ({
@@ -18,9 +18,15 @@ const listed = (name: string, description = `Does ${name}.`): ResolvedTool =>
 const listingOf = (tools: ResolvedTool[]): ToolListing =>
   Object.freeze({ tools: Object.freeze(tools), invalid: [], packs: [], hidden: [] });
 
+/** A listing keyed by what it holds, as `ToolReader.listing` keys one by the versions it is built from. */
+const keyed = (listing: ToolListing): KeyedListing => ({
+  key: listing.tools.map((tool) => `${tool.name}\n${tool.config.description}`).join("\n\n"),
+  listing: () => listing,
+});
+
 /**
- * A catalog over an in-memory reader: each project answers its current listing object (a new
- * object after a "write", as `ToolReader.listing` does), and every read is counted.
+ * A catalog over an in-memory reader: each project answers its current listing (a new object
+ * after a "write"), keyed by its content, and every read is counted.
  */
 function catalogOver(projects: Map<string, ToolListing>, options: { maxBytes?: number } = {}) {
   const counts = { refreshes: 0, listings: 0, lookups: 0 };
@@ -28,7 +34,7 @@ function catalogOver(projects: Map<string, ToolListing>, options: { maxBytes?: n
     reader: {
       listing: async (tenant, project) => {
         counts.listings++;
-        return projects.get(`${tenant}/${project}`) ?? listingOf([]);
+        return keyed(projects.get(`${tenant}/${project}`) ?? listingOf([]));
       },
       lookup: async (tenant, project, name): Promise<ToolLookup> => {
         counts.lookups++;
@@ -99,6 +105,21 @@ describe("ToolCatalog: one snapshot per request, views memoised on the listing's
     // The old version is unchanged: a request holding it still sees what it saw.
     expect(before.listing.tools.map((tool) => tool.name)).toEqual(["crawl"]);
     expect(before.view(view)).toBe("crawl");
+  });
+
+  it("keeps the version and its views when the reader answers a fresh but equal listing", async () => {
+    const projects = new Map([["acme/shop", listingOf([listed("crawl")])]]);
+    const { catalog } = catalogOver(projects);
+    const { view, built } = countingView();
+    const before = await (await catalog.snapshot("acme", "shop", CascadeRead.begin())).version();
+    expect(before.view(view)).toBe("crawl");
+    // Rebuilt upstream (a cache evicted it, a source answered again): another object, the same key.
+    projects.set("acme/shop", listingOf([listed("crawl")]));
+    const after = await (await catalog.snapshot("acme", "shop", CascadeRead.begin())).version();
+    expect(after.version).toBe(before.version);
+    expect(await (await catalog.snapshot("acme", "shop", CascadeRead.begin())).view(view)).toBe("crawl");
+    expect(built).toEqual([1]);
+    expect(catalog.cacheReport()).toMatchObject({ hits: 2, misses: 1 });
   });
 
   it("keeps one tenant's many big projects within its share; another tenant's snapshot stays cached", async () => {

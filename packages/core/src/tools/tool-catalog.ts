@@ -3,6 +3,7 @@ import type { CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
 import type { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import type { Logger } from "../ports/logger";
 import type { ToolListing } from "./resolved-tool";
 import type { ToolReader } from "./tool-reader";
 import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
@@ -21,6 +22,8 @@ export interface ToolCatalogOptions {
   readonly maxBytes?: number;
   /** The part of `maxBytes` one tenant may hold; a quarter by default. */
   readonly tenantShare?: number;
+  /** Where a tenant thrashing its share is named (`cache_thrash`). */
+  readonly logger?: Logger;
 }
 
 /**
@@ -43,6 +46,8 @@ export class ToolCatalog {
       maxBytes: options.maxBytes ?? DEFAULT_SNAPSHOT_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
       sizeOf: (version) => version.bytes,
+      name: "tools.snapshots",
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   }
 
@@ -73,15 +78,17 @@ export class ToolCatalog {
   }
 
   async #listingVersion(tenant: string, project: string): Promise<ListingVersion> {
-    const listing = await this.#reader.listing(tenant, project);
-    // The reader answers the same listing while nothing of it changed: the one comparison by
-    // object left, made here only; everything derived hangs on the version.
-    const cached = this.#versions.get(tenant, project, (version) => version.listing === listing);
+    const keyed = await this.#reader.listing(tenant, project);
+    // Compared by what the listing was built from, never by object: a fresh but equal listing
+    // keeps its version, and everything derived hangs on the version.
+    const cached = this.#versions.get(tenant, project, (version) => version.key === keyed.key);
     if (cached) return cached;
+    const listing = keyed.listing();
     const version = new ListingVersion(
       tenant,
       project,
       ++this.#lastVersion,
+      keyed.key,
       listing,
       listingBytes(listing),
       (resized) => {

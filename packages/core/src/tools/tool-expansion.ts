@@ -1,4 +1,4 @@
-import { CacheCounters, type CacheReport } from "../cache/cache-registry";
+import { stringBytes } from "../cache/byte-cache";
 import { CountedLru } from "../cache/counted-lru";
 import type { Layer } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
@@ -19,20 +19,30 @@ import {
   type ResolvedTool,
   type ToolListing,
 } from "./resolved-tool";
+import type { KeyedListing } from "./tool-snapshot";
 
-/** A remote-backed document expanded for one state of its source; reused while that state holds. */
+/** A remote-backed document expanded for one answer of its source; kept on the source's entry while it holds. */
 export interface Expansion {
   readonly list: SourcedTools["list"];
   readonly stale: boolean;
   readonly problem: VanceError | null;
   readonly outcome: readonly ResolvedTool[] | VanceError;
+  /** The source's answer it was expanded for (`SourcedTools.version`). */
+  readonly version: string;
 }
 
-/** A merged listing before its remote-backed documents are expanded. */
+/** A merged listing before its remote-backed documents are expanded, and the layer listings it came from. */
 export interface UnexpandedListing {
   readonly tools: readonly ResolvedTool[];
   readonly invalid: readonly InvalidToolDocument[];
   readonly hidden: readonly HiddenToolDocument[];
+  /** The versions of the project's and the tenant's layer listings it merged (`LayerListing.version`). */
+  readonly projectVersion: number;
+  readonly tenantVersion: number;
+  /** Whether a tool of it takes its tools or schema from a remote source. */
+  readonly sourced: boolean;
+  /** The listing as answered while no source is involved. */
+  readonly view: ToolListing;
 }
 
 /** Names an invalid document in one WARN line per version and cause (`seen` identifies both). */
@@ -54,26 +64,26 @@ const NO_HIDDEN: readonly HiddenToolDocument[] = Object.freeze([]);
 /** Packs whose last source state and health an instance remembers. */
 const REMEMBERED_PACKS = 4096;
 
+/** What one expanded tool's object weighs beside its name (its description and schema are its source's). */
+const EXPANDED_TOOL_BYTES = 192;
+
 /**
  * `ToolExpansion`: remote-backed tool documents expanded by what `ToolSources` offers now — a
  * pack into its sub-tools (`{pack}__{op}`), an `mcp` tool into the tool with its source's input
- * schema — and the health of every pack's source, logged once per change. The same objects come
- * back while a source answers the same, so caches derived by tool stay warm.
+ * schema — and the health of every pack's source, logged once per change. It keeps no cache of
+ * its own (issue 38): an expansion is kept on its source's entry for the source's answer
+ * (`SourcedTools.version`), and an expanded listing is named by the versions it was built from
+ * (`KeyedListing.key`) for the snapshot cache to keep.
  */
 export class ToolExpansion {
-  /** Expansions by the document they expand: the same objects come back while the source is unchanged. */
-  private readonly expansions = new WeakMap<ResolvedDocument, Expansion>();
-  /** The last expansion of each merged listing, with the parts it was built from. */
-  private readonly expandedListings = new WeakMap<
-    UnexpandedListing,
-    { readonly parts: readonly (readonly ResolvedTool[])[]; readonly key: string; readonly view: ToolListing }
-  >();
-  /** Each pack's last logged source state by tenant, project and name: one log line per change. */
-  private readonly packStates = new CountedLru<string, string>({ max: REMEMBERED_PACKS });
-  /** Each pack's last seen health, by the same key: what `packHealth()` counts. */
-  private readonly packHealthSeen = new CountedLru<string, PackHealth>({ max: REMEMBERED_PACKS });
-  readonly #expansionReads = new CacheCounters();
-  readonly #listingReads = new CacheCounters();
+  /**
+   * Each pack's last logged source state and last seen health, by tenant, project and name: one
+   * log line per change, and what `packHealth()` counts.
+   */
+  private readonly packStates = new CountedLru<
+    string,
+    { readonly state: string; readonly health: PackHealth }
+  >({ max: REMEMBERED_PACKS });
   /** Whether remote sources are configured: without them no document expands. */
   readonly active: boolean;
 
@@ -93,21 +103,13 @@ export class ToolExpansion {
     return this.sources !== undefined && tool.kind === "document" ? tool.type.sourcing : undefined;
   }
 
-  /** The expansion caches (weak: entries not counted). */
-  cacheReports(): Record<string, CacheReport> {
-    return {
-      expansions: this.#expansionReads.report(),
-      expandedListings: this.#listingReads.report(),
-    };
-  }
-
   /**
    * Packs by the health their source had when this instance last listed or looked them up (the
    * last `REMEMBERED_PACKS` packs seen): every state counted, zero included.
    */
   packHealth(): Record<PackHealth, number> {
     const counts: Record<PackHealth, number> = { current: 0, stale: 0, unavailable: 0, invalid: 0 };
-    for (const health of this.packHealthSeen.values()) counts[health]++;
+    for (const { health } of this.packStates.values()) counts[health]++;
     return counts;
   }
 
@@ -125,9 +127,13 @@ export class ToolExpansion {
    * The listing with every remote-backed document expanded: a pack becomes its sub-tools (the
    * pack document itself is no tool), an `mcp` tool takes its source's schema. Sources load in
    * parallel, each within `ToolSources`' wait; one that fails shows its last known tools, and a
-   * pack whose source never answered has none — its `PackSource` says so.
+   * pack whose source never answered has none — its `PackSource` says so. Answered by its key —
+   * the layer listings' versions and every source's answer — and built only when asked (the
+   * snapshot cache builds it for a key it does not hold).
    */
-  async expandAll(tenant: string, project: string, listing: UnexpandedListing): Promise<ToolListing> {
+  async expandAll(tenant: string, project: string, listing: UnexpandedListing): Promise<KeyedListing> {
+    const layers = `${listing.projectVersion}.${listing.tenantVersion}`;
+    if (!listing.sourced || !this.active) return { key: layers, listing: () => listing.view };
     const expansions = await Promise.all(
       listing.tools.map(async (tool) =>
         tool.kind === "document" && this.sourcing(tool)
@@ -135,20 +141,14 @@ export class ToolExpansion {
           : null,
       ),
     );
-    const parts: (readonly ResolvedTool[])[] = [];
-    const sourcedParts: (readonly ResolvedTool[])[] = [];
+    const versions: string[] = [];
     const invalid = [...listing.invalid];
     const hidden = [...listing.hidden];
     const packs: PackSource[] = [];
-    for (const [index, expansion] of expansions.entries()) {
-      if (expansion === null) {
-        parts.push([listing.tools[index]!]);
-        continue;
-      }
+    for (const expansion of expansions) {
+      if (expansion === null) continue;
       const { tool, outcome } = expansion;
-      const part = outcome instanceof VanceError ? NO_TOOLS : outcome;
-      parts.push(part);
-      sourcedParts.push(part);
+      versions.push(expansion.version);
       const sourcing = this.sourcing(tool);
       if (outcome instanceof VanceError) {
         const path = toolDocumentPath(tool.name);
@@ -165,37 +165,33 @@ export class ToolExpansion {
         this.logPackState(tenant, project, pack, outcome instanceof VanceError);
       }
     }
-    const key = packs.map((pack) => `${pack.name}\n${pack.status}\n${pack.reason ?? ""}`).join("\n");
-    // The same objects while every source answers with the same tools: derived caches stay warm.
-    const last = this.expandedListings.get(listing);
-    if (
-      last?.key === key &&
-      last.parts.length === sourcedParts.length &&
-      last.parts.every((part, i) => part === sourcedParts[i])
-    ) {
-      this.#listingReads.hits++;
-      return last.view;
-    }
-    this.#listingReads.misses++;
-    const tools =
-      last?.parts.length === sourcedParts.length && last.parts.every((part, i) => part === sourcedParts[i])
-        ? last.view.tools
-        : Object.freeze(parts.flat().sort(byString((tool) => tool.name)));
-    invalid.sort(byInvalidDocument);
-    const view: ToolListing = Object.freeze({
-      tools,
-      invalid: invalid.length === 0 ? NO_INVALID : Object.freeze(invalid),
-      packs: packs.length === 0 ? NO_PACKS : Object.freeze(packs.sort(byString((pack) => pack.name))),
-      hidden: hidden.length === 0 ? NO_HIDDEN : Object.freeze(hidden.sort(byString((entry) => entry.name))),
-    });
-    this.expandedListings.set(listing, { parts: sourcedParts, key, view });
-    return view;
+    return {
+      key: `${layers}|${versions.join(",")}`,
+      listing: () => {
+        const parts = expansions.map((expansion, index) =>
+          expansion === null
+            ? [listing.tools[index]!]
+            : expansion.outcome instanceof VanceError
+              ? NO_TOOLS
+              : expansion.outcome,
+        );
+        invalid.sort(byInvalidDocument);
+        return Object.freeze({
+          tools: Object.freeze(parts.flat().sort(byString((tool) => tool.name))),
+          invalid: invalid.length === 0 ? NO_INVALID : Object.freeze(invalid),
+          packs: packs.length === 0 ? NO_PACKS : Object.freeze(packs.sort(byString((pack) => pack.name))),
+          hidden:
+            hidden.length === 0 ? NO_HIDDEN : Object.freeze(hidden.sort(byString((entry) => entry.name))),
+        });
+      },
+    };
   }
 
   /**
-   * One remote-backed document's tools for the current state of its source: a pack's sub-tools
-   * (sorted), or the `mcp` tool with its source's input schema. The same objects come back while
-   * the source's list and staleness are unchanged, so the surface's per-tool caches stay warm.
+   * One remote-backed document's tools for the current answer of its source: a pack's sub-tools
+   * (sorted), or the `mcp` tool with its source's input schema. Derived once per answer and kept
+   * on the source's entry (`ToolSources.expanded`): lookups and listings of an unchanged source
+   * reuse it.
    */
   async expand(tenant: string, project: string, tool: ResolvedDocument): Promise<Expansion> {
     const sources = this.sources!;
@@ -203,31 +199,24 @@ export class ToolExpansion {
     if (sourcing.kind === "schema" && (sourcing.schemaTool?.(tool.config.parameters) ?? null) === null) {
       // A schema tool that fixes its own schema (`mcp` with `inputSchema`) needs nothing from its
       // source to be listed or called: its call locates the server once, no listing does.
-      const own = this.expansions.get(tool) ?? { list: null, stale: false, problem: null, outcome: [tool] };
-      this.expansions.set(tool, own);
-      return own;
+      return { list: null, stale: false, problem: null, outcome: [tool], version: "own" };
     }
     const layerProject = layerProjectOf(tool.layer, project) ?? "";
     const documentKey = `${tool.layer}\n${layerProject}\n${tool.name}\n${tool.etag ?? ""}`;
-    const sourced = await sources.tools(tenant, project, documentKey, tool.config);
-    const cached = this.expansions.get(tool);
-    if (
-      cached &&
-      cached.list === sourced.list &&
-      cached.stale === sourced.stale &&
-      cached.problem === sourced.problem
-    ) {
-      this.#expansionReads.hits++;
-      return cached;
-    }
-    this.#expansionReads.misses++;
-    const outcome =
-      sourcing.kind === "pack"
-        ? packTools(tool, sourced, sourcing.promptHint?.(tool.config.parameters))
-        : schemaTool(tool, sourced, sourcing.schemaTool?.(tool.config.parameters) ?? null);
-    const expansion = { list: sourced.list, stale: sourced.stale, problem: sourced.problem, outcome };
-    this.expansions.set(tool, expansion);
-    return expansion;
+    const sourced = await sources.expanded(tenant, project, documentKey, tool.config, (answer) => {
+      const outcome =
+        sourcing.kind === "pack"
+          ? packTools(tool, answer, sourcing.promptHint?.(tool.config.parameters))
+          : schemaTool(tool, answer, sourcing.schemaTool?.(tool.config.parameters) ?? null);
+      return { value: outcome, bytes: expandedBytes(outcome) };
+    });
+    return {
+      list: sourced.list,
+      stale: sourced.stale,
+      problem: sourced.problem,
+      outcome: sourced.value,
+      version: sourced.version,
+    };
   }
 
   /**
@@ -237,11 +226,10 @@ export class ToolExpansion {
    */
   private logPackState(tenant: string, project: string, pack: PackSource, invalid: boolean): void {
     const key = `${tenant}\n${project}\n${pack.name}`;
-    this.packHealthSeen.set(key, invalid ? "invalid" : pack.status);
     const state = `${pack.status}\n${pack.reason ?? ""}`;
-    const last = this.packStates.get(key);
+    const last = this.packStates.get(key)?.state;
+    this.packStates.set(key, { state, health: invalid ? "invalid" : pack.status });
     if (last === state) return;
-    this.packStates.set(key, state);
     if (pack.status !== "current") {
       this.logger.warn("pack.source_state", {
         tenant,
@@ -262,6 +250,14 @@ export class ToolExpansion {
       });
     }
   }
+}
+
+/** What an expansion adds to its source's list: its tools' objects and names. */
+function expandedBytes(outcome: readonly ResolvedTool[] | VanceError): number {
+  if (outcome instanceof VanceError) return EXPANDED_TOOL_BYTES + stringBytes(outcome.message);
+  let bytes = 0;
+  for (const tool of outcome) bytes += EXPANDED_TOOL_BYTES + stringBytes(tool.name);
+  return bytes;
 }
 
 /** A pack's sub-tools: named `{pack}__{op}`, the pack's flags and labels, the source's description and schema. */

@@ -27,10 +27,10 @@ import {
   type InvalidToolDocument,
   type PackSource,
   type ResolvedTool,
-  type ToolListing,
   type ToolLookup,
 } from "./resolved-tool";
 import { sourceUnavailable, type ToolExpansion } from "./tool-expansion";
+import type { KeyedListing } from "./tool-snapshot";
 import { reservedName } from "./tool-writer";
 
 /** GETs in flight at once when a cold listing fetches documents. */
@@ -128,10 +128,10 @@ export class ToolReader {
   /**
    * The merged cascade with what it leaves out: the tools (`ToolSnapshot.tools`), the tool documents it
    * cannot offer (each named in one WARN line `tool.invalid_document` per instance and version),
-   * the names it hides (disabled or invalid) and its packs' sources. The same object comes back
-   * while nothing of it changed.
+   * the names it hides (disabled or invalid) and its packs' sources; keyed by the versions it is
+   * built from, so a caller holding the key builds nothing again while none of them changed.
    */
-  async listing(tenant: string, project: string): Promise<ToolListing> {
+  async listing(tenant: string, project: string): Promise<KeyedListing> {
     const layerProjects = layerProjectsOf(project);
     const compiled = await this.parsed.fromCompiledLayers(tenant, layerProjects);
     const listings = readLayersOf(project, (layerProject) =>
@@ -147,7 +147,7 @@ export class ToolReader {
       projectVersion,
       tenantListing.version,
     );
-    if (cached) return cached.sourced ? this.expansion.expandAll(tenant, project, cached) : cached.view;
+    if (cached) return this.expansion.expandAll(tenant, project, cached);
     const { tools, invalid, hidden } = await this.merge(
       tenant,
       project,
@@ -179,7 +179,7 @@ export class ToolReader {
           : undefined,
       ),
     );
-    return sourced ? this.expansion.expandAll(tenant, project, listing) : listing.view;
+    return this.expansion.expandAll(tenant, project, listing);
   }
 
   /**

@@ -25,6 +25,18 @@ export function snapshotView<T>(view: SnapshotView<T>): SnapshotView<T> {
 }
 
 /**
+ * A project's listing named by what it was built from (issue 38: versions, not objects): two
+ * listings of one project with one key are equal on this instance, however many objects answered
+ * them, so a fresh but equal listing keeps its snapshot and the views derived from it.
+ */
+export interface KeyedListing {
+  /** The versions of the layer listings merged and of every remote source's answer expanded. */
+  readonly key: string;
+  /** The listing, built when asked: the snapshot cache asks only for a key it does not hold. */
+  listing(): ToolListing;
+}
+
+/**
  * One version of a project's tools: the listing of its layers at their generations with its
  * remote sources expanded as they answered, numbered (`version` grows with every new one on this
  * instance) and never changed. Derived views are memoised on it, so they go with it: nothing
@@ -38,6 +50,8 @@ export class ListingVersion {
     readonly tenant: string,
     readonly project: string,
     readonly version: number,
+    /** What the listing was built from (`KeyedListing.key`): the version holds while it does. */
+    readonly key: string,
     readonly listing: ToolListing,
     /** What the listing weighs (its tools' names and descriptions; schemas belong to the documents). */
     readonly listingBytes: number,
