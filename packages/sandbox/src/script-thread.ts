@@ -23,9 +23,12 @@ import {
   type WorkerInit,
   type WorkerMessage,
 } from "./protocol";
+import { lowerThreadPriority } from "./thread-priority";
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
+// Before anything else runs here: the serving thread wins the CPU over scripts from the start.
+const priority = lowerThreadPriority(init.nice);
 const flag = new Int32Array(init.signal);
 let loaded: LoadedModule = await loadModule(init.quickjs, init.memoryBytes);
 let next: PreparedRun = prepareRun(loaded);
@@ -108,7 +111,7 @@ async function serve(message: RunMessage): Promise<void> {
   post(done);
 }
 
-post({ kind: "ready" });
+post({ kind: "ready", priority });
 
 // Between runs the thread sleeps on the count of runs posted, not in its event loop: the main
 // thread's notify wakes it straight into the next run (terminating the thread ends the wait).
