@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../support/spec-examples";
-import { MAX_BLOCK_MS, startTarget, type Target } from "./support";
+import { MAX_BLOCK_MS, startTarget, type Target, threadNices } from "./support";
 
 /**
  * Attack cases of one tenant against the capacity all tenants share (script threads, the serving
@@ -114,6 +114,30 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     console.log(target?.note());
     await target?.stop();
   });
+
+  it.runIf(process.platform === "linux")(
+    "the server's script threads run 10 nice levels below its serving thread, which keeps its own",
+    async () => {
+      // One scripted call: the pool has started its threads.
+      expect(
+        (await call(`${GOOD}/tools/add_numbers/invoke`, victim, { params: { a: 1, b: 2 } })).body,
+      ).toMatchObject({ value: 3 });
+      type Workers = { idle: number; busy: number; starting: number };
+      const workers = async () =>
+        ((await (await target.request("/v1/metrics")).json()) as { scripts: { workers: Workers } }).scripts
+          .workers;
+      const yielding = () => [...threadNices(target.pid).values()].filter((nice) => nice === 10).length;
+      // Every thread the script pool holds yields, and nothing else does (no parse thread started yet).
+      await expect
+        .poll(async () => {
+          const { idle, busy, starting } = await workers();
+          return starting === 0 && yielding() === idle + busy;
+        })
+        .toBe(true);
+      expect(yielding()).toBeGreaterThan(0);
+      expect(threadNices(target.pid).get(target.pid), "the serving thread").toBe(0);
+    },
+  );
 
   it("four execute_javascript programs of a read-role process, calling themselves 8 deep and retrying when refused", async () => {
     const spawned = await call(`${EVIL}/processes`, attacker, {
