@@ -13,9 +13,12 @@ import { MAX_BLOCK_MS, startTarget, type Target, threadNices } from "./support";
 describe("attack suite: one tenant against the others' share", { timeout: 120_000 }, () => {
   let target: Target;
   let attacker: string;
+  let snake: string;
   let victim: string;
   const EVIL = "/v1/tenants/evil/projects/p";
   const GOOD = "/v1/tenants/good/projects/p";
+  /** The ouroboros' own tenant: the other cases spend evil's script time, and a refused attack tests nothing. */
+  const SNAKE = "/v1/tenants/snake/projects/p";
 
   const call = async (path: string, token: string, body: unknown) => {
     const response = await target.request(path, {
@@ -88,6 +91,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     target = await startTarget();
     attacker = await target.token_("evil", ["read"]);
     victim = await target.token_("good", ["read"]);
+    snake = await target.token_("snake", ["read"]);
     const put = async (path: string, body: string) => {
       const answer = await target.request(path, {
         method: "PUT",
@@ -98,7 +102,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     };
     await put(`${GOOD}/tools/add_numbers`, ADD_NUMBERS);
     await put(
-      `${EVIL}/tools/ouroboros`,
+      `${SNAKE}/tools/ouroboros`,
       [
         "type: scripted",
         "description: calls itself, and again when refused",
@@ -209,7 +213,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
 
   it("a scripted tool calling itself, four at once, retrying when refused", async () => {
     const { seen } = await underAttack("4 × scripted ouroboros calling itself", 4, async () =>
-      outcomeOf(await call(`${EVIL}/tools/ouroboros/invoke`, attacker, { params: {} })),
+      outcomeOf(await call(`${SNAKE}/tools/ouroboros/invoke`, snake, { params: {} })),
     );
     for (const outcome of seen.keys()) {
       expect(["200 CallBudgetExceeded", "429 rate_limited", "429 busy", "200 TimeoutError"]).toContain(
