@@ -1,6 +1,6 @@
-import { parentPort, workerData } from "node:worker_threads";
-import type { TaskMessage, TaskOutcome, TaskWorkerData, TaskWorkerMessage } from "./task-pool";
-import { lowerThreadPriority } from "./thread-priority";
+import { parentPort } from "node:worker_threads";
+import type { TaskMessage, TaskOutcome, TaskWorkerMessage } from "./task-pool";
+import { workerPriority } from "./worker-priority";
 
 /** A task's work in the worker: its input in, a plain value out (structured clone carries both). */
 export type TaskHandler = (input: never) => unknown;
@@ -13,8 +13,6 @@ export type TaskHandler = (input: never) => unknown;
 export function serveTasks(handlers: Readonly<Record<string, TaskHandler>>): void {
   const port = parentPort;
   if (!port) throw new Error("serveTasks runs in a worker thread");
-  // Lowered here, where the thread starts taking tasks: the serving thread wins the CPU over them.
-  const priority = lowerThreadPriority((workerData as TaskWorkerData | undefined)?.nice ?? 0);
   const post = (message: TaskWorkerMessage) => port.postMessage(message);
   port.on("message", async ({ task, input }: TaskMessage) => {
     const handler = Object.hasOwn(handlers, task) ? handlers[task] : undefined;
@@ -34,5 +32,6 @@ export function serveTasks(handlers: Readonly<Record<string, TaskHandler>>): voi
     }
     post({ kind: "done", outcome });
   });
-  post({ kind: "ready", priority });
+  // Lowered when the entry imported worker-priority.ts first (or this module, at the latest).
+  post({ kind: "ready", priority: workerPriority });
 }
