@@ -32,6 +32,14 @@ describe("loadConfig: companion settings are required at start", () => {
     });
   });
 
+  it("VANCE_WORKER_NICE: script and parse threads 10 nice levels below the serving thread unless set, 0..19", () => {
+    expect(loadConfig({})).toMatchObject({ VANCE_WORKER_NICE: 10 });
+    expect(loadConfig({ VANCE_WORKER_NICE: "0" })).toMatchObject({ VANCE_WORKER_NICE: 0 });
+    expect(problems({ VANCE_WORKER_NICE: "20" })).toEqual([
+      "- VANCE_WORKER_NICE: VANCE_WORKER_NICE must be at most 19",
+    ]);
+  });
+
   it("names each missing bucket of VANCE_STORE=s3 on its own line", () => {
     expect(problems({ VANCE_STORE: "s3" })).toEqual([
       "- VANCE_DOCUMENTS_BUCKET: required when VANCE_STORE=s3",

@@ -11,7 +11,7 @@ import {
   commaList as splitList,
   trimChar,
 } from "@vance/core";
-import { POOL_DEFAULTS, tenantShareProblem } from "@vance/sandbox/pool-defaults";
+import { DEFAULT_WORKER_NICE, POOL_DEFAULTS, tenantShareProblem } from "@vance/sandbox/pool-defaults";
 import * as v from "valibot";
 import { IssuersSettingSchema } from "./identity/issuers";
 
@@ -234,6 +234,14 @@ export const ConfigSchema = v.pipe(
     VANCE_SCRIPT_MAX_THREADS_PER_TENANT: OptionalWhole("VANCE_SCRIPT_MAX_THREADS_PER_TENANT", 1),
     /** Seconds of script thread time one tenant may spend per minute; beyond, 429 `rate_limited`. */
     VANCE_SCRIPT_SECONDS_PER_MINUTE: OptionalWhole("VANCE_SCRIPT_SECONDS_PER_MINUTE", 1),
+    /**
+     * Nice levels the script and parse threads run below the serving thread (Linux; 0 to 19), so
+     * that the thread answering every tenant wins the CPU over their work.
+     */
+    VANCE_WORKER_NICE: v.pipe(
+      Count("VANCE_WORKER_NICE", String(DEFAULT_WORKER_NICE)),
+      v.maxValue(19, "VANCE_WORKER_NICE must be at most 19"),
+    ),
     VANCE_DEFAULTS_DIR: v.optional(v.string()),
     VANCE_NETWORK_ALLOWLIST: CommaList,
     /**

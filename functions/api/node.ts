@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import { createJsonLogger } from "@vance/adapters";
+import { createJsonLogger, type LogLevel } from "@vance/adapters";
 import { createApp } from "./app";
 import { mintToken } from "./auth";
 import { type Config, DEFAULT_DATA_DIR, loadConfig } from "./config";
 import { closeWhenBodyUnread } from "./keep-alive";
 import { localJwtSecret } from "./local-secret";
+import { AsyncLineSink } from "./log-sink";
 import { buildServices, type Services, VERSION } from "./services";
 import { startTelemetry } from "./telemetry";
 import { projectHref } from "./ui/pages/common";
@@ -19,14 +20,21 @@ const TOUR = { tenant: "demo", project: "hello" } as const;
 
 /** How long a stopping server waits for the store to acknowledge the usage counts it holds. */
 const SHUTDOWN_FLUSH_MS = 8_000;
+/** How long a stopping server waits for its log lines to be written (a reader that is gone never reads). */
+const LOG_FLUSH_MS = 2_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const secret = localJwtSecret(config);
-  // A terminal reads one short line per event; a pipe or a log shipper gets JSON.
+  // A terminal reads one short line per event; a pipe or a log shipper gets JSON, written off the
+  // serving thread (log-sink.ts: a lagging reader of a pipe would stop it).
+  const sinks = process.stdout.isTTY ? undefined : { out: new AsyncLineSink(1), err: new AsyncLineSink(2) };
   const logger = createJsonLogger({
     trace: config.VANCE_LOG_LEVEL === "trace",
     pretty: process.stdout.isTTY,
+    ...(sinks
+      ? { write: (line: string, level: LogLevel) => (level === "WARN" ? sinks.err : sinks.out).write(line) }
+      : {}),
   });
   await startTelemetry(process.env, VERSION);
   const services = await buildServices(config, secret, { logger });
@@ -78,7 +86,9 @@ async function main(): Promise<void> {
         services.usage.close(SHUTDOWN_FLUSH_MS),
         services.generations.settled(SHUTDOWN_FLUSH_MS),
         services.compiledLayers.settled(),
-      ]).finally(() => process.exit(code));
+      ])
+        .then(() => Promise.all([sinks?.out.settled(LOG_FLUSH_MS), sinks?.err.settled(LOG_FLUSH_MS)]))
+        .finally(() => process.exit(code));
     });
   }
   server.once("error", (error: NodeJS.ErrnoException) => {

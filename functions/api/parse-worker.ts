@@ -3,6 +3,8 @@
  * sends (OpenAPI compiles, `tool_search`'s indexes, large JSON Schemas' checks and compiles) runs here, where a deadline ends it by terminating the thread. Bundled as
  * parse-worker.mjs (`npm run build:worker`, and beside each API function bundle).
  */
+// First: the thread yields the CPU before the compiler, Ajv and core are evaluated.
+import "@vance/sandbox/worker-priority";
 import { compileOpenApi } from "@vance/adapters/openapi";
 import {
   buildSearchIndex,

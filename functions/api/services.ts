@@ -128,7 +128,7 @@ export async function secretStore(config: Config): Promise<SecretStore> {
 }
 
 /** The script sandbox's worker pool, sized by the settings where they are given. */
-export async function scriptPool(config: Config): Promise<ScriptPool> {
+export async function scriptPool(config: Config, logger?: Logger): Promise<ScriptPool> {
   // Imported here, so that a function that starts its pool lazily loads the sandbox lazily too.
   const { ScriptPool } = await import("@vance/sandbox");
   return ScriptPool.create({
@@ -150,6 +150,8 @@ export async function scriptPool(config: Config): Promise<ScriptPool> {
     ...(config.VANCE_SCRIPT_SECONDS_PER_MINUTE === undefined
       ? {}
       : { workerSecondsPerMinute: config.VANCE_SCRIPT_SECONDS_PER_MINUTE }),
+    workerNice: config.VANCE_WORKER_NICE,
+    ...(logger ? { logger } : {}),
   });
 }
 
@@ -246,6 +248,7 @@ export const OPENAPI_COMPILE_TIMEOUT_MS = 60_000;
 function lazyParseWorkerPool(
   config: Config,
   options: { readonly what: string; readonly timeoutMs: number; readonly warmWorkers?: number },
+  logger: Logger | undefined,
 ): () => Promise<TaskPool> {
   let pool: Promise<TaskPool> | undefined;
   return () => {
@@ -253,6 +256,8 @@ function lazyParseWorkerPool(
       .then(({ TaskPool }) =>
         TaskPool.create({
           workerUrl: pathToFileURL(resolve(config.VANCE_PARSE_WORKER ?? PARSE_WORKER_BUNDLE)),
+          workerNice: config.VANCE_WORKER_NICE,
+          ...(logger ? { logger } : {}),
           ...options,
         }),
       )
@@ -269,11 +274,15 @@ function lazyParseWorkerPool(
  * a deadline that terminates the thread, one document per tenant at a time with a short queue.
  * The pool starts with the first document, so a cold start that lists none starts no thread.
  */
-export function workerOpenApiCompiler(config: Config): OpenApiCompiler {
-  const started = lazyParseWorkerPool(config, {
-    what: "parsing OpenAPI documents",
-    timeoutMs: OPENAPI_COMPILE_TIMEOUT_MS,
-  });
+export function workerOpenApiCompiler(config: Config, logger?: Logger): OpenApiCompiler {
+  const started = lazyParseWorkerPool(
+    config,
+    {
+      what: "parsing OpenAPI documents",
+      timeoutMs: OPENAPI_COMPILE_TIMEOUT_MS,
+    },
+    logger,
+  );
   return async ({ tenant, signal, ...input }) => {
     const outcome = await (await started()).run({
       task: "openapi",
@@ -295,12 +304,16 @@ export const SEARCH_INDEX_BUILD_TIMEOUT_MS = 30_000;
  * linear in every tool's text — never runs on the serving thread. The pool starts with the first
  * build.
  */
-export function workerSearchIndexBuilder(config: Config): SearchIndexBuilder {
-  const started = lazyParseWorkerPool(config, {
-    what: "building search indexes",
-    warmWorkers: 0,
-    timeoutMs: SEARCH_INDEX_BUILD_TIMEOUT_MS,
-  });
+export function workerSearchIndexBuilder(config: Config, logger?: Logger): SearchIndexBuilder {
+  const started = lazyParseWorkerPool(
+    config,
+    {
+      what: "building search indexes",
+      warmWorkers: 0,
+      timeoutMs: SEARCH_INDEX_BUILD_TIMEOUT_MS,
+    },
+    logger,
+  );
   return async ({ tenant, documents }) => {
     const outcome = await (await started()).run({ task: "searchIndex", input: documents, tenant });
     if (!outcome.ok) throw new Error(outcome.message);
@@ -320,15 +333,22 @@ export const SCHEMA_CHECK_TIMEOUT_MS = 10_000;
  * serving thread; each tenant checks one at a time with a short queue (429 `busy` beyond it).
  * The pool starts with the first such schema.
  */
-export function workerJsonSchemaTasks(config: Config): {
+export function workerJsonSchemaTasks(
+  config: Config,
+  logger?: Logger,
+): {
   readonly check: InputSchemaCheck;
   readonly compile: SchemaCompileOffload;
 } {
-  const started = lazyParseWorkerPool(config, {
-    what: "checking JSON Schemas",
-    warmWorkers: 0,
-    timeoutMs: SCHEMA_CHECK_TIMEOUT_MS,
-  });
+  const started = lazyParseWorkerPool(
+    config,
+    {
+      what: "checking JSON Schemas",
+      warmWorkers: 0,
+      timeoutMs: SCHEMA_CHECK_TIMEOUT_MS,
+    },
+    logger,
+  );
   const run = async (task: string, tenant: string, schema: JsonSchema): Promise<unknown> => {
     const outcome = await (await started()).run({ task, input: schema, tenant });
     if (outcome.ok) return outcome.value;
@@ -401,16 +421,16 @@ export async function buildServices(
     defaultPublicUrl?: "socket" | "event";
   } = {},
 ): Promise<Services> {
+  const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // The instance's compiled schemas: the type registry's checks, the dispatcher and the records use
   // it; large schemas that are only checked (a spawn's client tools) are checked on a worker thread.
-  const schemaTasks = workerJsonSchemaTasks(config);
+  const schemaTasks = workerJsonSchemaTasks(config, logger);
   const jsonSchemas = new JsonSchemaValidator(
     { ...JSON_SCHEMA_CACHE_LIMITS, tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100 },
     undefined,
     { offload: schemaTasks.check, offloadCompile: schemaTasks.compile },
   );
   if (!overrides.lazyEngines) await loadLazyEngines();
-  const logger = overrides.logger ?? createJsonLogger({ trace: config.VANCE_LOG_LEVEL === "trace" });
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
   const serviceMetrics = new ServiceMetrics();
   const env = overrides.env ?? process.env;
@@ -482,7 +502,7 @@ export async function buildServices(
   const guardedFetch = createGuardedFetch(networkPolicy, {
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
-  const scripts = overrides.scripts ?? (await scriptPool(config));
+  const scripts = overrides.scripts ?? (await scriptPool(config, logger));
   const runtime: ToolRuntime = {
     fetch: tracedFetch(guardedFetch, "http", serviceMetrics),
     mcp: createMcpClient({
@@ -492,7 +512,7 @@ export async function buildServices(
     resolveHost: dnsHostResolver,
     scripts: tracedScripts(scripts),
     now,
-    openApi: overrides.openApi ?? workerOpenApiCompiler(config),
+    openApi: overrides.openApi ?? workerOpenApiCompiler(config, logger),
     // Beside the spec documents: a cold instance reads a spec's compiled list instead of parsing it.
     compiledOperations: new ObjectStoreCompiledOperations(documentStore, logger),
   };
@@ -578,7 +598,7 @@ export async function buildServices(
           logger,
           now,
         });
-  const searchIndexes = searchIndexView(overrides.searchIndexes ?? workerSearchIndexBuilder(config));
+  const searchIndexes = searchIndexView(overrides.searchIndexes ?? workerSearchIndexBuilder(config, logger));
   const discovery = new DiscoveryApi({
     surface,
     bookkeeping,

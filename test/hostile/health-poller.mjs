@@ -1,4 +1,4 @@
-// Polls GET /v1/health of the server under test from a process of its own, so that neither the
+// Polls GET /v1/health of the server under test from a process (and session) of its own, so that neither the
 // test runner nor the hostile servers it hosts delay a measurement. Every request waits for the
 // one before it (a blocked event loop shows as one long request), with a 20 ms pause between.
 // stdin: "mark" starts a new window; "report" prints the window's latencies as one JSON line.

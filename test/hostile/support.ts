@@ -7,6 +7,7 @@
  * New surfaces add their cases beside the others (README, *Isolation*).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { createInterface, type Interface } from "node:readline";
@@ -45,6 +46,10 @@ class Poller {
   static start(base: string): Poller {
     const child = spawn(process.execPath, [new URL("./health-poller.mjs", import.meta.url).pathname, base], {
       stdio: ["pipe", "pipe", "inherit"],
+      // A session of its own: where the kernel groups CPU time by session (autogroup), the poller
+      // is not scheduled with the test runner's attack loops, whose turn would count as the
+      // server's. It ends when its stdin does, so it does not outlive the runner.
+      detached: true,
     });
     return new Poller(child);
   }
@@ -64,6 +69,11 @@ class Poller {
 /** The server under test, its development token, and the attacks measured on it. */
 export interface Target {
   readonly base: string;
+  /**
+   * The process that serves (`npm start` runs tsx, which runs the server in a child of its own):
+   * its main thread's id is this pid.
+   */
+  readonly pid: number;
   /** Its data directory (`state.sqlite`, the documents). */
   readonly dataDir: string;
   /** The JSON log lines it wrote since it started, parsed. */
@@ -156,6 +166,40 @@ function putOverSocket(
   });
 }
 
+/** The pids of `pid`'s children (Linux's /proc). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The deepest process under `pid` (itself included) that runs `script`: tsx's child, not tsx. */
+function serverProcess(pid: number, script: string): number {
+  for (const child of childrenOf(pid)) {
+    const found = serverProcess(child, script);
+    if (readFileSync(`/proc/${found}/cmdline`, "utf8").includes(script)) return found;
+  }
+  return pid;
+}
+
+/** The nice value of each thread of process `pid`, by thread id (Linux's /proc). */
+export function threadNices(pid: number): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // Fields after the command's closing parenthesis start at field 3 (state); nice is field 19.
+    nices.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+  }
+  return nices;
+}
+
 /** Starts the server as `npm start` does, with loopback upstreams allowed, and its health poller. */
 export async function startTarget(env: Record<string, string> = {}): Promise<Target> {
   const server: LocalServer = await startLocalServer({
@@ -170,10 +214,13 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
   }
   const cases: CaseReport[] = [];
   const { mintToken } = await import("../../functions/api/auth");
-  const { readFileSync } = await import("node:fs");
   const secret = readFileSync(`${server.dataDir}/jwt-secret`, "utf8").trim();
   return {
     base: server.base,
+    pid:
+      process.platform === "linux"
+        ? serverProcess(server.child.pid!, "functions/api/node.ts")
+        : server.child.pid!,
     dataDir: server.dataDir,
     logs,
     token: server.token,

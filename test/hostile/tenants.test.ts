@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../support/spec-examples";
-import { MAX_BLOCK_MS, startTarget, type Target } from "./support";
+import { MAX_BLOCK_MS, startTarget, type Target, threadNices } from "./support";
 
 /**
  * Attack cases of one tenant against the capacity all tenants share (script threads, the serving
@@ -13,9 +13,12 @@ import { MAX_BLOCK_MS, startTarget, type Target } from "./support";
 describe("attack suite: one tenant against the others' share", { timeout: 120_000 }, () => {
   let target: Target;
   let attacker: string;
+  let snake: string;
   let victim: string;
   const EVIL = "/v1/tenants/evil/projects/p";
   const GOOD = "/v1/tenants/good/projects/p";
+  /** The ouroboros' own tenant: the other cases spend evil's script time, and a refused attack tests nothing. */
+  const SNAKE = "/v1/tenants/snake/projects/p";
 
   const call = async (path: string, token: string, body: unknown) => {
     const response = await target.request(path, {
@@ -88,6 +91,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     target = await startTarget();
     attacker = await target.token_("evil", ["read"]);
     victim = await target.token_("good", ["read"]);
+    snake = await target.token_("snake", ["read"]);
     const put = async (path: string, body: string) => {
       const answer = await target.request(path, {
         method: "PUT",
@@ -98,7 +102,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     };
     await put(`${GOOD}/tools/add_numbers`, ADD_NUMBERS);
     await put(
-      `${EVIL}/tools/ouroboros`,
+      `${SNAKE}/tools/ouroboros`,
       [
         "type: scripted",
         "description: calls itself, and again when refused",
@@ -114,6 +118,30 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     console.log(target?.note());
     await target?.stop();
   });
+
+  it.runIf(process.platform === "linux")(
+    "the server's script threads run 10 nice levels below its serving thread, which keeps its own",
+    async () => {
+      // One scripted call: the pool has started its threads.
+      expect(
+        (await call(`${GOOD}/tools/add_numbers/invoke`, victim, { params: { a: 1, b: 2 } })).body,
+      ).toMatchObject({ value: 3 });
+      type Workers = { idle: number; busy: number; starting: number };
+      const workers = async () =>
+        ((await (await target.request("/v1/metrics")).json()) as { scripts: { workers: Workers } }).scripts
+          .workers;
+      const yielding = () => [...threadNices(target.pid).values()].filter((nice) => nice === 10).length;
+      // Every thread the script pool holds yields, and nothing else does (no parse thread started yet).
+      await expect
+        .poll(async () => {
+          const { idle, busy, starting } = await workers();
+          return starting === 0 && yielding() === idle + busy;
+        })
+        .toBe(true);
+      expect(yielding()).toBeGreaterThan(0);
+      expect(threadNices(target.pid).get(target.pid), "the serving thread").toBe(0);
+    },
+  );
 
   it("four execute_javascript programs of a read-role process, calling themselves 8 deep and retrying when refused", async () => {
     const spawned = await call(`${EVIL}/processes`, attacker, {
@@ -185,7 +213,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
 
   it("a scripted tool calling itself, four at once, retrying when refused", async () => {
     const { seen } = await underAttack("4 × scripted ouroboros calling itself", 4, async () =>
-      outcomeOf(await call(`${EVIL}/tools/ouroboros/invoke`, attacker, { params: {} })),
+      outcomeOf(await call(`${SNAKE}/tools/ouroboros/invoke`, snake, { params: {} })),
     );
     for (const outcome of seen.keys()) {
       expect(["200 CallBudgetExceeded", "429 rate_limited", "429 busy", "200 TimeoutError"]).toContain(

@@ -6,9 +6,11 @@ export interface JsonLoggerOptions {
   readonly trace?: boolean;
   /** One readable line per event instead of JSON, for a terminal (`npm start` on a TTY). */
   readonly pretty?: boolean;
+  /** Where a line goes; by default `console.log`, WARN lines `console.warn`. */
+  readonly write?: (line: string, level: LogLevel) => void;
 }
 
-type Level = "INFO" | "WARN" | "TRACE";
+export type LogLevel = "INFO" | "WARN" | "TRACE";
 
 /**
  * One JSON line per event, as CloudWatch and local terminals both read well; with `pretty`, a
@@ -16,10 +18,11 @@ type Level = "INFO" | "WARN" | "TRACE";
  * (and `spanId`), so a log line leads to its trace. TRACE lines only when `trace` is asked for.
  */
 export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
-  const write = (level: Level, event: string, fields?: Readonly<Record<string, unknown>>) => {
+  const write = (level: LogLevel, event: string, fields?: Readonly<Record<string, unknown>>) => {
     const line = { level, event, ...traceFields(), ...fields };
     const text = options.pretty ? prettyLine(line) : JSON.stringify(line);
-    if (level === "WARN") console.warn(text);
+    if (options.write) options.write(text, level);
+    else if (level === "WARN") console.warn(text);
     else console.log(text);
   };
   return {

@@ -22,6 +22,21 @@ export const POOL_DEFAULTS = Object.freeze({
 });
 
 /**
+ * Nice levels the API server's script and task threads run below its serving thread (Linux;
+ * `VANCE_WORKER_NICE`), so that the thread answering every tenant (and `/v1/health`) always wins
+ * the CPU over scripts and parses. The pools themselves leave their threads' priority alone
+ * unless told (`workerNice`): only the host knows whether the thread that made them serves.
+ */
+export const DEFAULT_WORKER_NICE = 10;
+
+/** Why `nice` cannot be a worker threads' nice offset (a whole number 0..19), or null. */
+export function workerNiceProblem(nice: number): string | null {
+  return Number.isSafeInteger(nice) && nice >= 0 && nice <= 19
+    ? null
+    : `must be a whole number from 0 to 19, got ${nice}`;
+}
+
+/**
  * Why `threadsPerTenant` cannot be a tenant's share of `maxWorkers` threads, or null: a share is
  * less than all of them (a pool of one thread has nothing to share).
  */

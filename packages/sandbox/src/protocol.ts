@@ -3,6 +3,7 @@ import type { ScriptOutcome, ToolCallOutcome } from "./engine";
 import type { SandboxLimits } from "./limits";
 import type { ScriptLogs } from "./log-tail";
 import type { CompiledQuickJS } from "./module";
+import type { ThreadPriority } from "./thread-priority";
 
 /** What a script worker is started with (its `workerData`). */
 export interface WorkerInit {
@@ -20,6 +21,8 @@ export interface WorkerInit {
    * thread sleeps in `Atomics.wait` for its next run rather than in its event loop.
    */
   readonly signal: SharedArrayBuffer;
+  /** Nice levels the thread lowers its own CPU priority by before it loads QuickJS (0: none). */
+  readonly nice: number;
 }
 
 /** Where in {@link WorkerInit.signal} the answer flag is. */
@@ -46,7 +49,7 @@ export interface RunMessage {
 
 /** Worker → main thread. */
 export type WorkerMessage =
-  | { readonly kind: "ready" }
+  | { readonly kind: "ready"; readonly priority: ThreadPriority }
   | { readonly kind: "call"; readonly name: string; readonly params: unknown }
   /** One `console` line, as printed (the first `LOG_LIMITS.posted` of a run). */
   | { readonly kind: "log"; readonly line: string }

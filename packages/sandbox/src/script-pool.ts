@@ -1,11 +1,13 @@
 import { availableParallelism } from "node:os";
+import type { Logger } from "@vance/core";
 import { TimeAllowance } from "@vance/core/time-allowance";
 import type { ScriptOutcome } from "./engine";
 import { DEFAULT_LIMITS, resolveLimits, type SandboxLimits } from "./limits";
 import { compileQuickJS } from "./module";
-import { defaultTenantShare, POOL_DEFAULTS, tenantShareProblem } from "./pool-defaults";
+import { defaultTenantShare, POOL_DEFAULTS, tenantShareProblem, workerNiceProblem } from "./pool-defaults";
 import { type CallTool, ScriptWorker, type WorkerSpawn } from "./script-thread-handle";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
+import { reportPriority } from "./worker-thread";
 
 /** One script invocation. */
 export interface ScriptRequest {
@@ -81,6 +83,13 @@ export interface ScriptPoolOptions {
    * to measure the difference.
    */
   reuseContexts?: boolean;
+  /**
+   * Nice levels each script thread lowers its own CPU priority by (Linux), so that the serving
+   * thread wins the CPU over scripts. Default 0: left as it is (the API server: `DEFAULT_WORKER_NICE`).
+   */
+  workerNice?: number;
+  /** Where a thread that could not lower its priority is reported (once per process). */
+  logger?: Logger;
 }
 
 /** Counters for tests, benchmarks and diagnostics. */
@@ -132,9 +141,10 @@ export class ScriptPool {
   private constructor(
     private readonly defaults: SandboxLimits,
     private readonly settings: Required<
-      Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile" | "reuseContexts">
+      Omit<ScriptPoolOptions, "limits" | "workerUrl" | "wasmFile" | "reuseContexts" | "workerNice" | "logger">
     >,
     private readonly spawn: WorkerSpawn,
+    private readonly logger: Logger | undefined,
   ) {
     this.slots = new TenantSlots({
       runsPerTenant: settings.maxRunsPerTenant,
@@ -170,21 +180,30 @@ export class ScriptPool {
     }
     const unshared = tenantShareProblem(settings.maxThreadsPerTenant, settings.maxWorkers);
     if (unshared) throw new RangeError(`maxThreadsPerTenant ${unshared}`);
+    const nice = options.workerNice ?? 0;
+    const unniced = workerNiceProblem(nice);
+    if (unniced) throw new RangeError(`workerNice ${unniced}`);
     const defaults = resolveLimits(DEFAULT_LIMITS, options.limits);
-    const pool = new ScriptPool(defaults, settings, {
-      url: options.workerUrl ?? DEFAULT_WORKER_URL,
-      quickjs: await compileQuickJS(options.wasmFile).then((quickjs) =>
-        options.reuseContexts === false ? { module: quickjs.module, layout: null } : quickjs,
-      ),
-      memoryBytes: defaults.memoryBytes,
-      resourceLimits: {
-        // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own
-        // JavaScript (the engine glue) needs little.
-        maxOldGenerationSizeMb: 64,
-        // Room for QuickJS's interpreter frames on the thread's native stack above its own limit.
-        stackSizeMb: Math.max(4, Math.ceil((defaults.maxStackBytes * 8) / (1024 * 1024))),
+    const pool = new ScriptPool(
+      defaults,
+      settings,
+      {
+        url: options.workerUrl ?? DEFAULT_WORKER_URL,
+        quickjs: await compileQuickJS(options.wasmFile).then((quickjs) =>
+          options.reuseContexts === false ? { module: quickjs.module, layout: null } : quickjs,
+        ),
+        memoryBytes: defaults.memoryBytes,
+        resourceLimits: {
+          // The script's heap lives in WebAssembly memory, outside V8's heap; the thread's own
+          // JavaScript (the engine glue) needs little.
+          maxOldGenerationSizeMb: 64,
+          // Room for QuickJS's interpreter frames on the thread's native stack above its own limit.
+          stackSizeMb: Math.max(4, Math.ceil((defaults.maxStackBytes * 8) / (1024 * 1024))),
+        },
+        nice,
       },
-    });
+      options.logger,
+    );
     const warm = await Promise.all(
       Array.from({ length: Math.min(settings.warmWorkers, settings.maxWorkers) }, () => pool.startWorker()),
     );
@@ -334,6 +353,7 @@ export class ScriptPool {
     this.starting += 1;
     try {
       const worker = await ScriptWorker.start(this.spawn);
+      reportPriority(worker.priority, this.logger);
       this.counters.started += 1;
       return worker;
     } finally {

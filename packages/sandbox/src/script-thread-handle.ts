@@ -16,6 +16,7 @@ import {
   type WorkerInit,
   type WorkerMessage,
 } from "./protocol";
+import type { ThreadPriority } from "./thread-priority";
 import { WorkerThread } from "./worker-thread";
 
 /** Host side of `vance.tools.call`; `signal` aborts when the calling run ends. */
@@ -37,6 +38,8 @@ export interface WorkerSpawn {
   readonly quickjs: CompiledQuickJS;
   readonly memoryBytes: number;
   readonly resourceLimits: { maxOldGenerationSizeMb: number; stackSizeMb: number };
+  /** Nice levels the thread lowers its own CPU priority by (0: none). */
+  readonly nice: number;
 }
 
 /**
@@ -65,6 +68,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       answers: channel.port2,
       jobs: jobs.port2,
       signal,
+      nice: spawn.nice,
     };
     super(
       new Worker(spawn.url, {
@@ -90,9 +94,12 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       new MessageChannel(),
       new SharedArrayBuffer(SIGNAL_BYTES),
     );
-    await worker.ready();
+    worker.priority = await worker.ready();
     return worker;
   }
+
+  /** The nice value the thread runs at, and why it could not lower it. */
+  priority: ThreadPriority | undefined;
 
   /**
    * Runs one script. At the deadline its host calls are aborted and answered with a timeout, so

@@ -3,6 +3,8 @@
  * The main thread ends a run that overstays its deadline by terminating this thread, so nothing
  * a script does (a catastrophic regex inside QuickJS ignores interrupts) can outlive it.
  */
+// First: the thread yields the CPU before the rest of the bundle is evaluated.
+import "./worker-priority";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import {
   type BlockingToolCall,
@@ -23,6 +25,7 @@ import {
   type WorkerInit,
   type WorkerMessage,
 } from "./protocol";
+import { workerPriority } from "./worker-priority";
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
@@ -108,7 +111,7 @@ async function serve(message: RunMessage): Promise<void> {
   post(done);
 }
 
-post({ kind: "ready" });
+post({ kind: "ready", priority: workerPriority });
 
 // Between runs the thread sleeps on the count of runs posted, not in its event loop: the main
 // thread's notify wakes it straight into the next run (terminating the thread ends the wait).

@@ -1,5 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import type { TaskMessage, TaskOutcome, TaskWorkerMessage } from "./task-pool";
+import { workerPriority } from "./worker-priority";
 
 /** A task's work in the worker: its input in, a plain value out (structured clone carries both). */
 export type TaskHandler = (input: never) => unknown;
@@ -31,5 +32,6 @@ export function serveTasks(handlers: Readonly<Record<string, TaskHandler>>): voi
     }
     post({ kind: "done", outcome });
   });
-  post({ kind: "ready" });
+  // Lowered when the entry imported worker-priority.ts first (or this module, at the latest).
+  post({ kind: "ready", priority: workerPriority });
 }

@@ -1,7 +1,10 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import type { Logger } from "@vance/core";
+import { workerNiceProblem } from "./pool-defaults";
 import { isRefused, type SlotRefusal, TenantSlots } from "./slots";
-import { WorkerThread } from "./worker-thread";
+import type { ThreadPriority } from "./thread-priority";
+import { reportPriority, WorkerThread } from "./worker-thread";
 
 /**
  * What a task worker answers: the handler's value (a plain value: it crosses threads by
@@ -22,9 +25,15 @@ export interface TaskMessage {
   readonly input: unknown;
 }
 
+/** What a task worker is started with (its `workerData`). */
+export interface TaskWorkerData {
+  /** Nice levels the thread lowers its own CPU priority by before it takes a task (0: none). */
+  readonly nice: number;
+}
+
 /** Task worker → main thread. */
 export type TaskWorkerMessage =
-  | { readonly kind: "ready" }
+  | { readonly kind: "ready"; readonly priority: ThreadPriority }
   | { readonly kind: "done"; readonly outcome: TaskOutcome };
 
 /** One task for {@link TaskPool.run}. */
@@ -60,6 +69,13 @@ export interface TaskPoolOptions {
   readonly timeoutMs?: number;
   /** V8 heap of each thread, MiB. Default 256. */
   readonly maxHeapMb?: number;
+  /**
+   * Nice levels each thread lowers its own CPU priority by (Linux), so that the serving thread
+   * wins the CPU over tasks. Default 0: left as it is (the API server: `DEFAULT_WORKER_NICE`).
+   */
+  readonly workerNice?: number;
+  /** Where a thread that could not lower its priority is reported (once per process). */
+  readonly logger?: Logger;
 }
 
 /** Counters for tests and diagnostics. */
@@ -73,9 +89,11 @@ export interface TaskPoolStats {
 
 /** One worker thread that runs one task at a time. */
 class TaskWorker extends WorkerThread<TaskWorkerMessage> {
-  static async start(url: URL, maxHeapMb: number): Promise<TaskWorker> {
+  static async start(url: URL, maxHeapMb: number, nice: number): Promise<TaskWorker> {
+    const workerData: TaskWorkerData = { nice };
     const worker = new TaskWorker(
       new Worker(url, {
+        workerData,
         resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
         // The host's flags (a test runner's loaders, --inspect) have no business in a worker.
         execArgv: [],
@@ -83,9 +101,12 @@ class TaskWorker extends WorkerThread<TaskWorkerMessage> {
       }),
       "the worker thread",
     );
-    await worker.ready();
+    worker.priority = await worker.ready();
     return worker;
   }
+
+  /** The nice value the thread runs at, and why it could not lower it. */
+  priority: ThreadPriority | undefined;
 
   /** Runs one task; at the deadline or when `signal` aborts the thread is terminated. Never rejects. */
   run(
@@ -134,7 +155,11 @@ export class TaskPool {
   private readonly counters = { runs: 0, busy: 0, timedOut: 0, started: 0, terminated: 0 };
   private closed = false;
 
-  private constructor(private readonly settings: Required<TaskPoolOptions>) {
+  private constructor(
+    private readonly settings: Required<Omit<TaskPoolOptions, "logger">> & {
+      readonly logger: Logger | undefined;
+    },
+  ) {
     this.slots = new TenantSlots({
       runsPerTenant: settings.maxRunsPerTenant,
       queuedPerTenant: settings.maxQueuedPerTenant,
@@ -145,7 +170,7 @@ export class TaskPool {
 
   /** Starts the warm threads, so that the first task does not wait for one to boot. */
   static async create(options: TaskPoolOptions): Promise<TaskPool> {
-    const settings: Required<TaskPoolOptions> = {
+    const settings = {
       what: "the task",
       warmWorkers: 1,
       maxWorkers: availableParallelism(),
@@ -154,6 +179,8 @@ export class TaskPool {
       maxQueueWaitMs: 10_000,
       timeoutMs: 10_000,
       maxHeapMb: 256,
+      workerNice: 0,
+      logger: undefined,
       ...options,
     };
     for (const name of ["maxWorkers", "maxRunsPerTenant", "timeoutMs", "maxHeapMb"] as const) {
@@ -162,6 +189,8 @@ export class TaskPool {
         throw new RangeError(`${name} must be an integer of at least 1, got ${value}`);
       }
     }
+    const unniced = workerNiceProblem(settings.workerNice);
+    if (unniced) throw new RangeError(`workerNice ${unniced}`);
     const pool = new TaskPool(settings);
     const warm = await Promise.all(
       Array.from({ length: Math.min(settings.warmWorkers, settings.maxWorkers) }, () => pool.startWorker()),
@@ -241,7 +270,9 @@ export class TaskPool {
   private async startWorker(): Promise<TaskWorker> {
     this.starting += 1;
     try {
-      const worker = await TaskWorker.start(this.settings.workerUrl, this.settings.maxHeapMb);
+      const { workerUrl, maxHeapMb, workerNice, logger } = this.settings;
+      const worker = await TaskWorker.start(workerUrl, maxHeapMb, workerNice);
+      reportPriority(worker.priority, logger);
       this.counters.started += 1;
       return worker;
     } finally {

@@ -1,10 +1,25 @@
 import type { Worker } from "node:worker_threads";
+import type { Logger } from "@vance/core";
+import type { ThreadPriority } from "./thread-priority";
+
+let priorityReported = false;
+
+/**
+ * Logs, once per process, that a worker thread could not lower its CPU priority (an unsupported
+ * platform, a sandbox that forbids it): the server still works, its serving thread just competes
+ * with scripts and parses as an equal.
+ */
+export function reportPriority(priority: ThreadPriority | undefined, logger: Logger | undefined): void {
+  if (!priority?.problem || priorityReported) return;
+  priorityReported = true;
+  logger?.warn("sandbox.worker_priority_unchanged", { nice: priority.nice, reason: priority.problem });
+}
 
 /**
  * One worker thread's life, as both pools keep it: its messages go to one listener at a time, it
  * is ready once it says so, and its end (terminated, crashed or exited) is reported once.
  */
-export class WorkerThread<M extends { readonly kind: string }> {
+export class WorkerThread<M extends { readonly kind: string; readonly priority?: ThreadPriority }> {
   /** False once terminated or crashed: it takes no more work. */
   alive = true;
   protected onMessage: ((message: M) => void) | undefined;
@@ -20,8 +35,11 @@ export class WorkerThread<M extends { readonly kind: string }> {
     thread.on("exit", (code) => this.died(`${what} exited (code ${code})`));
   }
 
-  /** Resolves once the thread posted `{ kind: "ready" }`; rejects if it ended before. */
-  protected ready(): Promise<void> {
+  /**
+   * Resolves with the thread's priority once it posted `{ kind: "ready" }`; rejects if it ended
+   * before.
+   */
+  protected ready(): Promise<ThreadPriority | undefined> {
     return new Promise((resolve, reject) => {
       this.onMessage = (message) => {
         if (message.kind !== "ready") return;
@@ -29,7 +47,7 @@ export class WorkerThread<M extends { readonly kind: string }> {
         this.onExit = undefined;
         // An idle thread must not keep the process alive; a starting or running one does.
         this.thread.unref();
-        resolve();
+        resolve(message.priority);
       };
       this.onExit = (reason) => reject(new Error(reason));
     });
