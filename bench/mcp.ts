@@ -27,7 +27,10 @@
  * `MCP_BENCH_CALLS` per row and round (default 40: short turns, so that a loaded machine's swings
  * fall on every row alike); `MCP_BENCH_PROFILE=<dir>` starts the service
  * with `--cpu-prof` into that directory (the profile is written when it stops); `MCP_BENCH_ROWS=<regex>`
- * runs the matching rows and direct only.
+ * runs the matching rows and direct only; `MCP_BENCH_BASELINE=<checkout>` adds a row for the service
+ * of another checkout of this repository (its own `node_modules` in place), set up the same way,
+ * and prints this service's ratio to it round by round with both CPU figures: an A/B of a change
+ * in one interleaved run, which a loaded machine cannot skew the way it skews two runs.
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -49,6 +52,7 @@ const TENANT = "bench";
 const PROJECT = "p";
 const DIRECT = "direct";
 const SERVICE = "this service";
+const BASELINE = "baseline service";
 const GOAL = 1.3;
 /** USER_HZ of /proc/{pid}/stat on Linux. */
 const CLOCK_TICKS = 100;
@@ -78,6 +82,15 @@ export async function main(): Promise<void> {
     stops.push(service.stop);
     const auth = { authorization: `Bearer ${service.token}` };
     const processUrl = await spawnServiceProcess(service.base, auth, everything.url);
+    const baselineDir = process.env.MCP_BENCH_BASELINE;
+    const baseline = baselineDir ? await startService(undefined, baselineDir) : undefined;
+    if (baseline) stops.push(baseline.stop);
+    const baselineAuth: Record<string, string> = baseline
+      ? { authorization: `Bearer ${baseline.token}` }
+      : {};
+    const baselineUrl = baseline
+      ? await spawnServiceProcess(baseline.base, baselineAuth, everything.url)
+      : undefined;
     const hop = await passThrough(everything.url);
     stops.push(hop.stop);
     const entry = join(
@@ -103,6 +116,20 @@ export async function main(): Promise<void> {
           "SDK client → process MCP endpoint (Streamable HTTP) → mcp_server pack → server-everything (Streamable HTTP)",
         plan: { url: processUrl, transport: "streamable", tool: "everything__echo", headers: auth },
       },
+      ...(baselineUrl
+        ? [
+            {
+              name: BASELINE,
+              topology: `as this service's row, the service of ${baselineDir}`,
+              plan: {
+                url: baselineUrl,
+                transport: "streamable",
+                tool: "everything__echo",
+                headers: baselineAuth,
+              },
+            } satisfies Row,
+          ]
+        : []),
       {
         name: "node:http pass-through hop",
         topology: "SDK client → bare proxy (HTTP, no parsing) → server-everything (Streamable HTTP)",
@@ -127,7 +154,11 @@ export async function main(): Promise<void> {
     // MCP_BENCH_ROWS=<regex> keeps the matching rows (and direct, the baseline): for profiles and A/B runs.
     const only = process.env.MCP_BENCH_ROWS ? new RegExp(process.env.MCP_BENCH_ROWS) : null;
     if (only)
-      rows.splice(0, rows.length, ...rows.filter((row) => row.name === DIRECT || only.test(row.name)));
+      rows.splice(
+        0,
+        rows.length,
+        ...rows.filter((row) => row.name === DIRECT || row.name === BASELINE || only.test(row.name)),
+      );
     const clients: RowClient[] = [];
     for (const row of rows) {
       const client = await startClient(row.plan);
@@ -138,7 +169,8 @@ export async function main(): Promise<void> {
 
     // CPU of the service's and server-everything's processes while the service's row runs.
     const serviceRow = rows.findIndex((row) => row.name === SERVICE);
-    const cpu = { service: 0, everything: 0, calls: 0 };
+    const baselineRow = rows.findIndex((row) => row.name === BASELINE);
+    const cpu = { service: 0, everything: 0, calls: 0, baseline: 0, baselineCalls: 0 };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
@@ -146,11 +178,16 @@ export async function main(): Promise<void> {
       for (let k = 0; k < rows.length; k++) {
         const i = (k + round) % rows.length;
         const before = i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid)] : null;
+        const baselineBefore = baseline && i === baselineRow ? cpuMs(baseline.pid) : null;
         const times = await clients[i]!.run(CALLS);
         if (before) {
           cpu.service += cpuMs(service.pid) - before[0]!;
           cpu.everything += cpuMs(everything.pid) - before[1]!;
           cpu.calls += CALLS;
+        }
+        if (baseline && baselineBefore !== null) {
+          cpu.baseline += cpuMs(baseline.pid) - baselineBefore;
+          cpu.baselineCalls += CALLS;
         }
         samples[i]!.push(...times);
         roundMedians[i]!.push(median(times));
@@ -209,6 +246,16 @@ export async function main(): Promise<void> {
           ? "mcp-hub skipped"
           : `mcp-hub/direct ${hub.toFixed(2)}× (ahead of mcp-hub: ${ours < hub ? "yes" : "NO"})`),
     );
+    if (baselineRow >= 0) {
+      const perRound = roundMedians[serviceRow]!.map(
+        (value, round) => value / roundMedians[baselineRow]![round]!,
+      );
+      console.log(
+        `this service / the baseline's (${baselineDir}): ${median(perRound).toFixed(2)}× ` +
+          `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}); ` +
+          `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms`,
+      );
+    }
     if (cpu.calls > 0) {
       console.log(
         `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms, ` +
@@ -226,6 +273,7 @@ export async function main(): Promise<void> {
  */
 async function startService(
   profileDir: string | undefined,
+  checkout: string = join(HERE, ".."),
 ): Promise<{ base: string; token: string; pid: number; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "vance-bench-mcp-"));
   const port = await freePort();
@@ -239,7 +287,7 @@ async function startService(
       "functions/api/node.ts",
     ],
     {
-      cwd: join(HERE, ".."),
+      cwd: checkout,
       env: {
         ...env,
         HOST: "127.0.0.1",

@@ -10,6 +10,7 @@ import {
 } from "@vance/core";
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
+import { createMiddleware } from "hono/factory";
 import * as v from "valibot";
 import { type AuthEnv, ENGINE, need } from "../auth";
 import { mediaType, parseJsonText, textBody } from "../http";
@@ -132,7 +133,7 @@ export function mcpRoutes(
   const app = new Hono<AuthEnv>();
 
   // Browser clients (the MCP Inspector's direct mode) from listed origins need CORS.
-  const crossOrigin = cors({
+  const browserCors = cors({
     origin: (origin) => (allowed.has(origin) ? origin : null),
     allowMethods: ["POST", "GET", "DELETE"],
     allowHeaders: [
@@ -143,6 +144,26 @@ export function mcpRoutes(
       "last-event-id",
     ],
     exposeHeaders: ["mcp-session-id", "www-authenticate"],
+  });
+  const exposed = "mcp-session-id,www-authenticate";
+  /**
+   * CORS as `browserCors` answers it, for a request without `Origin` (every engine's: programs
+   * send none) set in place on the answer: the same headers (`Access-Control-Expose-Headers`,
+   * `Vary: Origin`), without hono's `cors`, which sets them through a placeholder answer and
+   * `c.header` after the route — copying the route's answer twice and turning its string body
+   * into a stream that the Node server then writes chunk by chunk (issue 39: every tools/call).
+   */
+  const crossOrigin = createMiddleware(async (c, next) => {
+    if (c.req.header("origin") !== undefined || c.req.method === "OPTIONS") return browserCors(c, next);
+    await next();
+    try {
+      c.res.headers.set("access-control-expose-headers", exposed);
+      c.res.headers.append("vary", "Origin");
+    } catch {
+      // An answer with immutable headers (none of this route's own) is copied as `c.header` copies it.
+      c.header("access-control-expose-headers", exposed);
+      c.header("vary", "Origin", { append: true });
+    }
   });
   app.use("/processes/:id/mcp", crossOrigin);
   app.use("/mcp", crossOrigin);

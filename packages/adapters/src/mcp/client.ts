@@ -60,9 +60,10 @@ const NO_VALIDATION: jsonSchemaValidator = {
 /** One MCP session: a client and its transport, shared by the calls of one target key. */
 class Connection {
   readonly client: Client;
-  readonly fingerprint: string;
   /** Settles when `initialize` is done; rejects when it failed. */
   ready: Promise<void> = Promise.resolve();
+  /** Set once `ready` has resolved: a warm call then waits on nothing before it is sent. */
+  connected = false;
   /** `notifications/tools/list_changed` received so far. */
   listChanges = 0;
   /** Set once this connection takes no new calls (failed, replaced or evicted). */
@@ -77,6 +78,14 @@ class Connection {
   private politely = false;
   /** Ids of the lean path's requests: strings, so they never meet the SDK's numeric ones. */
   private nextCallId = 0;
+  /** The lean path's POST headers, and the session they were built for. */
+  private headers:
+    | {
+        readonly session: string | undefined;
+        readonly version: string | undefined;
+        readonly headers: Readonly<Record<string, string>>;
+      }
+    | undefined;
 
   constructor(
     readonly target: McpServerTarget,
@@ -86,7 +95,6 @@ class Connection {
     /** The fetch below the traffic checks: the lean path checks what it reads itself. */
     private readonly fetch: FetchLike,
   ) {
-    this.fingerprint = fingerprintOf(target);
     // A server that broke the traffic rules is dropped at once: its calls in flight end now
     // (the SDK rejects them as the connection closes), not at their deadline.
     traffic.onViolation = () => {
@@ -213,17 +221,9 @@ class Connection {
 
   /** A POST of one message on the session, with the target's headers; a refusal rejects as the SDK's does. */
   private async post(message: unknown, signal: AbortSignal): Promise<Response> {
-    const headers = new Headers();
-    const session = this.transport.sessionId;
-    const version = this.transport.protocolVersion;
-    if (session !== undefined) headers.set("mcp-session-id", session);
-    if (version !== undefined) headers.set("mcp-protocol-version", version);
-    for (const [header, value] of Object.entries(this.target.headers)) headers.set(header, value);
-    headers.set("content-type", "application/json");
-    headers.set("accept", "application/json, text/event-stream");
     const response = await this.fetch(this.target.url, {
       method: "POST",
-      headers,
+      headers: this.postHeaders(),
       body: JSON.stringify(message),
       signal,
     });
@@ -232,6 +232,26 @@ class Connection {
       throw new StreamableHTTPError(response.status, `Error POSTing to endpoint: ${text}`);
     }
     return response;
+  }
+
+  /**
+   * The headers of the lean path's POSTs, built once per session (its id and protocol version are
+   * fixed once `initialize` is done): the session's, the target's (names lower-cased, so that a
+   * target's `Content-Type` is replaced as `Headers.set` replaced it), the media types.
+   */
+  private postHeaders(): Readonly<Record<string, string>> {
+    const session = this.transport.sessionId;
+    const version = this.transport.protocolVersion;
+    const cached = this.headers;
+    if (cached && cached.session === session && cached.version === version) return cached.headers;
+    const headers: Record<string, string> = {};
+    if (session !== undefined) headers["mcp-session-id"] = session;
+    if (version !== undefined) headers["mcp-protocol-version"] = version;
+    for (const [header, value] of Object.entries(this.target.headers)) headers[header.toLowerCase()] = value;
+    headers["content-type"] = "application/json";
+    headers.accept = "application/json, text/event-stream";
+    this.headers = { session, version, headers };
+    return headers;
   }
 
   /** Runs `work` counted as in flight, so that retiring waits for it before closing. */
@@ -388,8 +408,10 @@ export class SdkMcpClient implements McpClient {
     work: (connection: Connection, options: () => { signal: AbortSignal; timeout: number }) => Promise<T>,
   ): Promise<T> {
     const deadline = Date.now() + target.timeoutMs;
-    const scrubber = headerScrubber(target);
-    const host = hostOf(target.url);
+    // Only failures name the host or need the headers scrubbed: built when one happens, not per call.
+    let scrubberOfTarget: SecretScrubber | undefined;
+    const scrubber = () => (scrubberOfTarget ??= headerScrubber(target));
+    const host = () => hostOf(target.url);
     // One listener on the caller's (often long-lived) signal for the whole call; the SDK and the
     // attempts below listen on this call's own signal, which nothing outlives.
     const call = new AbortController();
@@ -400,13 +422,18 @@ export class SdkMcpClient implements McpClient {
       for (let attempt = 0; ; attempt++) {
         const { connection, created } = this.connection(target, deadline);
         try {
-          await bounded(connection.ready, deadline, call.signal);
+          if (!connection.connected) await bounded(connection.ready, deadline, call.signal);
         } catch (error) {
           if (call.signal.aborted) throw aborted(call.signal);
           this.fail(connection);
           const violation = connection.traffic.violation;
-          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber, violation.message));
-          throw failure(error, scrubber, `could not connect to the MCP server at ${host}`, target.timeoutMs);
+          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber(), violation.message));
+          throw failure(
+            error,
+            scrubber(),
+            `could not connect to the MCP server at ${host()}`,
+            target.timeoutMs,
+          );
         }
         const options = () => ({ signal: call.signal, timeout: Math.max(1, deadline - Date.now()) });
         try {
@@ -414,24 +441,24 @@ export class SdkMcpClient implements McpClient {
         } catch (error) {
           if (call.signal.aborted) throw aborted(call.signal);
           const violation = connection.traffic.violation;
-          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber, violation.message));
+          if (violation) throw new McpFailure(violation.reason, scrubbed(scrubber(), violation.message));
           if (error instanceof DeadlineError || Date.now() >= deadline) {
             // Ends the request still in flight (and so cancels it on the server).
             call.abort(error);
             throw new McpFailure(
               "timeout",
-              `the MCP server at ${host} did not answer ${what} within ${target.timeoutMs} ms`,
+              `the MCP server at ${host()} did not answer ${what} within ${target.timeoutMs} ms`,
             );
           }
           const closed =
             error instanceof McpError && error.code === ErrorCode.ConnectionClosed && connection.retired;
           if (error instanceof McpError && !closed) {
-            throw new McpFailure("refused", scrubbed(scrubber, error.message));
+            throw new McpFailure("refused", scrubbed(scrubber(), error.message));
           }
           const broken = closed || isStale(error) || isTransportFailure(error);
           if (broken) this.fail(connection);
           if (broken && attempt === 0 && !created) continue;
-          throw failure(error, scrubber, `${what} on the MCP server at ${host} failed`, target.timeoutMs);
+          throw failure(error, scrubber(), `${what} on the MCP server at ${host()} failed`, target.timeoutMs);
         }
       }
     } finally {
@@ -445,7 +472,7 @@ export class SdkMcpClient implements McpClient {
     deadline: number,
   ): { connection: Connection; created: boolean } {
     const existing = this.connections.get(target.key);
-    if (existing && !existing.retired && existing.fingerprint === fingerprintOf(target)) {
+    if (existing && !existing.retired && sameEndpoint(existing.target, target)) {
       // Most recently used last: the map's order is the eviction order.
       this.connections.delete(target.key);
       this.connections.set(target.key, existing);
@@ -460,7 +487,12 @@ export class SdkMcpClient implements McpClient {
     const connection = new Connection(target, transport, traffic, this.clientInfo, this.fetch);
     // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
     connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
-    connection.ready.catch(() => {});
+    connection.ready.then(
+      () => {
+        connection.connected = true;
+      },
+      () => {},
+    );
     this.connections.set(target.key, connection);
     for (const [key, oldest] of this.connections) {
       if (this.connections.size <= this.maxConnections) break;
@@ -549,9 +581,16 @@ function callToolResult(result: unknown): McpCallResult {
   };
 }
 
-/** What makes a connection differ under one key: a secret rotated behind the same document. */
-function fingerprintOf(target: McpServerTarget): string {
-  return JSON.stringify([target.url, Object.entries(target.headers).sort()]);
+/**
+ * Whether a connection made for `a` serves `b` of the same key: the same URL and headers (a secret
+ * rotated behind the same document makes a new connection). Compared in place, on every call.
+ */
+function sameEndpoint(a: McpServerTarget, b: McpServerTarget): boolean {
+  if (a === b) return true;
+  if (a.url !== b.url) return false;
+  const names = Object.keys(a.headers);
+  if (names.length !== Object.keys(b.headers).length) return false;
+  return names.every((name) => Object.hasOwn(b.headers, name) && a.headers[name] === b.headers[name]);
 }
 
 /** The session is gone on the server (restarted, expired): 404, or 400 refusing the session id. */

@@ -392,6 +392,44 @@ describe("mcp and mcp_server: invoke", () => {
     });
   });
 
+  it("a pack's warm calls reuse the opened target until a secret changes: the new value is sent and scrubbed", async () => {
+    const caches = new McpServerCaches();
+    const { McpServerType: pack } = mcpToolTypes(caches);
+    const { client, calls } = fakeClient(async (target) => ({
+      content: [{ type: "text", text: `you sent ${target.headers.Authorization}` }],
+    }));
+    const source = await pack.sourcing!.open(
+      config("mcp_server", { server: "jira" }),
+      { server: "jira" },
+      sourceContext({ mcp: client }),
+    );
+    const listed = (await source.load(new AbortController().signal)).tools[1]!;
+    const secrets: Record<string, string> = { MCP_TOKEN: TOKEN };
+    const context = invocationContext({ mcp: client, secrets });
+    const call = () =>
+      pack.sourcing!.invokeSubTool!(
+        config("mcp_server", { server: "jira" }),
+        { server: "jira" },
+        listed,
+        {},
+        context,
+      );
+    expect([await call(), await call()]).toEqual([
+      { value: "you sent Bearer ***" },
+      { value: "you sent Bearer ***" },
+    ]);
+    secrets.MCP_TOKEN = "tok-rotated-0a1b2c3d4e5f";
+    expect(await call()).toEqual({ value: "you sent Bearer ***" });
+    const sent = calls.filter((c) => c.name === "search").map((c) => c.target);
+    expect(sent.map((target) => target.headers.Authorization)).toEqual([
+      `Bearer ${TOKEN}`,
+      `Bearer ${TOKEN}`,
+      "Bearer tok-rotated-0a1b2c3d4e5f",
+    ]);
+    // The same document with the same secret is the same target: nothing opened again.
+    expect([sent[1] === sent[0], sent[2] === sent[1]]).toEqual([true, false]);
+  });
+
   it("an mcp tool given the source tool its schema came from calls without locating the server again", async () => {
     const caches = new McpServerCaches();
     const { McpType: single } = mcpToolTypes(caches);

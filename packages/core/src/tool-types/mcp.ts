@@ -141,7 +141,7 @@ async function openSource(
     async load(signal) {
       const mcp = context.runtime.mcp;
       if (!mcp) throw new Error("this service has no MCP client");
-      const opened = await withSecrets(located, context);
+      const opened = await withSecrets(caches, located, context);
       if ("error" in opened) throw opened.problem;
       const { target, scrubber } = opened;
       let list: Awaited<ReturnType<typeof mcp.listTools>>;
@@ -189,6 +189,40 @@ export class McpServerCaches implements HasCaches {
    */
   readonly #parsedDocuments = new WeakMap<NetworkPolicy, LRUCache<string, McpServerDocumentResult>>();
   readonly #parsedReads = new CacheCounters();
+  /**
+   * Each located server document opened with the secret values it was opened with: the same
+   * document (one object per listing) with the same values opens to the same target and scrubber,
+   * so a warm call builds neither again (the scrubber's forms of each secret, the header copy) —
+   * and the MCP client meets the very target its connection was made for. Weak, like the above:
+   * an entry goes with the listing's located document.
+   */
+  readonly #opened = new WeakMap<
+    LocatedMcpServer,
+    { readonly values: readonly string[]; readonly opened: OpenedServer }
+  >();
+
+  /** The server `located` opened with `secrets` (values by name, in the document's order). */
+  opened(located: LocatedMcpServer, secrets: ReadonlyMap<string, string>): OpenedServer {
+    const values = [...secrets.values()];
+    const known = this.#opened.get(located);
+    if (
+      known &&
+      known.values.length === values.length &&
+      known.values.every((value, i) => value === values[i])
+    )
+      return known.opened;
+    const filler = new TemplateFiller([], {}, secrets);
+    const { document } = located;
+    const headers = Object.fromEntries(
+      Object.entries(document.headers).map(([name, value]) => [name, filler.text(value).text]),
+    );
+    const opened = {
+      target: { key: located.key, url: document.url, headers, timeoutMs: document.timeoutMs },
+      scrubber: new SecretScrubber(values),
+    };
+    this.#opened.set(located, { values, opened });
+    return opened;
+  }
 
   /** Remembers that `tool` was listed from `located`. */
   listed(tool: SourceTool, located: LocatedMcpServer): void {
@@ -237,7 +271,7 @@ async function callMcpTool(
   if (!mcp) return { error: "McpUnavailable", message: "this service has no MCP client configured" };
   const access = { ...context, tenant: context.caller.tenant };
   const located = listedFrom ?? (await locateServer(caches, server, access));
-  const opened = "error" in located ? located : await withSecrets(located, access);
+  const opened = "error" in located ? located : await withSecrets(caches, located, access);
   if ("error" in opened) return { error: opened.error, message: opened.message };
   const { target, scrubber } = opened;
   const bound = boundByCaller(context.signal, target.timeoutMs + CLIENT_GRACE_MS);
@@ -350,6 +384,7 @@ async function locateServer(
  * document of its layer may (tenant secrets; platform secrets for bundled), and what scrubs them.
  */
 async function withSecrets(
+  caches: McpServerCaches,
   located: LocatedMcpServer,
   access: ServerAccess,
 ): Promise<OpenedServer | ServerFailure> {
@@ -363,14 +398,7 @@ async function withSecrets(
       problem: new VanceError("invalid_document", message, [{ path: "headers", message }]),
     };
   }
-  const filler = new TemplateFiller([], {}, secrets);
-  const headers = Object.fromEntries(
-    Object.entries(document.headers).map(([name, value]) => [name, filler.text(value).text]),
-  );
-  return {
-    target: { key: located.key, url: document.url, headers, timeoutMs: document.timeoutMs },
-    scrubber: new SecretScrubber(secrets.values()),
-  };
+  return caches.opened(located, secrets);
 }
 
 async function resolveSecrets(
