@@ -33,12 +33,13 @@ const ProcessInvokeBodySchema = v.strictObject({
 });
 
 /** A process: its id as the store keeps process records (a bad one is 400 `invalid_id`). */
-const ProcessPathSchema = v.object({
+export const ProcessPathSchema = v.object({
   ...ProjectPathSchema.entries,
   id: v.pipe(ProcessIdSchema, v.description("the `processId` a spawn answered")),
 });
 
-const ManifestQuerySchema = v.object({
+/** A manifest's query: the wire format, the turn's skill tools, the version of the name lists held. */
+export const ManifestQuerySchema = v.object({
   format: v.optional(
     v.pipe(
       v.picklist(["openai", "anthropic"], "format is openai or anthropic"),
@@ -198,16 +199,8 @@ export function processRoutes(processes: ProcessService) {
     params(ProcessPathSchema),
     query(ManifestQuerySchema, { code: "invalid_format" }),
     async (c) => {
-      const { tenant, project, id } = c.req.valid("param");
-      const { format, with: additional, names } = c.req.valid("query");
-      const key = { tenant, project, processId: id };
-      // `c.json(manifest)` with `namesVersion`, byte for byte: wire tools serialised once per tool, an
-      // unchanged manifest encoded once. Its length told up front: the request log need not count it.
-      const body = await processes.manifestBody(key, format, additional ?? [], names);
-      return c.body(body, 200, {
-        "content-type": "application/json",
-        "content-length": String(body.byteLength),
-      });
+      const { body, headers } = await manifestAnswer(processes, c.req.valid("param"), c.req.valid("query"));
+      return c.body(body, 200, headers);
     },
   );
 
@@ -227,4 +220,23 @@ export function processRoutes(processes: ProcessService) {
   );
 
   return app;
+}
+
+/**
+ * The answer of `GET …/processes/{id}/manifest` (200), as this route and its fast path
+ * (`fast-manifest.ts`) send it: `c.json(manifest)` with `namesVersion`, byte for byte — wire tools
+ * serialised once per tool, an unchanged manifest encoded once —, its length told up front so the
+ * request log need not count it.
+ */
+export async function manifestAnswer(
+  processes: Pick<ProcessService, "manifestBody">,
+  { tenant, project, id }: v.InferOutput<typeof ProcessPathSchema>,
+  { format, with: additional, names }: v.InferOutput<typeof ManifestQuerySchema>,
+): Promise<{ readonly body: Uint8Array<ArrayBuffer>; readonly headers: Record<string, string> }> {
+  const key = { tenant, project, processId: id };
+  const body = await processes.manifestBody(key, format, additional ?? [], names);
+  return {
+    body,
+    headers: { "content-type": "application/json", "content-length": String(body.byteLength) },
+  };
 }
