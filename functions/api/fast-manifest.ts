@@ -52,7 +52,8 @@ export function fastManifest(
           "read",
           ENGINE,
         );
-        return { status: 200, ...(await manifestAnswer(processes, ids.output, query.output)) };
+        const body = await manifestAnswer(processes, ids.output, query.output);
+        return { status: 200, contentType: "application/json", body };
       },
     };
   };

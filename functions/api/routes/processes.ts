@@ -199,8 +199,12 @@ export function processRoutes(processes: ProcessService) {
     params(ProcessPathSchema),
     query(ManifestQuerySchema, { code: "invalid_format" }),
     async (c) => {
-      const { body, headers } = await manifestAnswer(processes, c.req.valid("param"), c.req.valid("query"));
-      return c.body(body, 200, headers);
+      const body = await manifestAnswer(processes, c.req.valid("param"), c.req.valid("query"));
+      // Its length told up front: the request log need not count it.
+      return c.body(body, 200, {
+        "content-type": "application/json",
+        "content-length": String(body.byteLength),
+      });
     },
   );
 
@@ -223,20 +227,14 @@ export function processRoutes(processes: ProcessService) {
 }
 
 /**
- * The answer of `GET …/processes/{id}/manifest` (200), as this route and its fast path
- * (`fast-manifest.ts`) send it: `c.json(manifest)` with `namesVersion`, byte for byte — wire tools
- * serialised once per tool, an unchanged manifest encoded once —, its length told up front so the
- * request log need not count it.
+ * The body of `GET …/processes/{id}/manifest` (200, `application/json`), as this route and its fast
+ * route (`fast-manifest.ts`) send it: `c.json(manifest)` with `namesVersion`, byte for byte — wire
+ * tools serialised once per tool, an unchanged manifest encoded once.
  */
-export async function manifestAnswer(
+export function manifestAnswer(
   processes: Pick<ProcessService, "manifestBody">,
   { tenant, project, id }: v.InferOutput<typeof ProcessPathSchema>,
   { format, with: additional, names }: v.InferOutput<typeof ManifestQuerySchema>,
-): Promise<{ readonly body: Uint8Array<ArrayBuffer>; readonly headers: Record<string, string> }> {
-  const key = { tenant, project, processId: id };
-  const body = await processes.manifestBody(key, format, additional ?? [], names);
-  return {
-    body,
-    headers: { "content-type": "application/json", "content-length": String(body.byteLength) },
-  };
+): Promise<Uint8Array<ArrayBuffer>> {
+  return processes.manifestBody({ tenant, project, processId: id }, format, additional ?? [], names);
 }
