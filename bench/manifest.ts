@@ -9,7 +9,9 @@
  * same client for every row. Every case (health, each manifest, each manifest's floor) is measured
  * in every round, the order rotated by one each round, so a noisy moment of the machine falls on
  * all cases alike; a ratio is computed per round from windows of that round, and the median over
- * the rounds is reported, with the machine's load average over the rounds. Beside requests/s, the
+ * the rounds is reported, with the machine's load average over the rounds. The whole manifest is also
+ * measured through its Hono route (a second server over the same services, without the fast routes of
+ * `functions/api/fast-path.ts`), against the same floor. Beside requests/s, the
  * CPU time per request of the process that answered (the service's — this process, its threads
  * included —, or the floor's), which the machine's other load moves far less than the wall clock.
  *
