@@ -9,7 +9,9 @@
  * same client for every row. Every case (health, each manifest, each manifest's floor) is measured
  * in every round, the order rotated by one each round, so a noisy moment of the machine falls on
  * all cases alike; a ratio is computed per round from windows of that round, and the median over
- * the rounds is reported, with the machine's load average over the rounds. Beside requests/s, the
+ * the rounds is reported, with the machine's load average over the rounds. The whole manifest is also
+ * measured through its Hono route (a second server over the same services, without the fast routes of
+ * `functions/api/fast-path.ts`), against the same floor. Beside requests/s, the
  * CPU time per request of the process that answered (the service's — this process, its threads
  * included —, or the floor's), which the machine's other load moves far less than the wall clock.
  *
@@ -99,6 +101,10 @@ interface Case {
   readonly name: string;
   readonly size: number | null;
   readonly kind: "health" | "manifest" | "floor";
+  /** A manifest's byte floor, when it is not the case pushed right after it. */
+  readonly floor?: Case;
+  /** A manifest through the Hono route (the app without its fast routes), beside the fast route. */
+  readonly hono?: boolean;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Body bytes every answer must have (a floor's are its manifest's). */
@@ -226,7 +232,14 @@ async function benchStores(
     env: {},
   });
   const server = serve({ fetch: createApp(services).fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise((resolve) => server.once("listening", resolve));
+  // The same services without the fast routes: the manifest as its Hono route answers it, for a row beside.
+  const honoServer = serve({
+    fetch: createApp(services, { fastRoutes: false }).fetch,
+    port: 0,
+    hostname: "127.0.0.1",
+  });
+  await Promise.all([server, honoServer].map((s) => new Promise((resolve) => s.once("listening", resolve))));
+  const honoBase = `http://127.0.0.1:${(honoServer.address() as AddressInfo).port}`;
   const token = await mintToken(SECRET, { tenant: TENANT, roles: ["read", "write"] }, 3600);
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const auth = { authorization: `Bearer ${token}` };
@@ -277,6 +290,14 @@ async function benchStores(
         const bytes = Buffer.byteLength(answer);
         const floorName = `${label.replace(/\W+/g, "-")}-${size}${variant ? "-kept" : ""}`;
         await floor.register(floorName, answer);
+        const floorCase: Case = {
+          name: `bare node:http, same bytes${variant}`,
+          size,
+          kind: "floor",
+          url: `${floor.base}/${floorName}`,
+          headers: {},
+          bytes,
+        };
         cases.push(
           {
             name: `warm manifest${variant}`,
@@ -286,15 +307,20 @@ async function benchStores(
             headers: auth,
             bytes,
           },
-          {
-            name: `bare node:http, same bytes${variant}`,
-            size,
-            kind: "floor",
-            url: `${floor.base}/${floorName}`,
-            headers: {},
-            bytes,
-          },
+          floorCase,
         );
+        if (!variant) {
+          cases.push({
+            name: "warm manifest, Hono route (no fast route)",
+            size,
+            kind: "manifest",
+            floor: floorCase,
+            hono: true,
+            url: `${honoBase}${url}`,
+            headers: auth,
+            bytes,
+          });
+        }
       }
     }
     notes.push(
@@ -350,7 +376,7 @@ async function benchStores(
     const cpuPerRound = (floorCase: Case, bench: Case) =>
       measured.get(floorCase)!.cpu.map((micros, round) => micros / measured.get(bench)!.cpu[round]!);
     /** A manifest's floor: the case pushed right after it. */
-    const floorOf = (bench: Case) => cases[cases.indexOf(bench) + 1]!;
+    const floorOf = (bench: Case) => bench.floor ?? cases[cases.indexOf(bench) + 1]!;
     for (const bench of cases) {
       const entry = measured.get(bench)!;
       const manifest = bench.kind === "manifest";
@@ -382,7 +408,7 @@ async function benchStores(
       }
     }
     const manifestsOf = (size: number) =>
-      cases.filter((bench) => bench.kind === "manifest" && bench.size === size);
+      cases.filter((bench) => bench.kind === "manifest" && !bench.hono && bench.size === size);
     const manifestOf = (size: number) => manifestsOf(size)[0];
     for (const [goal, bench] of FLOOR_GOALS.flatMap((goal) =>
       manifestsOf(goal.tools).map((bench) => [goal, bench] as const),
@@ -397,6 +423,15 @@ async function benchStores(
           `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
       );
     }
+    for (const hono of cases.filter((bench) => bench.hono)) {
+      const fast = manifestOf(hono.size!)!;
+      const cpu = measured.get(hono)!.cpu.map((micros, round) => measured.get(fast)!.cpu[round]! / micros);
+      goals.push(
+        `${label}: the fast route against the Hono route, ${formatNumber(hono.size!, 0)} tools: ` +
+          `${formatNumber(median(perRound(fast, hono)), 3)}× its requests/s, ${formatNumber(median(cpu), 3)}× its CPU time ` +
+          `per request (medians of ${ROUNDS} rounds)`,
+      );
+    }
     for (const goal of HEALTH_GOALS) {
       const bench = manifestOf(goal.tools);
       if (!bench) continue;
@@ -407,7 +442,7 @@ async function benchStores(
       );
     }
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await Promise.all([server, honoServer].map((s) => new Promise((resolve) => s.close(resolve))));
   }
 }
 

@@ -5,6 +5,8 @@ import { secureHeaders } from "hono/secure-headers";
 import type { AppServices } from "./app-services";
 import { type AuthEnv, authentication, ENGINE, need } from "./auth";
 import { limitBodies } from "./body-limits";
+import { fastManifest } from "./fast-manifest";
+import { serveFastRoutes } from "./fast-path";
 import {
   describe,
   jsonResponse,
@@ -71,8 +73,17 @@ const DOCS = {
   },
 } satisfies Record<string, Operation>;
 
+/** How the app is built besides its services. */
+export interface AppOptions {
+  /**
+   * Answer the hot routes before Hono (`fast-path.ts`; default on). Off, every request takes its
+   * Hono route — what the parity tests compare the fast routes with.
+   */
+  readonly fastRoutes?: boolean;
+}
+
 /** Builds the Hono app from injected services; the same app serves Lambda and the local server. */
-export function createApp(services: AppServices) {
+export function createApp(services: AppServices, options: AppOptions = {}) {
   const { verifier } = services;
   const app = new Hono<AuthEnv>();
 
@@ -165,6 +176,10 @@ export function createApp(services: AppServices) {
       logger: services.logger,
     }),
   );
+  if (options.fastRoutes !== false) {
+    // An engine's every turn: the manifest, answered before the middleware chain above.
+    serveFastRoutes(app, [fastManifest(services.processes, verifier)], services.logger);
+  }
   return app;
 }
 

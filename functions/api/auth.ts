@@ -45,9 +45,14 @@ export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
  * request's `Host` header, which any caller writes.
  */
 export function publicBase(c: Context, publicUrl: string | undefined): string {
+  return publicBaseOf(c.env, publicUrl);
+}
+
+/** {@link publicBase} from the request's runtime bindings (`env`: in Lambda, its event). */
+export function publicBaseOf(env: unknown, publicUrl: string | undefined): string {
   if (publicUrl !== undefined) return publicUrl;
-  const env = c.env as { event?: { requestContext?: { domainName?: unknown } } } | undefined;
-  const domain = env?.event?.requestContext?.domainName;
+  const event = (env as { event?: { requestContext?: { domainName?: unknown } } } | undefined)?.event;
+  const domain = event?.requestContext?.domainName;
   if (typeof domain === "string" && domain !== "") return `https://${domain}`;
   throw new Error("no public URL: set VANCE_PUBLIC_URL");
 }
@@ -80,10 +85,23 @@ export function authentication(verifier: TokenVerifier) {
 
 /** The request's bearer token as a caller: 401 without one, or as `authorise` refuses it. */
 async function verifyBearer(c: Context, verifier: TokenVerifier): Promise<Caller> {
-  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+  return bearerCaller(
+    verifier,
+    c.req.header("authorization"),
+    resourceOf(requestAt(c), verifier, false).resource,
+  );
+}
+
+/** The caller of an `Authorization` header presented at `resource`: 401 without a bearer token. */
+async function bearerCaller(
+  verifier: TokenVerifier,
+  authorization: string | undefined,
+  resource: string,
+): Promise<Caller> {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
   if (!match)
     throw new BearerError(401, "a bearer token is required (Authorization: Bearer <jwt>)", undefined);
-  return verify(verifier, match[1]!, { audience: "api", resource: resourceOf(c, verifier, false).resource });
+  return verify(verifier, match[1]!, { audience: "api", resource });
 }
 
 /**
@@ -97,28 +115,78 @@ export function need(role?: Role, options: AuthOptions = {}) {
     const bearer = c.get("bearer");
     if (bearer === undefined)
       throw new Error("a route that needs a token is outside an authenticated prefix");
-    try {
-      const caller = await bearer.caller();
-      permit(caller, { tenant: c.req.param("tenant"), project: c.req.param("project"), role, ...options });
-      c.set("claims", caller);
-    } catch (error) {
-      throw error instanceof BearerError
-        ? error.at(resourceOf(c, bearer.verifier, options.endpoint === true).context)
-        : error;
-    }
+    const at = requestAt(c);
+    c.set("claims", await pointed(at, bearer.verifier, options, () => bearer.caller(), role));
     await next();
   });
 }
 
+/** Where a request was sent, as authentication reads it: its runtime bindings, path and path ids. */
+export interface RequestAt {
+  /** The runtime's bindings (in Lambda, the event: its domain is the public base when none is set). */
+  readonly env: unknown;
+  /** The URL's path, no query. */
+  readonly path: string;
+  readonly tenant: string | undefined;
+  readonly project: string | undefined;
+}
+
+function requestAt(c: Context): RequestAt {
+  return {
+    env: c.env,
+    path: new URL(c.req.url).pathname,
+    tenant: c.req.param("tenant"),
+    project: c.req.param("project"),
+  };
+}
+
+/**
+ * {@link need} for a request answered outside Hono (`fast-path.ts`): the caller of its
+ * `Authorization` header when it reaches the route, refused exactly as `need` refuses it.
+ */
+export function authenticate(
+  verifier: TokenVerifier,
+  authorization: string | undefined,
+  at: RequestAt,
+  role: Role,
+  options: AuthOptions,
+): Promise<Caller> {
+  return pointed(
+    at,
+    verifier,
+    options,
+    () => bearerCaller(verifier, authorization, resourceOf(at, verifier, false).resource),
+    role,
+  );
+}
+
+/** The caller `verified` answers when `permit` lets it reach the route; a bearer refusal points at the resource. */
+async function pointed(
+  at: RequestAt,
+  verifier: TokenVerifier,
+  options: AuthOptions,
+  verified: () => Promise<Caller>,
+  role: Role | undefined,
+): Promise<Caller> {
+  try {
+    const caller = await verified();
+    permit(caller, { tenant: at.tenant, project: at.project, role, ...options });
+    return caller;
+  } catch (error) {
+    throw error instanceof BearerError
+      ? error.at(resourceOf(at, verifier, options.endpoint === true).context)
+      : error;
+  }
+}
+
 /** The request's resource (its URL under the public base, no query) and what its challenges point at. */
 function resourceOf(
-  c: Context,
+  at: RequestAt,
   verifier: TokenVerifier,
   endpoint: boolean,
 ): { resource: string; context: ChallengeContext } {
-  const base = publicBase(c, verifier.publicUrl);
-  const path = new URL(c.req.url).pathname;
-  const tenant = c.req.param("tenant");
+  const base = publicBaseOf(at.env, verifier.publicUrl);
+  const { path, tenant } = at;
   const scope = endpoint && tenant !== undefined ? verifier.scopes(tenant).join(" ") : "";
   return {
     resource: `${base}${path}`,

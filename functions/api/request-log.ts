@@ -1,7 +1,15 @@
 import { ServerResponse } from "node:http";
-import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import { type Logger, TRACER_NAME, TraceAttributes } from "@vance/core";
-import type { Context } from "hono";
+import type { Context as HonoContext } from "hono";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 
@@ -10,6 +18,82 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** Hono variables this middleware sets. */
 export type RequestEnv = { Variables: { requestId: string } };
+
+/** A request's headers as its telemetry reads them: by lower-case name, and their names. */
+export interface HeaderReader {
+  get(name: string): string | undefined;
+  keys(): string[];
+}
+
+/** The headers of a Web `Request`, read as {@link HeaderReader}. */
+export function webHeaders(headers: Headers): HeaderReader {
+  return { get: (name) => headers.get(name) ?? undefined, keys: () => [...headers.keys()] };
+}
+
+/**
+ * One request's id, span and log line (see {@link requestTelemetry}): begun when the request
+ * arrives, named after the route that answered, ended once its body has been sent. Hono's
+ * middleware and the fast routes (`fast-path.ts`) both keep their requests' telemetry with it,
+ * so the two cannot drift apart.
+ */
+export class RequestTrace {
+  /** The caller's `x-request-id` when it is sane, else a new UUID. */
+  readonly requestId: string;
+  readonly #logger: Logger;
+  readonly #method: string;
+  readonly #started = performance.now();
+  readonly #span: Span;
+  readonly #active: Context;
+
+  constructor(logger: Logger, method: string, headers: HeaderReader) {
+    this.#logger = logger;
+    this.#method = method;
+    const incoming = headers.get("x-request-id");
+    this.requestId =
+      incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const parent = propagation.extract(context.active(), headers, HEADER_GETTER);
+    this.#span = trace
+      .getTracer(TRACER_NAME)
+      .startSpan(
+        `HTTP ${method}`,
+        { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
+        parent,
+      );
+    this.#active = trace.setSpan(parent, this.#span);
+  }
+
+  /** Runs `fn` (the route) with the request's span active. */
+  within<T>(fn: () => T): T {
+    return context.with(this.#active, fn);
+  }
+
+  /** Names the span after the route template that answered, with its status and tenant. */
+  answered(route: string, tenant: string | undefined, status: number): void {
+    this.#span.updateName(`${this.#method} ${route}`);
+    this.#span.setAttributes({
+      "http.route": route,
+      "http.response.status_code": status,
+      ...(tenant !== undefined ? { [TraceAttributes.tenant]: tenant } : {}),
+    });
+    if (status >= 500) this.#span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+
+  /** Ends the span and writes the `http.request` line: the answer's body (`bytes`) has been sent. */
+  done(route: string, tenant: string | undefined, status: number, bytes: number | null): void {
+    context.with(this.#active, () => {
+      this.#span.end();
+      this.#logger.info("http.request", {
+        requestId: this.requestId,
+        method: this.#method,
+        route,
+        ...(tenant !== undefined ? { tenant } : {}),
+        status,
+        durationMs: Math.round((performance.now() - this.#started) * 10) / 10,
+        bytes,
+      });
+    });
+  }
+}
 
 /**
  * The request's id, span and log line, one place for every route:
@@ -23,47 +107,18 @@ export type RequestEnv = { Variables: { requestId: string } };
  */
 export function requestTelemetry(logger: Logger) {
   return createMiddleware<RequestEnv>(async (c, next) => {
-    const started = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const requestId =
-      incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const request = new RequestTrace(logger, c.req.method, webHeaders(c.req.raw.headers));
+    const { requestId } = request;
     c.set("requestId", requestId);
-    const parent = propagation.extract(context.active(), c.req.raw.headers, HEADER_GETTER);
-    const span = trace
-      .getTracer(TRACER_NAME)
-      .startSpan(
-        `HTTP ${c.req.method}`,
-        { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method } },
-        parent,
-      );
-    const active = trace.setSpan(parent, span);
-    await context.with(active, next);
+    await request.within(next);
 
     const route = routeOf(c);
     const tenant = paramOf(route, c.req.path, ":tenant");
-    span.updateName(`${c.req.method} ${route}`);
-    span.setAttributes({
-      "http.route": route,
-      "http.response.status_code": c.res.status,
-      ...(tenant !== undefined ? { [TraceAttributes.tenant]: tenant } : {}),
-    });
-    if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    request.answered(route, tenant, c.res.status);
     if (isProblem(c.res)) c.res = await withRequestId(c.res, requestId);
     setHeader(c, "x-request-id", requestId);
 
-    const done = (bytes: number | null) =>
-      context.with(active, () => {
-        span.end();
-        logger.info("http.request", {
-          requestId,
-          method: c.req.method,
-          route,
-          ...(tenant !== undefined ? { tenant } : {}),
-          status: c.res.status,
-          durationMs: Math.round((performance.now() - started) * 10) / 10,
-          bytes,
-        });
-      });
+    const done = (bytes: number | null) => request.done(route, tenant, c.res.status, bytes);
     const length = c.res.headers.get("content-length");
     if (length !== null) {
       done(Number(length));
@@ -95,7 +150,7 @@ export function requestTelemetry(logger: Logger) {
  * direct write of a string or byte body into a streamed one: most of a warm manifest's cost.
  * An answer whose headers are immutable (a fetched `Response`) is copied as `c.header` does.
  */
-function setHeader(c: Context<RequestEnv>, name: string, value: string): void {
+function setHeader(c: HonoContext<RequestEnv>, name: string, value: string): void {
   try {
     c.res.headers.set(name, value);
   } catch {
@@ -104,7 +159,7 @@ function setHeader(c: Context<RequestEnv>, name: string, value: string): void {
 }
 
 /** The Node response behind the request (`@hono/node-server` bindings), when there is one. */
-function nodeResponseOf(c: Context<RequestEnv>): ServerResponse | undefined {
+function nodeResponseOf(c: HonoContext<RequestEnv>): ServerResponse | undefined {
   const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
   return outgoing instanceof ServerResponse ? outgoing : undefined;
 }
@@ -130,12 +185,12 @@ function countWritten(outgoing: ServerResponse): () => number {
 }
 
 const HEADER_GETTER = {
-  get: (headers: Headers, key: string) => headers.get(key) ?? undefined,
-  keys: (headers: Headers) => [...headers.keys()],
+  get: (headers: HeaderReader, key: string) => headers.get(key),
+  keys: (headers: HeaderReader) => headers.keys(),
 };
 
 /** The template of the route that answered (`/v1/tenants/:tenant/…`), or `unmatched`. */
-function routeOf(c: Context<RequestEnv>): string {
+function routeOf(c: HonoContext<RequestEnv>): string {
   const routes = matchedRoutes(c).filter((route) => route.method !== "ALL" && !route.path.endsWith("*"));
   return routes.at(-1)?.path ?? "unmatched";
 }
@@ -153,7 +208,7 @@ function isProblem(response: Response): boolean {
 }
 
 /** The same problem with `requestId` inside, so a caller quoting the body quotes the id. */
-async function withRequestId(response: Response, requestId: string): Promise<Response> {
+export async function withRequestId(response: Response, requestId: string): Promise<Response> {
   const body = (await response.json()) as Record<string, unknown>;
   const headers = new Headers(response.headers);
   headers.delete("content-length");

@@ -32,12 +32,13 @@ const ProcessInvokeBodySchema = v.strictObject({
 });
 
 /** A process: its id as the store keeps process records (a bad one is 400 `invalid_id`). */
-const ProcessPathSchema = v.object({
+export const ProcessPathSchema = v.object({
   ...ProjectPathSchema.entries,
   id: v.pipe(ProcessIdSchema, v.description("the `processId` a spawn answered")),
 });
 
-const ManifestQuerySchema = v.object({
+/** A manifest's query: the wire format, the turn's skill tools, the version of the name lists held. */
+export const ManifestQuerySchema = v.object({
   format: v.optional(
     v.pipe(
       v.picklist(["openai", "anthropic"], "format is openai or anthropic"),
@@ -192,12 +193,8 @@ export function processRoutes(processes: ProcessService) {
     params(ProcessPathSchema),
     query(ManifestQuerySchema, { code: "invalid_format" }),
     async (c) => {
-      const { tenant, project, id } = c.req.valid("param");
-      const { format, with: additional, names } = c.req.valid("query");
-      const key = { tenant, project, processId: id };
-      // `c.json(manifest)` with `namesVersion`, byte for byte: wire tools serialised once per tool, an
-      // unchanged manifest encoded once. Its length told up front: the request log need not count it.
-      const body = await processes.manifestBody(key, format, additional ?? [], names);
+      const body = await manifestAnswer(processes, c.req.valid("param"), c.req.valid("query"));
+      // Its length told up front: the request log need not count it.
       return c.body(body, 200, {
         "content-type": "application/json",
         "content-length": String(body.byteLength),
@@ -221,4 +218,17 @@ export function processRoutes(processes: ProcessService) {
   );
 
   return app;
+}
+
+/**
+ * The body of `GET …/processes/{id}/manifest` (200, `application/json`), as this route and its fast
+ * route (`fast-manifest.ts`) send it: `c.json(manifest)` with `namesVersion`, byte for byte — wire
+ * tools serialised once per tool, an unchanged manifest encoded once.
+ */
+export function manifestAnswer(
+  processes: Pick<ProcessService, "manifestBody">,
+  { tenant, project, id }: v.InferOutput<typeof ProcessPathSchema>,
+  { format, with: additional, names }: v.InferOutput<typeof ManifestQuerySchema>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  return processes.manifestBody({ tenant, project, processId: id }, format, additional ?? [], names);
 }
