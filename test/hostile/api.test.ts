@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeLlmEndpoint, openAiCompletion } from "../support/fake-llm";
-import { startTarget, startUpstream, type Target } from "./support";
+import { schemaAtTheCaps, startTarget, startUpstream, type Target } from "./support";
 
 /** Hostile requests with ordinary tenant tokens against the real server: 4xx or tool errors, never a freeze or a 500. */
 describe("attack suite: hostile requests", () => {
@@ -85,16 +85,6 @@ describe("attack suite: hostile requests", () => {
   });
 
   it("spawns whose client tool has a fresh schema at the size caps (993 nodes, 60 patterns) are checked on a worker: the serving thread compiles none", async () => {
-    /** 330 properties, 60 with a pattern: the costliest compile the caps allow, never seen before. */
-    const atTheCaps = (tag: string) => ({
-      type: "object",
-      properties: Object.fromEntries(
-        Array.from({ length: 330 }, (_, i) => [
-          `${tag}_${i}`,
-          i < 60 ? { type: "string", pattern: `^${tag}${i}[a-z]*$` } : { type: "integer", minimum: i },
-        ]),
-      ),
-    });
     const compiledHere = async () => {
       const metrics = (await (await target.request("/v1/metrics")).json()) as {
         caches: { name: string; entries?: number }[];
@@ -115,7 +105,7 @@ describe("attack suite: hostile requests", () => {
             json(
               {
                 models: [],
-                clientTools: [{ name: "wide", description: "wide", inputSchema: atTheCaps(tag) }],
+                clientTools: [{ name: "wide", description: "wide", inputSchema: schemaAtTheCaps(tag) }],
               },
               schemer,
             ),

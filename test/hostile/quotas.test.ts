@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADD_NUMBERS } from "../support/spec-examples";
-import { startTarget, type Target } from "./support";
+import { putTool, startTarget, type Target } from "./support";
 
 /**
  * Issue 35 item 4 against the real server: a tenant's floods of stored records end at its quota
@@ -25,12 +25,7 @@ describe("attack suite: stored records per tenant", () => {
       VANCE_QUOTA_DOCUMENT_MB: String(DOCUMENT_MB),
     });
     victim = await target.token_("victim", ["read"]);
-    const put = await target.request(`${VICTIM}/tools/add_numbers`, {
-      method: "PUT",
-      headers: { "content-type": "application/yaml" },
-      body: ADD_NUMBERS,
-    });
-    expect(put.status, await put.clone().text()).toBe(201);
+    await putTool(target, `${VICTIM}/tools/add_numbers`, ADD_NUMBERS);
   });
 
   /**

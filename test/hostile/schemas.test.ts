@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ADD_NUMBERS } from "../support/spec-examples";
-import { putMcpServer, type RpcMessage, startHostileMcp, startTarget, type Target } from "./support";
+import {
+  putMcpServer,
+  putTool,
+  type RpcMessage,
+  schemaAtTheCaps,
+  startHostileMcp,
+  startTarget,
+  type Target,
+} from "./support";
 
 /**
  * Issue 35 §2 against the real server: large JSON Schemas a call needs compiled — client tools',
@@ -15,16 +23,6 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
   let victim: string;
   const VICTIM = "/v1/tenants/schema-victim/projects/p";
 
-  /** 330 properties, 60 with a pattern (993 nodes): the costliest compile the caps allow, never seen before. */
-  const atTheCaps = (tag: string) => ({
-    type: "object",
-    properties: Object.fromEntries(
-      Array.from({ length: 330 }, (_, i) => [
-        `${tag}_${i}`,
-        i < 60 ? { type: "string", pattern: `^${tag}${i}[a-z]*$` } : { type: "integer", minimum: i },
-      ]),
-    ),
-  });
   const fresh = (prefix: string) => `${prefix}${Math.random().toString(36).slice(2, 8)}`;
 
   interface Compiles {
@@ -38,12 +36,7 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
   beforeAll(async () => {
     target = await startTarget();
     victim = await target.token_("schema-victim", ["read"]);
-    const put = await target.request(`${VICTIM}/tools/add_numbers`, {
-      method: "PUT",
-      headers: { "content-type": "application/yaml" },
-      body: ADD_NUMBERS,
-    });
-    expect(put.status, await put.clone().text()).toBe(201);
+    await putTool(target, `${VICTIM}/tools/add_numbers`, ADD_NUMBERS);
   });
 
   afterAll(async () => {
@@ -98,7 +91,7 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
       const tools = [0, 1, 2].map((t) => ({
         name: `wide_${p}_${t}`,
         description: "wide",
-        inputSchema: atTheCaps(fresh(`c${p}${t}x`)),
+        inputSchema: schemaAtTheCaps(fresh(`c${p}${t}x`)),
       }));
       const spawned = await post("/processes", { models: [], clientTools: tools });
       expect(spawned.status, await spawned.clone().text()).toBe(201);
@@ -147,7 +140,7 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
         "parameters:",
         "  server: nowhere",
         "  toolName: wide",
-        `  inputSchema: ${JSON.stringify(atTheCaps(fresh("d")))}`,
+        `  inputSchema: ${JSON.stringify(schemaAtTheCaps(fresh("d")))}`,
       ].join("\n");
       const answer = await target.request(`${T}/tools/${name}`, {
         method: "PUT",
@@ -193,7 +186,7 @@ describe("attack suite: fresh JSON Schemas at the caps, compiled at a call", () 
   });
 
   it("an MCP server listing 4 tools whose schemas are at the caps: each sub-tool's first call compiles on the worker", async () => {
-    const schemas = [0, 1, 2, 3].map(() => atTheCaps(fresh("m")));
+    const schemas = [0, 1, 2, 3].map(() => schemaAtTheCaps(fresh("m")));
     const rpc = (message: RpcMessage, result: unknown) => ({ jsonrpc: "2.0", id: message.id, result });
     const server = await startHostileMcp((message) => {
       if (message.method === "tools/list") {

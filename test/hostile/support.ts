@@ -399,3 +399,26 @@ export async function putMcpServer(
     ].join("\n"),
   );
 }
+
+/** 330 properties, 60 with a pattern (993 nodes): the costliest compile the caps allow, never seen before when `tag` is fresh. */
+export function schemaAtTheCaps(tag: string): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: 330 }, (_, i) => [
+        `${tag}_${i}`,
+        i < 60 ? { type: "string", pattern: `^${tag}${i}[a-z]*$` } : { type: "integer", minimum: i },
+      ]),
+    ),
+  };
+}
+
+/** Stores a tool document (YAML) at `path` with the development token; the case fails unless it answers 201. */
+export async function putTool(target: Target, path: string, yaml: string): Promise<void> {
+  const put = await target.request(path, {
+    method: "PUT",
+    headers: { "content-type": "application/yaml" },
+    body: yaml,
+  });
+  expect(put.status, await put.clone().text()).toBe(201);
+}
