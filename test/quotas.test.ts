@@ -7,7 +7,10 @@ import { initializeMessage } from "./support/mcp-messages";
 /** Issue 35 item 4: what one tenant may make the service store, and what a caller sees past it. */
 
 const HOUR = 60 * 60 * 1000;
-/** A minute into the current hour: the state store ends windows by its own clock, the real one. */
+/**
+ * A minute into the current hour. The app and the state store share the test's clock: with the
+ * store on the real one, a run crossing the hour (two fresh-clone runs at 10:59) saw the window end.
+ */
 const START = Math.floor(Date.now() / HOUR) * HOUR + 60_000;
 let clock = START;
 const stores: SqliteStateStore[] = [];
@@ -21,7 +24,7 @@ async function bearer(tenant: string, roles: Role[]): Promise<Record<string, str
 }
 
 async function quotaApp(env: Record<string, string>) {
-  const state = new SqliteStateStore(":memory:");
+  const state = new SqliteStateStore(":memory:", { now: () => clock });
   stores.push(state);
   return { ...(await testApp({ env, now: () => clock, state })), state };
 }
