@@ -1,6 +1,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { THRASH_WINDOW_MS } from "../cache/tenant-byte-cache";
+import type { Logger } from "../ports/logger";
 import {
   type CompiledJsonSchema,
   JsonSchemaValidator,
@@ -538,5 +540,54 @@ describe("JsonSchemaValidator: large schemas that must compile are compiled by t
     const here = new JsonSchemaValidator();
     await here.compileAsTenant("acme", [large("nl")]);
     expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 1, worker: 0 });
+  });
+});
+
+describe("JsonSchemaValidator: a tenant thrashing its share of compiled schemas is logged", () => {
+  it("writes one cache_thrash WARN line (cache 'jsonSchemas') per tenant and window, counted in thrashes", () => {
+    const lines: { event: string; fields: Readonly<Record<string, unknown>> | undefined }[] = [];
+    const logger: Logger = { info: () => {}, warn: (event, fields) => lines.push({ event, fields }) };
+    let now = 1_000;
+    // About 5 KiB per compiled schema: a quarter of 100 KiB holds four or five of them.
+    const compiler = new JsonSchemaValidator(
+      { maxEntries: 1000, maxBytes: 100 * 1024, tenantShare: 0.25 },
+      undefined,
+      { logger, now: () => now },
+    );
+    const schema = (tag: string, i: number) => ({
+      type: "object",
+      properties: { [`${tag}${i}`]: { type: "string" } },
+    });
+    const compileAs = (tenant: string, tag: string, from: number, to: number) => {
+      for (let i = from; i < to; i++)
+        expect(compiler.asTenant(tenant, () => compiler.compile(schema(tag, i))).ok).toBe(true);
+    };
+    const thrashLines = () => lines.filter((line) => line.event === "cache_thrash");
+
+    // Tenant B's three schemas fit its share, compiled twice: nothing evicted, nothing logged.
+    compileAs("tenant-b", "b", 0, 3);
+    compileAs("tenant-b", "b", 0, 3);
+    expect(thrashLines()).toEqual([]);
+
+    // Tenant A compiles 20 schemas through its share: its own evict its own.
+    compileAs("tenant-a", "a", 0, 20);
+    expect(thrashLines()).toHaveLength(1);
+    expect(thrashLines()[0]!.fields).toMatchObject({
+      tenant: "tenant-a",
+      cache: "jsonSchemas",
+      shareBytes: 25 * 1024,
+      windowSeconds: THRASH_WINDOW_MS / 1000,
+    });
+    expect(compiler.cacheReport().thrashes).toBe(1);
+
+    // Still thrashing in the same window: no second line.
+    compileAs("tenant-a", "a", 20, 40);
+    expect(thrashLines()).toHaveLength(1);
+    // The next window: one more line.
+    now += THRASH_WINDOW_MS;
+    compileAs("tenant-a", "a", 40, 60);
+    expect(thrashLines()).toHaveLength(2);
+    expect(compiler.cacheReport().thrashes).toBe(2);
+    expect(thrashLines().every((line) => line.fields?.tenant === "tenant-a")).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { TenantByteCache } from "../cache/tenant-byte-cache";
 import { Errors, type FieldError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import { jsonSchemaSizeProblem, measureJsonSchema } from "../json-schema-size";
+import type { Logger } from "../ports/logger";
 import { loadRe2 } from "../re2";
 import { TimeAllowance } from "../time-allowance";
 
@@ -258,19 +259,34 @@ export class JsonSchemaValidator {
       readonly tenantShare?: number;
     } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
-    options: { readonly offload?: InputSchemaCheck; readonly offloadCompile?: SchemaCompileOffload } = {},
+    options: {
+      readonly offload?: InputSchemaCheck;
+      readonly offloadCompile?: SchemaCompileOffload;
+      /** Where a tenant thrashing its share of the caches is named (`cache_thrash`); none by default. */
+      readonly logger?: Logger;
+      /** The clock of the caches' thrash windows (ms); `Date.now` by default. */
+      readonly now?: () => number;
+    } = {},
   ) {
+    const thrash = {
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    };
     this.#compiled = new TenantByteCache<CachedSchema>({
       maxBytes: limits.maxBytes,
       maxEntries: limits.maxEntries,
       sizeOf: (entry) => entry.bytes,
       // Without a share, one tenant's (the parse worker's, the CLI's): the whole cache.
       tenantShare: limits.tenantShare ?? 1,
+      name: "jsonSchemas",
+      ...thrash,
     });
     this.#checked = new TenantByteCache({
       maxBytes: CHECKED_BYTES,
       sizeOf: (verdict, key) => 2 * (key.length + verdict.problem.length) + 64,
       tenantShare: limits.tenantShare ?? 1,
+      name: "jsonSchemas.checked",
+      ...thrash,
     });
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
