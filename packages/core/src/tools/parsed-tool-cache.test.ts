@@ -24,7 +24,7 @@ function hitOf(tenant: string, name: string, descriptionChars: number): CascadeH
 }
 
 describe("ParsedToolCache, shared by tenants", () => {
-  it("keeps tenant B's parsed document while tenant A parses documents past its share", () => {
+  it("keeps tenant B's parsed document while tenant A parses documents past its share", async () => {
     // 256 KiB, a quarter (64 KiB) for each tenant; each document is about 9 KiB as counted.
     const cache = new ParsedToolCache(
       {} as DocumentCascade,
@@ -35,8 +35,9 @@ describe("ParsedToolCache, shared by tenants", () => {
       0.25,
     );
     const mine = hitOf("tenant-b", "b_tool", 4_000);
-    expect(cache.interpret(mine, "b_tool").status).toBe("found");
-    for (let i = 0; i < 64; i++) cache.interpret(hitOf("tenant-a", `a_tool_${i}`, 4_000), `a_tool_${i}`);
+    expect((await cache.interpretStored(mine, "b_tool")).status).toBe("found");
+    for (let i = 0; i < 64; i++)
+      await cache.interpretStored(hitOf("tenant-a", `a_tool_${i}`, 4_000), `a_tool_${i}`);
 
     const hits = cache.stats.hits;
     expect(cache.cachedLookup(mine.key!, mine.etag!)?.status).toBe("found");

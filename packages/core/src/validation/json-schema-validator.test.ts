@@ -2,6 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { THRASH_WINDOW_MS } from "../cache/tenant-byte-cache";
+import { Errors } from "../errors";
 import type { Logger } from "../ports/logger";
 import {
   type CompiledJsonSchema,
@@ -534,6 +535,54 @@ describe("JsonSchemaValidator: large schemas that must compile are compiled by t
     expect(await here.inTenantTurn("acme", () => here.inputSchemaProblem(schema))).toBeNull();
     expect(asked).toEqual(["acme"]);
     expect(here.compileCounts()).toMatchObject({ servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("work outside a turn (a stored document's parse on a read) compiles its large schema on the worker, its small ones here, and answers as before", async () => {
+    const { here, asked } = offloaded();
+    const small = { type: "object", properties: { q: { type: "string" } } };
+    const work = () => [here.inputSchemaProblem(large("rd")), here.inputSchemaProblem(small)];
+    // Ten reads at once (a listing and calls on a cold instance): one compile on the worker.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => here.asTenantLargeOnWorker("acme", work)),
+    );
+    expect(answers).toEqual(Array.from({ length: 10 }, () => [null, null]));
+    expect(asked).toEqual(["acme"]);
+    expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 0, worker: 1 });
+    const compiled = here.compiledNow(large("rd"));
+    const compiledHere = new JsonSchemaValidator().compile(large("rd"));
+    if (!compiled?.ok || !compiledHere.ok) throw new Error("expected usable schemas");
+    for (const value of values("rd")) expect(compiled.validate(value)).toEqual(compiledHere.validate(value));
+    // Known now: the next read compiles nothing and asks nobody.
+    expect(await here.asTenantLargeOnWorker("acme", work)).toEqual([null, null]);
+    expect(asked).toEqual(["acme"]);
+  });
+
+  it("a large schema the worker finds unusable makes the read's check answer its reason, compiled nowhere here", async () => {
+    const { here } = offloaded();
+    const broken = { ...large("bx"), properties: { ...large("bx").properties, ref: { $ref: "#/nowhere" } } };
+    const problem = await here.asTenantLargeOnWorker("acme", () => here.inputSchemaProblem(broken));
+    expect(problem).toMatch(/nowhere/);
+    expect(here.compileCounts()).toEqual({ servingThread: 0, servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("a worker refusing (429 busy) refuses the read; a worker failing otherwise leaves the compile here", async () => {
+    const refusing = new JsonSchemaValidator(undefined, undefined, {
+      offloadCompile: async () => {
+        throw Errors.busy("queue full");
+      },
+    });
+    await expect(
+      refusing.asTenantLargeOnWorker("acme", () => refusing.inputSchemaProblem(large("rf"))),
+    ).rejects.toMatchObject({ code: "busy" });
+    const failing = new JsonSchemaValidator(undefined, undefined, {
+      offloadCompile: async () => {
+        throw new Error("worker died");
+      },
+    });
+    expect(
+      await failing.asTenantLargeOnWorker("acme", () => failing.inputSchemaProblem(large("fl"))),
+    ).toBeNull();
+    expect(failing.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 1, worker: 0 });
   });
 
   it("without an offload a large schema compiles here, and is counted so", async () => {
