@@ -56,29 +56,34 @@ async function coldInstance(dir: string) {
   const fs = new FsObjectStore(join(dir, "documents"));
   const index = await fs.get(compiledLayerKey("acme", "shop"));
   if (index !== null) await fs.delete(compiledLayerKey("acme", "shop"));
-  const { app } = await testApp({ dataDir: dir, documents: fs });
+  const { app, services } = await testApp({ dataDir: dir, documents: fs });
   const client = await projectClient(app);
   const compiles = async (): Promise<Compiles> => {
     const answer = await app.request("/v1/metrics", { headers: await bearer({ tenant: "*", roles: [] }) });
     expect(answer.status).toBe(200);
     return ((await answer.json()) as { schemaCompiles: Compiles }).schemaCompiles;
   };
-  return { client, compiles };
+  return { client, compiles, services, fs };
+}
+
+/** A data directory whose store holds `wide`, written straight into it (as a bulk import would): no instance parsed it. */
+async function seededDir(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "vance-cold-schemas-"));
+  dirs.push(dir);
+  const seeded = await new FsObjectStore(join(dir, "documents")).put(
+    "acme/shop/server-tools/wide.yaml",
+    DOCUMENT,
+    {
+      contentType: "application/yaml",
+    },
+  );
+  expect(seeded.ok).toBe(true);
+  return dir;
 }
 
 describe("a cold instance reading a stored tool document with a schema at the caps", () => {
   it("compiles it on the worker, never on the serving thread, on a call's lookup and on a listing; the call's field errors are as before", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "vance-cold-schemas-"));
-    dirs.push(dir);
-    // Written straight into the store (as a bulk import would): no instance has parsed it.
-    const seeded = await new FsObjectStore(join(dir, "documents")).put(
-      "acme/shop/server-tools/wide.yaml",
-      DOCUMENT,
-      {
-        contentType: "application/yaml",
-      },
-    );
-    expect(seeded.ok).toBe(true);
+    const dir = await seededDir();
     const reference = (await new JsonSchemaValidator().ready()).compile(SCHEMA);
     if (!reference.ok) throw new Error(reference.message);
     const expectedErrors = reference.validate(BAD_PARAMS);
@@ -109,5 +114,17 @@ describe("a cold instance reading a stored tool document with a schema at the ca
     const end = await byListing.compiles();
     expect(end.servingThreadLarge - start.servingThreadLarge, "large compiles on the serving thread").toBe(0);
     expect(end.worker - start.worker, "compiles on the worker").toBe(1);
+  });
+
+  it("a rebuild of the layer's compiled index (a document stored behind the API's back) compiles it on the worker too", async () => {
+    const cold = await coldInstance(await seededDir());
+    const before = await cold.compiles();
+    expect(await cold.services.compiledLayers.rebuild("acme", "shop")).toBe("written");
+    const after = await cold.compiles();
+    expect(after.servingThreadLarge - before.servingThreadLarge, "large compiles on the serving thread").toBe(
+      0,
+    );
+    expect(after.worker - before.worker, "compiles on the worker").toBe(1);
+    expect(await cold.fs.get(compiledLayerKey("acme", "shop"))).not.toBeNull();
   });
 });
