@@ -428,7 +428,7 @@ export async function buildServices(
   const jsonSchemas = new JsonSchemaValidator(
     { ...JSON_SCHEMA_CACHE_LIMITS, tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100 },
     undefined,
-    { offload: schemaTasks.check, offloadCompile: schemaTasks.compile },
+    { offload: schemaTasks.check, offloadCompile: schemaTasks.compile, logger },
   );
   if (!overrides.lazyEngines) await loadLazyEngines();
   // After `startTelemetry` (the entries call it first): instruments made before are no-ops.
@@ -480,6 +480,7 @@ export async function buildServices(
     maxCacheBytes: config.VANCE_CACHE_DOCUMENTS_MB * MIB,
     tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
     onChanged: (tenant, project) => layerBuilder.schedule(tenant, project),
+    logger,
   });
   const catalogStore = overrides.catalog ?? objectStore(config, "catalog");
   const bundledCatalog = loadBundledCatalog(defaultsDir);

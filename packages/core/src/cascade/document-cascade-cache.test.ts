@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { THRASH_WINDOW_MS } from "../cache/tenant-byte-cache";
+import type { Logger } from "../ports/logger";
 import type { GetOptions, GetResult, ObjectStore, StoredObject } from "../ports/object-store";
 import { DocumentCascade } from "./document-cascade";
 
@@ -49,5 +51,51 @@ describe("DocumentCascade's document cache, shared by tenants", () => {
     // A's flood evicted A's own documents: its second round sent them again.
     expect(bodiesSent.get("tenant-a/_tenant/docs/page-0.md")).toBe(2);
     expect(cascade.stats.bytes).toBeLessThanOrEqual(cascade.stats.maxBytes);
+  });
+});
+
+describe("DocumentCascade's document cache: a tenant thrashing its share is logged", () => {
+  it("writes one cache_thrash WARN line (cache 'documents') per tenant and window, counted in its stats", async () => {
+    const documents = new Map<string, string>();
+    for (let i = 0; i < 5; i++) documents.set(`tenant-b/_tenant/docs/page-${i}.md`, "b".repeat(8 * 1024));
+    for (let i = 0; i < 64; i++) documents.set(`tenant-a/_tenant/docs/page-${i}.md`, "a".repeat(8 * 1024));
+    const { store } = countingStore(documents);
+    const lines: { event: string; fields: Readonly<Record<string, unknown>> | undefined }[] = [];
+    const logger: Logger = { info: () => {}, warn: (event, fields) => lines.push({ event, fields }) };
+    let now = 1_000;
+    const cascade = new DocumentCascade(store, new Map(), {
+      maxCacheBytes: 1024 * 1024,
+      tenantShare: 0.25,
+      logger,
+      now: () => now,
+    });
+    const thrashLines = () => lines.filter((line) => line.event === "cache_thrash");
+
+    // B's five documents fit its share, read twice: nothing evicted, nothing logged.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 5; i++) await cascade.lookup("tenant-b", "_tenant", `docs/page-${i}.md`);
+    expect(thrashLines()).toEqual([]);
+
+    // A reads 64 documents of 16 KiB (as UTF-16) through its 256 KiB share: its own evict its own.
+    for (let i = 0; i < 64; i++) await cascade.lookup("tenant-a", "_tenant", `docs/page-${i}.md`);
+    expect(thrashLines()).toHaveLength(1);
+    expect(thrashLines()[0]!.fields).toMatchObject({
+      tenant: "tenant-a",
+      cache: "documents",
+      shareBytes: 256 * 1024,
+      windowSeconds: THRASH_WINDOW_MS / 1000,
+    });
+    expect(cascade.stats.thrashes).toBe(1);
+
+    // Still thrashing in the same window: no second line.
+    for (let i = 0; i < 64; i++) await cascade.lookup("tenant-a", "_tenant", `docs/page-${i}.md`);
+    expect(thrashLines()).toHaveLength(1);
+
+    // The next window: one more line.
+    now += THRASH_WINDOW_MS;
+    for (let i = 0; i < 64; i++) await cascade.lookup("tenant-a", "_tenant", `docs/page-${i}.md`);
+    expect(thrashLines()).toHaveLength(2);
+    expect(cascade.stats.thrashes).toBe(2);
+    expect(thrashLines().every((line) => line.fields?.tenant === "tenant-a")).toBe(true);
   });
 });

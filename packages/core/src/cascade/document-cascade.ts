@@ -11,6 +11,7 @@ import {
   TENANT_PROJECT,
 } from "../ids";
 import { byString } from "../order";
+import type { Logger } from "../ports/logger";
 import {
   isNotModified,
   listAllObjects,
@@ -82,6 +83,10 @@ export interface DocumentCascadeOptions {
    * (429 `quota_exceeded` past the quota), a delete or a smaller replacement refunded after.
    */
   readonly quotas?: Pick<TenantQuotas, "chargeDocumentBytes" | "refundDocumentBytes">;
+  /** Where a tenant thrashing its share of the cache is named (`cache_thrash`); none by default. */
+  readonly logger?: Logger;
+  /** The clock of the cache's thrash windows (ms); `Date.now` by default. */
+  readonly now?: () => number;
 }
 
 /** What a write was charged against its tenant's quota: settled once the store answered. */
@@ -156,6 +161,9 @@ export class DocumentCascade {
       // Each tenant at most its share: one tenant's documents cannot push another's out.
       tenantOf: tenantOfCacheKey,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
+      name: "documents",
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.now === undefined ? {} : { now: options.now }),
       sizeOf: (entry, key) =>
         stringBytes(key) +
         (entry.kind === "layer"

@@ -415,7 +415,11 @@ export class CompiledLayerBuilder {
       const object = await store.get(meta.key);
       // Gone or replaced since the LIST: a later generation's rebuild (or reader) parses it.
       if (object === null || isNotModified(object) || object.etag !== meta.etag) return { meta };
-      const result = parseToolDocument(object.body, name, types);
+      // Charged to the tenant, its large schemas compiled on the worker where there is one (a
+      // document stored behind the API's back is parsed here first).
+      const result = await types.environment.jsonSchemas.asTenantLargeOnWorker(tenant, () =>
+        parseToolDocument(object.body, name, types),
+      );
       return { meta, compiled: { result, audit: object.audit ?? null } };
     });
     const layer: CompiledLayer = { stamp: { generation, at }, entries };

@@ -158,35 +158,44 @@ export class ParsedToolCache {
     };
   }
 
-  /** A hit of the cascade parsed (from the cache when its version was parsed already). */
+  /**
+   * A bundled hit of the cascade parsed (ours: its schemas are small and compile here). A stored
+   * document is read with `interpretStored`.
+   */
   interpret(hit: CascadeHit, name: string): ToolLookup {
-    if (hit.key === null || hit.etag === null) {
-      return fromParsed(
-        this.types,
-        parseToolDocument(hit.body, name, this.types),
-        name,
-        hit.layer,
-        hit.etag,
-        null,
-      );
-    }
-    const cached = this.#parsed.get(documentKey(hit.key));
+    return fromParsed(
+      this.types,
+      parseToolDocument(hit.body, name, this.types),
+      name,
+      hit.layer,
+      hit.etag,
+      null,
+    );
+  }
+
+  /**
+   * A hit of the cascade parsed (from the cache when its version was parsed already). A stored
+   * document's parse compiles its schemas charged to its tenant, its large ones on the worker
+   * (`asTenantLargeOnWorker`): a cold instance reading a document its compiled index does not
+   * hold compiles no large schema on the serving thread.
+   */
+  async interpretStored(hit: CascadeHit, name: string): Promise<ToolLookup> {
+    if (hit.key === null || hit.etag === null) return this.interpret(hit, name);
+    const key = hit.key;
+    const cached = this.#parsed.get(documentKey(key));
     if (cached?.kind === "document" && cached.etag === hit.etag) {
       this.#parsed.hit();
       return cached.lookup;
     }
     this.#parsed.miss();
-    // The schemas this parse compiles are charged to the document's tenant in the schema cache.
-    const tenant = parseLayerDocumentKey(hit.key)?.tenant;
+    const tenant = parseLayerDocumentKey(key)?.tenant;
     const parse = () => parseToolDocument(hit.body, name, this.types);
-    const document = this.parsedDocument(
-      tenant === undefined ? parse() : this.types.environment.jsonSchemas.asTenant(tenant, parse),
-      name,
-      hit.layer,
-      hit.etag,
-      hit.audit,
-    );
-    this.#parsed.set(documentKey(hit.key), document);
+    const result =
+      tenant === undefined
+        ? parse()
+        : await this.types.environment.jsonSchemas.asTenantLargeOnWorker(tenant, parse);
+    const document = this.parsedDocument(result, name, hit.layer, hit.etag, hit.audit);
+    this.#parsed.set(documentKey(key), document);
     return document.lookup;
   }
 

@@ -222,7 +222,7 @@ export class ToolReader {
     if (inCapabilityFloor(name))
       return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
     const hit = await this.cascade.lookup(tenant, project, toolDocumentPath(name));
-    if (hit && hit.layer !== "bundled") return this.parsed.interpret(hit, name);
+    if (hit && hit.layer !== "bundled") return this.parsed.interpretStored(hit, name);
     const bundled = this.bundledTools().get(name);
     if (bundled) return bundled;
     return builtIn ? { status: "found", tool: builtIn } : { status: "not_found" };
@@ -270,7 +270,7 @@ export class ToolReader {
           layerProjectOf(layer, project)!,
           toolDocumentPath(name),
         );
-        return [name, hit ? this.parsed.interpret(hit, name) : null, meta] as const;
+        return [name, hit ? await this.parsed.interpretStored(hit, name) : null, meta] as const;
       },
     );
     for (const [name, found, meta] of stored) {

@@ -1,6 +1,9 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { THRASH_WINDOW_MS } from "../cache/tenant-byte-cache";
+import { Errors } from "../errors";
+import type { Logger } from "../ports/logger";
 import {
   type CompiledJsonSchema,
   JsonSchemaValidator,
@@ -534,9 +537,106 @@ describe("JsonSchemaValidator: large schemas that must compile are compiled by t
     expect(here.compileCounts()).toMatchObject({ servingThreadLarge: 0, worker: 1 });
   });
 
+  it("work outside a turn (a stored document's parse on a read) compiles its large schema on the worker, its small ones here, and answers as before", async () => {
+    const { here, asked } = offloaded();
+    const small = { type: "object", properties: { q: { type: "string" } } };
+    const work = () => [here.inputSchemaProblem(large("rd")), here.inputSchemaProblem(small)];
+    // Ten reads at once (a listing and calls on a cold instance): one compile on the worker.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => here.asTenantLargeOnWorker("acme", work)),
+    );
+    expect(answers).toEqual(Array.from({ length: 10 }, () => [null, null]));
+    expect(asked).toEqual(["acme"]);
+    expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 0, worker: 1 });
+    const compiled = here.compiledNow(large("rd"));
+    const compiledHere = new JsonSchemaValidator().compile(large("rd"));
+    if (!compiled?.ok || !compiledHere.ok) throw new Error("expected usable schemas");
+    for (const value of values("rd")) expect(compiled.validate(value)).toEqual(compiledHere.validate(value));
+    // Known now: the next read compiles nothing and asks nobody.
+    expect(await here.asTenantLargeOnWorker("acme", work)).toEqual([null, null]);
+    expect(asked).toEqual(["acme"]);
+  });
+
+  it("a large schema the worker finds unusable makes the read's check answer its reason, compiled nowhere here", async () => {
+    const { here } = offloaded();
+    const broken = { ...large("bx"), properties: { ...large("bx").properties, ref: { $ref: "#/nowhere" } } };
+    const problem = await here.asTenantLargeOnWorker("acme", () => here.inputSchemaProblem(broken));
+    expect(problem).toMatch(/nowhere/);
+    expect(here.compileCounts()).toEqual({ servingThread: 0, servingThreadLarge: 0, worker: 1 });
+  });
+
+  it("a worker refusing (429 busy) refuses the read; a worker failing otherwise leaves the compile here", async () => {
+    const refusing = new JsonSchemaValidator(undefined, undefined, {
+      offloadCompile: async () => {
+        throw Errors.busy("queue full");
+      },
+    });
+    await expect(
+      refusing.asTenantLargeOnWorker("acme", () => refusing.inputSchemaProblem(large("rf"))),
+    ).rejects.toMatchObject({ code: "busy" });
+    const failing = new JsonSchemaValidator(undefined, undefined, {
+      offloadCompile: async () => {
+        throw new Error("worker died");
+      },
+    });
+    expect(
+      await failing.asTenantLargeOnWorker("acme", () => failing.inputSchemaProblem(large("fl"))),
+    ).toBeNull();
+    expect(failing.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 1, worker: 0 });
+  });
+
   it("without an offload a large schema compiles here, and is counted so", async () => {
     const here = new JsonSchemaValidator();
     await here.compileAsTenant("acme", [large("nl")]);
     expect(here.compileCounts()).toEqual({ servingThread: 1, servingThreadLarge: 1, worker: 0 });
+  });
+});
+
+describe("JsonSchemaValidator: a tenant thrashing its share of compiled schemas is logged", () => {
+  it("writes one cache_thrash WARN line (cache 'jsonSchemas') per tenant and window, counted in thrashes", () => {
+    const lines: { event: string; fields: Readonly<Record<string, unknown>> | undefined }[] = [];
+    const logger: Logger = { info: () => {}, warn: (event, fields) => lines.push({ event, fields }) };
+    let now = 1_000;
+    // About 5 KiB per compiled schema: a quarter of 100 KiB holds four or five of them.
+    const compiler = new JsonSchemaValidator(
+      { maxEntries: 1000, maxBytes: 100 * 1024, tenantShare: 0.25 },
+      undefined,
+      { logger, now: () => now },
+    );
+    const schema = (tag: string, i: number) => ({
+      type: "object",
+      properties: { [`${tag}${i}`]: { type: "string" } },
+    });
+    const compileAs = (tenant: string, tag: string, from: number, to: number) => {
+      for (let i = from; i < to; i++)
+        expect(compiler.asTenant(tenant, () => compiler.compile(schema(tag, i))).ok).toBe(true);
+    };
+    const thrashLines = () => lines.filter((line) => line.event === "cache_thrash");
+
+    // Tenant B's three schemas fit its share, compiled twice: nothing evicted, nothing logged.
+    compileAs("tenant-b", "b", 0, 3);
+    compileAs("tenant-b", "b", 0, 3);
+    expect(thrashLines()).toEqual([]);
+
+    // Tenant A compiles 20 schemas through its share: its own evict its own.
+    compileAs("tenant-a", "a", 0, 20);
+    expect(thrashLines()).toHaveLength(1);
+    expect(thrashLines()[0]!.fields).toMatchObject({
+      tenant: "tenant-a",
+      cache: "jsonSchemas",
+      shareBytes: 25 * 1024,
+      windowSeconds: THRASH_WINDOW_MS / 1000,
+    });
+    expect(compiler.cacheReport().thrashes).toBe(1);
+
+    // Still thrashing in the same window: no second line.
+    compileAs("tenant-a", "a", 20, 40);
+    expect(thrashLines()).toHaveLength(1);
+    // The next window: one more line.
+    now += THRASH_WINDOW_MS;
+    compileAs("tenant-a", "a", 40, 60);
+    expect(thrashLines()).toHaveLength(2);
+    expect(compiler.cacheReport().thrashes).toBe(2);
+    expect(thrashLines().every((line) => line.fields?.tenant === "tenant-a")).toBe(true);
   });
 });

@@ -2,9 +2,10 @@ import type { Ajv, CodeOptions, ErrorObject, ValidateFunction } from "ajv";
 import type { RE2JS } from "re2js";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
-import { Errors, type FieldError } from "../errors";
+import { Errors, type FieldError, VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import { jsonSchemaSizeProblem, measureJsonSchema } from "../json-schema-size";
+import type { Logger } from "../ports/logger";
 import { loadRe2 } from "../re2";
 import { TimeAllowance } from "../time-allowance";
 
@@ -258,19 +259,34 @@ export class JsonSchemaValidator {
       readonly tenantShare?: number;
     } = JSON_SCHEMA_CACHE_LIMITS,
     shares: SchemaCompileShares = SCHEMA_COMPILE_SHARES,
-    options: { readonly offload?: InputSchemaCheck; readonly offloadCompile?: SchemaCompileOffload } = {},
+    options: {
+      readonly offload?: InputSchemaCheck;
+      readonly offloadCompile?: SchemaCompileOffload;
+      /** Where a tenant thrashing its share of the caches is named (`cache_thrash`); none by default. */
+      readonly logger?: Logger;
+      /** The clock of the caches' thrash windows (ms); `Date.now` by default. */
+      readonly now?: () => number;
+    } = {},
   ) {
+    const thrash = {
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    };
     this.#compiled = new TenantByteCache<CachedSchema>({
       maxBytes: limits.maxBytes,
       maxEntries: limits.maxEntries,
       sizeOf: (entry) => entry.bytes,
       // Without a share, one tenant's (the parse worker's, the CLI's): the whole cache.
       tenantShare: limits.tenantShare ?? 1,
+      name: "jsonSchemas",
+      ...thrash,
     });
     this.#checked = new TenantByteCache({
       maxBytes: CHECKED_BYTES,
       sizeOf: (verdict, key) => 2 * (key.length + verdict.problem.length) + 64,
       tenantShare: limits.tenantShare ?? 1,
+      name: "jsonSchemas.checked",
+      ...thrash,
     });
     this.#shares = shares;
     this.#allowance = new TimeAllowance(shares.msPerMinute, 60_000);
@@ -416,6 +432,69 @@ export class JsonSchemaValidator {
   }
 
   /**
+   * Runs `work` — synchronous work that compiles `tenant`'s schemas where no turn is taken (a
+   * stored tool document parsed on a read: a cold instance's lookup or listing) — as `asTenant`
+   * does, except that its large schemas (at least {@link OFFLOAD_MIN_NODES} nodes) compile on the
+   * worker first (`offloadCompile`), so no large compile runs on the serving thread. The work runs
+   * once with those compiles held back (a large-only probe: small schemas compile as they always
+   * did); when it met a large schema not cached, its answer is dropped, the schemas compile on the
+   * worker (a compile of the same text this tenant has in flight is awaited, not repeated), their
+   * code is loaded here, and the work runs again, finding them cached. Without an offload, or
+   * inside a probe, it is `asTenant`. Throws what the offload threw when it refused (429 `busy`);
+   * a worker that failed otherwise leaves the compile to the serving thread, as before.
+   */
+  async asTenantLargeOnWorker<T>(tenant: string, work: () => T): Promise<T> {
+    const offload = this.#offloadCompile;
+    if (offload === undefined || this.#probe !== null) return this.asTenant(tenant, work);
+    const probe: Probe = { missed: false, schemas: [], largeOnly: true };
+    this.#probe = probe;
+    let outcome: { readonly value: T } | { readonly error: unknown };
+    try {
+      outcome = { value: this.asTenant(tenant, work) };
+    } catch (error) {
+      outcome = { error };
+    } finally {
+      this.#probe = null;
+    }
+    if (!probe.missed) {
+      if ("error" in outcome) throw outcome.error;
+      return outcome.value;
+    }
+    for (const schema of probe.schemas) {
+      if (this.#cached(schema) !== undefined) continue;
+      const key = inFlightKey(tenant, schema);
+      const running = key === undefined ? undefined : this.#compiling.get(key);
+      if (running) {
+        await running;
+        continue;
+      }
+      const entry = (async () => {
+        let source: CompiledSchemaSource;
+        try {
+          source = await offload(tenant, schema);
+        } catch (error) {
+          if (error instanceof VanceError) throw error;
+          // The worker failed (not a refusal): the work's own run compiles it here, as before.
+          return undefined;
+        }
+        return this.asTenant(tenant, () => this.#loadCompiled(schema, source));
+      })();
+      if (key === undefined) {
+        await entry;
+        continue;
+      }
+      const shared = entry.then((result) => result ?? this.asTenant(tenant, () => this.compile(schema)));
+      this.#compiling.set(key, shared);
+      const forget = () => {
+        if (this.#compiling.get(key) === shared) this.#compiling.delete(key);
+      };
+      shared.then(forget, forget);
+      await shared;
+    }
+    return this.asTenant(tenant, work);
+  }
+
+  /**
    * Runs `body` holding one of `tenant`'s turns; each piece of work it hands `paced` runs after
    * whoever else waits for the thread (a health check, another tenant), is charged to the
    * tenant's compile time, and makes the turn rest `restPerCompile` times as long after it. The
@@ -480,8 +559,14 @@ export class JsonSchemaValidator {
   }
 
   /** In a probe (`#probed`): notes that the work would compile (`schema`, when a compile), and answers true. */
-  #heldBack(schema?: JsonSchema): boolean {
+  #heldBack(schema?: JsonSchema, text?: string): boolean {
     if (!this.#probe) return false;
+    if (this.#probe.largeOnly) {
+      // A large-only probe (`asTenantLargeOnWorker`) holds back only compiles of large schemas.
+      if (schema === undefined || text === undefined) return false;
+      const nodes = measureJsonSchema(schema, text.length);
+      if (typeof nodes !== "number" || nodes < OFFLOAD_MIN_NODES) return false;
+    }
     this.#probe.missed = true;
     if (schema !== undefined) this.#probe.schemas.push(schema);
     return true;
@@ -591,7 +676,7 @@ export class JsonSchemaValidator {
       return { ok: false, message: `not a usable JSON Schema: ${reason}` };
     }
     const known = this.#compiled.readShared(key)?.result;
-    if (known === undefined && this.#heldBack(schema)) {
+    if (known === undefined && this.#heldBack(schema, key)) {
       return { ok: false, message: "not compiled: held back in a probe" };
     }
     const cached = this.#reads.read(known);
@@ -745,6 +830,8 @@ function inFlightKey(tenant: string, schema: JsonSchema): string | undefined {
 interface Probe {
   missed: boolean;
   readonly schemas: JsonSchema[];
+  /** Only compiles of large schemas are held back (`asTenantLargeOnWorker`). */
+  readonly largeOnly?: boolean;
 }
 
 /** Whether `schema` has at least {@link OFFLOAD_MIN_NODES} nodes (and is within the size caps). */
