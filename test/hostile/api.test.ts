@@ -223,10 +223,13 @@ describe("attack suite: hostile requests", () => {
       ),
       await put(
         `${T}/tools/ask_often`,
-        `type: scripted\ndescription: asks 1,000 times\nparameters:\n  inputs: []\n  source: |\n    let failed = 0, last;\n    for (let i = 0; i < 1000; i++) { try { vance.tools.call("ask_nobody", { input: "x" }) } catch (e) { failed++; last = e.code } }\n    ({ failed, last })\n`,
+        `type: scripted\ndescription: asks 1,000 times\nparameters:\n  timeoutMs: 30000\n  inputs: []\n  source: |\n    let failed = 0, last;\n    for (let i = 0; i < 1000; i++) { try { vance.tools.call("ask_nobody", { input: "x" }) } catch (e) { failed++; last = e.code } }\n    ({ failed, last })\n`,
       ),
     ];
     for (const result of stored) expect(result.status, JSON.stringify(result.body)).toBeLessThan(300);
+    // The longest deadline a script may ask: at load ~17 (two suites on 2 cores) the 1,000 refusals
+    // outran the default one after 5.6 s of wall time; what is asserted is that each is refused at
+    // once (no call waits on a model), not how fast a loaded machine runs them.
     const answer = await target.attack(
       "scripted tool calling a prompt_template of an unknown model 1,000 times",
       async () => answered(await target.request(`${T}/tools/ask_often/invoke`, json({ params: {} }, reader))),
