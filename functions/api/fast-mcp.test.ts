@@ -291,14 +291,14 @@ async function listen(app: ReturnType<typeof createApp>): Promise<string> {
 const pathOf = async (test: Case) =>
   (test.path ?? `${T}/processes/{id}/mcp`).replace("{id}", test.fresh ? await spawn() : processId);
 
-function bodyOf(test: Case): Buffer | undefined {
-  if (test.raw !== undefined) return Buffer.from(test.raw);
-  if (test.message !== undefined) return Buffer.from(JSON.stringify(test.message));
+function bodyOf(test: Case): Uint8Array<ArrayBuffer> | undefined {
+  if (test.raw !== undefined) return new Uint8Array(Buffer.from(test.raw));
+  if (test.message !== undefined) return new TextEncoder().encode(JSON.stringify(test.message));
   return undefined;
 }
 
 /** The MCP SDK client's headers, the body's length, the token and the test's own. */
-async function headersOf(test: Case, body: Buffer | undefined): Promise<Record<string, string>> {
+async function headersOf(test: Case, body: Uint8Array | undefined): Promise<Record<string, string>> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -442,7 +442,7 @@ describe("the process MCP endpoint's fast route against its Hono route", () => {
   });
 
   it("leaves the session endpoint (T/mcp) to Hono", async () => {
-    const body = Buffer.from(JSON.stringify(INITIALIZE));
+    const body = new TextEncoder().encode(JSON.stringify(INITIALIZE));
     const request = new Request(`http://localhost${T}/mcp`, {
       method: "POST",
       headers: await headersOf({ name: "session", status: 200, fast: false }, body),
