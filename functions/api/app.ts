@@ -6,6 +6,7 @@ import type { AppServices } from "./app-services";
 import { type AuthEnv, authentication, ENGINE, need } from "./auth";
 import { limitBodies } from "./body-limits";
 import { fastManifest } from "./fast-manifest";
+import { fastProcessMcp } from "./fast-mcp";
 import { serveFastRoutes } from "./fast-path";
 import {
   describe,
@@ -177,8 +178,15 @@ export function createApp(services: AppServices, options: AppOptions = {}) {
     }),
   );
   if (options.fastRoutes !== false) {
-    // An engine's every turn: the manifest, answered before the middleware chain above.
-    serveFastRoutes(app, [fastManifest(services.processes, verifier)], services.logger);
+    // An engine's every turn: the manifest and its MCP messages, answered before the middleware chain above.
+    serveFastRoutes(
+      app,
+      [
+        fastManifest(services.processes, verifier),
+        fastProcessMcp(services.processes, verifier, { version: services.version, settings: services.mcp }),
+      ],
+      services.logger,
+    );
   }
   return app;
 }

@@ -23,15 +23,28 @@ export interface FastClaim {
   readonly route: string;
   /** The path's tenant, for the log line and the span. */
   readonly tenant?: string | undefined;
-  /** The 200 answer; a throw is answered as a problem, as Hono's `onError` answers it. */
+  /**
+   * Headers every answer of the claim carries, its problems too: what the route's own middleware
+   * sets after its handler (the MCP endpoints' CORS headers), set over the others.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The answer; a throw is answered as a problem, as Hono's `onError` answers it. */
   answer(): Promise<FastAnswer>;
 }
 
-/** A fast route's answer: what its Hono handler sends, `content-length` the body's. */
+/** A fast route's answer: what its Hono handler sends, `content-length` the body's unless `sized` is false. */
 export interface FastAnswer {
   readonly status: number;
+  /** The body's media type; none for an answer without a body (`body: null`). */
   readonly contentType: string;
-  readonly body: Uint8Array<ArrayBuffer>;
+  readonly body: Uint8Array<ArrayBuffer> | null;
+  /**
+   * Whether the answer states its length (default true), as `c.body` does; a `Response` a Hono
+   * handler builds itself (the MCP SDK's) states none, and the Node server counts it as it writes.
+   */
+  readonly sized?: boolean;
+  /** The handler's own headers besides its content type (the SDK's `cache-control` of a stream). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Claims a request it answers exactly as its Hono route would, or passes it on (`undefined`). */
@@ -89,14 +102,15 @@ async function answer(claim: FastClaim, request: Request, logger: Logger): Promi
   let response: Response;
   let bytes: number;
   try {
-    const { status, contentType, body } = await trace.within(() => claim.answer());
-    bytes = body.byteLength;
-    response = new Response(body, {
-      status,
-      headers: answerHeaders(contentType, String(bytes), trace.requestId),
-    });
+    const answered = await trace.within(() => claim.answer());
+    bytes = answered.body?.byteLength ?? 0;
+    const headers = answerHeaders(answered.contentType, String(bytes), trace.requestId);
+    if (answered.sized === false) delete headers["content-length"];
+    if (answered.body === null || answered.contentType === "") delete headers["content-type"];
+    Object.assign(headers, answered.headers, claim.headers);
+    response = new Response(answered.body, { status: answered.status, headers });
   } catch (error) {
-    ({ response, bytes } = await problem(error, trace, logger));
+    ({ response, bytes } = await problem(error, trace, logger, claim.headers));
   }
   trace.answered(claim.route, claim.tenant, response.status);
   trace.done(claim.route, claim.tenant, response.status, bytes);
@@ -112,6 +126,7 @@ async function problem(
   error: unknown,
   trace: RequestTrace,
   logger: Logger,
+  claimed: Readonly<Record<string, string>> | undefined,
 ): Promise<{ response: Response; bytes: number }> {
   const answered = await withRequestId(
     trace.within(() => problemResponse(error, (fields) => logger.warn("http.error", fields))),
@@ -120,6 +135,7 @@ async function problem(
   const headers = answerHeaders(answered.headers.get("content-type") ?? "", "", trace.requestId);
   delete headers["content-length"];
   for (const [name, value] of answered.headers) headers[name] ??= value;
+  Object.assign(headers, claimed);
   const body = await answered.text();
   return {
     response: new Response(body, { status: answered.status, headers }),

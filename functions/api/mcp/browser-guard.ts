@@ -30,26 +30,42 @@ export interface BrowserGuardSettings {
  * name would be its "own" too). Requests without `Origin` come from programs, not pages, and pass.
  */
 export function browserGuard(settings: BrowserGuardSettings) {
-  const allowed = new Set(settings.allowedOrigins);
   return createMiddleware(async (c, next) => {
-    const host = c.req.header("host") ?? new URL(c.req.url).host;
-    if (settings.loopbackOnly && !LOOPBACK_HOST_HEADER.test(host)) {
-      throw new VanceError(
-        "host_not_allowed",
-        "this server listens on loopback only: the Host header must be localhost, 127.0.0.1 or [::1]",
-      );
-    }
-    const origin = c.req.header("origin");
-    const ownOrigin =
-      settings.loopbackOnly && origin !== undefined && originHost(origin) === host.toLowerCase();
-    if (origin !== undefined && !allowed.has(origin) && !ownOrigin) {
-      throw new VanceError(
-        "origin_not_allowed",
-        `the origin '${origin.slice(0, 100)}' may not call this server (VANCE_MCP_ALLOWED_ORIGINS)`,
-      );
-    }
+    const refusal = browserRefusal(
+      settings,
+      c.req.header("host") ?? new URL(c.req.url).host,
+      c.req.header("origin"),
+    );
+    if (refusal) throw refusal;
     await next();
   });
+}
+
+/**
+ * What {@link browserGuard} refuses of a request with this `Host` (the header, else the URL's) and
+ * `Origin`, or undefined when it passes: the one rule of the Hono routes and the fast route
+ * (`fast-mcp.ts`).
+ */
+export function browserRefusal(
+  settings: BrowserGuardSettings,
+  host: string,
+  origin: string | undefined,
+): VanceError | undefined {
+  if (settings.loopbackOnly && !LOOPBACK_HOST_HEADER.test(host)) {
+    return new VanceError(
+      "host_not_allowed",
+      "this server listens on loopback only: the Host header must be localhost, 127.0.0.1 or [::1]",
+    );
+  }
+  const ownOrigin =
+    settings.loopbackOnly && origin !== undefined && originHost(origin) === host.toLowerCase();
+  if (origin !== undefined && !settings.allowedOrigins.includes(origin) && !ownOrigin) {
+    return new VanceError(
+      "origin_not_allowed",
+      `the origin '${origin.slice(0, 100)}' may not call this server (VANCE_MCP_ALLOWED_ORIGINS)`,
+    );
+  }
+  return undefined;
 }
 
 /** The `host[:port]` of an `Origin` header, or null for `null` and anything unparsable. */

@@ -13,7 +13,7 @@ import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
 import * as v from "valibot";
 import { type AuthEnv, ENGINE, need } from "../auth";
-import { mediaType, parseJsonText, textBody } from "../http";
+import { parseJsonText, textBody } from "../http";
 import { type BrowserGuardSettings, browserGuard } from "../mcp/browser-guard";
 import type { ProcessMcpServer } from "../mcp/process-server";
 import type { McpSessions } from "../mcp/sessions";
@@ -116,15 +116,7 @@ export function mcpRoutes(
   },
 ) {
   const { settings } = options;
-  // The MCP SDK (and zod beneath it) is a third of the bundle: loaded by the first MCP request,
-  // not at every cold start.
-  let loaded: Promise<ProcessMcpServer> | undefined;
-  const mcpServer = () => {
-    loaded ??= import("../mcp/process-server").then(
-      ({ ProcessMcpServer }) => new ProcessMcpServer({ processes, version: options.version }),
-    );
-    return loaded;
-  };
+  const mcpServer = mcpServerOf(processes, options.version);
   const allowed = new Set(settings.allowedOrigins);
   const guard = browserGuard(settings);
   // Each endpoint is a protected resource of its own (RFC 9728): its 401s point at its metadata.
@@ -145,17 +137,17 @@ export function mcpRoutes(
     ],
     exposeHeaders: ["mcp-session-id", "www-authenticate"],
   });
-  const exposed = "mcp-session-id,www-authenticate";
   /**
    * CORS as `browserCors` answers it, for a request without `Origin` (every engine's: programs
-   * send none) set in place on the answer: the same headers (`Access-Control-Expose-Headers`,
-   * `Vary: Origin`), without hono's `cors`, which sets them through a placeholder answer and
-   * `c.header` after the route — copying the route's answer twice and turning its string body
-   * into a stream that the Node server then writes chunk by chunk (issue 39: every tools/call).
+   * send none) set in place on the answer: the same headers ({@link NO_ORIGIN_CORS}), without
+   * hono's `cors`, which sets them through a placeholder answer and `c.header` after the route —
+   * copying the route's answer twice and turning its string body into a stream that the Node
+   * server then writes chunk by chunk (issue 39: every tools/call).
    */
   const crossOrigin = createMiddleware(async (c, next) => {
     if (c.req.header("origin") !== undefined || c.req.method === "OPTIONS") return browserCors(c, next);
     await next();
+    const exposed = NO_ORIGIN_CORS["access-control-expose-headers"];
     try {
       c.res.headers.set("access-control-expose-headers", exposed);
       c.res.headers.append("vary", "Origin");
@@ -228,11 +220,36 @@ export function mcpRoutes(
   return app;
 }
 
-/** The request's JSON-RPC message(s), parsed; the SDK's transport then checks their shape. */
-async function jsonRpcBody(c: Context): Promise<unknown> {
-  if (mediaType(c) !== "application/json") {
+/**
+ * The process's MCP server, its module loaded by the first MCP request: the MCP SDK (and zod
+ * beneath it) is a third of the bundle, not to be loaded at every cold start.
+ */
+export function mcpServerOf(processes: ProcessService, version: string): () => Promise<ProcessMcpServer> {
+  let loaded: Promise<ProcessMcpServer> | undefined;
+  return () => {
+    loaded ??= import("../mcp/process-server").then(
+      ({ ProcessMcpServer }) => new ProcessMcpServer({ processes, version }),
+    );
+    return loaded;
+  };
+}
+
+/** The CORS headers of an MCP endpoint's answer to a request without `Origin` (hono's `cors` sets these). */
+export const NO_ORIGIN_CORS = {
+  "access-control-expose-headers": "mcp-session-id,www-authenticate",
+  vary: "Origin",
+} as const;
+
+/** Throws 415 unless the request's media type (`Content-Type` without parameters) is JSON. */
+export function requireJsonRpcMediaType(contentType: string | null | undefined): void {
+  if ((contentType ?? "").split(";")[0]!.trim().toLowerCase() !== "application/json") {
     throw new VanceError("unsupported_media_type", "MCP messages are sent as application/json");
   }
+}
+
+/** The request's JSON-RPC message(s), parsed; the SDK's transport then checks their shape. */
+async function jsonRpcBody(c: Context): Promise<unknown> {
+  requireJsonRpcMediaType(c.req.header("content-type"));
   return parseJsonText(await textBody(c));
 }
 
