@@ -79,6 +79,11 @@ export interface EngineJob {
   readonly log?: (line: string) => void;
   /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
   readonly maxResultChars?: number;
+  /**
+   * Whether the caller ended: read at every interrupt check, so a cancelled run stops there and
+   * answers `Cancelled` on its own thread, which then serves the next run (no thread is stopped).
+   */
+  readonly cancelled?: () => boolean;
 }
 
 interface RunState {
@@ -86,7 +91,7 @@ interface RunState {
   phase: "preparing" | "running" | "finished";
   /** The host is reading a sibling call's params, which may run the script's `toJSON`. */
   readingParams: boolean;
-  interrupted?: "deadline" | "statements" | "memory";
+  interrupted?: "cancelled" | "deadline" | "statements" | "memory";
   /** A sibling call was cut off by the deadline; the script may have caught that. */
   hostCallTimedOut: boolean;
 }
@@ -297,7 +302,8 @@ function applyLimits(
   const maxBytes = memory.buffer.byteLength + job.limits.memoryBytes;
   let interrupts = 0;
   return () => {
-    if (performance.now() >= job.deadline) state.interrupted = "deadline";
+    if (job.cancelled?.()) state.interrupted = "cancelled";
+    else if (performance.now() >= job.deadline) state.interrupted = "deadline";
     else if (memory.buffer.byteLength > maxBytes) state.interrupted = "memory";
     else if (++interrupts > job.limits.maxInterrupts) state.interrupted = "statements";
     return state.interrupted !== undefined;
@@ -334,6 +340,7 @@ function resultWithin(value: unknown, maxChars: number | undefined): ScriptOutco
 }
 
 function limitHit(state: RunState, job: EngineJob): ScriptOutcome | undefined {
+  if (state.interrupted === "cancelled") return cancelledOutcome();
   if (state.interrupted === "deadline" || state.hostCallTimedOut) return timeoutOutcome(job.timeoutMs);
   if (state.interrupted === "memory") return memoryError(job.limits);
   if (state.interrupted === "statements") {
@@ -364,6 +371,11 @@ function stackOverflowMessage(limits: SandboxLimits): string {
 
 function memoryError(limits: SandboxLimits): ScriptOutcome {
   return failed("MemoryError", `script exceeded its memory limit of ${limits.memoryBytes} bytes`);
+}
+
+/** The outcome of a run whose caller ended before it finished, wherever that was noticed. */
+export function cancelledOutcome(): { ok: false; error: string; message: string } {
+  return failed("Cancelled", "the caller ended before the script finished");
 }
 
 /** The outcome of a run that overstayed its deadline, wherever that was noticed. */

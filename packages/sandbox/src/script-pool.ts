@@ -28,7 +28,10 @@ export interface ScriptRequest {
    * without waiting (its ancestors hold threads of that share), and answers `Busy` when none is free.
    */
   nested?: boolean;
-  /** Aborts when the caller ended: the run is stopped at once and answers `Cancelled`. */
+  /**
+   * Aborts when the caller ended: the run stops at its next interrupt check and answers
+   * `Cancelled`, its thread kept for the next run (terminated only if it ignores the check for `graceMs`).
+   */
   signal?: AbortSignal;
   /**
    * The outcome says how far the run got: its `console` lines (`LOG_LIMITS`) and its sibling
@@ -71,7 +74,7 @@ export interface ScriptPoolOptions {
   maxQueuedPerTenant?: number;
   /** Longest wait for a slot before a run answers `Busy` (shorter when its deadline is). Default 10 s. */
   maxQueueWaitMs?: number;
-  /** How long past its deadline a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
+  /** How long past its deadline or its cancel a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
   graceMs?: number;
   /** The worker script (the built `dist/script-worker.mjs` by default). */
   workerUrl?: URL;
@@ -124,8 +127,9 @@ const IDLE_RETIRE_MS = 30_000;
 /**
  * Runs `scripted` tools in QuickJS on a pool of worker threads: each run in a context as it was
  * made (one kept per thread, its memory restored after every run), no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
- * `run` never executes guest code, and a run that overstays its deadline is ended by terminating
- * its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
+ * `run` never executes guest code; a run past its deadline or cancelled stops at its next interrupt
+ * check and its thread serves the next run, and one that ignores the check (a regex) for `graceMs`
+ * is ended by terminating its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
  * sibling calls' runs never queue (their caller holds a thread) and answer `Busy` when no thread is free.
  */
 export class ScriptPool {
