@@ -97,7 +97,19 @@ export interface ScriptPoolOptions {
 
 /** Counters for tests, benchmarks and diagnostics. */
 export interface ScriptPoolStats {
-  workers: { idle: number; busy: number; starting: number; started: number; terminated: number };
+  /**
+   * Threads now idle, running, starting; started and terminated since the pool was made, and of
+   * those terminated the idle ones `retired` above `warmWorkers`. The rest were ended mid-run: a
+   * run that ignored its deadline or its cancel for `graceMs` (a regex), or a thread that failed.
+   */
+  workers: {
+    idle: number;
+    busy: number;
+    starting: number;
+    started: number;
+    terminated: number;
+    retired: number;
+  };
   runs: number;
   busy: number;
   /** Runs refused because their tenant had spent its worker time. */
@@ -138,7 +150,7 @@ export class ScriptPool {
   private readonly workerTime: TimeAllowance;
   private starting = 0;
   private busyWorkers = 0;
-  private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0, rateLimited: 0 };
+  private readonly counters = { started: 0, terminated: 0, retired: 0, runs: 0, busy: 0, rateLimited: 0 };
   private retireTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
@@ -271,6 +283,7 @@ export class ScriptPool {
         starting: this.starting,
         started: this.counters.started,
         terminated: this.counters.terminated,
+        retired: this.counters.retired,
       },
       runs: this.counters.runs,
       busy: this.counters.busy,
@@ -387,6 +400,7 @@ export class ScriptPool {
       while (this.idle.length > this.settings.warmWorkers) {
         this.idle.shift()?.terminate();
         this.counters.terminated += 1;
+        this.counters.retired += 1;
       }
     }, IDLE_RETIRE_MS);
     this.retireTimer.unref();
