@@ -251,7 +251,7 @@ function execute(scope: Scope, prepared: PreparedRun, job: EngineJob): ScriptOut
   }
   if (mentions(job.source, "vance")) {
     hooks.call = job.callTool
-      ? siblingToolCall(context, job.callTool, state, json)
+      ? siblingToolCall(context, job.callTool, state, json, job)
       : unavailableToolCall(context);
     installVance(context, host.call);
   }
@@ -383,6 +383,27 @@ export function timeoutOutcome(timeoutMs: number): { ok: false; error: string; m
   return failed("TimeoutError", `script exceeded its deadline of ${timeoutMs} ms`);
 }
 
+/** Whether the run was cancelled or is past its deadline; marks it interrupted if so. */
+function mustStop(state: RunState, job: EngineJob): boolean {
+  if (state.interrupted) return true;
+  if (job.cancelled?.()) state.interrupted = "cancelled";
+  else if (performance.now() >= job.deadline) state.interrupted = "deadline";
+  return state.interrupted !== undefined;
+}
+
+/**
+ * Ends the script from inside a host function, once its run is marked interrupted: a loop of the
+ * VM's own reaches the interrupt handler (which answers true from now on) within microseconds,
+ * and QuickJS's "interrupted" error it throws is one no `catch` or `finally` of the script sees.
+ * Thrown from here, it unwinds the whole script as an interrupt check would have.
+ */
+function interruptNow(context: QuickJSContext): VmCallResult<QuickJSHandle> {
+  const ran = context.evalCode("for (;;) {}", "interrupt.js", EVAL_OPTIONS);
+  if (ran.error) return { error: ran.error };
+  ran.value.dispose();
+  return vmError(context, "InternalError", "interrupted");
+}
+
 function checkToolName(
   context: QuickJSContext,
   name: QuickJSHandle | undefined,
@@ -410,6 +431,7 @@ function siblingToolCall(
   callTool: BlockingToolCall,
   state: RunState,
   json: JsonFunctions,
+  job: EngineJob,
 ) {
   return (nameHandle?: QuickJSHandle, paramsHandle?: QuickJSHandle): VmCallResult<QuickJSHandle> => {
     const invalid = checkToolName(context, nameHandle);
@@ -417,6 +439,10 @@ function siblingToolCall(
     if (state.phase !== "running" || state.readingParams) {
       return vmError(context, "ToolCallError", "vance.tools.call cannot be called from here");
     }
+    // A run told to stop (its caller ended, its deadline passed) stops at its next call, not
+    // only at its next interrupt check: a loop that catches each refusal may go thousands of
+    // calls between two checks.
+    if (mustStop(state, job)) return interruptNow(context);
     const name = context.getString(nameHandle!);
     state.readingParams = true;
     let params: VmRead;
@@ -428,6 +454,10 @@ function siblingToolCall(
     if ("thrown" in params) return { error: params.thrown };
     const answer = callTool(name, params.value);
     if (answer.timedOut) state.hostCallTimedOut = true;
+    if (job.cancelled?.()) {
+      state.interrupted = "cancelled";
+      return interruptNow(context);
+    }
     if ("error" in answer) return toolError(context, name, answer.error, answer.message);
     const value = toHandle(context, answer.value, json.parse);
     return "thrown" in value ? { error: value.thrown } : { value: value.handle };

@@ -275,7 +275,8 @@ describe("a script's worst", () => {
       // thread stopped would be one a cancel terminated.
       const pool = await newPool({ warmWorkers: 6, maxWorkers: 16, maxThreadsPerTenant: 8 });
       const nested: Promise<ScriptOutcome>[] = [];
-      // Each level leaves traces in its context, then calls the next; the deepest loops without end.
+      // Each level leaves traces in its context, then calls the next, again whatever it answers (as
+      // the attack suite's programs do); the deepest loops without end.
       const traces =
         "globalThis.leaked = depth; Object.prototype.polluted = depth; JSON.parse = () => depth;";
       const callTool: CallTool = (_name, params, signal) => {
@@ -283,7 +284,7 @@ describe("a script's worst", () => {
         const run = pool.run({
           source:
             depth < 5
-              ? `${traces} vance.tools.call('self', depth + 1)`
+              ? `${traces} for (;;) { try { vance.tools.call('self', depth + 1) } catch (e) {} }`
               : `${traces} for (;;) { try { for (;;) {} } catch (e) {} }`,
           inputs: { depth },
           timeoutMs: 30_000,
@@ -343,27 +344,16 @@ describe("a script's worst", () => {
 
   it("terminates a cancelled run that ignores its interrupt checks (a catastrophic regex) once the grace is over", async () => {
     const pool = await newPool({ graceMs: 50 });
-    let inRegex: () => void = () => undefined;
-    const reached = new Promise<void>((resolve) => {
-      inRegex = resolve;
-    });
-    // The host call is the script's last step before the regex.
-    const callTool: CallTool = async () => {
-      inRegex();
-      return { value: `${"a".repeat(40)}!` };
-    };
     const caller = new AbortController();
+    // No loop and no call before the regex: the run meets no interrupt check where it could see
+    // the cancel (each run starts from the same restored context, its interrupt counter included).
     const running = pool.run({
-      source: "/^(a+)+$/.test(vance.tools.call('text', {}))",
+      source: CATASTROPHIC_REGEX,
       inputs: {},
       timeoutMs: 30_000,
-      callTool,
       signal: caller.signal,
     });
-    await reached;
-    // Once the host's answer went out (its promise chain ran): the thread is past its last
-    // interrupt check before the regex, or about to be.
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => pool.stats().workers.busy === 1);
     caller.abort();
     expect(await running).toEqual({
       ok: false,
