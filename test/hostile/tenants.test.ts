@@ -92,7 +92,12 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     const { scripts } = (await (await target.request("/v1/metrics")).json()) as {
       scripts: { workers: { terminated: number; retired: number } };
     };
-    return scripts.workers.terminated - scripts.workers.retired;
+    const { terminated, retired } = scripts.workers;
+    expect([terminated, retired], "the script pool's thread counts").toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
+    return terminated - retired;
   };
 
   /** An outcome in a word: the HTTP status and the tool's error or problem code. */
