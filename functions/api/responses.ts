@@ -404,7 +404,10 @@ export const MetricsSchema = v.object({
         busy: v.number(),
         starting: v.number(),
         started: v.number(),
+        /** Threads stopped: `retired` idle ones, the rest ended mid-run (a run that ignored its deadline or cancel: a regex). */
         terminated: v.number(),
+        /** Idle threads stopped above the warm ones. A cancelled run stops on its thread, which is kept. */
+        retired: v.number(),
       }),
       runs: v.number(),
       busy: v.number(),

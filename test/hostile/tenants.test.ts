@@ -83,6 +83,23 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     return result;
   };
 
+  /**
+   * Script threads terminated mid-run so far (all terminated less the idle ones retired): a
+   * cancelled or timed-out run stops on its own thread, so a chain ended by its root's deadline,
+   * budget or caller starts and stops no thread.
+   */
+  const threadsKilled = async () => {
+    const { scripts } = (await (await target.request("/v1/metrics")).json()) as {
+      scripts: { workers: { terminated: number; retired: number } };
+    };
+    const { terminated, retired } = scripts.workers;
+    expect([terminated, retired], "the script pool's thread counts").toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
+    return terminated - retired;
+  };
+
   /** An outcome in a word: the HTTP status and the tool's error or problem code. */
   const outcomeOf = (answer: { status: number; body: Record<string, unknown> }) =>
     `${answer.status} ${String(answer.body.error ?? answer.body.code ?? "ok")}`;
@@ -151,6 +168,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     });
     expect(spawned.status).toBe(201);
     const processId = String(spawned.body.processId);
+    const killedBefore = await threadsKilled();
     // The program calls itself (its own source travels in SELF) and retries whatever is refused
     // but the end of its call budget.
     const body = `for (;;) { try { vance.tools.call("execute_javascript", { code: "const SELF = " + JSON.stringify(SELF) + "; " + SELF, timeoutMs: 10000 }) } catch (e) { if (e.name === "CallBudgetExceeded") throw e } }`;
@@ -169,6 +187,8 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
     // Its nested runs met the tenant's share of threads: refused at once, not waited for.
     const metrics = (await (await target.request("/v1/metrics")).json()) as { scripts: { busy: number } };
     expect(metrics.scripts.busy).toBeGreaterThan(0);
+    // Every chain it cancelled (its root's deadline or budget) ended on its threads: none terminated.
+    expect(await threadsKilled(), "script threads terminated mid-run").toBe(killedBefore);
     // What the attacker met: its budget's end, or its tenant's time spent — never a success.
     for (const outcome of seen.keys()) {
       expect(["200 CallBudgetExceeded", "429 rate_limited", "429 busy", "200 TimeoutError"]).toContain(
@@ -212,6 +232,7 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
   });
 
   it("a scripted tool calling itself, four at once, retrying when refused", async () => {
+    const killedBefore = await threadsKilled();
     const { seen } = await underAttack("4 × scripted ouroboros calling itself", 4, async () =>
       outcomeOf(await call(`${SNAKE}/tools/ouroboros/invoke`, snake, { params: {} })),
     );
@@ -220,5 +241,6 @@ describe("attack suite: one tenant against the others' share", { timeout: 120_00
         outcome,
       );
     }
+    expect(await threadsKilled(), "script threads terminated mid-run").toBe(killedBefore);
   });
 });

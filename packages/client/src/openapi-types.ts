@@ -946,6 +946,7 @@ export interface operations {
                             workers: {
                                 busy: number;
                                 idle: number;
+                                retired: number;
                                 started: number;
                                 starting: number;
                                 terminated: number;

@@ -158,6 +158,40 @@ describe("a context reused run after run", () => {
     expect(await runner.value("typeof leaked")).toBe("undefined");
   });
 
+  it.each([
+    ["cancelled", { cancelAfter: 3 }],
+    ["past its deadline", { cancelAfter: Number.POSITIVE_INFINITY }],
+  ])(
+    "stops a run %s at its next call, though it catches every error and every finally, in the same context",
+    async (_how, { cancelAfter }) => {
+      let calls = 0;
+      // Each call refused, as a budget's end or a Busy pool answers: the loop catches them all.
+      const callTool = () => {
+        calls += 1;
+        return { error: "Busy", message: "refused" };
+      };
+      const { outcome, sameContext } = await runner.run(
+        "globalThis.leaked = 1; for (;;) { try { vance.tools.call('self', {}) } catch (e) {} finally { continue } }",
+        {},
+        {
+          callTool,
+          cancelled: () => calls >= cancelAfter,
+          // Past its deadline after three calls' worth of loop, for the other case.
+          ...(Number.isFinite(cancelAfter) ? {} : { timeoutMs: 1, deadline: performance.now() + 1 }),
+          limits: { ...DEFAULT_LIMITS, maxInterrupts: Number.MAX_SAFE_INTEGER },
+        },
+      );
+      expect(outcome).toMatchObject({
+        ok: false,
+        error: Number.isFinite(cancelAfter) ? "Cancelled" : "TimeoutError",
+      });
+      // Not a call more once told: an interrupt check alone would have let thousands through.
+      if (Number.isFinite(cancelAfter)) expect(calls).toBe(cancelAfter);
+      expect(sameContext).toBe(true);
+      expect(await runner.value("typeof leaked")).toBe("undefined");
+    },
+  );
+
   it("shows nothing of a run that overflowed its stack or threw midway", async () => {
     const overflow = await runner.run("globalThis.leaked = 1; function f() { return f() + 1; } f()");
     expect(overflow.outcome).toMatchObject({ ok: false, error: "RangeError" });

@@ -79,6 +79,11 @@ export interface EngineJob {
   readonly log?: (line: string) => void;
   /** Most characters of the result's JSON; a longer result fails with `ResultTooLarge`. */
   readonly maxResultChars?: number;
+  /**
+   * Whether the caller ended: read at every interrupt check, so a cancelled run stops there and
+   * answers `Cancelled` on its own thread, which then serves the next run (no thread is stopped).
+   */
+  readonly cancelled?: () => boolean;
 }
 
 interface RunState {
@@ -86,7 +91,7 @@ interface RunState {
   phase: "preparing" | "running" | "finished";
   /** The host is reading a sibling call's params, which may run the script's `toJSON`. */
   readingParams: boolean;
-  interrupted?: "deadline" | "statements" | "memory";
+  interrupted?: "cancelled" | "deadline" | "statements" | "memory";
   /** A sibling call was cut off by the deadline; the script may have caught that. */
   hostCallTimedOut: boolean;
 }
@@ -246,7 +251,7 @@ function execute(scope: Scope, prepared: PreparedRun, job: EngineJob): ScriptOut
   }
   if (mentions(job.source, "vance")) {
     hooks.call = job.callTool
-      ? siblingToolCall(context, job.callTool, state, json)
+      ? siblingToolCall(context, job.callTool, state, json, job)
       : unavailableToolCall(context);
     installVance(context, host.call);
   }
@@ -297,7 +302,8 @@ function applyLimits(
   const maxBytes = memory.buffer.byteLength + job.limits.memoryBytes;
   let interrupts = 0;
   return () => {
-    if (performance.now() >= job.deadline) state.interrupted = "deadline";
+    if (job.cancelled?.()) state.interrupted = "cancelled";
+    else if (performance.now() >= job.deadline) state.interrupted = "deadline";
     else if (memory.buffer.byteLength > maxBytes) state.interrupted = "memory";
     else if (++interrupts > job.limits.maxInterrupts) state.interrupted = "statements";
     return state.interrupted !== undefined;
@@ -334,6 +340,7 @@ function resultWithin(value: unknown, maxChars: number | undefined): ScriptOutco
 }
 
 function limitHit(state: RunState, job: EngineJob): ScriptOutcome | undefined {
+  if (state.interrupted === "cancelled") return cancelledOutcome();
   if (state.interrupted === "deadline" || state.hostCallTimedOut) return timeoutOutcome(job.timeoutMs);
   if (state.interrupted === "memory") return memoryError(job.limits);
   if (state.interrupted === "statements") {
@@ -366,9 +373,35 @@ function memoryError(limits: SandboxLimits): ScriptOutcome {
   return failed("MemoryError", `script exceeded its memory limit of ${limits.memoryBytes} bytes`);
 }
 
+/** The outcome of a run whose caller ended before it finished, wherever that was noticed. */
+export function cancelledOutcome(): { ok: false; error: string; message: string } {
+  return failed("Cancelled", "the caller ended before the script finished");
+}
+
 /** The outcome of a run that overstayed its deadline, wherever that was noticed. */
 export function timeoutOutcome(timeoutMs: number): { ok: false; error: string; message: string } {
   return failed("TimeoutError", `script exceeded its deadline of ${timeoutMs} ms`);
+}
+
+/** Whether the run was cancelled or is past its deadline; marks it interrupted if so. */
+function mustStop(state: RunState, job: EngineJob): boolean {
+  if (state.interrupted) return true;
+  if (job.cancelled?.()) state.interrupted = "cancelled";
+  else if (performance.now() >= job.deadline) state.interrupted = "deadline";
+  return state.interrupted !== undefined;
+}
+
+/**
+ * Ends the script from inside a host function, once its run is marked interrupted: a loop of the
+ * VM's own reaches the interrupt handler (which answers true from now on) within microseconds,
+ * and QuickJS's "interrupted" error it throws is one no `catch` or `finally` of the script sees.
+ * Thrown from here, it unwinds the whole script as an interrupt check would have.
+ */
+function interruptNow(context: QuickJSContext): VmCallResult<QuickJSHandle> {
+  const ran = context.evalCode("for (;;) {}", "interrupt.js", EVAL_OPTIONS);
+  if (ran.error) return { error: ran.error };
+  ran.value.dispose();
+  return vmError(context, "InternalError", "interrupted");
 }
 
 function checkToolName(
@@ -398,6 +431,7 @@ function siblingToolCall(
   callTool: BlockingToolCall,
   state: RunState,
   json: JsonFunctions,
+  job: EngineJob,
 ) {
   return (nameHandle?: QuickJSHandle, paramsHandle?: QuickJSHandle): VmCallResult<QuickJSHandle> => {
     const invalid = checkToolName(context, nameHandle);
@@ -405,6 +439,10 @@ function siblingToolCall(
     if (state.phase !== "running" || state.readingParams) {
       return vmError(context, "ToolCallError", "vance.tools.call cannot be called from here");
     }
+    // A run told to stop (its caller ended, its deadline passed) stops at its next call, not
+    // only at its next interrupt check: a loop that catches each refusal may go thousands of
+    // calls between two checks.
+    if (mustStop(state, job)) return interruptNow(context);
     const name = context.getString(nameHandle!);
     state.readingParams = true;
     let params: VmRead;
@@ -416,6 +454,10 @@ function siblingToolCall(
     if ("thrown" in params) return { error: params.thrown };
     const answer = callTool(name, params.value);
     if (answer.timedOut) state.hostCallTimedOut = true;
+    if (job.cancelled?.()) {
+      state.interrupted = "cancelled";
+      return interruptNow(context);
+    }
     if ("error" in answer) return toolError(context, name, answer.error, answer.message);
     const value = toHandle(context, answer.value, json.parse);
     return "thrown" in value ? { error: value.thrown } : { value: value.handle };

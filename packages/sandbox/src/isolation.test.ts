@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type CallTool, ScriptPool, type ToolCallOutcome } from "./index";
+import { type CallTool, type ScriptOutcome, ScriptPool, type ToolCallOutcome } from "./index";
 
 // What a hostile script can do to the thread that serves everyone: nothing. Each attack ends in
 // its own bounded outcome while the main thread's event loop keeps turning.
@@ -263,6 +263,108 @@ describe("a script's worst", () => {
     });
     // Cancelled, not its own 30 s deadline, freed the thread.
     await until(() => pool.stats().workers.busy === 0);
+  });
+
+  it.each([
+    ["its caller going away", { timeoutMs: 30_000, abort: true }],
+    ["its root's deadline", { timeoutMs: 3_000, abort: false }],
+  ])(
+    "ends a nested chain cancelled by %s on its threads: none terminated, each next run sees a clean context",
+    async (_cause, root) => {
+      // As many warm threads as the chain holds: none is retired as idle meanwhile, so every
+      // thread stopped would be one a cancel terminated.
+      const pool = await newPool({ warmWorkers: 6, maxWorkers: 16, maxThreadsPerTenant: 8 });
+      const nested: Promise<ScriptOutcome>[] = [];
+      // Each level leaves traces in its context, then calls the next, again whatever it answers (as
+      // the attack suite's programs do); the deepest loops without end.
+      const traces =
+        "globalThis.leaked = depth; Object.prototype.polluted = depth; JSON.parse = () => depth;";
+      const callTool: CallTool = (_name, params, signal) => {
+        const depth = params as number;
+        const run = pool.run({
+          source:
+            depth < 5
+              ? `${traces} for (;;) { try { vance.tools.call('self', depth + 1) } catch (e) {} }`
+              : `${traces} for (;;) { try { for (;;) {} } catch (e) {} }`,
+          inputs: { depth },
+          timeoutMs: 30_000,
+          tenant: "chain",
+          nested: true,
+          signal,
+          callTool,
+          limits: { maxInterrupts: Number.MAX_SAFE_INTEGER },
+        });
+        nested.push(run);
+        return run.then((outcome): ToolCallOutcome => (outcome.ok ? { value: outcome.value } : outcome));
+      };
+      const caller = new AbortController();
+      const rooted = pool.run({
+        source: `${traces.replaceAll("depth", "0")} vance.tools.call('self', 1)`,
+        inputs: {},
+        timeoutMs: root.timeoutMs,
+        tenant: "chain",
+        callTool,
+        signal: caller.signal,
+        limits: { maxInterrupts: Number.MAX_SAFE_INTEGER },
+      });
+      if (root.abort) {
+        // The whole chain holds its threads: the root and five levels below it.
+        await until(() => pool.threadsOf("chain") === 6);
+        caller.abort();
+      }
+      expect(await rooted).toMatchObject({ ok: false, error: root.abort ? "Cancelled" : "TimeoutError" });
+      const levels = await Promise.all(nested);
+      // Past the root's deadline the chain was whole too, unless a loaded machine was slower than it.
+      expect(levels.length).toBeGreaterThanOrEqual(root.abort ? 5 : 1);
+      for (const level of levels) {
+        expect(level).toEqual({
+          ok: false,
+          error: "Cancelled",
+          message: "the caller ended before the script finished",
+        });
+      }
+      await until(() => pool.stats().workers.busy === 0);
+      // Every level stopped at an interrupt check on its own thread: none was terminated.
+      expect(pool.stats().workers.terminated).toBe(0);
+      // Each idle thread in turn (the longest idle first) serves one run: none sees a trace.
+      const { idle } = pool.stats().workers;
+      expect(idle).toBeGreaterThanOrEqual(6);
+      for (let i = 0; i < idle; i++) {
+        expect(
+          await pool.run({
+            source: "[typeof leaked, ({}).polluted, JSON.parse('[1]')[0]]",
+            inputs: {},
+            timeoutMs: 5_000,
+          }),
+        ).toEqual({ ok: true, value: ["undefined", null, 1] });
+      }
+      expect(pool.stats().workers.terminated).toBe(0);
+    },
+  );
+
+  it("terminates a cancelled run that ignores its interrupt checks (a catastrophic regex) once the grace is over", async () => {
+    const pool = await newPool({ graceMs: 50 });
+    const caller = new AbortController();
+    // No loop and no call before the regex: the run meets no interrupt check where it could see
+    // the cancel (each run starts from the same restored context, its interrupt counter included).
+    const running = pool.run({
+      source: CATASTROPHIC_REGEX,
+      inputs: {},
+      timeoutMs: 30_000,
+      signal: caller.signal,
+    });
+    await until(() => pool.stats().workers.busy === 1);
+    caller.abort();
+    expect(await running).toEqual({
+      ok: false,
+      error: "Cancelled",
+      message: "the caller ended before the script finished",
+    });
+    expect(pool.stats().workers.terminated).toBe(1);
+    expect(await pool.run({ source: "'still here'", inputs: {}, timeoutMs: 5_000 })).toEqual({
+      ok: true,
+      value: "still here",
+    });
   });
 
   it("cancels a queued run whose caller went away", async () => {

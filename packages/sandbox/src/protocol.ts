@@ -16,9 +16,11 @@ export interface WorkerInit {
   /** Where runs arrive; read synchronously with `receiveMessageOnPort`. */
   readonly jobs: MessagePort;
   /**
-   * Two Int32s. At {@link ANSWER_SLOT} the main thread sets {@link ANSWERED} and notifies once an
+   * Three Int32s. At {@link ANSWER_SLOT} the main thread sets {@link ANSWERED} and notifies once an
    * answer was posted; at {@link JOBS_SLOT} it counts the runs posted and notifies, so an idle
-   * thread sleeps in `Atomics.wait` for its next run rather than in its event loop.
+   * thread sleeps in `Atomics.wait` for its next run rather than in its event loop; at
+   * {@link CANCEL_SLOT} it sets {@link CANCELLED} when the current run's caller ended (cleared
+   * before each run is posted), which the run's interrupt checks read.
    */
   readonly signal: SharedArrayBuffer;
   /** Nice levels the thread lowers its own CPU priority by before it loads QuickJS (0: none). */
@@ -29,8 +31,10 @@ export interface WorkerInit {
 export const ANSWER_SLOT = 0;
 /** Where in {@link WorkerInit.signal} the count of runs posted is. */
 export const JOBS_SLOT = 1;
+/** Where in {@link WorkerInit.signal} the current run's cancel word is. */
+export const CANCEL_SLOT = 2;
 /** Bytes of {@link WorkerInit.signal}. */
-export const SIGNAL_BYTES = 8;
+export const SIGNAL_BYTES = 12;
 
 /** Main thread → worker, on the jobs port: run one script. */
 export interface RunMessage {
@@ -61,3 +65,5 @@ export type AnswerMessage = ToolCallOutcome & { readonly timedOut?: boolean };
 
 export const WAITING = 0;
 export const ANSWERED = 1;
+/** At {@link CANCEL_SLOT}: the current run's caller ended. */
+export const CANCELLED = 1;

@@ -28,7 +28,10 @@ export interface ScriptRequest {
    * without waiting (its ancestors hold threads of that share), and answers `Busy` when none is free.
    */
   nested?: boolean;
-  /** Aborts when the caller ended: the run is stopped at once and answers `Cancelled`. */
+  /**
+   * Aborts when the caller ended: the run stops at its next interrupt check and answers
+   * `Cancelled`, its thread kept for the next run (terminated only if it ignores the check for `graceMs`).
+   */
   signal?: AbortSignal;
   /**
    * The outcome says how far the run got: its `console` lines (`LOG_LIMITS`) and its sibling
@@ -71,7 +74,7 @@ export interface ScriptPoolOptions {
   maxQueuedPerTenant?: number;
   /** Longest wait for a slot before a run answers `Busy` (shorter when its deadline is). Default 10 s. */
   maxQueueWaitMs?: number;
-  /** How long past its deadline a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
+  /** How long past its deadline or its cancel a run that ignores interrupts may go on before its thread is terminated. Default 250 ms. */
   graceMs?: number;
   /** The worker script (the built `dist/script-worker.mjs` by default). */
   workerUrl?: URL;
@@ -94,7 +97,19 @@ export interface ScriptPoolOptions {
 
 /** Counters for tests, benchmarks and diagnostics. */
 export interface ScriptPoolStats {
-  workers: { idle: number; busy: number; starting: number; started: number; terminated: number };
+  /**
+   * Threads now idle, running, starting; started and terminated since the pool was made, and of
+   * those terminated the idle ones `retired` above `warmWorkers`. The rest were ended mid-run: a
+   * run that ignored its deadline or its cancel for `graceMs` (a regex), or a thread that failed.
+   */
+  workers: {
+    idle: number;
+    busy: number;
+    starting: number;
+    started: number;
+    terminated: number;
+    retired: number;
+  };
   runs: number;
   busy: number;
   /** Runs refused because their tenant had spent its worker time. */
@@ -124,8 +139,9 @@ const IDLE_RETIRE_MS = 30_000;
 /**
  * Runs `scripted` tools in QuickJS on a pool of worker threads: each run in a context as it was
  * made (one kept per thread, its memory restored after every run), no I/O, no timers, memory, stack, statement and wall-clock limits. The thread that calls
- * `run` never executes guest code, and a run that overstays its deadline is ended by terminating
- * its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
+ * `run` never executes guest code; a run past its deadline or cancelled stops at its next interrupt
+ * check and its thread serves the next run, and one that ignores the check (a regex) for `graceMs`
+ * is ended by terminating its thread. Each tenant starts at most `maxRunsPerTenant` runs at once and has a bounded queue;
  * sibling calls' runs never queue (their caller holds a thread) and answer `Busy` when no thread is free.
  */
 export class ScriptPool {
@@ -134,7 +150,7 @@ export class ScriptPool {
   private readonly workerTime: TimeAllowance;
   private starting = 0;
   private busyWorkers = 0;
-  private readonly counters = { started: 0, terminated: 0, runs: 0, busy: 0, rateLimited: 0 };
+  private readonly counters = { started: 0, terminated: 0, retired: 0, runs: 0, busy: 0, rateLimited: 0 };
   private retireTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
 
@@ -267,6 +283,7 @@ export class ScriptPool {
         starting: this.starting,
         started: this.counters.started,
         terminated: this.counters.terminated,
+        retired: this.counters.retired,
       },
       runs: this.counters.runs,
       busy: this.counters.busy,
@@ -383,6 +400,7 @@ export class ScriptPool {
       while (this.idle.length > this.settings.warmWorkers) {
         this.idle.shift()?.terminate();
         this.counters.terminated += 1;
+        this.counters.retired += 1;
       }
     }, IDLE_RETIRE_MS);
     this.retireTimer.unref();

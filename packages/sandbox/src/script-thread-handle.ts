@@ -1,15 +1,18 @@
 /**
  * The serving thread's handle on one script thread (`script-thread.ts` is the code that runs on it):
- * starts it, hands it runs, answers its sibling calls, and terminates it past a deadline.
+ * starts it, hands it runs, answers its sibling calls, cancels a run whose caller ended, and
+ * terminates it when a run overstays its deadline or its cancellation by a grace.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import { type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
+import { cancelledOutcome, type ScriptOutcome, type ToolCallOutcome, timeoutOutcome } from "./engine";
 import { LogTail } from "./log-tail";
 import type { CompiledQuickJS } from "./module";
 import {
   ANSWER_SLOT,
   ANSWERED,
   type AnswerMessage,
+  CANCEL_SLOT,
+  CANCELLED,
   JOBS_SLOT,
   type RunMessage,
   SIGNAL_BYTES,
@@ -26,9 +29,12 @@ export type CallTool = (name: string, params: unknown, signal: AbortSignal) => P
 export interface WorkerRun {
   readonly message: RunMessage;
   readonly callTool: CallTool | undefined;
-  /** The caller ended: the run is stopped at once (its worker terminated). */
+  /**
+   * The caller ended: the run stops at its next interrupt check and the thread is kept (its host
+   * call in flight answered `Cancelled` at once); one still running `graceMs` later is terminated.
+   */
   readonly signal: AbortSignal | undefined;
-  /** How long after the deadline a run that ignores interrupts is stopped by terminating its thread. */
+  /** How long after the deadline or a cancel a run that ignores interrupts is stopped by terminating its thread. */
   readonly graceMs: number;
 }
 
@@ -104,7 +110,9 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
   /**
    * Runs one script. At the deadline its host calls are aborted and answered with a timeout, so
    * the script ends at its next interrupt check; if it is still running `graceMs` later (QuickJS's
-   * regex engine never checks), the thread is terminated. Never rejects.
+   * regex engine never checks), the thread is terminated. A cancel (`signal`) does the same at
+   * once, through the shared cancel word: the run answers `Cancelled` when its thread stopped it,
+   * and the thread serves the next run. Never rejects.
    */
   run(run: WorkerRun): Promise<{ outcome: ScriptOutcome; reusable: boolean; activeMs: number }> {
     const { message } = run;
@@ -121,7 +129,12 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       let completed = 0;
       let running: string | undefined;
       const tail = message.report ? new LogTail() : undefined;
+      let ended = false;
+      // Set once the caller ended: the outcome is `Cancelled`, whatever the thread answers.
+      let cancelled = false;
       const finish = (outcome: ScriptOutcome, reusable: boolean, logs = tail?.snapshot()) => {
+        if (ended) return;
+        ended = true;
         this.onMessage = undefined;
         this.onExit = undefined;
         clearTimeout(deadline);
@@ -143,12 +156,27 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
         Atomics.notify(this.flag, ANSWER_SLOT);
       };
+      const stopped = cancelledOutcome();
+      const refusedCall: AnswerMessage = { error: stopped.error, message: stopped.message, final: true };
+      /** Ends a run that ignored its interrupt checks `graceMs` after it was told to stop. */
+      const terminateLater = (outcome: ScriptOutcome) => {
+        grace ??= setTimeout(() => {
+          this.terminate();
+          finish(outcome, false);
+        }, run.graceMs);
+      };
       const onCancel = () => {
-        this.terminate();
-        finish(
-          { ok: false, error: "Cancelled", message: "the caller ended before the script finished" },
-          false,
-        );
+        if (ended || cancelled) return;
+        cancelled = true;
+        // Read by the run's next interrupt check; a host call it waits on is answered at once, and
+        // so is any later one (`final`): the run ends on its thread, which is kept.
+        Atomics.store(this.flag, CANCEL_SLOT, CANCELLED);
+        if (pendingCall) {
+          this.abortCalls(new Error(stopped.message));
+          answer(pendingCall, refusedCall);
+        }
+        clearTimeout(deadline);
+        terminateLater(stopped);
       };
       const timedOut = timeoutOutcome(message.timeoutMs);
       const deadline = setTimeout(() => {
@@ -156,19 +184,20 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
           this.abortCalls(new Error(timedOut.message));
           answer(pendingCall, { error: "TimeoutError", message: timedOut.message, timedOut: true });
         }
-        grace = setTimeout(() => {
-          this.terminate();
-          finish(timedOut, false);
-        }, run.graceMs);
+        terminateLater(timedOut);
       }, message.timeoutMs);
       let callCount = 0;
       this.onMessage = (received) => {
-        if (received.kind === "done") return finish(received.outcome, true, received.logs);
+        if (received.kind === "done") {
+          return finish(cancelled ? stopped : received.outcome, true, received.logs);
+        }
         if (received.kind === "log") return void tail?.add(received.line);
         if (received.kind !== "call") return;
         const call = ++callCount;
         pendingCall = call;
         callSince = performance.now();
+        // Posted before the thread saw the cancel word: refused like the call it was waiting on.
+        if (cancelled) return answer(call, refusedCall);
         running = received.name;
         const callTool = run.callTool;
         if (!callTool) {
@@ -200,6 +229,8 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       run.signal?.addEventListener("abort", onCancel, { once: true });
       // The deadline timer keeps the process alive while the (unreferenced) thread runs. The
       // thread sleeps on the count of runs, not in its event loop: waking it is one notify.
+      // The thread answered the previous run before this one is posted: the word is that run's.
+      Atomics.store(this.flag, CANCEL_SLOT, 0);
       this.jobs.postMessage(message);
       Atomics.add(this.flag, JOBS_SLOT, 1);
       Atomics.notify(this.flag, JOBS_SLOT);

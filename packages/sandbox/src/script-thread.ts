@@ -1,13 +1,16 @@
 /**
  * A script worker: holds one QuickJS module and runs one script at a time on its own thread.
- * The main thread ends a run that overstays its deadline by terminating this thread, so nothing
- * a script does (a catastrophic regex inside QuickJS ignores interrupts) can outlive it.
+ * A run whose caller ended stops at its next interrupt check (the shared cancel word) and the
+ * thread takes the next run. The main thread ends a run that overstays its deadline or its
+ * cancellation by a grace by terminating this thread, so nothing a script does (a catastrophic
+ * regex inside QuickJS ignores interrupts) can outlive it.
  */
 // First: the thread yields the CPU before the rest of the bundle is evaluated.
 import "./worker-priority";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import {
   type BlockingToolCall,
+  cancelledOutcome,
   finishRun,
   type PreparedRun,
   prepareRun,
@@ -19,6 +22,7 @@ import { type LoadedModule, loadModule } from "./module";
 import {
   ANSWER_SLOT,
   type AnswerMessage,
+  CANCEL_SLOT,
   JOBS_SLOT,
   type RunMessage,
   WAITING,
@@ -37,6 +41,11 @@ function post(message: WorkerMessage): void {
   port.postMessage(message);
 }
 
+/** Whether the current run's caller ended (the main thread set the cancel word). */
+function cancelled(): boolean {
+  return Atomics.load(flag, CANCEL_SLOT) !== 0;
+}
+
 /**
  * Posts the call, then sleeps on the shared flag until the main thread answered or the deadline
  * passed. After a `final` refusal (the call budget is spent) every later call of the run gets the
@@ -46,6 +55,12 @@ function blockingCall(deadline: number, timeoutMs: number): BlockingToolCall {
   let refusal: AnswerMessage | undefined;
   return (name, params) => {
     if (refusal) return refusal;
+    if (cancelled()) {
+      // The caller ended: no call leaves a cancelled run; the next interrupt check stops it.
+      const { error, message } = cancelledOutcome();
+      refusal = { error, message, final: true };
+      return refusal;
+    }
     while (receiveMessageOnPort(init.answers) !== undefined) {
       // An answer to an earlier call that arrived after its run gave up on it.
     }
@@ -90,6 +105,7 @@ async function serve(message: RunMessage): Promise<void> {
     deadline,
     limits: message.limits,
     callTool: message.canCall ? blockingCall(deadline, message.timeoutMs) : undefined,
+    cancelled,
     ...(tail ? { log: logSink(tail) } : {}),
     ...(message.maxResultChars === undefined ? {} : { maxResultChars: message.maxResultChars }),
   });
