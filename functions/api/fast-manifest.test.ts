@@ -1,14 +1,15 @@
-import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import type { Logger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, closeTestApps, SECRET, testApp } from "../../test/support/app";
+import {
+  comparable as comparableAs,
+  type Exchange,
+  expectAnswer,
+  ParityHarness,
+} from "../../test/support/route-parity";
 import { createApp } from "./app";
 import { type Claims, mintToken } from "./auth";
 import { fastManifest } from "./fast-manifest";
 import { TokenVerifier } from "./identity/verifier";
-import { closeWhenBodyUnread } from "./keep-alive";
 
 /**
  * The manifest's fast route (`fast-manifest.ts`, before Hono) against its Hono route, over the same
@@ -22,13 +23,6 @@ import { closeWhenBodyUnread } from "./keep-alive";
 const T = "/v1/tenants/acme/projects/hello";
 const REQUEST_ID = "parity-0001";
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
-
-interface Exchange {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly log: Record<string, unknown>[];
-}
 
 interface Case {
   readonly name: string;
@@ -252,18 +246,12 @@ const CASES: readonly Case[] = [
 let services: Awaited<ReturnType<typeof testApp>>["services"];
 let apps: { readonly fast: ReturnType<typeof createApp>; readonly hono: ReturnType<typeof createApp> };
 let servers: { readonly fast: string; readonly hono: string };
-const stops: (() => Promise<void>)[] = [];
-const lines: Record<string, unknown>[] = [];
+const harness = new ParityHarness();
 let processId = "";
 let namesVersion = "";
 
-const capturing: Logger = {
-  info: (event, fields) => lines.push({ event, ...fields }),
-  warn: (event, fields) => lines.push({ event, ...fields }),
-};
-
 beforeAll(async () => {
-  ({ services } = await testApp({ logger: capturing }));
+  ({ services } = await testApp({ logger: harness.logger }));
   apps = { fast: createApp(services), hono: createApp(services, { fastRoutes: false }) };
   const spawned = await apps.hono.request(`${T}/processes`, {
     method: "POST",
@@ -279,21 +267,13 @@ beforeAll(async () => {
     headers: await bearer(READER),
   });
   namesVersion = ((await first.json()) as { namesVersion: string }).namesVersion;
-  servers = { fast: await listen(apps.fast), hono: await listen(apps.hono) };
+  servers = { fast: await harness.listen(apps.fast), hono: await harness.listen(apps.hono) };
 });
 
 afterAll(async () => {
-  await Promise.all(stops.map((stop) => stop()));
+  await harness.stop();
   await closeTestApps();
 });
-
-/** Serves `app` as `npm start` does (functions/api/node.ts). */
-async function listen(app: ReturnType<typeof createApp>): Promise<string> {
-  const server = serve({ fetch: closeWhenBodyUnread(app.fetch), port: 0, hostname: "127.0.0.1" });
-  await new Promise((resolve) => server.once("listening", resolve));
-  stops.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 async function headersOf(test: Case): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
@@ -307,79 +287,20 @@ async function headersOf(test: Case): Promise<Record<string, string>> {
 
 const pathOf = (test: Case) => test.path.replace("{id}", processId).replace("{names}", namesVersion);
 
-/** Sends through `app.request`, as Lambda's adapter calls `app.fetch`. */
-async function inProcess(app: ReturnType<typeof createApp>, test: Case, env?: unknown): Promise<Exchange> {
-  const from = lines.length;
-  const response = await app.request(
-    pathOf(test),
-    { method: test.method ?? "GET", headers: await headersOf(test) },
-    env,
-  );
-  const body = await response.text();
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body,
-    log: lines.slice(from),
-  };
+/** The request a case sends. */
+async function sentOf(
+  test: Case,
+): Promise<{ path: string; method: string; headers: Record<string, string> }> {
+  return { path: pathOf(test), method: test.method ?? "GET", headers: await headersOf(test) };
 }
 
-/** Sends over a keep-alive-less `node:http` request: the headers as they are written on the wire. */
-async function overHttp(base: string, test: Case): Promise<Exchange> {
-  const from = lines.length;
-  const headers = await headersOf(test);
-  const answer = await new Promise<{ status: number; headers: Record<string, string>; body: string }>(
-    (resolve, reject) => {
-      const req = httpRequest(`${base}${pathOf(test)}`, { method: test.method ?? "GET", headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const { date: _date, ...rest } = res.headers;
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])),
-            body: Buffer.concat(chunks).toString("utf8"),
-          });
-        });
-        res.on("error", reject);
-      });
-      req.on("error", reject);
-      req.end();
-    },
-  );
-  // The log line of a problem is written once its body has been sent.
-  await expect.poll(() => lines.slice(from).some((line) => line.event === "http.request")).toBe(true);
-  return { ...answer, log: lines.slice(from) };
-}
-
-/**
- * What may differ between two answers to the same request: a new request id (when none was sent)
- * and the time taken. Everything else is compared.
- */
-function comparable(exchange: Exchange, test: Case): Exchange {
-  const id = exchange.headers["x-request-id"];
-  if (test.freshRequestId || test.requestId !== undefined) {
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-  } else {
-    expect(id).toBe(REQUEST_ID);
-  }
-  const fresh = (text: string) => text.replaceAll(id!, "<request id>");
-  return {
-    status: exchange.status,
-    headers: { ...exchange.headers, "x-request-id": fresh(id!) },
-    body: fresh(exchange.body),
-    log: exchange.log.map(({ durationMs, requestId, ...line }) => {
-      if (line.event === "http.request") expect(typeof durationMs).toBe("number");
-      return { ...line, ...(requestId === undefined ? {} : { requestId: fresh(String(requestId)) }) };
-    }),
-  };
-}
-
-function expectAnswer(exchange: Exchange, test: Case): void {
-  expect(exchange.status).toBe(test.status);
-  if (test.code !== undefined) expect(JSON.parse(exchange.body)).toMatchObject({ code: test.code });
-  expect(exchange.log.filter((line) => line.event === "http.request")).toHaveLength(1);
-}
+const inProcess = async (app: ReturnType<typeof createApp>, test: Case, env?: unknown): Promise<Exchange> =>
+  harness.inProcess(app, await sentOf(test), env);
+const overHttp = async (base: string, test: Case): Promise<Exchange> =>
+  harness.overHttp(base, await sentOf(test));
+/** A request id the service keeps (none sent, or one it replaces, gets a new UUID). */
+const comparable = (exchange: Exchange, test: Case): Exchange =>
+  comparableAs(exchange, test.freshRequestId || test.requestId !== undefined ? undefined : REQUEST_ID);
 
 describe("the manifest's fast route against its Hono route", () => {
   it.each(CASES)("$name: claimed as the table says", async (test) => {
@@ -408,7 +329,7 @@ describe("the manifest's fast route against its Hono route", () => {
   it("in Lambda (no public URL set), a refusal points at the function URL's domain from the event", async () => {
     const verifier = new TokenVerifier(
       { secret: SECRET, localTokens: true, issuers: [] },
-      { logger: capturing },
+      { logger: harness.logger },
     );
     const lambda = { ...services, verifier };
     const env = { event: { requestContext: { domainName: "abc123.lambda-url.eu-west-1.on.aws" } } };

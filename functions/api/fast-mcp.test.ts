@@ -1,15 +1,16 @@
-import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "@vance/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, closeTestApps, SECRET, testApp } from "../../test/support/app";
+import {
+  comparable as comparableAs,
+  type Exchange,
+  expectAnswer,
+  ParityHarness,
+} from "../../test/support/route-parity";
 import { createApp } from "./app";
 import { type Claims, mintToken } from "./auth";
 import { DEFAULT_BODY_BYTES } from "./body-limits";
 import { fastProcessMcp } from "./fast-mcp";
-import { closeWhenBodyUnread } from "./keep-alive";
 
 /**
  * The process MCP endpoint's fast route (`fast-mcp.ts`, before Hono) against its Hono route, over
@@ -24,13 +25,6 @@ const T = "/v1/tenants/acme/projects/hello";
 const REQUEST_ID = "parity-mcp-0001";
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 const READER: Claims = { tenant: "acme", roles: ["read"] };
-
-interface Exchange {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly log: Record<string, unknown>[];
-}
 
 interface Case {
   readonly name: string;
@@ -241,14 +235,8 @@ const CASES: readonly Case[] = [
 let services: Awaited<ReturnType<typeof testApp>>["services"];
 let apps: { readonly fast: ReturnType<typeof createApp>; readonly hono: ReturnType<typeof createApp> };
 let servers: { readonly fast: string; readonly hono: string };
-const stops: (() => Promise<void>)[] = [];
-const lines: Record<string, unknown>[] = [];
+const harness = new ParityHarness();
 let processId = "";
-
-const capturing: Logger = {
-  info: (event, fields) => lines.push({ event, ...fields }),
-  warn: (event, fields) => lines.push({ event, ...fields }),
-};
 
 /** A process allowing `whoami`, with `execute_javascript` deferred. */
 async function spawn(): Promise<string> {
@@ -269,24 +257,16 @@ async function spawn(): Promise<string> {
 }
 
 beforeAll(async () => {
-  ({ services } = await testApp({ logger: capturing }));
+  ({ services } = await testApp({ logger: harness.logger }));
   apps = { fast: createApp(services), hono: createApp(services, { fastRoutes: false }) };
   processId = await spawn();
-  servers = { fast: await listen(apps.fast), hono: await listen(apps.hono) };
+  servers = { fast: await harness.listen(apps.fast), hono: await harness.listen(apps.hono) };
 });
 
 afterAll(async () => {
-  await Promise.all(stops.map((stop) => stop()));
+  await harness.stop();
   await closeTestApps();
 });
-
-/** Serves `app` as `npm start` does (functions/api/node.ts). */
-async function listen(app: ReturnType<typeof createApp>): Promise<string> {
-  const server = serve({ fetch: closeWhenBodyUnread(app.fetch), port: 0, hostname: "127.0.0.1" });
-  await new Promise((resolve) => server.once("listening", resolve));
-  stops.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 const pathOf = async (test: Case) =>
   (test.path ?? `${T}/processes/{id}/mcp`).replace("{id}", test.fresh ? await spawn() : processId);
@@ -316,82 +296,19 @@ async function headersOf(test: Case, body: Uint8Array | undefined): Promise<Reco
   return headers;
 }
 
-/** Sends through `app.request`, as Lambda's adapter calls `app.fetch`. */
-async function inProcess(app: ReturnType<typeof createApp>, test: Case): Promise<Exchange> {
+/** The request a case sends (a `fresh` case spawns its process here). */
+async function sentOf(test: Case) {
   const path = await pathOf(test);
-  const from = lines.length;
   const body = bodyOf(test);
-  const response = await app.request(path, {
-    method: test.method ?? "POST",
-    headers: await headersOf(test, body),
-    ...(body === undefined ? {} : { body }),
-  });
-  const text = await response.text();
-  await expect.poll(() => lines.slice(from).some((line) => line.event === "http.request")).toBe(true);
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body: text,
-    log: lines.slice(from),
-  };
+  return { path, method: test.method ?? "POST", headers: await headersOf(test, body), body };
 }
 
-/** Sends over a keep-alive-less `node:http` request: the headers as they are written on the wire. */
-async function overHttp(base: string, test: Case): Promise<Exchange> {
-  const path = await pathOf(test);
-  const from = lines.length;
-  const body = bodyOf(test);
-  const headers = await headersOf(test, body);
-  const answer = await new Promise<{ status: number; headers: Record<string, string>; body: string }>(
-    (resolve, reject) => {
-      const req = httpRequest(`${base}${path}`, { method: test.method ?? "POST", headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const { date: _date, ...rest } = res.headers;
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: Object.fromEntries(Object.entries(rest).map(([name, value]) => [name, String(value)])),
-            body: Buffer.concat(chunks).toString("utf8"),
-          });
-        });
-        res.on("error", reject);
-      });
-      // A refusal before the body is read may close the socket while it is still being sent.
-      req.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
-      });
-      req.end(body);
-    },
-  );
-  await expect.poll(() => lines.slice(from).some((line) => line.event === "http.request")).toBe(true);
-  return { ...answer, log: lines.slice(from) };
-}
-
-/** What may differ between two answers to the same request: a new request id, the time taken. */
-function comparable(exchange: Exchange, test: Case): Exchange {
-  const id = exchange.headers["x-request-id"]!;
-  if (test.freshRequestId)
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-  else expect(id).toBe(REQUEST_ID);
-  const fresh = (text: string) => text.replaceAll(id, "<request id>");
-  return {
-    status: exchange.status,
-    headers: { ...exchange.headers, "x-request-id": fresh(id) },
-    body: fresh(exchange.body),
-    log: exchange.log.map(({ durationMs, requestId, ...line }) => {
-      if (line.event === "http.request") expect(typeof durationMs).toBe("number");
-      return { ...line, ...(requestId === undefined ? {} : { requestId: fresh(String(requestId)) }) };
-    }),
-  };
-}
-
-function expectAnswer(exchange: Exchange, test: Case): void {
-  expect(exchange.status).toBe(test.status);
-  if (test.code !== undefined) expect(JSON.parse(exchange.body)).toMatchObject({ code: test.code });
-  if (test.contains !== undefined) expect(exchange.body).toContain(test.contains);
-  expect(exchange.log.filter((line) => line.event === "http.request")).toHaveLength(1);
-}
+const inProcess = async (app: ReturnType<typeof createApp>, test: Case): Promise<Exchange> =>
+  harness.inProcess(app, await sentOf(test));
+const overHttp = async (base: string, test: Case): Promise<Exchange> =>
+  harness.overHttp(base, await sentOf(test));
+const comparable = (exchange: Exchange, test: Case): Exchange =>
+  comparableAs(exchange, test.freshRequestId ? undefined : REQUEST_ID);
 
 describe("the process MCP endpoint's fast route against its Hono route", () => {
   it.each(CASES)("$name: claimed as the table says", async (test) => {
