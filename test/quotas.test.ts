@@ -29,6 +29,22 @@ async function quotaApp(env: Record<string, string>) {
   return { ...(await testApp({ env, now: () => clock, state })), state };
 }
 
+/** acme's MCP client headers (a read token), and an `initialize` of a new session of T/mcp. */
+async function mcpSessions(app: Awaited<ReturnType<typeof quotaApp>>["app"]) {
+  const headers = {
+    ...(await bearer("acme", ["read"])),
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const initialize = () =>
+    app.request("/v1/tenants/acme/projects/shop/mcp", {
+      method: "POST",
+      headers,
+      body: JSON.stringify(initializeMessage("t")),
+    });
+  return { headers, initialize };
+}
+
 describe("process quota per tenant and hour", () => {
   it("a read token spawns 5 processes of its hour's 5, the 6th answers 429 quota_exceeded naming the quota, and the next hour opens again", async () => {
     const { app, state } = await quotaApp({ VANCE_QUOTA_PROCESSES_PER_HOUR: "5" });
@@ -63,17 +79,7 @@ describe("process quota per tenant and hour", () => {
 
   it("an MCP session is a process: initialize past the quota answers 429 quota_exceeded", async () => {
     const { app } = await quotaApp({ VANCE_QUOTA_PROCESSES_PER_HOUR: "2" });
-    const headers = {
-      ...(await bearer("acme", ["read"])),
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const initialize = () =>
-      app.request("/v1/tenants/acme/projects/shop/mcp", {
-        method: "POST",
-        headers,
-        body: JSON.stringify(initializeMessage("t")),
-      });
+    const { initialize } = await mcpSessions(app);
     expect((await initialize()).status).toBe(200);
     expect((await initialize()).status).toBe(200);
     const refused = await initialize();
@@ -133,17 +139,7 @@ describe("live process quota per tenant", () => {
 
   it("an MCP session is a live process: initialize past the quota answers 429; ending the session keeps its process counted until DELETE T/processes/{session id}", async () => {
     const { app, state } = await quotaApp({ VANCE_QUOTA_LIVE_PROCESSES: "1" });
-    const headers = {
-      ...(await bearer("acme", ["read"])),
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    const initialize = () =>
-      app.request("/v1/tenants/acme/projects/shop/mcp", {
-        method: "POST",
-        headers,
-        body: JSON.stringify(initializeMessage("t")),
-      });
+    const { headers, initialize } = await mcpSessions(app);
     const first = await initialize();
     expect(first.status).toBe(200);
     const session = first.headers.get("mcp-session-id")!;
