@@ -6,7 +6,6 @@ import { SqliteStateStore } from "@vance/adapters/sqlite";
 import { CountingObjectStore, MemoryObjectStore } from "@vance/adapters/testing";
 import {
   CATALOG_KEY,
-  CascadeRead,
   CatalogEditor,
   compileCatalog,
   type GetResult,
@@ -61,7 +60,7 @@ function setup(objects: Record<string, string> = {}, state: SqliteStateStore = s
   const { logger, lines } = recordingLogger();
   const catalog = new ModelCatalogService({ store, bundled: BUNDLED, logger });
   const observed = new ObservedToolLimits({ state, catalog, logger, now: () => NOW });
-  const budget = new ToolBudgetService({ catalog, observed });
+  const budget = new ToolBudgetService({ observed });
   return { bucket, store, catalog, observed, budget, state, lines, logger };
 }
 
@@ -76,34 +75,34 @@ async function thrown(promise: Promise<unknown>): Promise<unknown> {
 
 describe("tool budget: the spec's numbers", () => {
   it("openai/gpt-4.1 gets the bundled openai default of 128", async () => {
-    const { budget } = setup();
-    expect(await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).toEqual({
+    const { catalog, budget } = setup();
+    expect(await budget.budgetForChain(["openai/gpt-4.1"], { catalog: catalog.begin() })).toEqual({
       maxTools: 128,
       models: [{ model: "openai/gpt-4.1", maxTools: 128, source: "provider" }],
     });
   });
 
   it("a cortecs model has no limit: the gateway speaks openai but does not inherit its 128", async () => {
-    const { budget } = setup();
-    expect(await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual({
+    const { catalog, budget } = setup();
+    expect(await budget.budgetForChain(["cortecs/some-model"], { catalog: catalog.begin() })).toEqual({
       maxTools: null,
       models: [{ model: "cortecs/some-model", maxTools: null, source: "none" }],
     });
   });
 
   it("maxTools: 0 on a model under openai means no limit and suppresses the provider default", async () => {
-    const { budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
-    expect(await budget.budgetForChain(["openai/gpt-unbounded"], { read: CascadeRead.begin() })).toEqual({
+    const { catalog, budget } = setup({ "model/openai/gpt-unbounded.yaml": "maxTools: 0\n" });
+    expect(await budget.budgetForChain(["openai/gpt-unbounded"], { catalog: catalog.begin() })).toEqual({
       maxTools: null,
       models: [{ model: "openai/gpt-unbounded", maxTools: null, source: "model" }],
     });
   });
 
   it("the chain takes the minimum over every model that has a limit", async () => {
-    const { budget } = setup({ "model/cortecs/small.yaml": "maxTools: 64\n" });
+    const { catalog, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 64\n" });
     expect(
       await budget.budgetForChain(["openai/x", "cortecs/small", "anthropic/claude-sonnet-4"], {
-        read: CascadeRead.begin(),
+        catalog: catalog.begin(),
       }),
     ).toEqual({
       maxTools: 64,
@@ -116,14 +115,14 @@ describe("tool budget: the spec's numbers", () => {
   });
 
   it("maxToolTokens: a model's wins over its provider's (0: no limit), the chain takes the minimum", async () => {
-    const { budget } = setup({
+    const { catalog, budget } = setup({
       "model/cortecs/_provider.yaml": "maxToolTokens: 8000\n",
       "model/cortecs/lean.yaml": "maxToolTokens: 3000\n",
       "model/cortecs/roomy.yaml": "maxToolTokens: 0\n",
     });
     expect(
       await budget.budgetForChain(["cortecs/lean", "cortecs/other", "cortecs/roomy"], {
-        read: CascadeRead.begin(),
+        catalog: catalog.begin(),
       }),
     ).toEqual({
       maxTools: null,
@@ -140,9 +139,9 @@ describe("tool budget: the spec's numbers", () => {
   });
 
   it("a bad model id in the chain answers invalid_model and reads nothing", async () => {
-    const { budget, store } = setup();
+    const { catalog, budget, store } = setup();
     const error = await thrown(
-      budget.budgetForChain(["openai/gpt-4.1", "gpt-4.1"], { read: CascadeRead.begin() }),
+      budget.budgetForChain(["openai/gpt-4.1", "gpt-4.1"], { catalog: catalog.begin() }),
     );
     expect(error).toBeInstanceOf(VanceError);
     expect(error).toMatchObject({ code: "invalid_model", status: 400 });
@@ -156,11 +155,11 @@ describe("catalog reads", () => {
     await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
     const get = vi.spyOn(store, "get");
 
-    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { catalog: catalog.begin() })).maxTools).toBe(64);
     expect(store.counts).toEqual({ get: 1, put: 0, delete: 0, list: 0 });
     expect(get.mock.calls[0]).toEqual([CATALOG_KEY, undefined]);
 
-    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { catalog: catalog.begin() })).maxTools).toBe(64);
     expect(store.counts).toEqual({ get: 2, put: 0, delete: 0, list: 0 });
     expect(get.mock.calls[1]?.[1]).toEqual({ ifNoneMatch: expect.any(String) });
     expect(await get.mock.results[1]?.value).toEqual({ notModified: true });
@@ -168,19 +167,19 @@ describe("catalog reads", () => {
     // A new sync changes the ETag: the warm instance sees the new number on its next call.
     await bucket.put("model/cortecs/small.yaml", "maxTools: 32\n");
     await syncCatalog({ store: bucket, bundled: BUNDLED, logger: recordingLogger().logger });
-    expect((await catalog.catalog(CascadeRead.begin())).providers.cortecs?.models.small).toEqual({
+    expect((await catalog.begin().catalog()).providers.cortecs?.models.small).toEqual({
       maxTools: 32,
     });
     expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 0 });
   });
 
   it("falls back to the YAML sources while catalog.json is absent; a bucket document replaces the bundled one", async () => {
-    const { store, budget } = setup({
+    const { catalog, store, budget } = setup({
       "model/openai/_provider.yaml": "wireType: openai\nmaxTools: 100\n",
       "model/cortecs/small.yaml": "maxTools: 64\n",
     });
     const result = await budget.budgetForChain(["openai/gpt-4.1", "cortecs/small", "cortecs/other"], {
-      read: CascadeRead.begin(),
+      catalog: catalog.begin(),
     });
     expect(result.models).toEqual([
       { model: "openai/gpt-4.1", maxTools: 100, source: "provider" },
@@ -191,27 +190,27 @@ describe("catalog reads", () => {
     expect(store.counts).toEqual({ get: 3, put: 0, delete: 0, list: 1 });
 
     // Warm: unchanged sources are not read again; the listing's ETags say so.
-    await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() });
+    await budget.budgetForChain(["openai/gpt-4.1"], { catalog: catalog.begin() });
     expect(store.counts).toEqual({ get: 4, put: 0, delete: 0, list: 2 });
   });
 
   it("the fallback sees a deleted bucket document and lets the bundled one through again", async () => {
-    const { bucket, budget } = setup({ "model/openai/_provider.yaml": "maxTools: 100\n" });
-    expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+    const { catalog, bucket, budget } = setup({ "model/openai/_provider.yaml": "maxTools: 100\n" });
+    expect((await budget.budgetForChain(["openai/gpt-4.1"], { catalog: catalog.begin() })).maxTools).toBe(
       100,
     );
     await bucket.delete("model/openai/_provider.yaml");
-    expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+    expect((await budget.budgetForChain(["openai/gpt-4.1"], { catalog: catalog.begin() })).maxTools).toBe(
       128,
     );
   });
 
   it("a catalog.json that is not a compiled catalog is reported and the sources are used", async () => {
-    const { budget, lines } = setup({
+    const { catalog, budget, lines } = setup({
       [CATALOG_KEY]: '{"version": 2}',
       "model/cortecs/small.yaml": "maxTools: 64\n",
     });
-    expect((await budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools).toBe(64);
+    expect((await budget.budgetForChain(["cortecs/small"], { catalog: catalog.begin() })).maxTools).toBe(64);
     expect(lines.filter((line) => line.event === "catalog.invalid_compiled")).toHaveLength(1);
   });
 });
@@ -271,7 +270,8 @@ describe("catalog sync", () => {
     expect(await services.syncCatalog()).toMatchObject({ changed: true, models: 1 });
     expect(await catalogDir.get(CATALOG_KEY)).not.toBeNull();
     expect(
-      (await services.budget.budgetForChain(["cortecs/small"], { read: CascadeRead.begin() })).maxTools,
+      (await services.budget.budgetForChain(["cortecs/small"], { catalog: services.catalog.begin() }))
+        .maxTools,
     ).toBe(64);
     expect(await services.syncCatalog()).toMatchObject({ changed: false });
   });
@@ -285,7 +285,8 @@ describe("observed tool limits", () => {
     const first = setup({}, sqlite(file));
     const second = setup({}, sqlite(file));
     expect(
-      (await second.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+      (await second.budget.budgetForChain(["cortecs/some-model"], { catalog: second.catalog.begin() }))
+        .maxTools,
     ).toBeNull();
 
     expect(await first.observed.learn("cortecs/some-model", OPENAI_128)).toBe(128);
@@ -294,12 +295,12 @@ describe("observed tool limits", () => {
       maxTools: 128,
       models: [{ model: "cortecs/some-model", maxTools: 128, source: "observed" }],
     };
-    expect(await first.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual(
-      expected,
-    );
-    expect(await second.budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).toEqual(
-      expected,
-    );
+    expect(
+      await first.budget.budgetForChain(["cortecs/some-model"], { catalog: first.catalog.begin() }),
+    ).toEqual(expected);
+    expect(
+      await second.budget.budgetForChain(["cortecs/some-model"], { catalog: second.catalog.begin() }),
+    ).toEqual(expected);
   });
 
   it("learning logs exactly one WARN, naming the endpoint, the scope and the catalog fix", async () => {
@@ -321,10 +322,10 @@ describe("observed tool limits", () => {
   });
 
   it("the limit belongs to the endpoint: a rejection seen with cortecs/model-a cuts cortecs/model-b, not another instance", async () => {
-    const { observed, budget } = setup();
+    const { catalog, observed, budget } = setup();
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
     expect(
-      await budget.budgetForChain(["cortecs/model-b", "gateway/model-a"], { read: CascadeRead.begin() }),
+      await budget.budgetForChain(["cortecs/model-b", "gateway/model-a"], { catalog: catalog.begin() }),
     ).toEqual({
       maxTools: 64,
       models: [
@@ -335,10 +336,10 @@ describe("observed tool limits", () => {
   });
 
   it("a per-model catalog limit still wins when it is lower than the endpoint's observed one", async () => {
-    const { observed, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 32\n" });
+    const { catalog, observed, budget } = setup({ "model/cortecs/small.yaml": "maxTools: 32\n" });
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 64");
     expect(
-      (await budget.budgetForChain(["cortecs/small", "cortecs/other"], { read: CascadeRead.begin() })).models,
+      (await budget.budgetForChain(["cortecs/small", "cortecs/other"], { catalog: catalog.begin() })).models,
     ).toEqual([
       { model: "cortecs/small", maxTools: 32, source: "model" },
       { model: "cortecs/other", maxTools: 64, source: "observed" },
@@ -346,13 +347,13 @@ describe("observed tool limits", () => {
   });
 
   it("a tenant's report binds that tenant's budgets only; a platform report binds every tenant", async () => {
-    const { observed, budget } = setup();
+    const { catalog, observed, budget } = setup();
     await observed.learn("cortecs/model-a", "Too many tools provided: 163 > 40", "acme");
     const forTenant = async (tenant?: string) =>
       (
         await budget.budgetForChain(["cortecs/model-b"], {
           ...(tenant === undefined ? {} : { tenant }),
-          read: CascadeRead.begin(),
+          catalog: catalog.begin(),
         })
       ).maxTools;
     expect(await forTenant("acme")).toBe(40);
@@ -365,7 +366,7 @@ describe("observed tool limits", () => {
   });
 
   it("an observation binds only when it is below the catalog's limit", async () => {
-    const { observed, budget } = setup({
+    const { catalog, observed, budget } = setup({
       "model/gw/gpt-unbounded.yaml": "maxTools: 0\n",
       "model/gw/capped.yaml": "maxTools: 200\n",
       "model/gw/tight.yaml": "maxTools: 50\n",
@@ -374,7 +375,7 @@ describe("observed tool limits", () => {
     expect(
       (
         await budget.budgetForChain(["gw/gpt-unbounded", "gw/capped", "gw/tight"], {
-          read: CascadeRead.begin(),
+          catalog: catalog.begin(),
         })
       ).models,
     ).toEqual([
@@ -385,12 +386,12 @@ describe("observed tool limits", () => {
   });
 
   it("a text that names no limit teaches nothing: 422 no_limit_in_error, no WARN, budget unchanged", async () => {
-    const { observed, budget, lines } = setup();
+    const { catalog, observed, budget, lines } = setup();
     const error = await thrown(observed.learn("cortecs/some-model", "502 Bad Gateway"));
     expect(error).toMatchObject({ code: "no_limit_in_error", status: 422 });
     expect(lines).toEqual([]);
     expect(
-      (await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+      (await budget.budgetForChain(["cortecs/some-model"], { catalog: catalog.begin() })).maxTools,
     ).toBeNull();
   });
 });
@@ -472,7 +473,7 @@ describe("/v1/models routes", () => {
 
   describe("learned limits are bounded (issue 37 item 4, issue 35 item 4)", () => {
     it("a limit below the capability floor plus the reserve → 422 budget_floor_exceeded with the reason; nothing learned, spawns unaffected", async () => {
-      const { app: hono, budget, state } = app();
+      const { catalog, app: hono, budget, state } = app();
       const admin = await auth({ tenant: "*", roles: ["admin"] });
       // The floor is tool_list + tool_description; the test's reserve is 0, so 1 is below it.
       const res = await postLimit(hono, admin, {
@@ -485,7 +486,7 @@ describe("/v1/models routes", () => {
       expect(problem).toMatchObject({ code: "budget_floor_exceeded", maxTools: 1, floor: 2 });
       expect(problem.detail).toMatch(/below the capability floor/);
       expect(await state.listObservedToolLimits()).toEqual([]);
-      expect((await budget.budgetForChain(["openai/gpt-4.1"], { read: CascadeRead.begin() })).maxTools).toBe(
+      expect((await budget.budgetForChain(["openai/gpt-4.1"], { catalog: catalog.begin() })).maxTools).toBe(
         128,
       );
       // At the floor it is learned.
@@ -528,7 +529,7 @@ describe("/v1/models routes", () => {
     });
 
     it("an admin lists the learned limits and withdraws one; the budget drops it at once", async () => {
-      const { app: hono, budget } = app();
+      const { catalog, app: hono, budget } = app();
       const platform = await auth({ tenant: "*", roles: ["admin"] });
       const acmeAdmin = await auth({ tenant: "acme", roles: ["admin", "read"] });
       await postLimit(hono, platform, { model: "cortecs/m", error: "Too many tools provided: 163 > 64" });
@@ -575,19 +576,19 @@ describe("/v1/models routes", () => {
       expect((await del("other/openai", acmeAdmin)).status).toBe(403);
       expect((await del("*/cortecs", acmeAdmin)).status).toBe(403);
       expect(
-        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", read: CascadeRead.begin() }))
+        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", catalog: catalog.begin() }))
           .maxTools,
       ).toBe(40);
       expect((await del("acme/openai", acmeAdmin)).status).toBe(204);
       expect(
-        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", read: CascadeRead.begin() }))
+        (await budget.budgetForChain(["openai/gpt-4.1"], { tenant: "acme", catalog: catalog.begin() }))
           .maxTools,
       ).toBe(128);
       const again = await del("acme/openai", acmeAdmin);
       expect(again.status).toBe(404);
       expect(await again.json()).toMatchObject({ code: "not_found" });
       expect((await del("*/cortecs", platform)).status).toBe(204);
-      expect((await budget.budgetForChain(["cortecs/m"], { read: CascadeRead.begin() })).maxTools).toBeNull();
+      expect((await budget.budgetForChain(["cortecs/m"], { catalog: catalog.begin() })).maxTools).toBeNull();
     });
 
     it("listing and withdrawing need the admin role", async () => {
@@ -659,7 +660,7 @@ describe("/v1/models routes", () => {
     ] as [string, Claims][])(
       "POST /observed-limits with %s → 403, nothing learned",
       async (_name, claims) => {
-        const { app: hono, budget } = app();
+        const { catalog, app: hono, budget } = app();
         const res = await postLimit(hono, await auth(claims), {
           model: "cortecs/some-model",
           error: OPENAI_128,
@@ -667,7 +668,7 @@ describe("/v1/models routes", () => {
         expect(res.status).toBe(403);
         expect(await res.json()).toMatchObject({ code: "forbidden" });
         expect(
-          (await budget.budgetForChain(["cortecs/some-model"], { read: CascadeRead.begin() })).maxTools,
+          (await budget.budgetForChain(["cortecs/some-model"], { catalog: catalog.begin() })).maxTools,
         ).toBeNull();
       },
     );

@@ -498,7 +498,7 @@ export async function buildServices(
     now,
     generations,
   });
-  const budget = new ToolBudgetService({ catalog, observed: observedLimits, generations });
+  const budget = new ToolBudgetService({ observed: observedLimits, generations });
   // One guarded fetch for rest calls and MCP servers alike: the network policy judges every address.
   const guardedFetch = createGuardedFetch(networkPolicy, {
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
@@ -546,6 +546,7 @@ export async function buildServices(
     compiled: compiledLayers,
     maxSnapshotBytes: config.VANCE_CACHE_SNAPSHOTS_MB * MIB,
     tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
+    models: catalog,
   });
   // Only an OpenAPI document may be longer than an ordinary one.
   const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
@@ -566,7 +567,6 @@ export async function buildServices(
     generations,
     recipes,
     jsonSchemas,
-    catalog,
     caches: recordCaches,
     quotas,
     now,
@@ -613,7 +613,6 @@ export async function buildServices(
     environment: types.environment,
     // The provider keys are platform secrets: read through the secret service's platform lookup.
     models: new ModelPicker({
-      catalog,
       platformSecret: (name) => secrets.platform(name),
       defaultInstance: config.VANCE_DEFAULT_MODEL_INSTANCE,
     }),

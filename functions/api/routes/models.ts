@@ -1,5 +1,4 @@
 import {
-  CascadeRead,
   type CatalogEditor,
   catalogView,
   INSTANCE_PATTERN,
@@ -165,7 +164,7 @@ const reporter = createMiddleware<AuthEnv>(async (c, next) => {
 export function modelRoutes(deps: {
   budget: ToolBudgetService;
   observed: ObservedToolLimits;
-  catalog: Pick<ModelCatalogService, "catalog">;
+  catalog: Pick<ModelCatalogService, "begin">;
   editor: CatalogEditor;
 }) {
   const app = new Hono<AuthEnv>();
@@ -173,7 +172,7 @@ export function modelRoutes(deps: {
   const platformAdmin = need("admin", { platformOnly: true });
 
   app.get("/", describe(DOCS.catalog), need("read"), async (c) =>
-    c.json(catalogView(await deps.catalog.catalog(CascadeRead.begin()))),
+    c.json(catalogView(await deps.catalog.begin().catalog())),
   );
 
   // Any valid token: an engine asks this before every turn, whatever its roles.
@@ -188,7 +187,7 @@ export function modelRoutes(deps: {
       return c.json(
         await deps.budget.budgetForChain(chain, {
           ...(tenant === undefined ? {} : { tenant }),
-          read: CascadeRead.begin(),
+          catalog: deps.catalog.begin(),
         }),
       );
     },

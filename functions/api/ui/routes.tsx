@@ -240,7 +240,7 @@ export function uiRoutes(services: UiServices) {
     const query = { models: c.req.query("models") ?? "", recipe: c.req.query("recipe") ?? "" };
     // The page's one snapshot (its one read of the generations): the catalog and the model view share it.
     const snapshot = await services.tools.snapshot(at.tenant, at.project);
-    const known = catalogView(await services.catalog.catalog(snapshot.read)).providers.map((provider) => ({
+    const known = catalogView(await snapshot.catalog.catalog()).providers.map((provider) => ({
       instance: provider.instance,
       maxTools: provider.maxTools,
       models: provider.models.map((model) => `${provider.instance}/${model.slug}`),

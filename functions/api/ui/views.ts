@@ -248,7 +248,7 @@ export async function modelView(
     );
   }
   const request = parsed.output;
-  const budget = await services.budget.budgetForChain(request.models, { tenant, read: snapshot.read });
+  const budget = await services.budget.budgetForChain(request.models, { tenant, catalog: snapshot.catalog });
   const { record, manifest } = await services.processes.preview(snapshot, request, "openai");
   const descriptions = new Map(tools.map((tool) => [tool.name, tool.config.description]));
   const demoted = new Set(manifest.demoted);

@@ -79,7 +79,6 @@ describe("a request's read of the generations cannot be forgotten (issue 38)", (
     expect(below.length).toBeGreaterThan(40);
     const snapshotOwners = [
       "packages/core/src/tools/tool-catalog.ts",
-      "packages/core/src/tools/tool-snapshot.ts",
       "packages/core/src/tools/server-tool-service.ts",
       // Reads the record with the generations in one request: where a process turn's read begins.
       "packages/core/src/surface/process-records.ts",
@@ -89,5 +88,29 @@ describe("a request's read of the generations cannot be forgotten (issue 38)", (
       .filter((file) => /\bCascadeRead\b/.test(text(file)))
       .map(name);
     expect(offenders).toEqual([]);
+  });
+
+  // The model catalog's side of the same rule: a request's `CatalogSnapshot` (beside its tool
+  // snapshot, `ToolSnapshot.catalog`, or begun by a catalog route) is what the budget, the model
+  // picker, the learned limits and the catalog editor take; only the service that makes the
+  // snapshot names a read.
+  it("below the catalog snapshot no module names a read: the catalog modules take the request's CatalogSnapshot", () => {
+    const catalogModules = files.filter((file) => /^packages\/core\/src\/catalog\//.test(name(file)));
+    expect(catalogModules.map(name)).toEqual(
+      expect.arrayContaining([
+        "packages/core/src/catalog/tool-budget.ts",
+        "packages/core/src/catalog/model-picker.ts",
+        "packages/core/src/catalog/observed-tool-limits.ts",
+        "packages/core/src/catalog/catalog-editor.ts",
+      ]),
+    );
+    const offenders = catalogModules
+      .filter((file) => name(file) !== "packages/core/src/catalog/model-catalog-service.ts")
+      .filter((file) => /\bCascadeRead\b/.test(text(file)))
+      .map(name);
+    expect(offenders).toEqual([]);
+    // Neither do the routes and pages of the functions: they begin a snapshot, never a read.
+    const functions = files.filter((file) => name(file).startsWith("functions/"));
+    expect(functions.filter((file) => /\bCascadeRead\b/.test(text(file))).map(name)).toEqual([]);
   });
 });

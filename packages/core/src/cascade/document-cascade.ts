@@ -23,7 +23,7 @@ import {
   type StoredObject,
 } from "../ports/object-store";
 import type { TenantQuotas } from "../quotas/tenant-quotas";
-import type { CascadeRead } from "./cascade-read";
+import { CascadeRead } from "./cascade-read";
 import { type GenerationStamp, type Generations, layerMarker, requestMarkers } from "./generations";
 
 /** The layers of the cascade, innermost first. `builtin` exists only for tools. */
@@ -194,6 +194,11 @@ export class DocumentCascade {
     assertTenantId(tenant);
     assertProjectId(project);
     await read.ensure(this.#generations, requestMarkers(tenant, project));
+  }
+
+  /** A request about this project's documents that begins here: {@link refresh} under a read of its own. */
+  begin(tenant: string, project: string): Promise<void> {
+    return this.refresh(tenant, project, CascadeRead.begin());
   }
 
   /** The first hit of project → tenant → bundled, or null. Trusts the known generations (see `refresh`). */

@@ -1,4 +1,3 @@
-import { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type Generations } from "../cascade/generations";
 import { Errors, VanceError } from "../errors";
 import { INSTANCE_PATTERN, SLUG_PATTERN } from "../ids";
@@ -19,7 +18,8 @@ export interface CatalogEditorOptions {
   readonly rebuild: () => Promise<unknown>;
   /** Bumped after every write, so every instance's next request reads the new catalog. */
   readonly generations?: Pick<Generations, "bump">;
-  readonly catalog: Pick<ModelCatalogService, "catalog">;
+  /** Where the answer's fresh read of the rebuilt catalog begins. */
+  readonly catalog: Pick<ModelCatalogService, "begin">;
 }
 
 /**
@@ -52,7 +52,7 @@ export class CatalogEditor {
     }
     if (!written.ok) throw Errors.pathConflict(path);
     await this.#rebuild();
-    const catalog = await this.options.catalog.catalog(CascadeRead.begin());
+    const catalog = await this.options.catalog.begin().catalog();
     const provider = Object.hasOwn(catalog.providers, instance) ? catalog.providers[instance] : undefined;
     return { created, provider: providerView(instance, provider ?? { models: {} }) };
   }

@@ -1,4 +1,4 @@
-import type { CascadeRead } from "../cascade/cascade-read";
+import { CascadeRead, type GenerationReads } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type GenerationStamp, type Generations } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
 import type { Logger } from "../ports/logger";
@@ -41,7 +41,7 @@ export class ModelCatalogService {
   readonly #sources = new Map<string, { etag: string; body: string }>();
   #fromSources: CompiledCatalog | null = null;
   readonly #generations: Generations | undefined;
-  #current: { readonly stamp: GenerationStamp; readonly catalog: CompiledCatalog } | null = null;
+  #kept: { readonly stamp: GenerationStamp; readonly catalog: CompiledCatalog } | null = null;
 
   constructor(options: ModelCatalogServiceOptions) {
     this.#store = options.store;
@@ -51,19 +51,38 @@ export class ModelCatalogService {
   }
 
   /**
-   * The current catalog: `catalog.json` when the sync has written it, else compiled from the
-   * sources. With generation markers, no store request while the catalog's generation stands as
-   * the request's `read` read it (one state-store request unless the request read it already).
+   * The model catalog as one request sees it (issue 38): `read` is the request's — the one its
+   * tool snapshot was taken under, or {@link begin}'s — and the catalog is read under it once, at
+   * the snapshot's first ask. Nothing below takes a read: the budget, the model picker and the
+   * learned limits take this snapshot.
    */
-  async catalog(read: CascadeRead): Promise<CompiledCatalog> {
-    const generations = this.#generations;
-    if (!generations) return this.#revalidate();
-    await read.ensure(generations, [CATALOG_MARKER]);
-    const current = this.#current;
+  snapshot(read: CascadeRead): CatalogSnapshot {
+    return new CatalogSnapshot(
+      async () => {
+        const generations = this.#generations;
+        if (!generations) return this.#revalidate();
+        await read.ensure(generations, [CATALOG_MARKER]);
+        return this.#current(generations);
+      },
+      (generations, markers) => read.ensure(generations, markers),
+    );
+  }
+
+  /** A request about the model catalog alone (the catalog routes, a reported limit): a read of its own. */
+  begin(): CatalogSnapshot {
+    return this.snapshot(CascadeRead.begin());
+  }
+
+  /**
+   * `catalog.json` when the sync has written it, else compiled from the sources: no store request
+   * while the catalog's generation stands as the caller's read made it current.
+   */
+  async #current(generations: Generations): Promise<CompiledCatalog> {
+    const current = this.#kept;
     if (current && generations.isCurrent(CATALOG_MARKER, current.stamp)) return current.catalog;
     const stamp = generations.stamp(CATALOG_MARKER);
     const catalog = await this.#revalidate();
-    this.#current = { stamp, catalog };
+    this.#kept = { stamp, catalog };
     return catalog;
   }
 
@@ -132,6 +151,50 @@ export class ModelCatalogService {
 
     const stored = [...this.#sources].map(([path, { body }]) => ({ path, body }));
     return { documents: mergeCatalogSources(this.#bundled, stored), changed };
+  }
+}
+
+/** The catalog of a deployment that has none wired (tools alone, in a test): no endpoint, no limit. */
+export const NO_MODEL_CATALOG: CompiledCatalog = Object.freeze({
+  version: 1,
+  compiledAt: new Date(0).toISOString(),
+  providers: Object.freeze({}),
+});
+
+/**
+ * The model catalog as one request sees it (issue 38): taken where the request begins — beside its
+ * `ToolSnapshot` (`ToolSnapshot.catalog`), or by a catalog route — and handed to the budget, the
+ * model picker and the learned limits, which take no read of their own. The compiled catalog is
+ * read at the first ask and is the same for every later one.
+ */
+export class CatalogSnapshot {
+  #catalog: Promise<CompiledCatalog> | undefined;
+
+  constructor(
+    private readonly load: () => Promise<CompiledCatalog>,
+    private readonly current: (
+      generations: GenerationReads | undefined,
+      markers: readonly string[],
+    ) => Promise<void>,
+  ) {}
+
+  /**
+   * Makes these markers' generations current under the request's read (what else the request
+   * reads by generation, the learned limits): one state-store request unless it read them already.
+   */
+  ensure(generations: GenerationReads | undefined, markers: readonly string[]): Promise<void> {
+    return this.current(generations, markers);
+  }
+
+  /** The compiled catalog under the request's read; read once per snapshot (a failed read is tried again). */
+  catalog(): Promise<CompiledCatalog> {
+    if (this.#catalog) return this.#catalog;
+    const loading = this.load();
+    this.#catalog = loading;
+    loading.catch(() => {
+      if (this.#catalog === loading) this.#catalog = undefined;
+    });
+    return loading;
   }
 }
 

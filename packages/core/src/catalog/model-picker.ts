@@ -1,12 +1,10 @@
-import type { CascadeRead } from "../cascade/cascade-read";
 import { compareStrings } from "../order";
 import type { LlmChoice, LlmEndpoint } from "../ports/tool-runtime";
 import type { PlatformSecrets } from "../secrets/secret-service";
 import { type CompiledCatalog, type CompiledProvider, parseModelId } from "./model-catalog";
-import type { ModelCatalogService } from "./model-catalog-service";
+import type { CatalogSnapshot } from "./model-catalog-service";
 
 export interface ModelPickerOptions {
-  readonly catalog: Pick<ModelCatalogService, "catalog">;
   /** Platform secrets (deploy-time): where a provider's `apiKey: ${secret:NAME}` is read. */
   readonly platformSecret: PlatformSecrets;
   /** The instance whose models `modelSize` picks from, for a tenant (a setting); undefined: none. */
@@ -24,9 +22,9 @@ type Failure = { readonly error: string; readonly message: string };
 export class ModelPicker {
   constructor(private readonly options: ModelPickerOptions) {}
 
-  /** `read`: the invocation's request's read (the catalog's generation read with it, once). */
-  async pick(tenant: string, choice: LlmChoice, read: CascadeRead): Promise<LlmEndpoint | Failure> {
-    const catalog = await this.options.catalog.catalog(read);
+  /** `models`: the invocation's request's snapshot of the model catalog (`ToolSnapshot.catalog`). */
+  async pick(tenant: string, choice: LlmChoice, models: CatalogSnapshot): Promise<LlmEndpoint | Failure> {
+    const catalog = await models.catalog();
     const target = this.#target(catalog, tenant, choice);
     if ("error" in target) return target;
     const { instance, slug, provider } = target;

@@ -1,7 +1,6 @@
 import type { RE2JS } from "re2js";
 import { CountedLru } from "../cache/counted-lru";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
-import { CascadeRead } from "../cascade/cascade-read";
 import { type GenerationStamp, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
 import { ID_PATTERN } from "../ids";
@@ -9,7 +8,7 @@ import type { Logger } from "../ports/logger";
 import type { ObservedLimitStore } from "../ports/observed-limit-store";
 import { loadedRe2, loadRe2 } from "../re2";
 import { parseModelId } from "./model-catalog";
-import type { ModelCatalogService } from "./model-catalog-service";
+import type { CatalogSnapshot, ModelCatalogService } from "./model-catalog-service";
 
 /**
  * How providers word a rejected tools array. Each pattern is anchored on the `tools` (or legacy
@@ -123,7 +122,7 @@ export interface ObservedToolLimitsOptions {
    * The model catalog: a limit is learned only for an endpoint (instance) it knows, so what a
    * tenant can store is one limit per endpoint, never one per made-up name.
    */
-  readonly catalog: Pick<ModelCatalogService, "catalog">;
+  readonly catalog: Pick<ModelCatalogService, "begin">;
   /**
    * Tools kept free for the engine's own (`VANCE_EXTERNAL_RESERVE`): a limit that cannot hold
    * the capability floor plus these is refused, since every spawn would then be refused.
@@ -222,7 +221,7 @@ export class ObservedToolLimits {
       );
     }
     // A report is a request of its own: it reads the catalog's generation (a write on any instance counts).
-    const { providers } = await this.#catalog.catalog(CascadeRead.begin());
+    const { providers } = await this.#catalog.begin().catalog();
     if (!Object.hasOwn(providers, instance)) {
       throw new VanceError(
         "invalid_model",
@@ -281,13 +280,13 @@ export class ObservedToolLimits {
    * The observed limits of these models for a process of `tenant` (null: only the platform's),
    * by model id: the smaller of the platform's and the tenant's limit for the model's instance;
    * models whose instance was never rejected are absent. With generation markers, only keys this
-   * instance has not read under the current generation cost a state-store request; `read` is the
-   * request's, which reads the limits' marker once.
+   * instance has not read under the current generation cost a state-store request; `catalog` is
+   * the request's snapshot of the model catalog, under whose read the limits' marker is read once.
    */
   async limitsFor(
     models: readonly string[],
     tenant: string | null,
-    read: CascadeRead,
+    catalog: Pick<CatalogSnapshot, "ensure">,
   ): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
     const keysOf = (model: string): string[] => {
@@ -297,7 +296,7 @@ export class ObservedToolLimits {
         : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
     };
     const keys = [...new Set(models.flatMap(keysOf))];
-    await read.ensure(this.#generations, [OBSERVED_LIMITS_MARKER]);
+    await catalog.ensure(this.#generations, [OBSERVED_LIMITS_MARKER]);
     const limits = await this.#limitsByKey(keys);
     const result = new Map<string, number>();
     for (const model of models) {

@@ -1,8 +1,7 @@
-import type { CascadeRead } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
 import { type LimitSource, maxToolsFor, maxToolTokensFor, parseModelId } from "./model-catalog";
-import type { ModelCatalogService } from "./model-catalog-service";
+import type { CatalogSnapshot } from "./model-catalog-service";
 import type { ObservedToolLimits } from "./observed-tool-limits";
 
 /** One chain entry's limit and where it came from. */
@@ -23,7 +22,6 @@ export interface ChainBudget {
 }
 
 export interface ToolBudgetServiceOptions {
-  readonly catalog: ModelCatalogService;
   readonly observed: ObservedToolLimits;
   /** The markers the catalog and the observed limits are kept warm by: a fresh budget reads both in one request. */
   readonly generations?: Generations;
@@ -36,34 +34,33 @@ export interface ToolBudgetServiceOptions {
  * manifest the fallback rejects. Unknown stays unknown (`null`): a number is never invented.
  */
 export class ToolBudgetService {
-  readonly #catalog: ModelCatalogService;
   readonly #observed: ObservedToolLimits;
   readonly #generations: Generations | undefined;
 
   constructor(options: ToolBudgetServiceOptions) {
-    this.#catalog = options.catalog;
     this.#observed = options.observed;
     this.#generations = options.generations;
   }
 
   /**
    * Per model the smaller of the catalog's and the observed limit of its endpoint (the platform's,
-   * and `tenant`'s own when given); the chain's is the min over all. `read` is the request's:
-   * the catalog's and the observed limits' markers are read with it, both in one request.
+   * and `tenant`'s own when given); the chain's is the min over all. `catalog` is the request's
+   * snapshot of the model catalog: the catalog's and the observed limits' markers are read under
+   * its read, both in one request.
    */
   async budgetForChain(
     models: readonly string[],
-    options: { readonly tenant?: string; readonly read: CascadeRead },
+    options: { readonly tenant?: string; readonly catalog: CatalogSnapshot },
   ): Promise<ChainBudget> {
-    const { read } = options;
+    const { catalog: snapshot } = options;
     if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
     // Validate every id before any I/O, so a typo answers 400 and costs no request.
     for (const model of models) parseModelId(model);
     const generations = this.#generations;
-    await read.ensure(generations, [OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
+    await snapshot.ensure(generations, [OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
     const [catalog, observed] = await Promise.all([
-      this.#catalog.catalog(read),
-      this.#observed.limitsFor(models, options.tenant ?? null, read),
+      snapshot.catalog(),
+      this.#observed.limitsFor(models, options.tenant ?? null, snapshot),
     ]);
 
     const budgets = models.map((model): ModelBudget => {

@@ -313,7 +313,7 @@ export class ToolDispatcher {
     const { models, cascade, secrets } = this.options;
     return {
       ...(models
-        ? { models: { pick: pickModel.bind(null, models, caller.tenant, request.snapshot.read) } }
+        ? { models: { pick: pickModel.bind(null, models, caller.tenant, request.snapshot.catalog) } }
         : {}),
       caller,
       runtime: this.options.runtime,
@@ -334,10 +334,10 @@ export class ToolDispatcher {
 function pickModel(
   models: Pick<ModelPicker, "pick">,
   tenant: string,
-  read: ToolSnapshot["read"],
+  catalog: ToolSnapshot["catalog"],
   choice: Parameters<ModelPicker["pick"]>[1],
 ): ReturnType<ModelPicker["pick"]> {
-  return models.pick(tenant, choice, read);
+  return models.pick(tenant, choice, catalog);
 }
 
 /** `InvocationContext.readDocument` of a call: the body of the caller's cascade hit at `path`. */

@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import { utf8Bytes } from "../cache/byte-cache";
-import { CascadeRead } from "../cascade/cascade-read";
 import { addressedLayer, type CascadeHit, type DocumentCascade } from "../cascade/document-cascade";
 import { Errors, VanceError } from "../errors";
 import {
@@ -187,7 +186,7 @@ export class DocumentService {
    * sees every write that finished before it began, on any instance.
    */
   async #begin(tenant: string, project: string): Promise<void> {
-    await this.cascade.refresh(tenant, project, CascadeRead.begin());
+    await this.cascade.begin(tenant, project);
   }
 }
 

@@ -15,7 +15,7 @@ import type { ToolSnapshot } from "../tools/tool-snapshot";
 
 export interface ProcessServiceOptions {
   /** Where each request takes its one snapshot of the project's tools. */
-  readonly tools: Pick<ToolCatalog, "snapshot">;
+  readonly tools: Pick<ToolCatalog, "snapshot" | "begin">;
   readonly records: Pick<ProcessRecords, "prepare" | "create" | "get" | "end" | "draft" | "allowSet">;
   readonly surface: Pick<ToolSurface, "manifest" | "manifestBody" | "preview" | "admit" | "wasDeferred">;
   readonly dispatcher: Pick<ToolDispatcher, "invoke">;
@@ -38,7 +38,7 @@ export class ProcessService {
   async spawn(tenant: string, project: string, request: SpawnRequest): Promise<PreparedProcess> {
     // The request's one snapshot of the project's tools (its one read of the generations),
     // passed to everything below.
-    const snapshot = await this.options.tools.snapshot(tenant, project, CascadeRead.begin());
+    const snapshot = await this.options.tools.begin(tenant, project);
     const prepared = await this.options.records.prepare(snapshot, request);
     await this.options.surface.admit(prepared.record, snapshot);
     await this.options.records.create(prepared.record);

@@ -3,7 +3,6 @@ import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import type { CascadeRead } from "../cascade/cascade-read";
 import { type Generations, requestMarkers } from "../cascade/generations";
-import type { ModelCatalogService } from "../catalog/model-catalog-service";
 import { Errors, type FieldError, VanceError } from "../errors";
 import {
   assertProcessId,
@@ -106,8 +105,6 @@ export interface ProcessRecordsOptions {
   readonly recipes: Pick<RecipeResolver, "resolve">;
   /** Checks the client tools' input schemas of a spawn (the instance's validator). */
   readonly jsonSchemas: JsonSchemaValidator;
-  /** The model catalog, read after the generations: a chain naming an instance it lacks gets a warning. */
-  readonly catalog?: Pick<ModelCatalogService, "catalog">;
   readonly settings?: Partial<ActivationSettings>;
   /** {@link DEFAULT_PROCESS_IDLE_TTL_MS} unless given. */
   readonly idleTtlMs?: number;
@@ -250,10 +247,13 @@ export class ProcessRecords {
     return (await this.prepare(snapshot, request)).record;
   }
 
-  /** A warning per model whose instance the catalog does not know: no limit, no provider, nothing to call. */
+  /**
+   * A warning per model whose instance the request's model catalog (`snapshot.catalog`) does not
+   * know: no limit, no provider, nothing to call.
+   */
   private async modelWarnings(models: readonly string[], snapshot: ToolSnapshot): Promise<RecipeWarning[]> {
-    if (!this.options.catalog || models.length === 0) return [];
-    const { providers } = await this.options.catalog.catalog(snapshot.read);
+    if (models.length === 0) return [];
+    const { providers } = await snapshot.catalog.catalog();
     return models.flatMap((model): RecipeWarning[] => {
       const instance = model.slice(0, model.indexOf("/"));
       if (Object.hasOwn(providers, instance)) return [];

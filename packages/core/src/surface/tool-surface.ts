@@ -267,7 +267,7 @@ export class ToolSurface {
     if (record.models.length === 0) return;
     const { maxTools } = await this.options.budget.budgetForChain(record.models, {
       tenant: record.tenant,
-      read: snapshot.read,
+      catalog: snapshot.catalog,
     });
     if (maxTools === null) return;
     const limit = maxTools - this.reserve;
@@ -367,7 +367,10 @@ export class ToolSurface {
       snapshot.version(),
       record.models.length === 0
         ? { maxTools: null }
-        : this.options.budget.budgetForChain(record.models, { tenant: record.tenant, read: snapshot.read }),
+        : this.options.budget.budgetForChain(record.models, {
+            tenant: record.tenant,
+            catalog: snapshot.catalog,
+          }),
     ]);
     const views = version.view(this.views);
     // The allow set and client tools are frozen at spawn: the listing version alone can change

@@ -1,8 +1,8 @@
 import type { CacheStats } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import type { BuiltInTool } from "../calls/built-in-tool";
-import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import type { ModelCatalogService } from "../catalog/model-catalog-service";
 import { TOOL_DOCUMENTS_DIR, toolNameFromPath } from "../ids";
 import { type Logger, silentLogger } from "../ports/logger";
 import type { ToolSources } from "../sources/tool-sources";
@@ -46,6 +46,8 @@ export interface ServerToolServiceOptions {
   readonly maxSnapshotBytes?: number;
   /** The part of the snapshot and parsed caches (and of the listed layers remembered) one tenant may hold. */
   readonly tenantShare?: number;
+  /** The model catalog each tool snapshot carries (`ToolSnapshot.catalog`); without it, an empty one. */
+  readonly models?: Pick<ModelCatalogService, "snapshot">;
 }
 
 /**
@@ -104,6 +106,7 @@ export class ServerToolService {
     this.catalog = new ToolCatalog({
       reader: this.reader,
       cascade,
+      ...(options.models === undefined ? {} : { models: options.models }),
       ...(options.maxSnapshotBytes === undefined ? {} : { maxBytes: options.maxSnapshotBytes }),
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
       logger,
@@ -115,7 +118,7 @@ export class ServerToolService {
    * then `ToolCatalog.snapshot`. Everything the request does after takes this snapshot, not a read.
    */
   snapshot(tenant: string, project: string): Promise<ToolSnapshot> {
-    return this.catalog.snapshot(tenant, project, CascadeRead.begin());
+    return this.catalog.begin(tenant, project);
   }
 
   /** The tool type registry the service validates against. */

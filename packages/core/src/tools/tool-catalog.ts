@@ -1,8 +1,13 @@
 import { MIB, stringBytes } from "../cache/byte-cache";
 import type { CacheReport } from "../cache/cache-registry";
 import { TenantByteCache } from "../cache/tenant-byte-cache";
-import type { CascadeRead } from "../cascade/cascade-read";
+import { CascadeRead } from "../cascade/cascade-read";
 import type { DocumentCascade } from "../cascade/document-cascade";
+import {
+  CatalogSnapshot,
+  type ModelCatalogService,
+  NO_MODEL_CATALOG,
+} from "../catalog/model-catalog-service";
 import type { Logger } from "../ports/logger";
 import type { ToolListing } from "./resolved-tool";
 import type { ToolReader } from "./tool-reader";
@@ -18,6 +23,11 @@ export interface ToolCatalogOptions {
   readonly reader: Pick<ToolReader, "listing" | "lookup" | "packSource">;
   /** Makes the project's generations current for a request's read. */
   readonly cascade: Pick<DocumentCascade, "refresh">;
+  /**
+   * The model catalog each snapshot carries under the same read (`ToolSnapshot.catalog`). Without
+   * it (tools alone, in a test) the snapshots' model catalog is empty: no endpoint, no limit.
+   */
+  readonly models?: Pick<ModelCatalogService, "snapshot">;
   /** Bytes of snapshots kept; `DEFAULT_SNAPSHOT_CACHE_BYTES` by default. */
   readonly maxBytes?: number;
   /** The part of `maxBytes` one tenant may hold; a quarter by default. */
@@ -36,12 +46,14 @@ export interface ToolCatalogOptions {
 export class ToolCatalog {
   readonly #reader: ToolCatalogOptions["reader"];
   readonly #cascade: ToolCatalogOptions["cascade"];
+  readonly #models: ToolCatalogOptions["models"];
   readonly #versions: TenantByteCache<ListingVersion>;
   #lastVersion = 0;
 
   constructor(options: ToolCatalogOptions) {
     this.#reader = options.reader;
     this.#cascade = options.cascade;
+    this.#models = options.models;
     this.#versions = new TenantByteCache<ListingVersion>({
       maxBytes: options.maxBytes ?? DEFAULT_SNAPSHOT_CACHE_BYTES,
       ...(options.tenantShare === undefined ? {} : { tenantShare: options.tenantShare }),
@@ -60,11 +72,25 @@ export class ToolCatalog {
    */
   async snapshot(tenant: string, project: string, read: CascadeRead): Promise<ToolSnapshot> {
     await this.#cascade.refresh(tenant, project, read);
-    return new ToolSnapshot(tenant, project, read, {
+    const models =
+      this.#models?.snapshot(read) ??
+      new CatalogSnapshot(
+        async () => NO_MODEL_CATALOG,
+        (generations, markers) => read.ensure(generations, markers),
+      );
+    return new ToolSnapshot(tenant, project, models, {
       listingVersion: () => this.#listingVersion(tenant, project),
       lookup: (name) => this.#reader.lookup(tenant, project, name),
       packSource: (name) => this.#reader.packSource(tenant, project, name),
     });
+  }
+
+  /**
+   * The project's tools for a request that begins here (a route, a spawn): its one read of the
+   * generations, then {@link snapshot}. Everything the request does after takes this snapshot.
+   */
+  begin(tenant: string, project: string): Promise<ToolSnapshot> {
+    return this.snapshot(tenant, project, CascadeRead.begin());
   }
 
   /** The snapshot cache's counters and extent. */

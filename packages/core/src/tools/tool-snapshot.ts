@@ -1,4 +1,4 @@
-import type { CascadeRead } from "../cascade/cascade-read";
+import type { CatalogSnapshot } from "../catalog/model-catalog-service";
 import {
   foundTool,
   type PackSource,
@@ -118,10 +118,10 @@ export class ToolSnapshot {
     readonly tenant: string,
     readonly project: string,
     /**
-     * The request's read of the generations, which this snapshot made current for the project:
-     * what else the request reads by generation (the model catalog, learned limits) answers from it.
+     * The model catalog under the request's read of the generations, which this snapshot made
+     * current for the project: the budget, the model picker and the learned limits answer from it.
      */
-    readonly read: CascadeRead,
+    readonly catalog: CatalogSnapshot,
     private readonly source: SnapshotSource,
   ) {}
 
