@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import type { CacheReport } from "@vance/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
 
@@ -26,6 +27,7 @@ describe("GET /v1/metrics: the instance's caches", () => {
     expect(names).toEqual([
       "allowSets",
       "allowedToolsAdd",
+      "catalog",
       "documents",
       "identity.verifiedTokens",
       "jsonSchemas",
@@ -39,5 +41,28 @@ describe("GET /v1/metrics: the instance's caches", () => {
       "tools.snapshots",
       "usage.demand",
     ]);
+  });
+
+  it("lists the model catalog and the learned limits as `catalog`: a warm budget answers from it", async () => {
+    const { app, dataDir } = await testApp();
+    dirs.push(dataDir);
+    const platform = await bearer({ tenant: "*", roles: [] });
+    const catalog = async () => {
+      const res = await app.request("/v1/metrics", { headers: platform });
+      const caches = ((await res.json()) as { caches: ({ name: string } & CacheReport)[] }).caches;
+      return caches.find((cache) => cache.name === "catalog");
+    };
+    const budget = () =>
+      app.request("/v1/models/budget?chain=openai/gpt-4.1", { headers: platform }).then((res) => res.status);
+
+    expect(await budget()).toBe(200);
+    const cold = await catalog();
+    expect(cold).toMatchObject({ entries: expect.any(Number), maxEntries: expect.any(Number) });
+    expect(cold!.entries).toBeGreaterThan(0);
+    expect(await budget()).toBe(200);
+    const warm = await catalog();
+    // The second budget read the catalog and the limit's absence from what the first one kept.
+    expect(warm!.hits).toBeGreaterThanOrEqual(cold!.hits + 2);
+    expect(warm!.misses).toBe(cold!.misses);
   });
 });

@@ -17,6 +17,7 @@ import {
   builtInToolTypes,
   CATALOG_MARKER,
   CacheRegistry,
+  type CacheReport,
   CatalogEditor,
   CompiledLayerBuilder,
   type CompiledOperations,
@@ -644,6 +645,8 @@ export async function buildServices(
     recordCaches,
     jsonSchemas,
     mcpServers,
+    catalog,
+    observedLimits,
   });
   return {
     version: VERSION,
@@ -728,6 +731,8 @@ function registerCaches(services: {
   readonly recordCaches: ProcessRecordCaches;
   readonly jsonSchemas: JsonSchemaValidator;
   readonly mcpServers: McpServerCaches;
+  readonly catalog: ModelCatalogService;
+  readonly observedLimits: ObservedToolLimits;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -737,10 +742,30 @@ function registerCaches(services: {
   caches.registerAll("identity", services.verifier);
   caches.registerAll("secrets", services.secrets);
   caches.register("jsonSchemas", () => services.jsonSchemas.cacheReport());
+  // What a request's `CatalogSnapshot` reads from: the model catalog and the limits learned.
+  caches.register("catalog", () =>
+    sumReports(services.catalog.cacheReport(), services.observedLimits.cacheReport()),
+  );
   caches.register("allowSets", () => services.recordCaches.allowSetReport());
   caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());
   caches.registerAll("mcpServer", services.mcpServers);
   return caches;
+}
+
+/** One listing of several memos: their reads and entries added up, a bound where any has one. */
+function sumReports(...reports: readonly CacheReport[]): CacheReport {
+  const sum = (pick: (report: CacheReport) => number | undefined): number | undefined => {
+    const values = reports.map(pick).filter((value): value is number => value !== undefined);
+    return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
+  };
+  const entries = sum((report) => report.entries);
+  const maxEntries = sum((report) => report.maxEntries);
+  return {
+    hits: sum((report) => report.hits) ?? 0,
+    misses: sum((report) => report.misses) ?? 0,
+    ...(entries === undefined ? {} : { entries }),
+    ...(maxEntries === undefined ? {} : { maxEntries }),
+  };
 }
 
 /** One scan of each store, in turn; answers the markers bumped. */

@@ -1,3 +1,4 @@
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CascadeRead, type GenerationReads } from "../cascade/cascade-read";
 import { CATALOG_MARKER, type GenerationStamp, type Generations } from "../cascade/generations";
 import { mapWithConcurrency } from "../concurrency";
@@ -42,6 +43,8 @@ export class ModelCatalogService {
   #fromSources: CompiledCatalog | null = null;
   readonly #generations: Generations | undefined;
   #kept: { readonly stamp: GenerationStamp; readonly catalog: CompiledCatalog } | null = null;
+  /** A read answered without a store request (kept under the generation, or `notModified`) is a hit. */
+  readonly #reads = new CacheCounters();
 
   constructor(options: ModelCatalogServiceOptions) {
     this.#store = options.store;
@@ -79,7 +82,10 @@ export class ModelCatalogService {
    */
   async #current(generations: Generations): Promise<CompiledCatalog> {
     const current = this.#kept;
-    if (current && generations.isCurrent(CATALOG_MARKER, current.stamp)) return current.catalog;
+    if (current && generations.isCurrent(CATALOG_MARKER, current.stamp)) {
+      this.#reads.hits++;
+      return current.catalog;
+    }
     const stamp = generations.stamp(CATALOG_MARKER);
     const catalog = await this.#revalidate();
     this.#kept = { stamp, catalog };
@@ -91,10 +97,14 @@ export class ModelCatalogService {
     const cached = this.#compiled;
     const result = await this.#store.get(CATALOG_KEY, cached ? { ifNoneMatch: cached.etag } : undefined);
     if (isNotModified(result)) {
-      if (cached) return cached.catalog;
+      if (cached) {
+        this.#reads.hits++;
+        return cached.catalog;
+      }
       // A notModified answer to an unconditional GET breaks the port's contract.
       throw new Error(`the catalog store answered notModified to an unconditional GET of ${CATALOG_KEY}`);
     }
+    this.#reads.misses++;
     if (result === null) {
       this.#compiled = null;
       return this.compileFromSources();
@@ -110,6 +120,15 @@ export class ModelCatalogService {
     }
     this.#compiled = { etag: result.etag, catalog };
     return catalog;
+  }
+
+  /**
+   * What this instance keeps of the model catalog (listed in `/v1/metrics` as part of `catalog`):
+   * `catalog.json` parsed, by its ETag and the catalog's generation, and the YAML sources by their
+   * ETags (read only while `catalog.json` is absent).
+   */
+  cacheReport(): CacheReport {
+    return this.#reads.report({ entries: (this.#compiled ? 1 : 0) + this.#sources.size });
   }
 
   /** Compiles the bucket's YAML sources together with the bundled ones (for the sync job and the fallback). */

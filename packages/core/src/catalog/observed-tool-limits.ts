@@ -1,4 +1,5 @@
 import type { RE2JS } from "re2js";
+import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CountedLru } from "../cache/counted-lru";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
 import { type GenerationStamp, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
@@ -191,6 +192,7 @@ export class ObservedToolLimits {
   readonly #now: () => number;
   readonly #generations: Generations | undefined;
   #known: { readonly stamp: GenerationStamp; readonly limits: CountedLru<string, number> } | null = null;
+  readonly #reads = new CacheCounters();
 
   constructor(options: ObservedToolLimitsOptions) {
     this.#state = options.state;
@@ -310,6 +312,14 @@ export class ObservedToolLimits {
   }
 
   /**
+   * The limits (and absences) this instance knows under the limits' current generation, by key:
+   * listed in `/v1/metrics` as part of `catalog`.
+   */
+  cacheReport(): CacheReport {
+    return this.#reads.report({ entries: this.#known?.limits.size ?? 0, maxEntries: KNOWN_KEYS });
+  }
+
+  /**
    * The limit under each key (`NONE_OBSERVED` for none), from the cache where it is current under
    * the generation the caller's read made known.
    */
@@ -328,6 +338,8 @@ export class ObservedToolLimits {
       this.#known = known;
     }
     const missing = keys.filter((key) => !known.limits.has(key));
+    this.#reads.hits += keys.length - missing.length;
+    this.#reads.misses += missing.length;
     if (missing.length > 0) {
       const found = new Map(
         (await this.#state.getObservedToolLimits(missing)).map((limit) => [limit.key, limit.maxTools]),
