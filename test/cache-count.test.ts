@@ -52,8 +52,8 @@ describe("GET /v1/metrics: the instance's caches", () => {
       const caches = ((await res.json()) as { caches: ({ name: string } & CacheReport)[] }).caches;
       return caches.find((cache) => cache.name === "catalog");
     };
-    const budget = () =>
-      app.request("/v1/models/budget?chain=openai/gpt-4.1", { headers: platform }).then((res) => res.status);
+    const budget = async () =>
+      (await app.request("/v1/models/budget?chain=openai/gpt-4.1", { headers: platform })).status;
 
     expect(await budget()).toBe(200);
     const cold = await catalog();
