@@ -1,5 +1,5 @@
 import { DynamoSecretStore, DynamoStateStore, S3ObjectStore } from "@vance/adapters/aws";
-import type { ObjectStore, SecretStore, StateStore } from "@vance/core";
+import type { MemoStats, ObjectStore, SecretStore, StateStore } from "@vance/core";
 import type { Config } from "./api/config";
 import { dynamoClientFor, s3ClientFor } from "./clients";
 
@@ -14,8 +14,12 @@ export function s3ObjectStore(config: Config, bucket: string): ObjectStore {
 }
 
 /** The configured DynamoDB table's state store. */
-export function dynamoStateStore(config: Config): StateStore {
-  return new DynamoStateStore({ client: dynamoClientFor(config), tableName: config.VANCE_STATE_TABLE! });
+export function dynamoStateStore(config: Config, parsedRecords?: MemoStats): StateStore {
+  return new DynamoStateStore({
+    client: dynamoClientFor(config),
+    tableName: config.VANCE_STATE_TABLE!,
+    ...(parsedRecords ? { parsedRecords } : {}),
+  });
 }
 
 /** Tenant secrets in the configured DynamoDB table, sealed with `key`. */

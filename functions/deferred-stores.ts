@@ -1,4 +1,4 @@
-import type { ObjectStore, SecretStore, StateStore } from "@vance/core";
+import type { MemoStats, ObjectStore, SecretStore, StateStore } from "@vance/core";
 import type { Config } from "./api/config";
 
 /**
@@ -13,9 +13,11 @@ export function deferredObjectStore(config: Config, bucket: string): ObjectStore
   return deferredPort<ObjectStore>(OBJECT_STORE, async () => (await aws()).s3ObjectStore(config, bucket));
 }
 
-/** The table's state store; the SDK loads at its first call. */
-export function deferredStateStore(config: Config): StateStore {
-  return deferredPort<StateStore>(STATE_STORE, async () => (await aws()).dynamoStateStore(config));
+/** The table's state store; the SDK loads at its first call. `parsedRecords` counts its parsed records. */
+export function deferredStateStore(config: Config, parsedRecords?: MemoStats): StateStore {
+  return deferredPort<StateStore>(STATE_STORE, async () =>
+    (await aws()).dynamoStateStore(config, parsedRecords),
+  );
 }
 
 /** The table's secret store; the SDK loads at its first call. */

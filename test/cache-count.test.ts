@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import type { CacheReport } from "@vance/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { bearer, testApp } from "./support/app";
+import { projectClient } from "./support/client";
 
 /**
  * Issue 38: at most 15 caches, each listed in `/v1/metrics`. Adding a cache means listing it
@@ -26,13 +27,13 @@ describe("GET /v1/metrics: the instance's caches", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(names).toEqual([
       "allowSets",
-      "allowedToolsAdd",
       "catalog",
       "documents",
       "identity.verifiedTokens",
       "jsonSchemas",
       "mcpServer.parsedServers",
       "mcpServer.serverOfSubTool",
+      "processes.parsed",
       "secrets.values",
       "sources.lists",
       "tools.compiledLayers",
@@ -64,5 +65,27 @@ describe("GET /v1/metrics: the instance's caches", () => {
     // The second budget read the catalog and the limit's absence from what the first one kept.
     expect(warm!.hits).toBeGreaterThanOrEqual(cold!.hits + 2);
     expect(warm!.misses).toBe(cold!.misses);
+  });
+
+  it("lists the state store's parsed process records: a turn of an unchanged record parses nothing", async () => {
+    const { app, dataDir } = await testApp();
+    dirs.push(dataDir);
+    const platform = await bearer({ tenant: "*", roles: [] });
+    const parsed = async () => {
+      const res = await app.request("/v1/metrics", { headers: platform });
+      const caches = ((await res.json()) as { caches: ({ name: string } & CacheReport)[] }).caches;
+      return caches.find((cache) => cache.name === "processes.parsed")!;
+    };
+    const client = await projectClient(app);
+    const { processId } = await client.spawn({ models: [] });
+    await client.manifest(processId);
+    const first = await parsed();
+    expect(first.entries).toBe(1);
+    expect(first.bytes).toBeGreaterThan(0);
+    await client.manifest(processId);
+    await client.manifest(processId);
+    const warm = await parsed();
+    expect(warm.hits).toBe(first.hits + 2);
+    expect(warm.misses).toBe(first.misses);
   });
 });

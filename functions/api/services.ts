@@ -40,6 +40,7 @@ import {
   type Logger,
   loadLazyEngines,
   McpServerCaches,
+  MemoStats,
   MIB,
   ModelCatalogService,
   ModelPicker,
@@ -103,15 +104,21 @@ function objectStore(config: Config, which: "documents" | "catalog"): ObjectStor
   );
 }
 
-/** The state store the configuration selects: SQLite in the data dir, or a DynamoDB table. */
-export async function stateStore(config: Config): Promise<StateStore> {
+/**
+ * The state store the configuration selects: SQLite in the data dir, or a DynamoDB table.
+ * `parsedRecords` counts the process records it keeps parsed (`processes.parsed` in `/v1/metrics`).
+ */
+export async function stateStore(config: Config, parsedRecords?: MemoStats): Promise<StateStore> {
   if (config.VANCE_STATE === "sqlite") {
     // Loaded only when chosen: the Lambda bundle carries no native SQLite module.
     const { SqliteStateStore } = await import("@vance/adapters/sqlite");
     mkdirSync(config.VANCE_DATA_DIR, { recursive: true });
-    return new SqliteStateStore(join(config.VANCE_DATA_DIR, "state.sqlite"));
+    return new SqliteStateStore(
+      join(config.VANCE_DATA_DIR, "state.sqlite"),
+      parsedRecords ? { parsedRecords } : {},
+    );
   }
-  return deferredStateStore(config);
+  return deferredStateStore(config, parsedRecords);
 }
 
 /**
@@ -440,7 +447,9 @@ export async function buildServices(
   const types = new ToolTypeRegistry(builtInToolTypes(mcpServers), { networkPolicy, jsonSchemas });
   const defaultsDir = config.VANCE_DEFAULTS_DIR ?? DEFAULTS_DIR;
   const now = overrides.now ?? (() => Date.now());
-  const state = overrides.state ?? (await stateStore(config));
+  // Made here so /v1/metrics lists it before the DynamoDB store exists (made at its first call).
+  const parsedRecords = new MemoStats();
+  const state = overrides.state ?? (await stateStore(config, parsedRecords));
   const generations = new Generations({
     state,
     now,
@@ -647,6 +656,7 @@ export async function buildServices(
     mcpServers,
     catalog,
     observedLimits,
+    parsedRecords,
   });
   return {
     version: VERSION,
@@ -733,6 +743,7 @@ function registerCaches(services: {
   readonly mcpServers: McpServerCaches;
   readonly catalog: ModelCatalogService;
   readonly observedLimits: ObservedToolLimits;
+  readonly parsedRecords: MemoStats;
 }): CacheRegistry {
   const caches = new CacheRegistry();
   caches.register("documents", () => services.cascade.stats);
@@ -746,8 +757,11 @@ function registerCaches(services: {
   caches.register("catalog", () =>
     sumReports(services.catalog.cacheReport(), services.observedLimits.cacheReport()),
   );
-  caches.register("allowSets", () => services.recordCaches.allowSetReport());
-  caches.register("allowedToolsAdd", () => services.recordCaches.allowedToolsAddReport());
+  // Both kept by a parsed record's frozen `allowedTools`: its allow set and its whole `allowedToolsAdd`.
+  caches.register("allowSets", () =>
+    sumReports(services.recordCaches.allowSetReport(), services.recordCaches.allowedToolsAddReport()),
+  );
+  caches.register("processes.parsed", () => services.parsedRecords.report());
   caches.registerAll("mcpServer", services.mcpServers);
   return caches;
 }

@@ -1,6 +1,6 @@
 export { BUILT_IN_TOOLS, type BuiltInTool, invokeTool, META_TOOLS, whoami } from "./builtins/index";
 export { MIB } from "./cache/byte-cache";
-export { CacheCounters, CacheRegistry, type CacheReport, lruExtent } from "./cache/cache-registry";
+export { CacheCounters, CacheRegistry, type CacheReport, lruExtent, MemoStats } from "./cache/cache-registry";
 export { CountedLru } from "./cache/counted-lru";
 export { DEFAULT_TENANT_SHARE } from "./cache/tenant-byte-cache";
 export { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "./calls/call-budget";

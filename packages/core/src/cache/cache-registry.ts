@@ -38,6 +38,29 @@ export class CacheCounters {
 }
 
 /**
+ * The counters and extent of a memo that lives inside an adapter the composition root cannot
+ * reach until it exists (the DynamoDB store is made at its first call): the root builds this,
+ * lists it in `/v1/metrics`, and hands it to the adapter, which counts into it.
+ */
+export class MemoStats extends CacheCounters {
+  /** Entries the memo holds now. */
+  entries = 0;
+  /** Bytes the memo holds now, where the adapter can tell. */
+  bytes: number | undefined;
+  maxBytes: number | undefined;
+
+  /** The counts and the extent. */
+  override report(extra: Omit<CacheReport, "hits" | "misses"> = {}): CacheReport {
+    return super.report({
+      entries: this.entries,
+      ...(this.bytes === undefined ? {} : { bytes: this.bytes }),
+      ...(this.maxBytes === undefined ? {} : { maxBytes: this.maxBytes }),
+      ...extra,
+    });
+  }
+}
+
+/**
  * What an `lru-cache` holds: entries and their bound, and bytes and theirs when it is bounded by
  * a size in bytes (`sizeInBytes: false` for one whose size counts something else).
  */

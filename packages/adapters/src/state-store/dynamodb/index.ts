@@ -65,7 +65,7 @@ export class DynamoStateStore extends CompositeStateStore<
   constructor(options: DynamoStateStoreOptions) {
     const table = new DynamoStateTable(options);
     super({
-      processes: new DynamoProcessStore(table),
+      processes: new DynamoProcessStore(table, options.parsedRecords),
       usage: new DynamoUsageStore(table),
       observedLimits: new DynamoObservedLimitStore(table),
       generations: new DynamoGenerationStore(table),

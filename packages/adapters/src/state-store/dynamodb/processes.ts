@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type {
-  LiveProcesses,
-  ProcessKey,
-  ProcessRecord,
-  ProcessStore,
-  ProcessWithGenerations,
+import {
+  type LiveProcesses,
+  MemoStats,
+  type ProcessKey,
+  type ProcessRecord,
+  type ProcessStore,
+  type ProcessWithGenerations,
 } from "@vance/core";
 import { stateTableTtlAttribute } from "../table";
 import { generationKey, generationOf } from "./generations";
@@ -48,8 +49,15 @@ export class DynamoProcessStore implements ProcessStore {
   /** Parsed, deep-frozen records by item id, with their version and their names' count. */
   readonly #parsed = new Map<string, { version: number; fields: StoredFields; names: number }>();
   #parsedNames = 0;
+  /** {@link #parsed}'s reads and extent, listed in `/v1/metrics` (`processes.parsed`). */
+  readonly #stats: MemoStats;
 
-  constructor(private readonly table: DynamoStateTable) {}
+  constructor(
+    private readonly table: DynamoStateTable,
+    stats: MemoStats = new MemoStats(),
+  ) {
+    this.#stats = stats;
+  }
 
   async createProcess(record: ProcessRecord): Promise<boolean> {
     const { table } = this;
@@ -194,12 +202,16 @@ export class DynamoProcessStore implements ProcessStore {
     const item = items.get(id);
     if (item === undefined) return { process: null, generations };
     if (known && item.recordVersion === known.version) {
+      this.#stats.hits++;
       return {
         process: { ...known.fields, activatedTools: activationsOf(item), ...expiryOf(item) },
         generations,
       };
     }
-    return { process: this.#remember(id, known ? await this.#getWhole(key) : item), generations };
+    this.#stats.misses++;
+    const process = this.#remember(id, known ? await this.#getWhole(key) : item);
+    this.#stats.entries = this.#parsed.size;
+    return { process, generations };
   }
 
   /** The whole item, consistent; `undefined` when it is gone. */

@@ -19,7 +19,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { StoreUnavailableError } from "@vance/core";
+import { type MemoStats, StoreUnavailableError } from "@vance/core";
 import { addStoreFaultHandling, boundedClientConfig, DEFAULT_STORE_DEADLINE_MS } from "../../store-faults";
 import { stateTableDefinition, stateTableTtlAttribute } from "../table";
 
@@ -89,6 +89,8 @@ export interface DynamoStateStoreOptions {
   readonly now?: () => number;
   /** Query page size. DynamoDB pages at 1 MB anyway; a small value lets tests reach page two. */
   readonly queryPageSize?: number;
+  /** Where the parsed process records are counted (the composition root lists it); a private one otherwise. */
+  readonly parsedRecords?: MemoStats;
 }
 
 /** BatchGetItem takes at most 100 keys. */

@@ -5,6 +5,7 @@
  * Semantics match the DynamoDB store, including the second-granularity expiry of fire-once
  * markers, so one contract suite covers both.
  */
+import type { MemoStats } from "@vance/core";
 import type Database from "better-sqlite3";
 import { CompositeStateStore } from "../composite";
 import { openStateDatabase } from "./database";
@@ -26,6 +27,8 @@ export { SqliteUsageStore } from "./usage";
 export interface SqliteStateStoreOptions {
   /** Epoch milliseconds; injectable so fire-once expiry can be tested without sleeping. */
   readonly now?: () => number;
+  /** Where the parsed process records are counted (the composition root lists it); a private one otherwise. */
+  readonly parsedRecords?: MemoStats;
 }
 
 /**
@@ -46,7 +49,7 @@ export class SqliteStateStore extends CompositeStateStore<
     const db = openStateDatabase(filePath);
     const generations = new SqliteGenerationStore(db);
     super({
-      processes: new SqliteProcessStore(db, generations),
+      processes: new SqliteProcessStore(db, generations, options.parsedRecords),
       usage: new SqliteUsageStore(db, options.now ?? Date.now),
       observedLimits: new SqliteObservedLimitStore(db),
       generations,

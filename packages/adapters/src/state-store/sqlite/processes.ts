@@ -1,9 +1,10 @@
-import type {
-  LiveProcesses,
-  ProcessKey,
-  ProcessRecord,
-  ProcessStore,
-  ProcessWithGenerations,
+import {
+  type LiveProcesses,
+  MemoStats,
+  type ProcessKey,
+  type ProcessRecord,
+  type ProcessStore,
+  type ProcessWithGenerations,
 } from "@vance/core";
 import type Database from "better-sqlite3";
 import type { SqliteGenerationStore } from "./generations";
@@ -61,8 +62,17 @@ export class SqliteProcessStore implements ProcessStore {
     markers: readonly string[],
   ) => ProcessWithGenerations;
 
-  constructor(db: Database.Database, generations: Pick<SqliteGenerationStore, "read">) {
+  /** {@link #parsedRecords}' reads and extent, listed in `/v1/metrics` (`processes.parsed`). */
+  readonly #stats: MemoStats;
+
+  constructor(
+    db: Database.Database,
+    generations: Pick<SqliteGenerationStore, "read">,
+    stats: MemoStats = new MemoStats(),
+  ) {
     this.#db = db;
+    this.#stats = stats;
+    stats.maxBytes = 2 * PARSED_RECORD_CHARS;
     this.#statements = {
       insertProcess: db.prepare(
         `INSERT INTO processes (tenant, project, process_id, version, record, expires_at)
@@ -196,7 +206,8 @@ export class SqliteProcessStore implements ProcessStore {
     if (found === undefined) return null;
     const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
     let cached = this.#parsedRecords.get(cacheKey);
-    if (cached === undefined || cached.version !== found.version || found.version === 0) {
+    if (cached !== undefined && cached.version === found.version && found.version !== 0) this.#stats.hits++;
+    else {
       const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
         | { version: number; record: string }
         | undefined;
@@ -210,7 +221,8 @@ export class SqliteProcessStore implements ProcessStore {
           record: deepFreeze(JSON.parse(row.record) as StoredRecord),
         };
         this.#rememberRecord(cacheKey, cached);
-      }
+        this.#stats.misses++;
+      } else this.#stats.hits++;
     }
     const activated = this.#statements.selectActivated.all(key.tenant, key.project, key.processId) as {
       name: string;
@@ -232,7 +244,12 @@ export class SqliteProcessStore implements ProcessStore {
       this.#parsedChars -= previous.chars;
       this.#parsedRecords.delete(key);
     }
-    if (parsed.chars > PARSED_RECORD_CHARS) return;
+    if (parsed.chars <= PARSED_RECORD_CHARS) this.#keep(key, parsed);
+    this.#stats.entries = this.#parsedRecords.size;
+    this.#stats.bytes = 2 * this.#parsedChars;
+  }
+
+  #keep(key: string, parsed: ParsedRecord): void {
     this.#parsedRecords.set(key, parsed);
     this.#parsedChars += parsed.chars;
     // Insertion order: the first keys are the least recently parsed.
