@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from "node:net";
-import { createGuardedFetch } from "@vance/adapters";
+import { createGuardedFetch, createGuardedHttp } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
@@ -27,8 +27,10 @@ function target(url: string, overrides: Partial<McpServerTarget> = {}): McpServe
 
 const clients: SdkMcpClient[] = [];
 function client(options: { policy?: ReturnType<typeof createNetworkPolicy>; maxConnections?: number } = {}) {
+  const guarded = createGuardedHttp(options.policy ?? allowLoopback);
   const made = new SdkMcpClient({
-    fetch: createGuardedFetch(options.policy ?? allowLoopback),
+    fetch: guarded.fetch,
+    exchange: guarded.exchange,
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
   });
   clients.push(made);
