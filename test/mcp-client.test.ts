@@ -468,7 +468,7 @@ describe("SdkMcpClient's tools/call over the guarded exchange", () => {
       const texts: string[] = [];
       for (let i = 1; i <= 30; i++) {
         const outcome = mcpOutcome(await made.callTool(at, "echo", {}, never()));
-        texts.push(String(outcome.value));
+        texts.push("value" in outcome ? String(outcome.value) : outcome.message);
       }
       expect(new Set(texts)).toEqual(new Set(kinds.map((kind) => `answered as ${kind}`)));
       expect(mcp.connections()).toBe(opened);
