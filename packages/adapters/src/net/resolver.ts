@@ -196,11 +196,12 @@ export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOp
       const target = targets.of(url);
       if (target.refused) throw target.refused;
       const method = fetchMethod(request.method);
-      const body = request.body === undefined ? undefined : Buffer.from(request.body, "utf8");
-      if (body && (method === "GET" || method === "HEAD"))
+      // A text body goes out as text: Node writes it with the head in one piece.
+      const body = request.body;
+      if (body !== undefined && (method === "GET" || method === "HEAD"))
         throw new TypeError(`a ${method} request cannot have a body`);
       const headers: Record<string, string> = { ...request.headers };
-      if (body) headers["content-length"] = String(body.length);
+      if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body, "utf8"));
       const outgoing = target.transport.request({
         protocol: target.protocol,
         hostname: target.host,
@@ -232,7 +233,7 @@ export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOp
           resolvePromise(new GuardedAnswer(incoming, maxBytes, signal));
         });
         signal?.addEventListener("abort", onAbort, { once: true });
-        outgoing.end(body);
+        outgoing.end(body, "utf8");
       });
     } catch (error) {
       return Promise.reject(toFetchError(error));
