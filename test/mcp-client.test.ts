@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from "node:net";
-import { createGuardedFetch } from "@vance/adapters";
+import { gzipSync } from "node:zlib";
+import { createGuardedFetch, createGuardedHttp } from "@vance/adapters";
 import { SdkMcpClient } from "@vance/adapters/mcp";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
@@ -27,8 +28,10 @@ function target(url: string, overrides: Partial<McpServerTarget> = {}): McpServe
 
 const clients: SdkMcpClient[] = [];
 function client(options: { policy?: ReturnType<typeof createNetworkPolicy>; maxConnections?: number } = {}) {
+  const guarded = createGuardedHttp(options.policy ?? allowLoopback);
   const made = new SdkMcpClient({
-    fetch: createGuardedFetch(options.policy ?? allowLoopback),
+    fetch: guarded.fetch,
+    exchange: guarded.exchange,
     ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
   });
   clients.push(made);
@@ -400,6 +403,100 @@ describe("SdkMcpClient and the network policy", () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();
+    }
+  });
+});
+
+describe("SdkMcpClient's tools/call over the guarded exchange", () => {
+  type Answer = "events" | "events in pieces" | "json" | "gzip events" | "gzip json" | "large";
+  /** An MCP server whose tools/call answer is the case's; it counts its connections. */
+  async function server(answer: () => Answer) {
+    return listen((req, res) => {
+      if (req.method !== "POST") return void res.writeHead(405).end();
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RpcMessage;
+        if (message.method === "initialize") {
+          const text = JSON.stringify({
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              protocolVersion: "2025-06-18",
+              capabilities: { tools: {} },
+              serverInfo: { name: "t", version: "1" },
+            },
+          });
+          return void res.writeHead(200, { "content-type": "application/json" }).end(text);
+        }
+        if (message.id === undefined) return void res.writeHead(202).end();
+        const kind = answer();
+        const text = kind === "large" ? "x".repeat(60_000) : `answered as ${kind}`;
+        const rpc = { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text }] } };
+        if (kind === "json" || kind === "gzip json") {
+          const body = Buffer.from(JSON.stringify(rpc));
+          if (kind === "json")
+            return void res.writeHead(200, { "content-type": "application/json" }).end(body);
+          return void res
+            .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+            .end(gzipSync(body));
+        }
+        const event = sseEvent(rpc);
+        if (kind === "gzip events") {
+          return void res
+            .writeHead(200, { "content-type": "text/event-stream", "content-encoding": "gzip" })
+            .end(gzipSync(event));
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        if (kind !== "events in pieces") return void res.end(event);
+        // The event split mid-line, the second half written on a later turn.
+        res.write(event.slice(0, 20));
+        setImmediate(() => res.end(event.slice(20)));
+      });
+    });
+  }
+
+  it("reuses one keep-alive connection for the calls of a warm session, event stream or JSON answer", async () => {
+    const kinds: Answer[] = ["events", "json", "events in pieces"];
+    let call = 0;
+    const mcp = await server(() => kinds[call++ % kinds.length]!);
+    try {
+      const made = client();
+      const at = target(mcp.url);
+      await made.callTool(at, "echo", {}, never());
+      const opened = mcp.connections();
+      const texts: string[] = [];
+      for (let i = 1; i <= 30; i++) {
+        const outcome = mcpOutcome(await made.callTool(at, "echo", {}, never()));
+        texts.push("value" in outcome ? String(outcome.value) : outcome.message);
+      }
+      expect(new Set(texts)).toEqual(new Set(kinds.map((kind) => `answered as ${kind}`)));
+      expect(mcp.connections()).toBe(opened);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("decodes gzip answers, and fails an answer over the byte cap with ResponseTooLargeError", async () => {
+    let kind: Answer = "gzip events";
+    const mcp = await server(() => kind);
+    try {
+      const guarded = createGuardedHttp(allowLoopback, { maxResponseBytes: 50_000 });
+      const made = new SdkMcpClient({ fetch: guarded.fetch, exchange: guarded.exchange });
+      clients.push(made);
+      const at = target(mcp.url);
+      expect(mcpOutcome(await made.callTool(at, "echo", {}, never()))).toEqual({
+        value: "answered as gzip events",
+      });
+      kind = "gzip json";
+      expect(mcpOutcome(await made.callTool(at, "echo", {}, never()))).toEqual({
+        value: "answered as gzip json",
+      });
+      kind = "large";
+      const { error } = await rejection(made.callTool(at, "echo", {}, never()));
+      expect(error.name).toBe("ResponseTooLargeError");
+    } finally {
+      await mcp.close();
     }
   });
 });

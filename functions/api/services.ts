@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   type CatalogSyncResult,
-  createGuardedFetch,
+  createGuardedHttp,
   createJsonLogger,
   createMcpClient,
   dnsHostResolver,
@@ -73,6 +73,7 @@ import {
   ToolSurface,
   ToolTypeRegistry,
   ToolUsage,
+  tracedExchange,
   tracedFetch,
   tracedScripts,
 } from "@vance/core";
@@ -510,14 +511,16 @@ export async function buildServices(
   });
   const budget = new ToolBudgetService({ observed: observedLimits, generations });
   // One guarded fetch for rest calls and MCP servers alike: the network policy judges every address.
-  const guardedFetch = createGuardedFetch(networkPolicy, {
+  const guarded = createGuardedHttp(networkPolicy, {
     maxResponseBytes: config.VANCE_REST_MAX_RESPONSE_BYTES,
   });
+  const guardedFetch = guarded.fetch;
   const scripts = overrides.scripts ?? (await scriptPool(config, logger));
   const runtime: ToolRuntime = {
     fetch: tracedFetch(guardedFetch, "http", serviceMetrics),
     mcp: createMcpClient({
       fetch: tracedFetch(guardedFetch, "mcp", serviceMetrics),
+      exchange: tracedExchange(guarded.exchange, "mcp", serviceMetrics),
       clientInfo: { name: "vance-server-tools", version: VERSION },
     }),
     resolveHost: dnsHostResolver,

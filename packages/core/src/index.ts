@@ -132,6 +132,9 @@ export {
   type GetOptions,
   type GetResult,
   type HostResolver,
+  type HttpExchange,
+  type HttpExchangeAnswer,
+  type HttpExchangeRequest,
   type HttpFetch,
   isNotModified,
   type ListOptions,
@@ -220,6 +223,7 @@ export {
   ServiceMetrics,
   TRACER_NAME,
   TraceAttributes,
+  tracedExchange,
   tracedFetch,
   tracedScripts,
 } from "./telemetry/telemetry";

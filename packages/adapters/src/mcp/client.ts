@@ -13,6 +13,8 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import {
   BLOCKED_ADDRESS_ERROR_NAME,
+  type HttpExchange,
+  type HttpExchangeAnswer,
   type HttpFetch,
   type McpCallResult,
   type McpClient,
@@ -41,6 +43,11 @@ export interface SdkMcpClientOptions {
    * policy judges every address a server's host name resolves to, and redirects are not followed.
    */
   readonly fetch: HttpFetch;
+  /**
+   * What `tools/call` goes through: the guarded fetch's exchange (`createGuardedHttp`), so a warm
+   * call costs no `Request`, `Response` or web stream. Without it, one over `fetch`.
+   */
+  readonly exchange?: HttpExchange;
   readonly maxConnections?: number;
   readonly maxTools?: number;
   /** How this service introduces itself in `initialize`. */
@@ -92,8 +99,8 @@ class Connection {
     private readonly transport: StreamableHTTPClientTransport,
     readonly traffic: McpTraffic,
     clientInfo: { readonly name: string; readonly version: string },
-    /** The fetch below the traffic checks: the lean path checks what it reads itself. */
-    private readonly fetch: FetchLike,
+    /** The exchange below the traffic checks: the lean path checks what it reads itself. */
+    private readonly exchange: HttpExchange,
   ) {
     // A server that broke the traffic rules is dropped at once: its calls in flight end now
     // (the SDK rejects them as the connection closes), not at their deadline.
@@ -145,28 +152,43 @@ class Connection {
     args: Readonly<Record<string, unknown>>,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const response = await this.post(
+    const answer = await this.post(
       { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
       signal,
     );
-    const type = mediaType(response);
+    const type = mediaType(answer);
     if (type === "application/json") {
-      const answer = this.take(parsedMessage(await this.traffic.checkedJson(response)), id, signal);
-      if (answer === undefined)
+      const found = this.take(parsedMessage(this.traffic.checkedText(await answer.text())), id, signal);
+      if (found === undefined)
         throw new Error("the MCP server's JSON answer holds no response to the request");
-      return answer.result;
+      return found.result;
     }
-    if (type !== "text/event-stream" || !response.body) {
-      await response.body?.cancel().catch(() => {});
+    if (type !== "text/event-stream") {
+      answer.cancel();
       throw new Error(`the MCP server answered tools/call with content type '${type}'`);
     }
-    for await (const data of this.traffic.checkedEvents(response.body)) {
-      // Events without data are priming events and keep-alives, as the SDK reads them.
-      if (data === "") continue;
-      const answer = this.take(parsedMessage(data), id, signal);
-      if (answer !== undefined) return answer.result;
-    }
-    throw new Error("the MCP server ended its event stream before answering the request");
+    // The events are read as the chunks come, without a web stream; reading stops at the answer.
+    const events = this.traffic.eventReader();
+    let found: { result: unknown } | undefined;
+    let failed: { error: unknown } | undefined;
+    await answer.read((chunk) => {
+      try {
+        for (const data of events(chunk)) {
+          // Events without data are priming events and keep-alives, as the SDK reads them.
+          if (data === "") continue;
+          found = this.take(parsedMessage(data), id, signal);
+          if (found !== undefined) return false;
+        }
+        return true;
+      } catch (error) {
+        failed = { error };
+        return false;
+      }
+    });
+    if (failed) throw failed.error;
+    if (found === undefined)
+      throw new Error("the MCP server ended its event stream before answering the request");
+    return found.result;
   }
 
   /**
@@ -195,11 +217,11 @@ class Connection {
   /** `notifications/cancelled` for request `id`: nothing waits on it, and a lost one fails nothing. */
   private async cancelRequest(id: string): Promise<void> {
     try {
-      const response = await this.post(
+      const answer = await this.post(
         { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "abandoned" } },
         AbortSignal.timeout(this.target.timeoutMs),
       );
-      await response.body?.cancel();
+      answer.cancel();
     } catch {
       // The server decides what a call nobody waits for becomes.
     }
@@ -213,25 +235,25 @@ class Connection {
         : { jsonrpc: "2.0", id, error: { code: ErrorCode.MethodNotFound, message: "Method not found" } };
     try {
       const response = await this.post(answer, signal);
-      await response.body?.cancel();
+      response.cancel();
     } catch {
       // As with the SDK: a lost answer to a ping fails nothing here; the server decides.
     }
   }
 
   /** A POST of one message on the session, with the target's headers; a refusal rejects as the SDK's does. */
-  private async post(message: unknown, signal: AbortSignal): Promise<Response> {
-    const response = await this.fetch(this.target.url, {
+  private async post(message: unknown, signal: AbortSignal): Promise<HttpExchangeAnswer> {
+    const answer = await this.exchange(this.target.url, {
       method: "POST",
       headers: this.postHeaders(),
       body: JSON.stringify(message),
       signal,
     });
-    if (!response.ok) {
-      const text = await response.text().catch(() => null);
-      throw new StreamableHTTPError(response.status, `Error POSTing to endpoint: ${text}`);
+    if (answer.status < 200 || answer.status > 299) {
+      const text = await answer.text().catch(() => null);
+      throw new StreamableHTTPError(answer.status, `Error POSTing to endpoint: ${text}`);
     }
-    return response;
+    return answer;
   }
 
   /**
@@ -302,6 +324,7 @@ class Connection {
 export class SdkMcpClient implements McpClient {
   private readonly connections = new Map<string, Connection>();
   private readonly fetch: FetchLike;
+  private readonly exchange: HttpExchange;
   private readonly maxConnections: number;
   private readonly maxTools: number;
   private readonly clientInfo: { readonly name: string; readonly version: string };
@@ -311,6 +334,7 @@ export class SdkMcpClient implements McpClient {
     this.trafficLimits = options.trafficLimits ?? MCP_TRAFFIC_LIMITS;
     const guarded = options.fetch;
     this.fetch = (url, init) => guarded(String(url), init ?? {});
+    this.exchange = options.exchange ?? exchangeOverFetch(guarded);
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_MCP_CONNECTIONS;
     this.maxTools = options.maxTools ?? DEFAULT_MAX_MCP_TOOLS;
     this.clientInfo = options.clientInfo ?? { name: "vance-server-tools", version: "0.1.0" };
@@ -484,7 +508,7 @@ export class SdkMcpClient implements McpClient {
       fetch: traffic.wrap(this.fetch),
       requestInit: { headers: { ...target.headers } },
     });
-    const connection = new Connection(target, transport, traffic, this.clientInfo, this.fetch);
+    const connection = new Connection(target, transport, traffic, this.clientInfo, this.exchange);
     // Shared by every caller of this key: bounded by the target's timeout, not by one caller's signal.
     connection.ready = connection.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
     connection.ready.then(
@@ -534,9 +558,54 @@ function parsedMessage(text: string): unknown {
   }
 }
 
-/** A response's media type, lower case, without parameters. */
-function mediaType(response: Response): string {
-  return (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+/** An answer's media type, lower case, without parameters. */
+function mediaType(answer: HttpExchangeAnswer): string {
+  return (answer.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** An exchange over a fetch (a client given no exchange): its answers are the fetch's responses. */
+function exchangeOverFetch(fetch: HttpFetch): HttpExchange {
+  return async (url, request) => {
+    const response = await fetch(url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    let used = false;
+    const body = () => {
+      if (used) throw new TypeError("the body of this answer was read already");
+      used = true;
+      return response.body;
+    };
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      header: (name) => response.headers.get(name) ?? undefined,
+      read: async (each) => {
+        const reader = body()?.getReader();
+        if (!reader) return;
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done || !each(value)) return;
+          }
+        } finally {
+          reader.cancel().catch(() => {});
+        }
+      },
+      text: async () => {
+        const stream = body();
+        return stream ? new Response(stream).text() : "";
+      },
+      cancel: () => {
+        if (!used)
+          void body()
+            ?.cancel()
+            .catch(() => {});
+      },
+    };
+  };
 }
 
 /** A JSON-RPC error answer as the SDK's `McpError`, which the caller tells apart from transport failures. */

@@ -65,8 +65,7 @@ export class McpTraffic {
   }
 
   /** A JSON answer's text, checked as `wrap` checks it; a broken rule throws (and is this connection's violation). */
-  async checkedJson(response: Response): Promise<string> {
-    const text = await response.text();
+  checkedText(text: string): string {
     this.bytes += text.length;
     const problem = this.messageProblem(text, { requests: 0 });
     if (problem) throw this.violate(problem);
@@ -74,38 +73,31 @@ export class McpTraffic {
   }
 
   /**
-   * The data of each message event of an event stream, checked as `wrap` checks them: a chunk's
-   * events are all checked before any of them is handed on, and a broken rule throws (and is
-   * this connection's violation). Cancels the stream when the caller stops reading.
+   * A reader of one event stream's chunks, checked as `wrap` checks them: each chunk gives the
+   * data of the message events it completes, all checked before any is handed on; a broken rule
+   * throws (and is this connection's violation).
    */
-  async *checkedEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  eventReader(): (chunk: Uint8Array) => string[] {
     const decoder = new TextDecoder();
     const events = new EventScanner();
     const stream = { requests: 0 };
-    const reader = body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        this.bytes += value.byteLength;
-        const messages = events.push(decoder.decode(value, { stream: true }));
-        for (const data of messages) {
-          const problem = this.messageProblem(data, stream);
-          if (problem) throw this.violate(problem);
-        }
-        if (events.pendingChars > this.limits.maxMessageChars) {
-          throw this.violate(
-            new McpFailure(
-              "response_too_large",
-              `the MCP server sent an event of more than ${this.limits.maxMessageChars} characters`,
-            ),
-          );
-        }
-        yield* messages;
+    return (chunk) => {
+      this.bytes += chunk.byteLength;
+      const messages = events.push(decoder.decode(chunk, { stream: true }));
+      for (const data of messages) {
+        const problem = this.messageProblem(data, stream);
+        if (problem) throw this.violate(problem);
       }
-    } finally {
-      reader.cancel().catch(() => {});
-    }
+      if (events.pendingChars > this.limits.maxMessageChars) {
+        throw this.violate(
+          new McpFailure(
+            "response_too_large",
+            `the MCP server sent an event of more than ${this.limits.maxMessageChars} characters`,
+          ),
+        );
+      }
+      return messages;
+    };
   }
 
   /** Why `text` (one JSON-RPC message or a batch) may not reach the SDK, or null. */

@@ -1,1 +1,7 @@
-export { createGuardedFetch, dnsHostResolver, type GuardedFetchOptions } from "./resolver";
+export {
+  createGuardedFetch,
+  createGuardedHttp,
+  dnsHostResolver,
+  type GuardedFetchOptions,
+  type GuardedHttp,
+} from "./resolver";

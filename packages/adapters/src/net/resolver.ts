@@ -10,6 +10,8 @@ import {
   BLOCKED_ADDRESS_ERROR_NAME,
   bareHost,
   type HostResolver,
+  type HttpExchange,
+  type HttpExchangeAnswer,
   type HttpFetch,
   type NetworkPolicy,
   RESPONSE_TOO_LARGE_ERROR_NAME,
@@ -47,6 +49,27 @@ export interface GuardedFetchOptions {
  * @example const fetch = createGuardedFetch(createNetworkPolicy(["127.0.0.1"]));
  */
 export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchOptions = {}): HttpFetch {
+  return createGuardedHttp(policy, options).fetch;
+}
+
+/** A guarded fetch and its {@link HttpExchange}, sharing their connections and their policy. */
+export interface GuardedHttp {
+  readonly fetch: HttpFetch;
+  /**
+   * The same requests below fetch (see {@link HttpExchange}): what an MCP connection's calls use.
+   * Every answer, event stream or not, is handed on once its head has arrived.
+   */
+  readonly exchange: HttpExchange;
+}
+
+/**
+ * {@link createGuardedFetch}'s fetch, and an exchange with the same rules (the policy judges the
+ * address every new connection goes to, redirects are not followed, bodies are decoded and capped
+ * alike) over the same keep-alive connections.
+ *
+ * @example const { fetch, exchange } = createGuardedHttp(createNetworkPolicy(["127.0.0.1"]));
+ */
+export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOptions = {}): GuardedHttp {
   const resolve = options.resolve ?? dnsHostResolver;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   // Own agents: a pooled socket of the global agent may have been connected without the policy.
@@ -72,7 +95,7 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
     );
   };
 
-  return async (input, init) => {
+  const fetch: HttpFetch = async (input, init) => {
     const request = await outgoingRequest(input, init);
     const url = new URL(request.url);
     if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -164,6 +187,257 @@ export function createGuardedFetch(policy: NetworkPolicy, options: GuardedFetchO
       outgoing.end(body);
     });
   };
+
+  const targets = new UrlTargets(policy);
+  const exchange: HttpExchange = (url, request) => {
+    const signal = request.signal;
+    try {
+      signal?.throwIfAborted();
+      const target = targets.of(url);
+      if (target.refused) throw target.refused;
+      const method = fetchMethod(request.method);
+      // A text body goes out as text: Node writes it with the head in one piece.
+      const body = request.body;
+      if (body !== undefined && (method === "GET" || method === "HEAD"))
+        throw new TypeError(`a ${method} request cannot have a body`);
+      const headers: Record<string, string> = { ...request.headers };
+      if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body, "utf8"));
+      const outgoing = target.transport.request({
+        protocol: target.protocol,
+        hostname: target.host,
+        port: target.port,
+        path: target.path,
+        method,
+        headers,
+        agent: agents[target.protocol],
+        lookup: guardedLookup,
+      });
+      return new Promise<HttpExchangeAnswer>((resolvePromise, reject) => {
+        let settled = false;
+        const onAbort = () => {
+          if (settled) return;
+          settled = true;
+          reject(signal?.reason);
+          outgoing.destroy();
+        };
+        outgoing.on("error", (error) => {
+          if (settled) return;
+          settled = true;
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        });
+        outgoing.on("response", (incoming) => {
+          if (settled) return void incoming.destroy();
+          settled = true;
+          signal?.removeEventListener("abort", onAbort);
+          resolvePromise(new GuardedAnswer(incoming, maxBytes, signal));
+        });
+        signal?.addEventListener("abort", onAbort, { once: true });
+        outgoing.end(body, "utf8");
+      });
+    } catch (error) {
+      return Promise.reject(toFetchError(error));
+    }
+  };
+
+  return { fetch, exchange };
+}
+
+/** Where a request URL goes, parsed and judged once per URL (an MCP connection posts to one URL for good). */
+interface UrlTarget {
+  readonly protocol: "http:" | "https:";
+  readonly transport: typeof http | typeof https;
+  readonly host: string;
+  readonly port: number | undefined;
+  readonly path: string;
+  /** The policy's refusal of an IP literal host (names are judged at connect time, by the lookup). */
+  readonly refused: Error | null;
+}
+
+/** The targets of the URLs seen last: a few, since each MCP connection has one. */
+class UrlTargets {
+  private static readonly MAX = 256;
+  private readonly known = new Map<string, UrlTarget>();
+
+  constructor(private readonly policy: NetworkPolicy) {}
+
+  of(input: string): UrlTarget {
+    const cached = this.known.get(input);
+    if (cached) return cached;
+    const url = new URL(input);
+    if (url.username !== "" || url.password !== "")
+      throw new TypeError("a request URL may not include credentials");
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new TypeError(`unsupported protocol ${url.protocol}`);
+    }
+    const host = bareHost(url.hostname);
+    const target: UrlTarget = {
+      protocol: url.protocol,
+      transport: url.protocol === "https:" ? https : http,
+      host,
+      port: url.port === "" ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      refused: isIP(host) ? refusal(this.policy, host, [host]) : null,
+    };
+    if (this.known.size >= UrlTargets.MAX) this.known.clear();
+    this.known.set(input, target);
+    return target;
+  }
+}
+
+/** Node's own errors for a header it refuses, as the TypeError fetch throws for it. */
+function toFetchError(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (
+    code === "ERR_INVALID_HTTP_TOKEN" ||
+    code === "ERR_INVALID_CHAR" ||
+    code === "ERR_HTTP_INVALID_HEADER_VALUE"
+  )
+    return new TypeError((error as Error).message);
+  return error;
+}
+
+/**
+ * An exchange's answer over the `IncomingMessage`: headers read from the raw list as asked for,
+ * the body decoded and counted under `maxBytes` as it arrives, handed on as Buffers.
+ */
+class GuardedAnswer implements HttpExchangeAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  private readonly coding: string | undefined;
+  private used = false;
+
+  constructor(
+    private readonly incoming: http.IncomingMessage,
+    private readonly maxBytes: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.status = incoming.statusCode ?? 502;
+    this.statusText = incoming.statusMessage ?? "";
+    const coding = this.rawHeader("content-encoding")?.trim().toLowerCase();
+    this.coding = coding === undefined || coding === "" || coding === "identity" ? undefined : coding;
+  }
+
+  header(name: string): string | undefined {
+    // The body handed on is decoded: its coding and length are no longer the body's.
+    if (this.coding !== undefined && (name === "content-encoding" || name === "content-length"))
+      return undefined;
+    return this.rawHeader(name);
+  }
+
+  private rawHeader(name: string): string | undefined {
+    const raw = this.incoming.rawHeaders;
+    let value: string | undefined;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length === name.length && key.toLowerCase() === name)
+        value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    }
+    return value;
+  }
+
+  cancel(): void {
+    if (this.used) return;
+    this.used = true;
+    this.drop();
+  }
+
+  async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    await this.read((chunk) => {
+      chunks.push(chunk as Buffer);
+      return true;
+    });
+    return chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+  }
+
+  read(each: (chunk: Uint8Array) => boolean): Promise<void> {
+    if (this.used) return Promise.reject(new TypeError("the body of this answer was read already"));
+    this.used = true;
+    const incoming = this.incoming;
+    if (NULL_BODY_STATUSES.has(this.status)) {
+      this.drop();
+      return Promise.resolve();
+    }
+    const { coding, maxBytes, signal } = this;
+    const decoder = coding === undefined ? undefined : DECODERS.get(coding)?.();
+    const source: Readable = decoder ? incoming.pipe(decoder) : incoming;
+    let received = 0;
+    let decoded = 0;
+    let done = false;
+    return new Promise<void>((resolvePromise, reject) => {
+      const finish = (error?: unknown, stopped = false) => {
+        if (done) return;
+        done = true;
+        signal?.removeEventListener("abort", onAbort);
+        incoming.off("data", onReceived);
+        source.off("data", onDecoded);
+        source.off("end", onEnd);
+        source.off("error", onError);
+        incoming.off("error", onError);
+        incoming.off("close", onClose);
+        if (error !== undefined) {
+          incoming.destroy();
+          decoder?.destroy();
+          reject(error);
+          return;
+        }
+        if (stopped) this.drop(decoder);
+        resolvePromise();
+      };
+      const onAbort = () => finish(signal?.reason);
+      const onReceived = (chunk: Buffer) => {
+        // Only a body needs decoding, so an unknown coding on an empty one passes.
+        if (coding !== undefined && !decoder)
+          return finish(new Error(`unsupported content encoding '${coding}'`));
+        received += chunk.length;
+        if (received > maxBytes) finish(responseTooLarge(maxBytes));
+      };
+      const onDecoded = (chunk: Buffer) => {
+        if (done) return;
+        decoded += chunk.length;
+        if (decoded > maxBytes) return finish(responseTooLarge(maxBytes));
+        if (!each(chunk)) finish(undefined, true);
+      };
+      const onEnd = () => finish();
+      const onError = (error: Error) => {
+        if (decoder && isDecodingError(error)) {
+          // An empty body holds no compressed stream at all (a 204, a HEAD answer): nothing to undo.
+          if (received === 0) return finish();
+          return finish(new Error(`the response body is not valid '${coding}' data: ${error.message}`));
+        }
+        finish(error);
+      };
+      const onClose = () => {
+        if (!incoming.complete) finish(new Error("the connection closed before the response body ended"));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // Without a coding the bytes decoded are the bytes received: one count bounds both.
+      if (decoder || coding !== undefined) incoming.on("data", onReceived);
+      source.on("data", onDecoded);
+      source.on("end", onEnd);
+      source.on("error", onError);
+      if (decoder) incoming.on("error", onError);
+      incoming.on("close", onClose);
+    });
+  }
+
+  /**
+   * Lets go of a body nobody reads: one whose message has fully arrived is drained, so that its
+   * connection goes back to the pool; any other closes its connection (an event stream may never end).
+   */
+  private drop(decoder?: Transform): void {
+    const incoming = this.incoming;
+    if (incoming.complete) {
+      decoder?.destroy();
+      if (decoder) incoming.unpipe(decoder);
+      incoming.resume();
+      return;
+    }
+    incoming.destroy();
+    decoder?.destroy();
+  }
 }
 
 /** A request as it goes out: the URL, method, headers (lower-case names) and body bytes. */

@@ -81,6 +81,40 @@ export type HostResolver = (hostname: string) => Promise<readonly string[]>;
 /** The fetch the `rest` type uses (the platform's WHATWG fetch). */
 export type HttpFetch = (input: string, init: RequestInit) => Promise<Response>;
 
+/** One request of an {@link HttpExchange}: a text body, header names in lower case. */
+export interface HttpExchangeRequest {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** Ends the request, and the reading of its answer, with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** The answer of an {@link HttpExchange}, handed on once its head has arrived. */
+export interface HttpExchangeAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  /** A header's value (`name` in lower case), repeated ones joined by `, `. */
+  header(name: string): string | undefined;
+  /**
+   * Reads the body (decoded, under the same byte cap as the fetch) chunk by chunk as it arrives,
+   * until it ends or `each` answers `false`; rejects on a failure or when the signal aborts. Once
+   * only. Stopping before the end closes the connection.
+   */
+  read(each: (chunk: Uint8Array) => boolean): Promise<void>;
+  /** The whole body as UTF-8 text (once only, instead of `read`). */
+  text(): Promise<string>;
+  /** Drops the body unread (the connection is closed unless it had ended). */
+  cancel(): void;
+}
+
+/**
+ * An HTTP request below fetch, for the hot calls of a warm connection (an MCP `tools/call`): the
+ * same network policy, redirects and byte caps as the guarded fetch, without a `Request`,
+ * `Headers`, `Response` or web stream per call.
+ */
+export type HttpExchange = (url: string, request: HttpExchangeRequest) => Promise<HttpExchangeAnswer>;
+
 /** An MCP server as a connection needs it: the document's settings with secrets filled in. */
 export interface McpServerTarget {
   /**

@@ -16,7 +16,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import type { HttpFetch, ScriptRunner } from "../ports/tool-runtime";
+import type { HttpExchange, HttpFetch, ScriptRunner } from "../ports/tool-runtime";
 
 /** The instrumentation scope of every span this service starts. */
 export const TRACER_NAME = "vance-server-tools";
@@ -134,9 +134,14 @@ export function tracedFetch(fetch: HttpFetch, upstream: string, measured?: Servi
       `${upstream} ${method}`,
       attributes,
       async (span) => {
-        const headers = new Headers(init.headers);
-        propagation.inject(context.active(), headers, HEADER_SETTER);
-        const response = await fetch(input, { ...init, headers });
+        // Without a propagator registered there is nothing to inject: the request goes as it came.
+        let request = init;
+        if (propagation.fields().length > 0) {
+          const headers = new Headers(init.headers);
+          propagation.inject(context.active(), headers, HEADER_SETTER);
+          request = { ...init, headers };
+        }
+        const response = await fetch(input, request);
         span.setAttribute("http.response.status_code", response.status);
         const outcome = response.status < 400 ? "ok" : `http_${response.status}`;
         endedWith(span, outcome);
@@ -146,6 +151,51 @@ export function tracedFetch(fetch: HttpFetch, upstream: string, measured?: Servi
           [TraceAttributes.outcome]: outcome,
         });
         return response;
+      },
+      SpanKind.CLIENT,
+    );
+  };
+}
+
+/**
+ * {@link tracedFetch} for an {@link HttpExchange}: the same CLIENT span (ended when the answer's
+ * head has arrived), `traceparent` and upstream duration. The host is read once per URL.
+ */
+export function tracedExchange(
+  exchange: HttpExchange,
+  upstream: string,
+  measured?: ServiceMetrics,
+): HttpExchange {
+  let lastUrl = "";
+  let lastHost = "";
+  return (url, request) => {
+    const started = performance.now();
+    if (url !== lastUrl) {
+      lastHost = hostOf(url);
+      lastUrl = url;
+    }
+    const host = lastHost;
+    const method = request.method.toUpperCase();
+    return inSpan(
+      `${upstream} ${method}`,
+      { [TraceAttributes.upstream]: upstream, "http.request.method": method, "server.address": host },
+      async (span) => {
+        let sent = request;
+        if (propagation.fields().length > 0) {
+          const headers: Record<string, string> = { ...request.headers };
+          propagation.inject(context.active(), headers, RECORD_SETTER);
+          sent = { ...request, headers };
+        }
+        const answer = await exchange(url, sent);
+        span.setAttribute("http.response.status_code", answer.status);
+        const outcome = answer.status < 400 ? "ok" : `http_${answer.status}`;
+        endedWith(span, outcome);
+        measured?.upstreamDuration.record(performance.now() - started, {
+          [TraceAttributes.upstream]: upstream,
+          "server.address": host,
+          [TraceAttributes.outcome]: outcome,
+        });
+        return answer;
       },
       SpanKind.CLIENT,
     );
@@ -165,6 +215,11 @@ export function tracedScripts(runner: ScriptRunner): ScriptRunner {
 }
 
 const HEADER_SETTER = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
+const RECORD_SETTER = {
+  set: (headers: Record<string, string>, key: string, value: string) => {
+    headers[key.toLowerCase()] = value;
+  },
+};
 
 function hostOf(input: string): string {
   try {

@@ -390,7 +390,7 @@ async function withSecrets(
 ): Promise<OpenedServer | ServerFailure> {
   const { document, path } = located;
   const secrets = await resolveSecrets(document, access.secretsFor(located.layer));
-  if (!(secrets instanceof Map)) {
+  if ("missing" in secrets) {
     const message = `the MCP server document '${path}' uses the secret '${secrets.missing}', which is not set; a tenant sets it with PUT /v1/tenants/{tenant}/secrets/${secrets.missing}`;
     return {
       error: "SecretNotFound",
@@ -401,11 +401,20 @@ async function withSecrets(
   return caches.opened(located, secrets);
 }
 
+/** The secret names each parsed server document's headers use, found once per document. */
+const SECRET_NAMES = new WeakMap<McpServerDocument, readonly string[]>();
+const NO_SECRETS: ReadonlyMap<string, string> = new Map();
+
 async function resolveSecrets(
   document: McpServerDocument,
   lookup: (name: string) => Promise<string | undefined>,
-): Promise<Map<string, string> | { missing: string }> {
-  const names = secretNames(Object.values(document.headers));
+): Promise<ReadonlyMap<string, string> | { missing: string }> {
+  let names = SECRET_NAMES.get(document);
+  if (!names) {
+    names = secretNames(Object.values(document.headers));
+    SECRET_NAMES.set(document, names);
+  }
+  if (names.length === 0) return NO_SECRETS;
   const values = await Promise.all(names.map(async (name) => [name, await lookup(name)] as const));
   const missing = values.find(([, value]) => value === undefined);
   return missing ? { missing: missing[0] } : new Map(values as (readonly [string, string])[]);
