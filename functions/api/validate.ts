@@ -108,19 +108,27 @@ export function query<S extends v.GenericSchema>(schema: S, refusal: QueryRefusa
 export function json<S extends v.GenericSchema<unknown, object>>(schema: S) {
   const documented = validator("json", schema, undefined, DOCUMENTED);
   const read: typeof documented = async (c, next) => {
-    const result = v.safeParse(schema, await jsonValue(c));
-    if (!result.success) {
-      throw new VanceError(
-        "validation_failed",
-        "the request body has the wrong shape",
-        issuesToFieldErrors(result.issues, undefined, [], schema),
-      );
-    }
-    c.req.addValidatedData("json", result.output);
+    c.req.addValidatedData("json", validJson(schema, await jsonValue(c)));
     await next();
   };
   // Its own properties carry the validator's description for `/openapi.json`.
   return Object.assign(read, documented);
+}
+
+/** A JSON body's value as `schema` reads it, or 422 `validation_failed` with the issues by field (see `json`). */
+export function validJson<S extends v.GenericSchema<unknown, object>>(
+  schema: S,
+  value: unknown,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (!result.success) {
+    throw new VanceError(
+      "validation_failed",
+      "the request body has the wrong shape",
+      issuesToFieldErrors(result.issues, undefined, [], schema),
+    );
+  }
+  return result.output;
 }
 
 /** The body's JSON value, read the API's way (see `json`). */
