@@ -4,9 +4,9 @@ import * as v from "valibot";
 import { authenticate, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
 import type { FastRoute } from "./fast-path";
-import { mediaTypeOf, parseJsonText } from "./http";
+import { parseJsonText } from "./http";
 import { CalledNameSchema, InvokeBodySchema, invokeAnswer } from "./routes/tools";
-import { validJson } from "./validate";
+import { requireJsonMediaType, validJson } from "./validate";
 
 /** The direct invoke's template, as Hono registers it (app.ts mounts `toolRoutes` under the project). */
 export const INVOKE_ROUTE = "/v1/tenants/:tenant/projects/:project/tools/:name/invoke";
@@ -65,9 +65,7 @@ export function fastInvoke(
           "read",
           {},
         );
-        if (mediaTypeOf(headers.get("content-type")) !== "application/json") {
-          throw new VanceError("unsupported_media_type", "this route takes application/json");
-        }
+        requireJsonMediaType(headers.get("content-type"));
         const bytes = await request.arrayBuffer();
         let text: string;
         try {

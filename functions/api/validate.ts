@@ -13,7 +13,7 @@ import {
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono-openapi";
 import * as v from "valibot";
-import { mediaType, parseJsonText, textBody } from "./http";
+import { mediaTypeOf, parseJsonText, textBody } from "./http";
 import { CONVERSION } from "./openapi/json-schema";
 
 /**
@@ -131,11 +131,16 @@ export function validJson<S extends v.GenericSchema<unknown, object>>(
   return result.output;
 }
 
-/** The body's JSON value, read the API's way (see `json`). */
-async function jsonValue(c: Parameters<MiddlewareHandler>[0]): Promise<unknown> {
-  if (mediaType(c) !== "application/json") {
+/** 415 `unsupported_media_type` unless the body is sent as JSON: `json`'s first check, before the body is read. */
+export function requireJsonMediaType(contentType: string | null | undefined): void {
+  if (mediaTypeOf(contentType) !== "application/json") {
     throw new VanceError("unsupported_media_type", "this route takes application/json");
   }
+}
+
+/** The body's JSON value, read the API's way (see `json`). */
+async function jsonValue(c: Parameters<MiddlewareHandler>[0]): Promise<unknown> {
+  requireJsonMediaType(c.req.header("content-type"));
   // textBody refuses invalid UTF-8 (400 invalid_json) instead of accepting it with U+FFFD.
   return parseJsonText(await textBody(c));
 }
