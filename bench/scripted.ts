@@ -442,7 +442,7 @@ function startServer(
   dataDir: string,
   profileDir: string | undefined,
 ): ChildProcess {
-  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", resolve(profileDir)] : [];
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profileDir)}`] : [];
   const server = spawn(process.execPath, [...profile, "--import", "tsx", "functions/api/node.ts"], {
     cwd: root,
     env: {
