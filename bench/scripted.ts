@@ -16,7 +16,10 @@
  * context plus runInContext, not a sandbox) as the floor, in interleaved rounds.
  * Goals: `a + b` ≤ 0.3 ms median; a sibling call adds ≤ 0.2 ms.
  *
- * Run: `npm run bench -- scripted`.
+ * Run: `npm run bench -- scripted`. `SCRIPTED_BENCH_BASELINE=<checkout>` serves that checkout's API
+ * too, in the same interleaved rounds (its own process, the same client and cases), and prints this
+ * tree's invoke rate and serving-thread CPU against it; `SCRIPTED_BENCH_PROFILE=<dir>` writes this
+ * tree's server's CPU profile there; `SCRIPTED_BENCH_HTTP_ONLY=1` skips the in-process part.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -32,7 +35,8 @@ import { median, percentile, renderTable, runIfMain } from "./support/report";
 import { type BenchCase, interleavedRounds } from "./support/rounds";
 
 const SECRET = "bench-secret-0123456789";
-const ROUNDS = 7;
+/** Interleaved rounds over HTTP (`SCRIPTED_BENCH_ROUNDS` for a quick look). */
+const ROUNDS = Number(process.env.SCRIPTED_BENCH_ROUNDS ?? 7);
 /** Seconds each autocannon measurement lasts, after one unrecorded pass of every case. */
 const SECONDS = { c1: 2, c10: 3, warmup: 2 } as const;
 const IN_PROCESS = { rounds: 6, perRound: 500, warmup: 300, flood: 4_000 } as const;
@@ -40,8 +44,9 @@ const IN_PROCESS = { rounds: 6, perRound: 500, warmup: 300, flood: 4_000 } as co
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const AUTOCANNON = createRequire(import.meta.url).resolve("autocannon/autocannon.js");
 
-/** One HTTP case: what autocannon sends. */
+/** One HTTP case: what autocannon sends, to which tree's server. */
 interface HttpCase {
+  readonly tree: Served["tree"];
   readonly name: "health" | "invoke";
   readonly connections: 1 | 10;
   readonly args: readonly string[];
@@ -61,54 +66,84 @@ interface Measured {
 export async function main(): Promise<void> {
   console.log(`scripted: ${cpus().length} CPUs, load average ${loads()} at the start\n`);
   await overHttp();
-  await inProcess();
+  if (process.env.SCRIPTED_BENCH_HTTP_ONLY !== "1") await inProcess();
 }
 
-async function overHttp(): Promise<void> {
+/** A server under measurement: this checkout's, or the baseline checkout's (`SCRIPTED_BENCH_BASELINE`). */
+interface Served {
+  readonly tree: "this" | "baseline";
+  readonly process: ChildProcess;
+  readonly pid: number;
+  readonly dataDir: string;
+  readonly health: readonly string[];
+  readonly invoke: readonly string[];
+}
+
+/** Starts one tree's server on an empty data dir and puts `add_numbers` in its project. */
+async function serve(tree: Served["tree"], root: string, profileDir: string | undefined): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), "vance-bench-scripted-"));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = startServer(port, dataDir);
-  try {
-    await untilHealthy(base, server);
-    const token = await mintToken(SECRET, { tenant: "bench", roles: ["read", "write"] }, 3600);
-    const tool = `${base}/v1/tenants/bench/projects/p/tools/add_numbers`;
-    const put = await fetch(tool, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/yaml" },
-      body: "type: scripted\ndescription: a + b\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n",
-    });
-    if (!put.ok) throw new Error(`PUT add_numbers: ${put.status} ${await put.text()}`);
-    const body = '{"params":{"a":1,"b":2}}';
-    const invokeArgs = [
+  const server = startServer(root, port, dataDir, profileDir);
+  await untilHealthy(base, server);
+  const token = await mintToken(SECRET, { tenant: "bench", roles: ["read", "write"] }, 3600);
+  const tool = `${base}/v1/tenants/bench/projects/p/tools/add_numbers`;
+  const put = await fetch(tool, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/yaml" },
+    body: "type: scripted\ndescription: a + b\nparameters:\n  inputs:\n    - { name: a, type: number }\n    - { name: b, type: number }\n  source: a + b\n",
+  });
+  if (!put.ok) throw new Error(`${tree}: PUT add_numbers: ${put.status} ${await put.text()}`);
+  const body = '{"params":{"a":1,"b":2}}';
+  const answer = await fetch(`${tool}/invoke`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body,
+  });
+  const answered = (await answer.json()) as { value?: unknown };
+  if (answered.value !== 3) throw new Error(`${tree}: invoke answered ${JSON.stringify(answered)}`);
+  return {
+    tree,
+    process: server,
+    pid: server.pid!,
+    dataDir,
+    health: [`${base}/v1/health`],
+    invoke: [
       ...["-m", "POST", "-H", `authorization=Bearer ${token}`, "-H", "content-type=application/json"],
       ...["-b", body, `${tool}/invoke`],
-    ];
-    const answer = await fetch(`${tool}/invoke`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body,
-    });
-    const answered = (await answer.json()) as { value?: unknown };
-    if (answered.value !== 3) throw new Error(`invoke answered ${JSON.stringify(answered)}`);
+    ],
+  };
+}
 
-    const cases: HttpCase[] = [1, 10].flatMap((connections) => [
-      { name: "health" as const, connections: connections as 1 | 10, args: [`${base}/v1/health`] },
-      { name: "invoke" as const, connections: connections as 1 | 10, args: invokeArgs },
-    ]);
+async function overHttp(): Promise<void> {
+  const baselineDir = process.env.SCRIPTED_BENCH_BASELINE;
+  const servers: Served[] = [];
+  try {
+    servers.push(await serve("this", ROOT, process.env.SCRIPTED_BENCH_PROFILE));
+    if (baselineDir) servers.push(await serve("baseline", resolve(baselineDir), undefined));
+    const cases: HttpCase[] = servers.flatMap((server) =>
+      ([1, 10] as const).flatMap((connections) => [
+        { tree: server.tree, name: "health" as const, connections, args: server.health },
+        { tree: server.tree, name: "invoke" as const, connections, args: server.invoke },
+      ]),
+    );
+    const pidOf = (item: HttpCase) => servers.find((server) => server.tree === item.tree)!.pid;
     const measure = async (item: HttpCase, seconds: number): Promise<Measured> => {
-      const before = cpuMs(server.pid);
-      const mainBefore = cpuMs(server.pid, server.pid);
+      const pid = pidOf(item);
+      const before = cpuMs(pid);
+      const mainBefore = cpuMs(pid, pid);
       const { perSecond, meanMs, total } = await autocannon(item, seconds);
       return {
         perSecond,
         meanMs,
-        cpuMs: (cpuMs(server.pid) - before) / total,
-        mainCpuMs: (cpuMs(server.pid, server.pid) - mainBefore) / total,
+        cpuMs: (cpuMs(pid) - before) / total,
+        mainCpuMs: (cpuMs(pid, pid) - mainBefore) / total,
       };
     };
     for (const item of cases) await measure(item, SECONDS.warmup);
     const results = new Map<string, Measured[]>(cases.map((item) => [key(item), []]));
+    const at = (tree: string, name: string, c: number, round: number) =>
+      results.get(`${tree} ${name} c=${c}`)![round]!;
     const roundLines: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? cases : [...cases].reverse();
@@ -116,27 +151,30 @@ async function overHttp(): Promise<void> {
         const seconds = item.connections === 1 ? SECONDS.c1 : SECONDS.c10;
         results.get(key(item))!.push(await measure(item, seconds));
       }
-      const at = (name: string, c: number) => results.get(`${name} c=${c}`)![round]!;
-      roundLines.push(
-        `round ${round + 1}: c=10 invoke ${at("invoke", 10).perSecond.toFixed(0)} / health ${at("health", 10).perSecond.toFixed(0)} req/s = ` +
-          `${(at("invoke", 10).perSecond / at("health", 10).perSecond).toFixed(2)}×, server CPU ${at("invoke", 10).cpuMs.toFixed(3)} / ${at("health", 10).cpuMs.toFixed(3)} ms a request (serving thread ${at("invoke", 10).mainCpuMs.toFixed(3)} / ${at("health", 10).mainCpuMs.toFixed(3)}); c=1 mean ${at("invoke", 1).meanMs.toFixed(2)} / ${at("health", 1).meanMs.toFixed(2)} ms; load ${loads()}`,
-      );
+      for (const { tree } of servers) {
+        const invoke = at(tree, "invoke", 10, round);
+        const health = at(tree, "health", 10, round);
+        roundLines.push(
+          `round ${round + 1}, ${tree}: c=10 invoke ${invoke.perSecond.toFixed(0)} / health ${health.perSecond.toFixed(0)} req/s = ` +
+            `${(invoke.perSecond / health.perSecond).toFixed(2)}×, server CPU ${invoke.cpuMs.toFixed(3)} / ${health.cpuMs.toFixed(3)} ms a request (serving thread ${invoke.mainCpuMs.toFixed(3)} / ${health.mainCpuMs.toFixed(3)}); c=1 mean ${at(tree, "invoke", 1, round).meanMs.toFixed(2)} / ${at(tree, "health", 1, round).meanMs.toFixed(2)} ms; load ${loads()}`,
+        );
+      }
     }
 
-    const ratios = (c: number) => {
-      const invoke = results.get(`invoke c=${c}`)!;
-      const health = results.get(`health c=${c}`)!;
-      return invoke.map((own, round) => own.perSecond / health[round]!.perSecond);
-    };
-    const added = (() => {
-      const invoke = results.get("invoke c=1")!;
-      const health = results.get("health c=1")!;
-      return median(invoke.map((own, round) => own.meanMs - health[round]!.meanMs));
-    })();
+    /** Per round, `name` at `c` of `tree` divided by the same round's `over` (by default its health). */
+    const perRound = (tree: string, c: number, over = (round: number) => at(tree, "health", c, round)) =>
+      results.get(`${tree} invoke c=${c}`)!.map((own, round) => own.perSecond / over(round).perSecond);
+    const added = (tree: string) =>
+      median(
+        results
+          .get(`${tree} invoke c=1`)!
+          .map((own, round) => own.meanMs - at(tree, "health", 1, round).meanMs),
+      );
     const rows = cases.map((item) => {
       const own = results.get(key(item))!;
       const rates = own.map((m) => m.perSecond);
       return [
+        item.tree,
         `${item.name === "health" ? "GET /v1/health" : "POST …/add_numbers/invoke"}`,
         String(item.connections),
         median(rates).toFixed(0),
@@ -144,16 +182,17 @@ async function overHttp(): Promise<void> {
         median(own.map((m) => m.meanMs)).toFixed(2),
         median(own.map((m) => m.cpuMs)).toFixed(3),
         median(own.map((m) => m.mainCpuMs)).toFixed(3),
-        item.name === "health" ? "1×" : `${median(ratios(item.connections)).toFixed(2)}×`,
+        item.name === "health" ? "1×" : `${median(perRound(item.tree, item.connections)).toFixed(2)}×`,
       ];
     });
     console.log(
-      `Over HTTP: the server (functions/api/node.ts, as npm start runs it) in its own process, autocannon in a process per measurement; ` +
+      `Over HTTP: each server (functions/api/node.ts, as npm start runs it${baselineDir ? `; the baseline's from ${baselineDir}` : ""}) in its own process, autocannon in a process per measurement; ` +
         `${ROUNDS} interleaved rounds of ${SECONDS.c1} s (c=1) and ${SECONDS.c10} s (c=10)\n`,
     );
     console.log(
       renderTable(
         [
+          { title: "tree" },
           { title: "request" },
           { title: "in flight", right: true },
           { title: "median req/s", right: true },
@@ -167,23 +206,39 @@ async function overHttp(): Promise<void> {
       ),
     );
     console.log(`\n${roundLines.join("\n")}`);
-    const c10 = median(ratios(10));
-    const cpu = (name: string) => median(results.get(`${name} c=10`)!.map((m) => m.cpuMs));
-    const mainCpu = (name: string) => median(results.get(`${name} c=10`)!.map((m) => m.mainCpuMs));
+    const cpu = (tree: string, name: string, field: "cpuMs" | "mainCpuMs") =>
+      median(results.get(`${tree} ${name} c=10`)!.map((m) => m[field]));
+    for (const { tree } of servers) {
+      console.log(
+        `\n${tree}: server CPU a request at c=10: health ${cpu(tree, "health", "cpuMs").toFixed(3)} ms, invoke ${cpu(tree, "invoke", "cpuMs").toFixed(3)} ms ` +
+          `(health / invoke ${(cpu(tree, "health", "cpuMs") / cpu(tree, "invoke", "cpuMs")).toFixed(2)}: the share of health's rate a server bound by its own CPU would reach); ` +
+          `the serving thread's part: health ${cpu(tree, "health", "mainCpuMs").toFixed(3)} ms, invoke ${cpu(tree, "invoke", "mainCpuMs").toFixed(3)} ms (${(cpu(tree, "health", "mainCpuMs") / cpu(tree, "invoke", "mainCpuMs")).toFixed(2)})`,
+      );
+    }
+    if (baselineDir) {
+      const ab = perRound("this", 10, (round) => at("baseline", "invoke", 10, round));
+      const abCpu = results
+        .get("this invoke c=10")!
+        .map((own, round) => own.mainCpuMs / at("baseline", "invoke", 10, round).mainCpuMs);
+      console.log(
+        `\nthis tree against the baseline, the same rounds: c=10 invoke ${median(ab).toFixed(2)}× the baseline's req/s (rounds ${ab.map((r) => r.toFixed(2)).join(", ")}); ` +
+          `serving-thread CPU an invoke ${median(abCpu).toFixed(2)}× the baseline's (rounds ${abCpu.map((r) => r.toFixed(2)).join(", ")}); ` +
+          `c=10 invoke ÷ health: this ${median(perRound("this", 10)).toFixed(2)}×, baseline ${median(perRound("baseline", 10)).toFixed(2)}×`,
+      );
+    }
+    const c10 = perRound("this", 10);
+    const ratio = median(c10);
     console.log(
-      `\nserver CPU a request at c=10: health ${cpu("health").toFixed(3)} ms, invoke ${cpu("invoke").toFixed(3)} ms ` +
-        `(health / invoke ${(cpu("health") / cpu("invoke")).toFixed(2)}: the share of health's rate a server bound by its own CPU would reach); ` +
-        `the serving thread's part: health ${mainCpu("health").toFixed(3)} ms, invoke ${mainCpu("invoke").toFixed(3)} ms (${(mainCpu("health") / mainCpu("invoke")).toFixed(2)})`,
-    );
-    console.log(
-      `\ngoals: c=10 invoke ≥ 0.4× health: ${verdict(c10 >= 0.4)} (${c10.toFixed(2)}×, rounds ${ratios(10)
+      `\ngoals (this tree): c=10 invoke ≥ 0.4× health: ${verdict(ratio >= 0.4)} (${ratio.toFixed(2)}×, rounds ${c10
         .map((r) => r.toFixed(2))
         .join(", ")}); ` +
-        `c=1 invoke adds ≤ 1 ms of median latency: ${verdict(added <= 1)} (${added.toFixed(2)} ms); load ${loads()}\n`,
+        `c=1 invoke adds ≤ 1 ms of median latency: ${verdict(added("this") <= 1)} (${added("this").toFixed(2)} ms); load ${loads()}\n`,
     );
   } finally {
-    await stop(server);
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const server of servers) {
+      await stop(server.process);
+      rmSync(server.dataDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -317,7 +372,7 @@ async function inProcess(): Promise<void> {
 }
 
 function key(item: HttpCase): string {
-  return `${item.name} c=${item.connections}`;
+  return `${item.tree} ${item.name} c=${item.connections}`;
 }
 
 function verdict(met: boolean): string {
@@ -377,10 +432,19 @@ function autocannon(
   });
 }
 
-/** Starts the API as `npm start` does, on `port`, with nothing but what it needs in its environment. */
-function startServer(port: number, dataDir: string): ChildProcess {
-  const server = spawn(process.execPath, ["--import", "tsx", "functions/api/node.ts"], {
-    cwd: ROOT,
+/**
+ * Starts the API of the checkout at `root` as `npm start` does, on `port`, with nothing but what it
+ * needs in its environment; with `profileDir`, it writes a CPU profile there when it stops.
+ */
+function startServer(
+  root: string,
+  port: number,
+  dataDir: string,
+  profileDir: string | undefined,
+): ChildProcess {
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(profileDir)}`] : [];
+  const server = spawn(process.execPath, [...profile, "--import", "tsx", "functions/api/node.ts"], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? tmpdir(),

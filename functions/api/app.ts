@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { AppServices } from "./app-services";
 import { type AuthEnv, authentication, ENGINE, need } from "./auth";
 import { limitBodies } from "./body-limits";
+import { fastInvoke } from "./fast-invoke";
 import { fastManifest } from "./fast-manifest";
 import { fastProcessMcp } from "./fast-mcp";
 import { serveFastRoutes } from "./fast-path";
@@ -178,12 +179,13 @@ export function createApp(services: AppServices, options: AppOptions = {}) {
     }),
   );
   if (options.fastRoutes !== false) {
-    // An engine's every turn: the manifest and its MCP messages, answered before the middleware chain above.
+    // An engine's every turn (the manifest and its MCP messages) and a tool invoked by name, answered before the middleware chain above.
     serveFastRoutes(
       app,
       [
         fastManifest(services.processes, verifier),
         fastProcessMcp(services.processes, verifier, { version: services.version, settings: services.mcp }),
+        fastInvoke(services.tools, services.dispatcher, verifier),
       ],
       services.logger,
     );

@@ -15,7 +15,12 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The media type of the request without parameters, lowercased. */
 export function mediaType(c: Context): string {
-  return (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  return mediaTypeOf(c.req.header("content-type"));
+}
+
+/** The media type of a `content-type` header without parameters, lowercased. */
+export function mediaTypeOf(contentType: string | null | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /** Throws 415 unless the request carries a YAML or JSON body; `what` names the document in the message. */

@@ -13,7 +13,7 @@ import {
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono-openapi";
 import * as v from "valibot";
-import { mediaType, parseJsonText, textBody } from "./http";
+import { mediaTypeOf, parseJsonText, textBody } from "./http";
 import { CONVERSION } from "./openapi/json-schema";
 
 /**
@@ -108,26 +108,39 @@ export function query<S extends v.GenericSchema>(schema: S, refusal: QueryRefusa
 export function json<S extends v.GenericSchema<unknown, object>>(schema: S) {
   const documented = validator("json", schema, undefined, DOCUMENTED);
   const read: typeof documented = async (c, next) => {
-    const result = v.safeParse(schema, await jsonValue(c));
-    if (!result.success) {
-      throw new VanceError(
-        "validation_failed",
-        "the request body has the wrong shape",
-        issuesToFieldErrors(result.issues, undefined, [], schema),
-      );
-    }
-    c.req.addValidatedData("json", result.output);
+    c.req.addValidatedData("json", validJson(schema, await jsonValue(c)));
     await next();
   };
   // Its own properties carry the validator's description for `/openapi.json`.
   return Object.assign(read, documented);
 }
 
-/** The body's JSON value, read the API's way (see `json`). */
-async function jsonValue(c: Parameters<MiddlewareHandler>[0]): Promise<unknown> {
-  if (mediaType(c) !== "application/json") {
+/** A JSON body's value as `schema` reads it, or 422 `validation_failed` with the issues by field (see `json`). */
+export function validJson<S extends v.GenericSchema<unknown, object>>(
+  schema: S,
+  value: unknown,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (!result.success) {
+    throw new VanceError(
+      "validation_failed",
+      "the request body has the wrong shape",
+      issuesToFieldErrors(result.issues, undefined, [], schema),
+    );
+  }
+  return result.output;
+}
+
+/** 415 `unsupported_media_type` unless the body is sent as JSON: `json`'s first check, before the body is read. */
+export function requireJsonMediaType(contentType: string | null | undefined): void {
+  if (mediaTypeOf(contentType) !== "application/json") {
     throw new VanceError("unsupported_media_type", "this route takes application/json");
   }
+}
+
+/** The body's JSON value, read the API's way (see `json`). */
+async function jsonValue(c: Parameters<MiddlewareHandler>[0]): Promise<unknown> {
+  requireJsonMediaType(c.req.header("content-type"));
   // textBody refuses invalid UTF-8 (400 invalid_json) instead of accepting it with U+FFFD.
   return parseJsonText(await textBody(c));
 }

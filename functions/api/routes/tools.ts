@@ -18,7 +18,8 @@ import { DOCUMENT_WRITE_PROBLEMS, describe, documentRequest, jsonResponse, type 
 import { InvocationSchema, ToolListSchema, ToolViewSchema } from "../responses";
 import { json, ProjectPathSchema, params, query } from "../validate";
 
-const InvokeBodySchema = v.strictObject({
+/** The body of `POST …/tools/{name}/invoke`. */
+export const InvokeBodySchema = v.strictObject({
   params: v.optional(v.unknown(), {}),
   allowedTools: v.optional(v.array(InvocableToolNameSchema)),
 });
@@ -78,7 +79,7 @@ function summary(tool: ResolvedTool) {
 }
 
 /** A tool as it is called (pack sub-tools too), and as it is configured (a document of a layer). */
-const CalledNameSchema = v.object({ ...ProjectPathSchema.entries, name: InvocableToolNameSchema });
+export const CalledNameSchema = v.object({ ...ProjectPathSchema.entries, name: InvocableToolNameSchema });
 const ConfiguredNameSchema = v.object({ ...ProjectPathSchema.entries, name: ToolNameSchema });
 
 const ListQuerySchema = v.object({
@@ -131,6 +132,26 @@ const DOCS = {
     },
   },
 } satisfies Record<string, Operation>;
+
+/**
+ * What `POST …/tools/{name}/invoke` answers, its Hono route and its fast route (`fast-invoke.ts`)
+ * alike: the tool's outcome, run in one snapshot of the project.
+ */
+export async function invokeAnswer(
+  tools: Pick<ServerToolService, "snapshot">,
+  dispatcher: Pick<ToolDispatcher, "invoke">,
+  { tenant, project, name }: v.InferOutput<typeof CalledNameSchema>,
+  body: v.InferOutput<typeof InvokeBodySchema>,
+) {
+  return dispatcher.invoke({
+    caller: { tenant, project },
+    name,
+    params: body.params,
+    allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
+    // The call's one snapshot: its nested calls resolve in it too.
+    snapshot: await tools.snapshot(tenant, project),
+  });
+}
 
 /** Tool configuration CRUD under `/v1/tenants/{tenant}/projects/{project}/tools`. */
 export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher) {
@@ -202,19 +223,7 @@ export function toolRoutes(tools: ServerToolService, dispatcher: ToolDispatcher)
     need("read"),
     params(CalledNameSchema),
     json(InvokeBodySchema),
-    async (c) => {
-      const { tenant, project, name } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const result = await dispatcher.invoke({
-        caller: { tenant, project },
-        name,
-        params: body.params,
-        allowedTools: body.allowedTools ? new Set(body.allowedTools) : null,
-        // The call's one snapshot: its nested calls resolve in it too.
-        snapshot: await tools.snapshot(tenant, project),
-      });
-      return c.json(result);
-    },
+    async (c) => c.json(await invokeAnswer(tools, dispatcher, c.req.valid("param"), c.req.valid("json"))),
   );
 
   app.all("/:name", () => {
