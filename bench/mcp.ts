@@ -170,23 +170,35 @@ export async function main(): Promise<void> {
     // CPU of the service's and server-everything's processes while the service's row runs.
     const serviceRow = rows.findIndex((row) => row.name === SERVICE);
     const baselineRow = rows.findIndex((row) => row.name === BASELINE);
-    const cpu = { service: 0, everything: 0, calls: 0, baseline: 0, baselineCalls: 0 };
+    const cpu = {
+      service: 0,
+      serviceSystem: 0,
+      everything: 0,
+      calls: 0,
+      baseline: 0,
+      baselineSystem: 0,
+      baselineCalls: 0,
+    };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < rows.length; k++) {
         const i = (k + round) % rows.length;
-        const before = i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid)] : null;
-        const baselineBefore = baseline && i === baselineRow ? cpuMs(baseline.pid) : null;
+        const before =
+          i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid), cpuMs(service.pid, "system")] : null;
+        const baselineBefore =
+          baseline && i === baselineRow ? [cpuMs(baseline.pid), cpuMs(baseline.pid, "system")] : null;
         const times = await clients[i]!.run(CALLS);
         if (before) {
           cpu.service += cpuMs(service.pid) - before[0]!;
           cpu.everything += cpuMs(everything.pid) - before[1]!;
+          cpu.serviceSystem += cpuMs(service.pid, "system") - before[2]!;
           cpu.calls += CALLS;
         }
         if (baseline && baselineBefore !== null) {
-          cpu.baseline += cpuMs(baseline.pid) - baselineBefore;
+          cpu.baseline += cpuMs(baseline.pid) - baselineBefore[0]!;
+          cpu.baselineSystem += cpuMs(baseline.pid, "system") - baselineBefore[1]!;
           cpu.baselineCalls += CALLS;
         }
         samples[i]!.push(...times);
@@ -253,12 +265,14 @@ export async function main(): Promise<void> {
       console.log(
         `this service / the baseline's (${baselineDir}): ${median(perRound).toFixed(2)}× ` +
           `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}); ` +
-          `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms`,
+          `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms ` +
+          `(of which system ${(cpu.serviceSystem / Math.max(1, cpu.calls)).toFixed(2)} against ${(cpu.baselineSystem / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms)`,
       );
     }
     if (cpu.calls > 0) {
       console.log(
-        `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms, ` +
+        `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms ` +
+          `(system ${(cpu.serviceSystem / cpu.calls).toFixed(2)} ms), ` +
           `server-everything ${(cpu.everything / cpu.calls).toFixed(2)} ms`,
       );
     }
@@ -327,12 +341,13 @@ async function startService(
   return { base: `http://127.0.0.1:${port}`, token, pid: child.pid!, stop };
 }
 
-/** The CPU time (user + system) process `pid` has used so far, in ms (Linux; 0 elsewhere). */
-function cpuMs(pid: number): number {
+/** The CPU time process `pid` has used so far (user + system, or `system` alone), in ms (Linux; 0 elsewhere). */
+function cpuMs(pid: number, which: "all" | "system" = "all"): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const ticks = (which === "all" ? Number(fields[11]) : 0) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
