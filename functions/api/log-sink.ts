@@ -49,10 +49,13 @@ export class AsyncLineSink {
       // A pipe's piece is waiting: nothing to wait for.
       this.cancelTimer();
       this.immediate = setImmediate(() => this.pumpNow());
-    } else if (this.timer === undefined) {
-      // Unreferenced: a server that stops calls `settled`, which writes what waits at once.
-      this.timer = setTimeout(() => this.pumpNow(), this.lingerMs).unref();
-    }
+    } else this.linger();
+  }
+
+  /** Runs the pump `lingerMs` from the first line waiting, unless it is due already. */
+  private linger(): void {
+    // Unreferenced: a server that stops calls `settled`, which writes what waits at once.
+    this.timer ??= setTimeout(() => this.pumpNow(), this.lingerMs).unref();
   }
 
   /** Resolves once every line queued so far is written, or after `timeoutMs` (a reader that is gone). */
@@ -115,9 +118,12 @@ export class AsyncLineSink {
         return;
       }
       if (!error && written < buffer.length) return this.writeAll(buffer.subarray(written));
-      // Written, or the reader is gone (EPIPE): nothing more to do with these lines.
+      // Written, or the reader is gone (EPIPE): nothing more to do with these lines. What came
+      // meanwhile waits as a new line would (a write lasts about as long as a request here: going
+      // on at once would make one write per request again), unless it fills a piece or a stop waits.
       this.writing = false;
-      this.pump();
+      if (this.pending.length === 0 || this.pendingBytes >= PIPE_BUF || this.idle.length > 0) this.pump();
+      else this.linger();
     });
   }
 }
