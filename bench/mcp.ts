@@ -11,6 +11,8 @@
  * - this service: the client → a spawned process's MCP endpoint (`…/processes/{id}/mcp`) of the
  *   local server as `npm start` runs it (`functions/api/node.ts`, its request log on a pipe) →
  *   an `mcp_server` pack → server-everything over Streamable HTTP;
+ * - this service, built-in tool: the same endpoint of another process calling the built-in `whoami`
+ *   (no upstream): the service's own side of a call alone;
  * - a bare `node:http` pass-through hop (no parsing, keep-alive upstream) in front of
  *   server-everything: what any HTTP hop costs, the floor of every gateway;
  * - mcp-hub over its MCP endpoint (HTTP+SSE, the only transport its hub endpoint speaks) →
@@ -53,6 +55,8 @@ const PROJECT = "p";
 const DIRECT = "direct";
 const SERVICE = "this service";
 const BASELINE = "baseline service";
+const BUILT_IN = "this service, built-in tool";
+const BASELINE_BUILT_IN = "baseline service, built-in tool";
 const GOAL = 1.3;
 /** USER_HZ of /proc/{pid}/stat on Linux. */
 const CLOCK_TICKS = 100;
@@ -82,6 +86,7 @@ export async function main(): Promise<void> {
     stops.push(service.stop);
     const auth = { authorization: `Bearer ${service.token}` };
     const processUrl = await spawnServiceProcess(service.base, auth, everything.url);
+    const builtInUrl = await spawnBuiltInProcess(service.base, auth);
     const baselineDir = process.env.MCP_BENCH_BASELINE;
     const baseline = baselineDir ? await startService(undefined, baselineDir) : undefined;
     if (baseline) stops.push(baseline.stop);
@@ -91,6 +96,7 @@ export async function main(): Promise<void> {
     const baselineUrl = baseline
       ? await spawnServiceProcess(baseline.base, baselineAuth, everything.url)
       : undefined;
+    const baselineBuiltInUrl = baseline ? await spawnBuiltInProcess(baseline.base, baselineAuth) : undefined;
     const hop = await passThrough(everything.url);
     stops.push(hop.stop);
     const entry = join(
@@ -131,6 +137,27 @@ export async function main(): Promise<void> {
           ]
         : []),
       {
+        name: BUILT_IN,
+        topology:
+          "SDK client → process MCP endpoint (Streamable HTTP) → built-in whoami: the service's own side, no upstream",
+        plan: { url: builtInUrl, transport: "streamable", tool: "whoami", arguments: {}, headers: auth },
+      },
+      ...(baselineBuiltInUrl
+        ? [
+            {
+              name: BASELINE_BUILT_IN,
+              topology: `as the row above, the service of ${baselineDir}`,
+              plan: {
+                url: baselineBuiltInUrl,
+                transport: "streamable",
+                tool: "whoami",
+                arguments: {},
+                headers: baselineAuth,
+              },
+            } satisfies Row,
+          ]
+        : []),
+      {
         name: "node:http pass-through hop",
         topology: "SDK client → bare proxy (HTTP, no parsing) → server-everything (Streamable HTTP)",
         plan: { url: hop.url, transport: "streamable", tool: "echo", headers: {} },
@@ -157,7 +184,9 @@ export async function main(): Promise<void> {
       rows.splice(
         0,
         rows.length,
-        ...rows.filter((row) => row.name === DIRECT || row.name === BASELINE || only.test(row.name)),
+        ...rows.filter(
+          (row) => row.name === DIRECT || row.name.startsWith("baseline service") || only.test(row.name),
+        ),
       );
     const clients: RowClient[] = [];
     for (const row of rows) {
@@ -267,6 +296,17 @@ export async function main(): Promise<void> {
           `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}); ` +
           `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms ` +
           `(of which system ${(cpu.serviceSystem / Math.max(1, cpu.calls)).toFixed(2)} against ${(cpu.baselineSystem / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms)`,
+      );
+    }
+    const builtInRow = rows.findIndex((row) => row.name === BUILT_IN);
+    const baselineBuiltInRow = rows.findIndex((row) => row.name === BASELINE_BUILT_IN);
+    if (builtInRow >= 0 && baselineBuiltInRow >= 0) {
+      const perRound = roundMedians[builtInRow]!.map(
+        (value, round) => value / roundMedians[baselineBuiltInRow]![round]!,
+      );
+      console.log(
+        `the built-in tool's row / the baseline's: ${median(perRound).toFixed(2)}× ` +
+          `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})`,
       );
     }
     if (cpu.calls > 0) {
@@ -383,6 +423,19 @@ async function spawnServiceProcess(
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
     body: JSON.stringify({ models: [], engineDefault: ["everything__echo"] }),
+  });
+  const { processId } = (await spawned.json()) as { processId?: string };
+  if (!processId) throw new Error(`spawn: ${spawned.status}`);
+  return `${project}/processes/${processId}/mcp`;
+}
+
+/** Spawns a process allowing the built-in `whoami`: a call of it is the service's own side alone. */
+async function spawnBuiltInProcess(base: string, auth: Record<string, string>): Promise<string> {
+  const project = `${base}/v1/tenants/${TENANT}/projects/${PROJECT}`;
+  const spawned = await fetch(`${project}/processes`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ models: [], engineDefault: ["whoami"] }),
   });
   const { processId } = (await spawned.json()) as { processId?: string };
   if (!processId) throw new Error(`spawn: ${spawned.status}`);
