@@ -208,6 +208,10 @@ export async function main(): Promise<void> {
       baselineSystem: 0,
       baselineCalls: 0,
     };
+    // CPU of the service (and the baseline's) while its built-in row runs.
+    const builtInRow = rows.findIndex((row) => row.name === BUILT_IN);
+    const baselineBuiltInRow = rows.findIndex((row) => row.name === BASELINE_BUILT_IN);
+    const builtInCpu = { service: 0, baseline: 0, calls: 0 };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
@@ -218,7 +222,17 @@ export async function main(): Promise<void> {
           i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid), cpuMs(service.pid, "system")] : null;
         const baselineBefore =
           baseline && i === baselineRow ? [cpuMs(baseline.pid), cpuMs(baseline.pid, "system")] : null;
+        const builtInPid =
+          i === builtInRow ? service.pid : baseline && i === baselineBuiltInRow ? baseline.pid : undefined;
+        const builtInBefore = builtInPid === undefined ? 0 : cpuMs(builtInPid);
         const times = await clients[i]!.run(CALLS);
+        if (builtInPid !== undefined) {
+          const used = cpuMs(builtInPid) - builtInBefore;
+          if (i === builtInRow) {
+            builtInCpu.service += used;
+            builtInCpu.calls += CALLS;
+          } else builtInCpu.baseline += used;
+        }
         if (before) {
           cpu.service += cpuMs(service.pid) - before[0]!;
           cpu.everything += cpuMs(everything.pid) - before[1]!;
@@ -298,8 +312,13 @@ export async function main(): Promise<void> {
           `(of which system ${(cpu.serviceSystem / Math.max(1, cpu.calls)).toFixed(2)} against ${(cpu.baselineSystem / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms)`,
       );
     }
-    const builtInRow = rows.findIndex((row) => row.name === BUILT_IN);
-    const baselineBuiltInRow = rows.findIndex((row) => row.name === BASELINE_BUILT_IN);
+    if (builtInCpu.calls > 0) {
+      const perCall = (ms: number) => (ms / builtInCpu.calls).toFixed(2);
+      console.log(
+        `CPU per call of the built-in tool's row: the service ${perCall(builtInCpu.service)} ms` +
+          (baselineBuiltInRow >= 0 ? `, the baseline's ${perCall(builtInCpu.baseline)} ms` : ""),
+      );
+    }
     if (builtInRow >= 0 && baselineBuiltInRow >= 0) {
       const perRound = roundMedians[builtInRow]!.map(
         (value, round) => value / roundMedians[baselineBuiltInRow]![round]!,
