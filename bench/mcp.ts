@@ -11,6 +11,8 @@
  * - this service: the client → a spawned process's MCP endpoint (`…/processes/{id}/mcp`) of the
  *   local server as `npm start` runs it (`functions/api/node.ts`, its request log on a pipe) →
  *   an `mcp_server` pack → server-everything over Streamable HTTP;
+ * - this service, built-in tool: the same endpoint of another process calling the built-in `whoami`
+ *   (no upstream): the service's own side of a call alone;
  * - a bare `node:http` pass-through hop (no parsing, keep-alive upstream) in front of
  *   server-everything: what any HTTP hop costs, the floor of every gateway;
  * - mcp-hub over its MCP endpoint (HTTP+SSE, the only transport its hub endpoint speaks) →
@@ -53,6 +55,8 @@ const PROJECT = "p";
 const DIRECT = "direct";
 const SERVICE = "this service";
 const BASELINE = "baseline service";
+const BUILT_IN = "this service, built-in tool";
+const BASELINE_BUILT_IN = "baseline service, built-in tool";
 const GOAL = 1.3;
 /** USER_HZ of /proc/{pid}/stat on Linux. */
 const CLOCK_TICKS = 100;
@@ -82,6 +86,7 @@ export async function main(): Promise<void> {
     stops.push(service.stop);
     const auth = { authorization: `Bearer ${service.token}` };
     const processUrl = await spawnServiceProcess(service.base, auth, everything.url);
+    const builtInUrl = await spawnBuiltInProcess(service.base, auth);
     const baselineDir = process.env.MCP_BENCH_BASELINE;
     const baseline = baselineDir ? await startService(undefined, baselineDir) : undefined;
     if (baseline) stops.push(baseline.stop);
@@ -91,6 +96,7 @@ export async function main(): Promise<void> {
     const baselineUrl = baseline
       ? await spawnServiceProcess(baseline.base, baselineAuth, everything.url)
       : undefined;
+    const baselineBuiltInUrl = baseline ? await spawnBuiltInProcess(baseline.base, baselineAuth) : undefined;
     const hop = await passThrough(everything.url);
     stops.push(hop.stop);
     const entry = join(
@@ -131,6 +137,27 @@ export async function main(): Promise<void> {
           ]
         : []),
       {
+        name: BUILT_IN,
+        topology:
+          "SDK client → process MCP endpoint (Streamable HTTP) → built-in whoami: the service's own side, no upstream",
+        plan: { url: builtInUrl, transport: "streamable", tool: "whoami", arguments: {}, headers: auth },
+      },
+      ...(baselineBuiltInUrl
+        ? [
+            {
+              name: BASELINE_BUILT_IN,
+              topology: `as the row above, the service of ${baselineDir}`,
+              plan: {
+                url: baselineBuiltInUrl,
+                transport: "streamable",
+                tool: "whoami",
+                arguments: {},
+                headers: baselineAuth,
+              },
+            } satisfies Row,
+          ]
+        : []),
+      {
         name: "node:http pass-through hop",
         topology: "SDK client → bare proxy (HTTP, no parsing) → server-everything (Streamable HTTP)",
         plan: { url: hop.url, transport: "streamable", tool: "echo", headers: {} },
@@ -157,7 +184,9 @@ export async function main(): Promise<void> {
       rows.splice(
         0,
         rows.length,
-        ...rows.filter((row) => row.name === DIRECT || row.name === BASELINE || only.test(row.name)),
+        ...rows.filter(
+          (row) => row.name === DIRECT || row.name.startsWith("baseline service") || only.test(row.name),
+        ),
       );
     const clients: RowClient[] = [];
     for (const row of rows) {
@@ -170,23 +199,49 @@ export async function main(): Promise<void> {
     // CPU of the service's and server-everything's processes while the service's row runs.
     const serviceRow = rows.findIndex((row) => row.name === SERVICE);
     const baselineRow = rows.findIndex((row) => row.name === BASELINE);
-    const cpu = { service: 0, everything: 0, calls: 0, baseline: 0, baselineCalls: 0 };
+    const cpu = {
+      service: 0,
+      serviceSystem: 0,
+      everything: 0,
+      calls: 0,
+      baseline: 0,
+      baselineSystem: 0,
+      baselineCalls: 0,
+    };
+    // CPU of the service (and the baseline's) while its built-in row runs.
+    const builtInRow = rows.findIndex((row) => row.name === BUILT_IN);
+    const baselineBuiltInRow = rows.findIndex((row) => row.name === BASELINE_BUILT_IN);
+    const builtInCpu = { service: 0, baseline: 0, calls: 0 };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < rows.length; k++) {
         const i = (k + round) % rows.length;
-        const before = i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid)] : null;
-        const baselineBefore = baseline && i === baselineRow ? cpuMs(baseline.pid) : null;
+        const before =
+          i === serviceRow ? [cpuMs(service.pid), cpuMs(everything.pid), cpuMs(service.pid, "system")] : null;
+        const baselineBefore =
+          baseline && i === baselineRow ? [cpuMs(baseline.pid), cpuMs(baseline.pid, "system")] : null;
+        const builtInPid =
+          i === builtInRow ? service.pid : baseline && i === baselineBuiltInRow ? baseline.pid : undefined;
+        const builtInBefore = builtInPid === undefined ? 0 : cpuMs(builtInPid);
         const times = await clients[i]!.run(CALLS);
+        if (builtInPid !== undefined) {
+          const used = cpuMs(builtInPid) - builtInBefore;
+          if (i === builtInRow) {
+            builtInCpu.service += used;
+            builtInCpu.calls += CALLS;
+          } else builtInCpu.baseline += used;
+        }
         if (before) {
           cpu.service += cpuMs(service.pid) - before[0]!;
           cpu.everything += cpuMs(everything.pid) - before[1]!;
+          cpu.serviceSystem += cpuMs(service.pid, "system") - before[2]!;
           cpu.calls += CALLS;
         }
         if (baseline && baselineBefore !== null) {
-          cpu.baseline += cpuMs(baseline.pid) - baselineBefore;
+          cpu.baseline += cpuMs(baseline.pid) - baselineBefore[0]!;
+          cpu.baselineSystem += cpuMs(baseline.pid, "system") - baselineBefore[1]!;
           cpu.baselineCalls += CALLS;
         }
         samples[i]!.push(...times);
@@ -253,12 +308,30 @@ export async function main(): Promise<void> {
       console.log(
         `this service / the baseline's (${baselineDir}): ${median(perRound).toFixed(2)}× ` +
           `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}); ` +
-          `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms`,
+          `CPU per call ${(cpu.service / Math.max(1, cpu.calls)).toFixed(2)} ms against ${(cpu.baseline / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms ` +
+          `(of which system ${(cpu.serviceSystem / Math.max(1, cpu.calls)).toFixed(2)} against ${(cpu.baselineSystem / Math.max(1, cpu.baselineCalls)).toFixed(2)} ms)`,
+      );
+    }
+    if (builtInCpu.calls > 0) {
+      const perCall = (ms: number) => (ms / builtInCpu.calls).toFixed(2);
+      console.log(
+        `CPU per call of the built-in tool's row: the service ${perCall(builtInCpu.service)} ms` +
+          (baselineBuiltInRow >= 0 ? `, the baseline's ${perCall(builtInCpu.baseline)} ms` : ""),
+      );
+    }
+    if (builtInRow >= 0 && baselineBuiltInRow >= 0) {
+      const perRound = roundMedians[builtInRow]!.map(
+        (value, round) => value / roundMedians[baselineBuiltInRow]![round]!,
+      );
+      console.log(
+        `the built-in tool's row / the baseline's: ${median(perRound).toFixed(2)}× ` +
+          `(rounds ${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})`,
       );
     }
     if (cpu.calls > 0) {
       console.log(
-        `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms, ` +
+        `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms ` +
+          `(system ${(cpu.serviceSystem / cpu.calls).toFixed(2)} ms), ` +
           `server-everything ${(cpu.everything / cpu.calls).toFixed(2)} ms`,
       );
     }
@@ -327,12 +400,13 @@ async function startService(
   return { base: `http://127.0.0.1:${port}`, token, pid: child.pid!, stop };
 }
 
-/** The CPU time (user + system) process `pid` has used so far, in ms (Linux; 0 elsewhere). */
-function cpuMs(pid: number): number {
+/** The CPU time process `pid` has used so far (user + system, or `system` alone), in ms (Linux; 0 elsewhere). */
+function cpuMs(pid: number, which: "all" | "system" = "all"): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    const ticks = (which === "all" ? Number(fields[11]) : 0) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -368,6 +442,19 @@ async function spawnServiceProcess(
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },
     body: JSON.stringify({ models: [], engineDefault: ["everything__echo"] }),
+  });
+  const { processId } = (await spawned.json()) as { processId?: string };
+  if (!processId) throw new Error(`spawn: ${spawned.status}`);
+  return `${project}/processes/${processId}/mcp`;
+}
+
+/** Spawns a process allowing the built-in `whoami`: a call of it is the service's own side alone. */
+async function spawnBuiltInProcess(base: string, auth: Record<string, string>): Promise<string> {
+  const project = `${base}/v1/tenants/${TENANT}/projects/${PROJECT}`;
+  const spawned = await fetch(`${project}/processes`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ models: [], engineDefault: ["whoami"] }),
   });
   const { processId } = (await spawned.json()) as { processId?: string };
   if (!processId) throw new Error(`spawn: ${spawned.status}`);

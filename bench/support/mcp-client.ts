@@ -18,6 +18,8 @@ export interface ClientPlan {
   /** `streamable`: Streamable HTTP (2025-03-26 on); `sse`: the HTTP+SSE transport of 2024-11-05. */
   readonly transport: "streamable" | "sse";
   readonly tool: string;
+  /** The call's arguments (default `{ message: "bench" }`, an echo's); its answer's text must say `bench`. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
   /** Sent with every request (a bearer token). */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -47,7 +49,10 @@ async function main(): Promise<void> {
       : new StreamableHTTPClientTransport(new URL(plan.url), { requestInit });
   await client.connect(transport);
   const once = async () => {
-    const result = await client.callTool({ name: plan.tool, arguments: { message: "bench" } });
+    const result = await client.callTool({
+      name: plan.tool,
+      arguments: { ...(plan.arguments ?? { message: "bench" }) },
+    });
     const text = (result.content as { text?: unknown }[] | undefined)?.[0]?.text;
     if (typeof text !== "string" || !text.includes("bench")) {
       throw new Error(`unexpected answer ${JSON.stringify(result).slice(0, 300)}`);

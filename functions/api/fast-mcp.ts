@@ -79,17 +79,12 @@ export function fastProcessMcp(
           throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
         }
         const message = parseJsonText(text);
-        const response = await (await mcpServer()).answer(request, message, { tenant, project, processId });
-        const own: Record<string, string> = {};
-        for (const [name, value] of response.headers) if (name !== "content-type") own[name] = value;
-        const body = response.body === null ? null : new Uint8Array(await response.arrayBuffer());
-        return {
-          status: response.status,
-          contentType: response.headers.get("content-type") ?? "",
-          body,
-          sized: false,
-          headers: own,
-        };
+        const answered = await (await mcpServer()).answerBytes(request, message, {
+          tenant,
+          project,
+          processId,
+        });
+        return { ...answered, sized: false };
       },
     };
   };

@@ -1,7 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AsyncLineSink } from "./log-sink";
 
 describe("AsyncLineSink: log lines written off the serving thread", () => {
@@ -30,6 +30,27 @@ describe("AsyncLineSink: log lines written off the serving thread", () => {
     for (const line of lines.slice(1_000)) sink.write(line);
     await sink.settled(10_000);
     expect(readFileSync(file, "utf8")).toBe(`${lines.join("\n")}\n`);
+  });
+
+  it("holds a few lines for others to share their write; a pipe's piece, or settling, sends them at once", async () => {
+    const hour = 3_600_000;
+    const sink = new AsyncLineSink(fd, 4 * 1024 * 1024, hour);
+    sink.write("first");
+    sink.write("second");
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(file, "utf8")).toBe("");
+    await sink.settled(hour);
+    expect(readFileSync(file, "utf8")).toBe("first\nsecond\n");
+
+    const long = "x".repeat(2_100);
+    sink.write(long);
+    sink.write(long);
+    // A piece's worth waits for nothing: the first line goes (a piece holds one of them); the rest lingers.
+    await vi.waitFor(() => expect(readFileSync(file, "utf8")).toBe(`first\nsecond\n${long}\n`), {
+      timeout: 10_000,
+    });
+    await sink.settled(hour);
+    expect(readFileSync(file, "utf8")).toBe(`first\nsecond\n${long}\n${long}\n`);
   });
 
   it("drops lines past its pending bytes and says how many once it caught up", async () => {

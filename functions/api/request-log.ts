@@ -2,6 +2,7 @@ import { ServerResponse } from "node:http";
 import {
   type Context,
   context,
+  isSpanContextValid,
   propagation,
   type Span,
   SpanKind,
@@ -59,7 +60,12 @@ export class RequestTrace {
         { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
         parent,
       );
-    this.#active = trace.setSpan(parent, this.#span);
+    // Untraced (no provider, no incoming trace): the span records nothing and names no trace, so
+    // making it active would change nothing anything reads — and cost a context per request.
+    this.#active =
+      this.#span.isRecording() || isSpanContextValid(this.#span.spanContext())
+        ? trace.setSpan(parent, this.#span)
+        : parent;
   }
 
   /** Runs `fn` (the route) with the request's span active. */

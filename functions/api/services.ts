@@ -90,6 +90,9 @@ import { isLoopbackAddress } from "./mcp/browser-guard";
 import { McpSessions } from "./mcp/sessions";
 import { PARSE_WORKER_BUNDLE } from "./worker-files";
 
+/** How long counted uses wait for more to share their write (`ToolUsage`'s write-behind). */
+const USAGE_LINGER_MS = 25;
+
 /** The service version reported by health and OpenAPI. */
 export { VERSION };
 
@@ -564,12 +567,13 @@ export async function buildServices(
   // Only an OpenAPI document may be longer than an ordinary one.
   const documents = new DocumentService(cascade, tools, { ordinaryBytes: DEFAULT_BODY_BYTES });
   const recipes = new RecipeResolver();
-  // Usage is written behind the answer (after it is on its way; the Lambda entry flushes before
-  // its invocation ends), a tool's uses meanwhile as one increment, resent until acknowledged.
+  // Usage is written behind the answer (25 ms after it is on its way; the Lambda entry flushes
+  // before its invocation ends), a tool's uses meanwhile as one increment, resent until
+  // acknowledged: an engine's calls in a row share a write rather than each making one (issue 39).
   const usage = new ToolUsage(state, {
     now,
     demandTtlMs: config.VANCE_DEMAND_CACHE_SECONDS * 1000,
-    schedule: (flush) => setImmediate(flush),
+    schedule: (flush) => setTimeout(flush, USAGE_LINGER_MS),
     // A resend waiting for the store keeps no process alive: a shutdown closes the usage itself.
     retryLater: (resend, ms) => setTimeout(resend, ms).unref(),
     logger,

@@ -112,6 +112,19 @@ const MESSAGES: readonly {
     message: call({ name: "add", arguments: { a: 1, b: 2 }, colour: "red" }),
     fast: true,
   },
+  {
+    name: "tools/call, a string id",
+    message: { ...call({ name: "add", arguments: { a: 1, b: 2 } }), id: "c-1" },
+    fast: true,
+  },
+  { name: "tools/call without arguments", message: call({ name: "add" }), fast: true },
+  {
+    name: "tools/call, an argument named __proto__",
+    message: JSON.parse(
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"__proto__":{"a":1},"a":1,"b":2}}}',
+    ),
+    fast: true,
+  },
   { name: "tools/call, fractional id", message: { ...call({ name: "add" }), id: 1.5 }, fast: false },
   {
     name: "tools/call, no jsonrpc",

@@ -22,6 +22,21 @@ import {
   VanceError,
 } from "@vance/core";
 
+/** An answer as bytes: its status, media type, other headers and body (`answerBytes`). */
+export interface McpAnswer {
+  readonly status: number;
+  /** The body's media type; `""` when the answer has none. */
+  readonly contentType: string;
+  /** The answer's headers besides its content type (the SDK's `cache-control` of a stream). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array<ArrayBuffer> | null;
+}
+
+/** The headers of a plain `tools/call`'s JSON answer, as the SDK's transport sends it. */
+const JSON_ANSWER = { "content-type": "application/json" } as const;
+
+const UTF8 = new TextEncoder();
+
 /** The MCP server's name in `initialize` (its version is the service's). */
 const MCP_SERVER_NAME = "vance-server-tools";
 
@@ -67,7 +82,34 @@ export class ProcessMcpServer {
    */
   async answer(request: Request, message: unknown, key: ProcessKey): Promise<Response> {
     const call = this.options.fastPath === false ? null : plainToolCall(request, message);
-    if (call) return this.call(call, key);
+    if (call) return new Response(await this.callJson(call, key), { status: 200, headers: JSON_ANSWER });
+    return this.sdkAnswer(request, message, key);
+  }
+
+  /**
+   * {@link answer} as the bytes the fast route sends (`fast-mcp.ts`): a plain `tools/call`'s JSON
+   * is encoded once, straight into the body — no `Response` built and read back through a stream.
+   * The SDK's answers are read off its `Response` as they come.
+   */
+  async answerBytes(request: Request, message: unknown, key: ProcessKey): Promise<McpAnswer> {
+    const call = this.options.fastPath === false ? null : plainToolCall(request, message);
+    if (call) {
+      const body = UTF8.encode(await this.callJson(call, key));
+      return { status: 200, contentType: "application/json", headers: {}, body };
+    }
+    const response = await this.sdkAnswer(request, message, key);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) if (name !== "content-type") headers[name] = value;
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? "",
+      headers,
+      body: response.body === null ? null : new Uint8Array(await response.arrayBuffer()),
+    };
+  }
+
+  /** Every message but a plain `tools/call`: the SDK's server and transport, one pair per request. */
+  private async sdkAnswer(request: Request, message: unknown, key: ProcessKey): Promise<Response> {
     const messages = Array.isArray(message) ? message : [message];
     const initialize = messages.some((m) => methodOf(m) === "initialize");
     const activating = messages.some(
@@ -100,9 +142,9 @@ export class ProcessMcpServer {
    * A plain `tools/call` answered as the SDK's server and transport answer it in JSON — the same
    * result, the same JSON-RPC errors, the same failures left to the HTTP answer — from the message
    * the route parsed, read once: no per-request server, transport or schema parse on the path
-   * every tool call of an engine takes.
+   * every tool call of an engine takes. Answers the JSON-RPC answer's text.
    */
-  private async call(call: PlainToolCall, key: ProcessKey): Promise<Response> {
+  private async callJson(call: PlainToolCall, key: ProcessKey): Promise<string> {
     let answer: Record<string, unknown>;
     try {
       answer = { result: await this.callResult(key, call.name, call.arguments), jsonrpc: "2.0", id: call.id };
@@ -118,10 +160,7 @@ export class ProcessMcpServer {
         },
       };
     }
-    return new Response(JSON.stringify(answer), {
-      status: 200,
-      headers: { "content-type": "application/json" },
-    });
+    return JSON.stringify(answer);
   }
 
   /**
@@ -244,6 +283,8 @@ function plainToolCall(request: Request, message: unknown): PlainToolCall | null
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return null;
   const version = request.headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  const plain = commonToolCall(message as Record<string, unknown>);
+  if (plain) return ACTIVATING_TOOLS.has(plain.name) ? null : plain;
   const rpc = JSONRPCRequestSchema.safeParse(message);
   if (!rpc.success) return null;
   const parsed = CallToolRequestSchema.safeParse(rpc.data);
@@ -251,6 +292,33 @@ function plainToolCall(request: Request, message: unknown): PlainToolCall | null
   const { name, arguments: args = {}, task } = parsed.data.params;
   if (task !== undefined || ACTIVATING_TOOLS.has(name)) return null;
   return { id: rpc.data.id, name, arguments: args };
+}
+
+/**
+ * The shape nearly every `tools/call` has — `{ jsonrpc: "2.0", id, method, params: { name,
+ * arguments? } }` and nothing else, the arguments a plain object — checked without the SDK's
+ * schemas, which take it exactly so (and copy nothing a plain object's keys would change); null
+ * for anything else (a `_meta`, a `task`, another key, an unusual id), which the schemas judge.
+ */
+function commonToolCall(message: Record<string, unknown>): PlainToolCall | null {
+  let keys = 0;
+  for (const key in message) {
+    if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return null;
+    keys++;
+  }
+  const { id, params } = message;
+  if (message.jsonrpc !== "2.0" || !(typeof id === "string" || Number.isSafeInteger(id))) return null;
+  if (keys !== 4 || !isPlainObject(params)) return null;
+  let paramKeys = 0;
+  for (const key in params) {
+    if (key !== "name" && key !== "arguments") return null;
+    paramKeys++;
+  }
+  const { name, arguments: args } = params;
+  if (typeof name !== "string") return null;
+  if (args === undefined) return paramKeys === 1 ? { id: id as string | number, name, arguments: {} } : null;
+  if (!isPlainObject(args) || Object.hasOwn(args, "__proto__")) return null;
+  return { id: id as string | number, name, arguments: args };
 }
 
 /** A failure of the whole request rather than of a tool: the process is gone, or a store is down. */

@@ -1,4 +1,4 @@
-import type { Span } from "@opentelemetry/api";
+import { isSpanContextValid, type Span } from "@opentelemetry/api";
 import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
 import type { DocumentCascade } from "../cascade/document-cascade";
@@ -173,21 +173,31 @@ export class ToolDispatcher {
   ): Promise<CallResult> {
     const budget = request.parent ? request.parent.enter(request.name) : CallBudget.start(this.callLimits);
     if (!(budget instanceof CallBudget)) return budget;
+    // Untraced (no provider, no trace to join): the call's span records nothing, and so would the
+    // spans below it — they are not made at all, which saves their contexts on every call.
+    const traced = span.isRecording() || isSpanContextValid(span.spanContext());
     let target: CallTarget;
     try {
-      target = await inSpan("cascade.resolve", {}, () => this.resolve(request));
+      target = traced
+        ? await inSpan("cascade.resolve", {}, () => this.resolve(request))
+        : await this.resolve(request);
     } catch (error) {
       if (error instanceof VanceError && error.code === "source_unavailable") return toolFailureOf(error);
       throw error;
     }
     seen.type = typeOf(target);
     span.setAttribute(TraceAttributes.type, seen.type);
-    return this.run(request, target, budget);
+    return this.run(request, target, budget, traced);
   }
 
-  private async run(request: DispatchRequest, target: CallTarget, budget: CallBudget): Promise<CallResult> {
+  private async run(
+    request: DispatchRequest,
+    target: CallTarget,
+    budget: CallBudget,
+    traced: boolean,
+  ): Promise<CallResult> {
     const input = request.params ?? {};
-    const problems = await this.paramProblems(request, target, input);
+    const problems = await this.paramProblems(request, target, input, traced);
     if (problems.length > 0) {
       throw new VanceError(
         "invalid_params",
@@ -245,10 +255,15 @@ export class ToolDispatcher {
     request: DispatchRequest,
     target: CallTarget,
     input: unknown,
+    traced: boolean,
   ): FieldError[] | Promise<FieldError[]> {
     const { jsonSchemas } = this.options.environment;
     const compiled = jsonSchemas.compiledNow(target.inputSchema);
-    if (compiled) return inSyncSpan("schema.validate", () => problemsOf(target, compiled, input));
+    if (compiled) {
+      return traced
+        ? inSyncSpan("schema.validate", () => problemsOf(target, compiled, input))
+        : problemsOf(target, compiled, input);
+    }
     return inSpan("schema.validate", {}, async () => {
       const [schema] = await jsonSchemas.compileAsTenant(request.caller.tenant, [target.inputSchema]);
       if (!schema) throw new Error("compileAsTenant answered no schema for one asked");
