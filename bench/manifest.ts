@@ -17,7 +17,11 @@
  *
  * Run: `npm run bench -- manifest`. `MANIFEST_BENCH_STORES=embedded` (or `aws`) runs one set-up,
  * `MANIFEST_BENCH_ROUNDS=n` sets the rounds, `MANIFEST_BENCH_SIZES=200,5000` the sizes; profile
- * the service with `node --cpu-prof --import tsx bench/manifest.ts`.
+ * the service with `node --cpu-prof --import tsx bench/manifest.ts`. `MANIFEST_BENCH_BASELINE=dir`
+ * (a checkout of another tree, e.g. the one a change started from) adds, on the embedded set-up,
+ * that tree's service in a process of its own (`support/manifest-service.ts`) with the same tools:
+ * its warm manifest is a case of every round beside this tree's, against the same floor, and the
+ * two are compared per round (requests/s and CPU time per request).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
@@ -45,6 +49,7 @@ import { awsLocalStores, type BenchStores, embeddedStores } from "./support/benc
 import type { FloorAnswer, FloorRequest } from "./support/byte-floor";
 import { countingStateStore } from "./support/counting";
 import type { LoadAnswer, LoadRequest } from "./support/load-client";
+import type { ServiceAnswer, ServiceRequest } from "./support/manifest-service";
 import {
   type Column,
   formatMs,
@@ -83,6 +88,9 @@ const FLOOR_GOALS = [
   { tools: 5_000, ratio: 0.7 },
 ] as const;
 
+/** Another tree whose warm manifest is measured beside this one's (embedded stores only). */
+const BASELINE = process.env.MANIFEST_BENCH_BASELINE;
+
 const SETUPS = [
   { key: "embedded", open: embeddedStores },
   { key: "aws", open: awsLocalStores },
@@ -105,6 +113,8 @@ interface Case {
   readonly floor?: Case;
   /** A manifest through the Hono route (the app without its fast routes), beside the fast route. */
   readonly hono?: boolean;
+  /** A manifest of the baseline tree's service (`MANIFEST_BENCH_BASELINE`), in its own process. */
+  readonly baseline?: boolean;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Body bytes every answer must have (a floor's are its manifest's). */
@@ -169,13 +179,23 @@ export async function main(): Promise<void> {
   const goals: string[] = [];
   const client = await startLoadClient();
   const floor = await startByteFloor();
+  const baseline = BASELINE ? await startBaseline(BASELINE) : null;
   const scripts = await ScriptPool.create();
   try {
     for (const setup of SETUPS) {
       const stores = await setup.open("manifest");
       try {
         notes.push(...stores.notes);
-        await benchStores(stores, scripts, client, floor, rows, notes, goals);
+        await benchStores(
+          stores,
+          scripts,
+          client,
+          floor,
+          setup.key === "embedded" ? baseline : null,
+          rows,
+          notes,
+          goals,
+        );
       } finally {
         await stores.close();
       }
@@ -185,6 +205,7 @@ export async function main(): Promise<void> {
     await scripts.close();
     await client.stop();
     await floor.stop();
+    await baseline?.stop();
   }
 
   console.log("");
@@ -207,6 +228,7 @@ async function benchStores(
   scripts: ScriptPool,
   client: LoadClient,
   floor: ByteFloor,
+  baseline: Baseline | null,
   rows: Row[],
   notes: string[],
   goals: string[],
@@ -250,9 +272,17 @@ async function benchStores(
       { name: "GET /v1/health", size: null, kind: "health", url: `${base}/v1/health`, headers: {} },
     ];
     const firsts = new Map<number, { ms: number; usage: Usage }>();
+    const namesOf = (size: number) => Array.from({ length: size }, (_, i) => toolName(i));
+    // The baseline tree seeds the same tools meanwhile, in its own process.
+    const baselineSeeded = baseline?.seed({
+      tenant: TENANT,
+      sizes: SIZES,
+      chain: CHAIN,
+      names: SIZES.map(namesOf),
+    });
     for (const size of SIZES) {
       const project = `p${size}`;
-      const names = Array.from({ length: size }, (_, i) => toolName(i));
+      const names = namesOf(size);
       await mapWithConcurrency(names, SEED_CONCURRENCY, async (name, i) => {
         await services.tools.put(TENANT, project, name, toolDocument(name, i % 4 < 3));
       });
@@ -309,6 +339,25 @@ async function benchStores(
           },
           floorCase,
         );
+        if (!variant && baselineSeeded) {
+          const seeded = await baselineSeeded;
+          const url = `${seeded.base}${seeded.paths[size]}`;
+          const headers = { authorization: seeded.authorization };
+          const answer = await fetch(url, { headers });
+          const text = await answer.text();
+          if (answer.status !== 200)
+            throw new Error(`baseline manifest (${size} tools): ${answer.status} ${text}`);
+          cases.push({
+            name: "warm manifest, baseline tree",
+            size,
+            kind: "manifest",
+            floor: floorCase,
+            baseline: true,
+            url,
+            headers,
+            bytes: Buffer.byteLength(text),
+          });
+        }
         if (!variant) {
           cases.push({
             name: "warm manifest, Hono route (no fast route)",
@@ -352,7 +401,12 @@ async function benchStores(
         const bench = cases[(round + k) % cases.length]!;
         const entry = measured.get(bench)!;
         const before = usage();
-        const cpu = () => (bench.kind === "floor" ? floor.cpu() : Promise.resolve(serviceCpu()));
+        const cpu = () =>
+          bench.kind === "floor"
+            ? floor.cpu()
+            : bench.baseline && baseline
+              ? baseline.cpu()
+              : Promise.resolve(serviceCpu());
         const cpuBefore = await cpu();
         const answer = await window(bench, WINDOW_MS);
         entry.cpu.push(((await cpu()) - cpuBefore) / answer.requests);
@@ -393,7 +447,8 @@ async function benchStores(
         cpuRatio: manifest ? `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×` : "",
         healthRatio: bench.kind === "health" ? "" : `${formatNumber(median(perRound(bench, health)), 3)}×`,
         bytes: bench.bytes === undefined ? "" : formatNumber(bench.bytes, 0),
-        ...(manifest && entry.usage ? usageCells(entry.usage, entry.requests) : {}),
+        // A baseline's stores are its own process's: not counted here.
+        ...(manifest && entry.usage && !bench.baseline ? usageCells(entry.usage, entry.requests) : {}),
       });
       if (bench.name === "warm manifest" && bench.size !== null) {
         const first = firsts.get(bench.size)!;
@@ -408,7 +463,9 @@ async function benchStores(
       }
     }
     const manifestsOf = (size: number) =>
-      cases.filter((bench) => bench.kind === "manifest" && !bench.hono && bench.size === size);
+      cases.filter(
+        (bench) => bench.kind === "manifest" && !bench.hono && !bench.baseline && bench.size === size,
+      );
     const manifestOf = (size: number) => manifestsOf(size)[0];
     for (const [goal, bench] of FLOOR_GOALS.flatMap((goal) =>
       manifestsOf(goal.tools).map((bench) => [goal, bench] as const),
@@ -421,6 +478,19 @@ async function benchStores(
           `${formatNumber(median(measured.get(bench)!.perSecond), 0)} / ${formatNumber(median(measured.get(floorOf(bench))!.perSecond), 0)} req/s), ` +
           `goal ≥ ${goal.ratio}×: ${ratio >= goal.ratio ? "met" : "MISSED"}; CPU time per request, the floor's over the service's: ` +
           `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
+      );
+    }
+    for (const before of cases.filter((bench) => bench.baseline)) {
+      const fast = manifestOf(before.size!)!;
+      const cpu = measured.get(before)!.cpu.map((micros, round) => measured.get(fast)!.cpu[round]! / micros);
+      const rates = perRound(fast, before);
+      const floorRatios = perRound(before, floorOf(before));
+      goals.push(
+        `${label}: this tree against the baseline tree (${BASELINE}), warm manifest of ${formatNumber(before.size!, 0)} tools: ` +
+          `${formatNumber(median(rates), 3)}× its requests/s (${formatNumber(Math.min(...rates), 3)}–${formatNumber(Math.max(...rates), 3)}), ` +
+          `${formatNumber(median(cpu), 3)}× its CPU time per request (medians of ${ROUNDS} rounds); the baseline's ` +
+          `${formatNumber(median(floorRatios), 3)}× the floor (${formatNumber(Math.min(...floorRatios), 3)}–${formatNumber(Math.max(...floorRatios), 3)}), ` +
+          `${formatNumber(median(measured.get(before)!.cpu), 0)} against ${formatNumber(median(measured.get(fast)!.cpu), 0)} µs CPU per request`,
       );
     }
     for (const hono of cases.filter((bench) => bench.hono)) {
@@ -539,6 +609,48 @@ async function startLoadClient(): Promise<LoadClient> {
       const answer = await answered;
       if ("error" in answer) throw new Error(`load client: ${answer.error}`);
       return answer;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+interface Baseline {
+  seed(
+    request: Extract<ServiceRequest, { seed: unknown }>["seed"],
+  ): Promise<Extract<ServiceAnswer, { seeded: unknown }>["seeded"]>;
+  /** The baseline process's CPU time so far, µs. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The baseline tree's service (`support/manifest-service.ts`), in its own process. */
+async function startBaseline(root: string): Promise<Baseline> {
+  const child = fork(fileURLToPath(new URL("./support/manifest-service.ts", import.meta.url)), [root], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await nextMessage(child, (message) => ((message as { ready?: boolean }).ready ? true : undefined));
+  let asked = 0;
+  return {
+    async seed(seed) {
+      const answered = nextMessage(child, (message) =>
+        "seeded" in (message as object) || "error" in (message as object)
+          ? (message as ServiceAnswer)
+          : undefined,
+      );
+      child.send({ seed } satisfies ServiceRequest);
+      const answer = await answered;
+      if ("error" in answer) throw new Error(`baseline service: ${answer.error}`);
+      if (!("seeded" in answer)) throw new Error("baseline service: no seeding answered");
+      return answer.seeded;
+    },
+    async cpu() {
+      const id = ++asked;
+      const answered = nextMessage(child, (message) =>
+        (message as { cpu?: number }).cpu === id ? (message as { micros: number }).micros : undefined,
+      );
+      child.send({ cpu: id } satisfies ServiceRequest);
+      return answered;
     },
     stop: () => stopChild(child),
   };
