@@ -19,9 +19,9 @@
  * `MANIFEST_BENCH_ROUNDS=n` sets the rounds, `MANIFEST_BENCH_SIZES=200,5000` the sizes; profile
  * the service with `node --cpu-prof --import tsx bench/manifest.ts`. `MANIFEST_BENCH_BASELINE=dir`
  * (a checkout of another tree, e.g. the one a change started from) adds, on the embedded set-up,
- * that tree's service in a process of its own (`support/manifest-service.ts`) with the same tools:
- * its warm manifest is a case of every round beside this tree's, against the same floor, and the
- * two are compared per round (requests/s and CPU time per request).
+ * that tree's service and this tree's, each in a process of its own (`support/manifest-service.ts`)
+ * with the same tools, so the two are placed alike: their warm manifests are cases of every round,
+ * against the same floor, and compared per round (requests/s and CPU time per request).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
@@ -113,8 +113,8 @@ interface Case {
   readonly floor?: Case;
   /** A manifest through the Hono route (the app without its fast routes), beside the fast route. */
   readonly hono?: boolean;
-  /** A manifest of the baseline tree's service (`MANIFEST_BENCH_BASELINE`), in its own process. */
-  readonly baseline?: boolean;
+  /** A manifest of a tree's service in its own process (`MANIFEST_BENCH_BASELINE`): this tree's or the baseline's. */
+  readonly tree?: TreeService;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Body bytes every answer must have (a floor's are its manifest's). */
@@ -179,7 +179,12 @@ export async function main(): Promise<void> {
   const goals: string[] = [];
   const client = await startLoadClient();
   const floor = await startByteFloor();
-  const baseline = BASELINE ? await startBaseline(BASELINE) : null;
+  const trees = BASELINE
+    ? await Promise.all([
+        startTreeService("this tree", fileURLToPath(new URL("..", import.meta.url))),
+        startTreeService("baseline tree", BASELINE),
+      ])
+    : [];
   const scripts = await ScriptPool.create();
   try {
     for (const setup of SETUPS) {
@@ -191,7 +196,7 @@ export async function main(): Promise<void> {
           scripts,
           client,
           floor,
-          setup.key === "embedded" ? baseline : null,
+          setup.key === "embedded" ? trees : [],
           rows,
           notes,
           goals,
@@ -205,7 +210,7 @@ export async function main(): Promise<void> {
     await scripts.close();
     await client.stop();
     await floor.stop();
-    await baseline?.stop();
+    await Promise.all(trees.map((tree) => tree.stop()));
   }
 
   console.log("");
@@ -228,7 +233,7 @@ async function benchStores(
   scripts: ScriptPool,
   client: LoadClient,
   floor: ByteFloor,
-  baseline: Baseline | null,
+  trees: readonly TreeService[],
   rows: Row[],
   notes: string[],
   goals: string[],
@@ -273,13 +278,10 @@ async function benchStores(
     ];
     const firsts = new Map<number, { ms: number; usage: Usage }>();
     const namesOf = (size: number) => Array.from({ length: size }, (_, i) => toolName(i));
-    // The baseline tree seeds the same tools meanwhile, in its own process.
-    const baselineSeeded = baseline?.seed({
-      tenant: TENANT,
-      sizes: SIZES,
-      chain: CHAIN,
-      names: SIZES.map(namesOf),
-    });
+    // The trees' own processes seed the same tools meanwhile.
+    const treesSeeded = trees.map((tree) =>
+      tree.seed({ tenant: TENANT, sizes: SIZES, chain: CHAIN, names: SIZES.map(namesOf) }),
+    );
     for (const size of SIZES) {
       const project = `p${size}`;
       const names = namesOf(size);
@@ -339,20 +341,20 @@ async function benchStores(
           },
           floorCase,
         );
-        if (!variant && baselineSeeded) {
-          const seeded = await baselineSeeded;
+        for (const [t, tree] of (variant ? [] : trees).entries()) {
+          const seeded = await treesSeeded[t]!;
           const url = `${seeded.base}${seeded.paths[size]}`;
           const headers = { authorization: seeded.authorization };
           const answer = await fetch(url, { headers });
           const text = await answer.text();
           if (answer.status !== 200)
-            throw new Error(`baseline manifest (${size} tools): ${answer.status} ${text}`);
+            throw new Error(`${tree.name}'s manifest (${size} tools): ${answer.status} ${text}`);
           cases.push({
-            name: "warm manifest, baseline tree",
+            name: `warm manifest, ${tree.name} in its own process`,
             size,
             kind: "manifest",
             floor: floorCase,
-            baseline: true,
+            tree,
             url,
             headers,
             bytes: Buffer.byteLength(text),
@@ -404,8 +406,8 @@ async function benchStores(
         const cpu = () =>
           bench.kind === "floor"
             ? floor.cpu()
-            : bench.baseline && baseline
-              ? baseline.cpu()
+            : bench.tree
+              ? bench.tree.cpu()
               : Promise.resolve(serviceCpu());
         const cpuBefore = await cpu();
         const answer = await window(bench, WINDOW_MS);
@@ -447,8 +449,8 @@ async function benchStores(
         cpuRatio: manifest ? `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×` : "",
         healthRatio: bench.kind === "health" ? "" : `${formatNumber(median(perRound(bench, health)), 3)}×`,
         bytes: bench.bytes === undefined ? "" : formatNumber(bench.bytes, 0),
-        // A baseline's stores are its own process's: not counted here.
-        ...(manifest && entry.usage && !bench.baseline ? usageCells(entry.usage, entry.requests) : {}),
+        // A tree's own process's stores are not counted here.
+        ...(manifest && entry.usage && !bench.tree ? usageCells(entry.usage, entry.requests) : {}),
       });
       if (bench.name === "warm manifest" && bench.size !== null) {
         const first = firsts.get(bench.size)!;
@@ -463,9 +465,7 @@ async function benchStores(
       }
     }
     const manifestsOf = (size: number) =>
-      cases.filter(
-        (bench) => bench.kind === "manifest" && !bench.hono && !bench.baseline && bench.size === size,
-      );
+      cases.filter((bench) => bench.kind === "manifest" && !bench.hono && !bench.tree && bench.size === size);
     const manifestOf = (size: number) => manifestsOf(size)[0];
     for (const [goal, bench] of FLOOR_GOALS.flatMap((goal) =>
       manifestsOf(goal.tools).map((bench) => [goal, bench] as const),
@@ -480,17 +480,18 @@ async function benchStores(
           `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
       );
     }
-    for (const before of cases.filter((bench) => bench.baseline)) {
-      const fast = manifestOf(before.size!)!;
-      const cpu = measured.get(before)!.cpu.map((micros, round) => measured.get(fast)!.cpu[round]! / micros);
-      const rates = perRound(fast, before);
-      const floorRatios = perRound(before, floorOf(before));
+    for (const before of cases.filter((bench) => bench.tree === trees[1])) {
+      const after = cases.find((bench) => bench.tree === trees[0] && bench.size === before.size)!;
+      const cpu = measured.get(before)!.cpu.map((micros, round) => measured.get(after)!.cpu[round]! / micros);
+      const rates = perRound(after, before);
+      const range = (values: number[]) =>
+        `${formatNumber(median(values), 3)}× (${formatNumber(Math.min(...values), 3)}–${formatNumber(Math.max(...values), 3)})`;
       goals.push(
-        `${label}: this tree against the baseline tree (${BASELINE}), warm manifest of ${formatNumber(before.size!, 0)} tools: ` +
-          `${formatNumber(median(rates), 3)}× its requests/s (${formatNumber(Math.min(...rates), 3)}–${formatNumber(Math.max(...rates), 3)}), ` +
-          `${formatNumber(median(cpu), 3)}× its CPU time per request (medians of ${ROUNDS} rounds); the baseline's ` +
-          `${formatNumber(median(floorRatios), 3)}× the floor (${formatNumber(Math.min(...floorRatios), 3)}–${formatNumber(Math.max(...floorRatios), 3)}), ` +
-          `${formatNumber(median(measured.get(before)!.cpu), 0)} against ${formatNumber(median(measured.get(fast)!.cpu), 0)} µs CPU per request`,
+        `${label}: this tree against the baseline tree (${BASELINE}), each in its own process, warm manifest of ` +
+          `${formatNumber(before.size!, 0)} tools: ${range(rates)} its requests/s, ${range(cpu)} its CPU time per request ` +
+          `(${formatNumber(median(measured.get(after)!.cpu), 0)} against ${formatNumber(median(measured.get(before)!.cpu), 0)} µs); ` +
+          `× the floor: this tree ${range(perRound(after, floorOf(after)))}, the baseline ${range(perRound(before, floorOf(before)))} ` +
+          `(medians of ${ROUNDS} rounds)`,
       );
     }
     for (const hono of cases.filter((bench) => bench.hono)) {
@@ -614,17 +615,18 @@ async function startLoadClient(): Promise<LoadClient> {
   };
 }
 
-interface Baseline {
+interface TreeService {
+  readonly name: string;
   seed(
     request: Extract<ServiceRequest, { seed: unknown }>["seed"],
   ): Promise<Extract<ServiceAnswer, { seeded: unknown }>["seeded"]>;
-  /** The baseline process's CPU time so far, µs. */
+  /** The tree's process's CPU time so far, µs. */
   cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** The baseline tree's service (`support/manifest-service.ts`), in its own process. */
-async function startBaseline(root: string): Promise<Baseline> {
+/** The service of the tree at `root` (`support/manifest-service.ts`), in its own process. */
+async function startTreeService(name: string, root: string): Promise<TreeService> {
   const child = fork(fileURLToPath(new URL("./support/manifest-service.ts", import.meta.url)), [root], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -632,6 +634,7 @@ async function startBaseline(root: string): Promise<Baseline> {
   await nextMessage(child, (message) => ((message as { ready?: boolean }).ready ? true : undefined));
   let asked = 0;
   return {
+    name,
     async seed(seed) {
       const answered = nextMessage(child, (message) =>
         "seeded" in (message as object) || "error" in (message as object)
@@ -640,8 +643,8 @@ async function startBaseline(root: string): Promise<Baseline> {
       );
       child.send({ seed } satisfies ServiceRequest);
       const answer = await answered;
-      if ("error" in answer) throw new Error(`baseline service: ${answer.error}`);
-      if (!("seeded" in answer)) throw new Error("baseline service: no seeding answered");
+      if ("error" in answer) throw new Error(`${name}'s service: ${answer.error}`);
+      if (!("seeded" in answer)) throw new Error(`${name}'s service: no seeding answered`);
       return answer.seeded;
     },
     async cpu() {

@@ -1,7 +1,8 @@
 /**
- * A manifest service of another tree — `bench/manifest.ts`'s baseline (`MANIFEST_BENCH_BASELINE`,
- * e.g. the tree a change started from) — in its own process, so both trees answer in the same
- * interleaved rounds, to the same load client, against the same byte floor. It imports the
+ * A tree's manifest service in its own process, for `bench/manifest.ts`'s comparison with another
+ * tree (`MANIFEST_BENCH_BASELINE`, e.g. the tree a change started from): this tree's and the
+ * baseline's each run in one, placed alike, and answer in the same interleaved rounds, to the same
+ * load client, against the same byte floor. It imports the
  * service from the tree at `process.argv[2]` (its `functions/api` and its workspace packages), over
  * its own embedded stores (FsObjectStore, SqliteStateStore in a temp dir), seeds a project per
  * size as `bench/manifest.ts` does, spawns a process in each and answers where its manifests are.
