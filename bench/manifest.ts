@@ -17,7 +17,11 @@
  *
  * Run: `npm run bench -- manifest`. `MANIFEST_BENCH_STORES=embedded` (or `aws`) runs one set-up,
  * `MANIFEST_BENCH_ROUNDS=n` sets the rounds, `MANIFEST_BENCH_SIZES=200,5000` the sizes; profile
- * the service with `node --cpu-prof --import tsx bench/manifest.ts`.
+ * the service with `node --cpu-prof --import tsx bench/manifest.ts`. `MANIFEST_BENCH_BASELINE=dir`
+ * (a checkout of another tree, e.g. the one a change started from) adds, on the embedded set-up,
+ * that tree's service and this tree's, each in a process of its own (`support/manifest-service.ts`)
+ * with the same tools, so the two are placed alike: their warm manifests are cases of every round,
+ * against the same floor, and compared per round (requests/s and CPU time per request).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { AddressInfo } from "node:net";
@@ -45,6 +49,7 @@ import { awsLocalStores, type BenchStores, embeddedStores } from "./support/benc
 import type { FloorAnswer, FloorRequest } from "./support/byte-floor";
 import { countingStateStore } from "./support/counting";
 import type { LoadAnswer, LoadRequest } from "./support/load-client";
+import type { ServiceAnswer, ServiceRequest } from "./support/manifest-service";
 import {
   type Column,
   formatMs,
@@ -83,6 +88,9 @@ const FLOOR_GOALS = [
   { tools: 5_000, ratio: 0.7 },
 ] as const;
 
+/** Another tree whose warm manifest is measured beside this one's (embedded stores only). */
+const BASELINE = process.env.MANIFEST_BENCH_BASELINE;
+
 const SETUPS = [
   { key: "embedded", open: embeddedStores },
   { key: "aws", open: awsLocalStores },
@@ -105,6 +113,8 @@ interface Case {
   readonly floor?: Case;
   /** A manifest through the Hono route (the app without its fast routes), beside the fast route. */
   readonly hono?: boolean;
+  /** A manifest of a tree's service in its own process (`MANIFEST_BENCH_BASELINE`): this tree's or the baseline's. */
+  readonly tree?: TreeService;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Body bytes every answer must have (a floor's are its manifest's). */
@@ -169,13 +179,28 @@ export async function main(): Promise<void> {
   const goals: string[] = [];
   const client = await startLoadClient();
   const floor = await startByteFloor();
+  const trees = BASELINE
+    ? await Promise.all([
+        startTreeService("this tree", fileURLToPath(new URL("..", import.meta.url))),
+        startTreeService("baseline tree", BASELINE),
+      ])
+    : [];
   const scripts = await ScriptPool.create();
   try {
     for (const setup of SETUPS) {
       const stores = await setup.open("manifest");
       try {
         notes.push(...stores.notes);
-        await benchStores(stores, scripts, client, floor, rows, notes, goals);
+        await benchStores(
+          stores,
+          scripts,
+          client,
+          floor,
+          setup.key === "embedded" ? trees : [],
+          rows,
+          notes,
+          goals,
+        );
       } finally {
         await stores.close();
       }
@@ -185,6 +210,7 @@ export async function main(): Promise<void> {
     await scripts.close();
     await client.stop();
     await floor.stop();
+    await Promise.all(trees.map((tree) => tree.stop()));
   }
 
   console.log("");
@@ -207,6 +233,7 @@ async function benchStores(
   scripts: ScriptPool,
   client: LoadClient,
   floor: ByteFloor,
+  trees: readonly TreeService[],
   rows: Row[],
   notes: string[],
   goals: string[],
@@ -250,9 +277,14 @@ async function benchStores(
       { name: "GET /v1/health", size: null, kind: "health", url: `${base}/v1/health`, headers: {} },
     ];
     const firsts = new Map<number, { ms: number; usage: Usage }>();
+    const namesOf = (size: number) => Array.from({ length: size }, (_, i) => toolName(i));
+    // The trees' own processes seed the same tools meanwhile.
+    const treesSeeded = trees.map((tree) =>
+      tree.seed({ tenant: TENANT, sizes: SIZES, chain: CHAIN, names: SIZES.map(namesOf) }),
+    );
     for (const size of SIZES) {
       const project = `p${size}`;
-      const names = Array.from({ length: size }, (_, i) => toolName(i));
+      const names = namesOf(size);
       await mapWithConcurrency(names, SEED_CONCURRENCY, async (name, i) => {
         await services.tools.put(TENANT, project, name, toolDocument(name, i % 4 < 3));
       });
@@ -309,6 +341,25 @@ async function benchStores(
           },
           floorCase,
         );
+        for (const [t, tree] of (variant ? [] : trees).entries()) {
+          const seeded = await treesSeeded[t]!;
+          const url = `${seeded.base}${seeded.paths[size]}`;
+          const headers = { authorization: seeded.authorization };
+          const answer = await fetch(url, { headers });
+          const text = await answer.text();
+          if (answer.status !== 200)
+            throw new Error(`${tree.name}'s manifest (${size} tools): ${answer.status} ${text}`);
+          cases.push({
+            name: `warm manifest, ${tree.name} in its own process`,
+            size,
+            kind: "manifest",
+            floor: floorCase,
+            tree,
+            url,
+            headers,
+            bytes: Buffer.byteLength(text),
+          });
+        }
         if (!variant) {
           cases.push({
             name: "warm manifest, Hono route (no fast route)",
@@ -352,7 +403,12 @@ async function benchStores(
         const bench = cases[(round + k) % cases.length]!;
         const entry = measured.get(bench)!;
         const before = usage();
-        const cpu = () => (bench.kind === "floor" ? floor.cpu() : Promise.resolve(serviceCpu()));
+        const cpu = () =>
+          bench.kind === "floor"
+            ? floor.cpu()
+            : bench.tree
+              ? bench.tree.cpu()
+              : Promise.resolve(serviceCpu());
         const cpuBefore = await cpu();
         const answer = await window(bench, WINDOW_MS);
         entry.cpu.push(((await cpu()) - cpuBefore) / answer.requests);
@@ -393,7 +449,8 @@ async function benchStores(
         cpuRatio: manifest ? `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×` : "",
         healthRatio: bench.kind === "health" ? "" : `${formatNumber(median(perRound(bench, health)), 3)}×`,
         bytes: bench.bytes === undefined ? "" : formatNumber(bench.bytes, 0),
-        ...(manifest && entry.usage ? usageCells(entry.usage, entry.requests) : {}),
+        // A tree's own process's stores are not counted here.
+        ...(manifest && entry.usage && !bench.tree ? usageCells(entry.usage, entry.requests) : {}),
       });
       if (bench.name === "warm manifest" && bench.size !== null) {
         const first = firsts.get(bench.size)!;
@@ -408,7 +465,7 @@ async function benchStores(
       }
     }
     const manifestsOf = (size: number) =>
-      cases.filter((bench) => bench.kind === "manifest" && !bench.hono && bench.size === size);
+      cases.filter((bench) => bench.kind === "manifest" && !bench.hono && !bench.tree && bench.size === size);
     const manifestOf = (size: number) => manifestsOf(size)[0];
     for (const [goal, bench] of FLOOR_GOALS.flatMap((goal) =>
       manifestsOf(goal.tools).map((bench) => [goal, bench] as const),
@@ -421,6 +478,20 @@ async function benchStores(
           `${formatNumber(median(measured.get(bench)!.perSecond), 0)} / ${formatNumber(median(measured.get(floorOf(bench))!.perSecond), 0)} req/s), ` +
           `goal ≥ ${goal.ratio}×: ${ratio >= goal.ratio ? "met" : "MISSED"}; CPU time per request, the floor's over the service's: ` +
           `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
+      );
+    }
+    for (const before of cases.filter((bench) => bench.tree === trees[1])) {
+      const after = cases.find((bench) => bench.tree === trees[0] && bench.size === before.size)!;
+      const cpu = measured.get(before)!.cpu.map((micros, round) => measured.get(after)!.cpu[round]! / micros);
+      const rates = perRound(after, before);
+      const range = (values: number[]) =>
+        `${formatNumber(median(values), 3)}× (${formatNumber(Math.min(...values), 3)}–${formatNumber(Math.max(...values), 3)})`;
+      goals.push(
+        `${label}: this tree against the baseline tree (${BASELINE}), each in its own process, warm manifest of ` +
+          `${formatNumber(before.size!, 0)} tools: ${range(rates)} its requests/s, ${range(cpu)} its CPU time per request ` +
+          `(${formatNumber(median(measured.get(after)!.cpu), 0)} against ${formatNumber(median(measured.get(before)!.cpu), 0)} µs); ` +
+          `× the floor: this tree ${range(perRound(after, floorOf(after)))}, the baseline ${range(perRound(before, floorOf(before)))} ` +
+          `(medians of ${ROUNDS} rounds)`,
       );
     }
     for (const hono of cases.filter((bench) => bench.hono)) {
@@ -539,6 +610,50 @@ async function startLoadClient(): Promise<LoadClient> {
       const answer = await answered;
       if ("error" in answer) throw new Error(`load client: ${answer.error}`);
       return answer;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+interface TreeService {
+  readonly name: string;
+  seed(
+    request: Extract<ServiceRequest, { seed: unknown }>["seed"],
+  ): Promise<Extract<ServiceAnswer, { seeded: unknown }>["seeded"]>;
+  /** The tree's process's CPU time so far, µs. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The service of the tree at `root` (`support/manifest-service.ts`), in its own process. */
+async function startTreeService(name: string, root: string): Promise<TreeService> {
+  const child = fork(fileURLToPath(new URL("./support/manifest-service.ts", import.meta.url)), [root], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await nextMessage(child, (message) => ((message as { ready?: boolean }).ready ? true : undefined));
+  let asked = 0;
+  return {
+    name,
+    async seed(seed) {
+      const answered = nextMessage(child, (message) =>
+        "seeded" in (message as object) || "error" in (message as object)
+          ? (message as ServiceAnswer)
+          : undefined,
+      );
+      child.send({ seed } satisfies ServiceRequest);
+      const answer = await answered;
+      if ("error" in answer) throw new Error(`${name}'s service: ${answer.error}`);
+      if (!("seeded" in answer)) throw new Error(`${name}'s service: no seeding answered`);
+      return answer.seeded;
+    },
+    async cpu() {
+      const id = ++asked;
+      const answered = nextMessage(child, (message) =>
+        (message as { cpu?: number }).cpu === id ? (message as { micros: number }).micros : undefined,
+      );
+      child.send({ cpu: id } satisfies ServiceRequest);
+      return answered;
     },
     stop: () => stopChild(child),
   };

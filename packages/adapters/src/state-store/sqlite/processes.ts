@@ -7,6 +7,7 @@ import {
   type ProcessWithGenerations,
 } from "@vance/core";
 import type Database from "better-sqlite3";
+import { MAX_IN_PARAMS } from "./database";
 import type { SqliteGenerationStore } from "./generations";
 
 /**
@@ -33,12 +34,44 @@ interface ParsedRecord {
   readonly record: StoredRecord;
 }
 
+/** What the turn's one statement answers: the row's version and expiry, its text only when asked. */
+interface TurnRow {
+  readonly version: number | null;
+  readonly expires_at: number | null;
+  /** The record's text, unless its version is the one this instance has parsed. */
+  readonly record: string | null;
+  /** `[[name, at], …]` as JSON. */
+  readonly activated: string;
+  /** `[[marker, generation], …]` as JSON, or null when no marker was asked. */
+  readonly generations: string | null;
+}
+
+/**
+ * The turn's read as one statement (one SQLite read snapshot, so no transaction): the row's
+ * version and expiry, its text only when its version is not the one this instance has
+ * parsed; a row of version 0 always answers its text), its activations, and the markers'
+ * generations — one call into SQLite instead of five (a transaction's BEGIN and COMMIT, and three
+ * reads), the largest part of a warm manifest's store read.
+ */
+const turnSql = (markers: number) => `
+  SELECT p.version AS version, p.expires_at AS expires_at,
+    CASE WHEN p.version = ? AND p.version <> 0 THEN NULL ELSE p.record END AS record,
+    (SELECT json_group_array(json_array(a.name, a.at)) FROM activated_tools a
+      WHERE a.tenant = ? AND a.project = ? AND a.process_id = ?) AS activated,
+    ${
+      markers === 0
+        ? "NULL"
+        : `(SELECT json_group_array(json_array(g.marker, g.generation)) FROM generations g
+      WHERE g.marker IN (${Array.from({ length: markers }, () => "?").join(", ")}))`
+    } AS generations
+  FROM (SELECT 1) LEFT JOIN processes p ON p.tenant = ? AND p.project = ? AND p.process_id = ?`;
+
 /**
  * Process records in the `processes` table (the record as JSON, with a version written with it)
  * and their activations in `activated_tools`. A record's fields but its activations are written
  * once, at spawn: a turn reads the version, and the record's text only when this instance has not
- * parsed that version yet. `getProcessAndGenerations` reads the generation markers through the
- * generation port, in the same read transaction.
+ * parsed that version yet. `getProcessAndGenerations` reads the generation markers in the same
+ * statement.
  */
 export class SqliteProcessStore implements ProcessStore {
   readonly #db: Database.Database;
@@ -56,11 +89,12 @@ export class SqliteProcessStore implements ProcessStore {
    * Read transactions, wrapped once: `db.transaction(fn)` builds four wrapper functions on every
    * call, which costs more than the reads it wraps.
    */
-  readonly #readProcessTx: (key: ProcessKey) => ProcessRecord | null;
   readonly #readProcessAndGenerationsTx: (
     key: ProcessKey,
     markers: readonly string[],
   ) => ProcessWithGenerations;
+  /** The turn's one statement ({@link turnSql}), prepared once per number of distinct markers. */
+  readonly #turnReads = new Map<number, Database.Statement>();
 
   /** {@link #parsedRecords}' reads and extent, listed in `/v1/metrics` (`processes.parsed`). */
   readonly #stats: MemoStats;
@@ -113,7 +147,6 @@ export class SqliteProcessStore implements ProcessStore {
         "DELETE FROM activated_tools WHERE tenant = ? AND project = ? AND process_id = ?",
       ),
     };
-    this.#readProcessTx = db.transaction((key: ProcessKey) => this.#readProcess(key));
     this.#readProcessAndGenerationsTx = db.transaction(
       (key: ProcessKey, markers: readonly string[]): ProcessWithGenerations => ({
         process: this.#readProcess(key),
@@ -142,16 +175,19 @@ export class SqliteProcessStore implements ProcessStore {
   }
 
   async getProcess(key: ProcessKey): Promise<ProcessRecord | null> {
-    // One read transaction, so the record and its activated tools come from one snapshot.
-    return this.#readProcessTx(key);
+    // One statement, so the record and its activated tools come from one snapshot.
+    return this.#readTurn(key, NO_NAMES).process;
   }
 
   async getProcessAndGenerations(
     key: ProcessKey,
     markers: readonly string[],
   ): Promise<ProcessWithGenerations> {
-    // One read transaction: the record and the markers come from one snapshot.
-    return this.#readProcessAndGenerationsTx(key, markers);
+    // One statement (or, past its bound parameters, one read transaction): the record and the
+    // markers come from one snapshot.
+    const unique = markers.length < 2 ? markers : [...new Set(markers)];
+    if (unique.length > MAX_IN_PARAMS) return this.#readProcessAndGenerationsTx(key, markers);
+    return this.#readTurn(key, markers, unique);
   }
 
   async touchActivatedTools(key: ProcessKey, names: readonly string[], at: number): Promise<boolean> {
@@ -199,6 +235,67 @@ export class SqliteProcessStore implements ProcessStore {
     })();
   }
 
+  /** {@link turnSql}: the record (parsed once per version), its activations and the markers' generations. */
+  #readTurn(
+    key: ProcessKey,
+    markers: readonly string[],
+    unique: readonly string[] = markers,
+  ): ProcessWithGenerations {
+    const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
+    let cached = this.#parsedRecords.get(cacheKey);
+    let statement = this.#turnReads.get(unique.length);
+    if (statement === undefined) {
+      statement = this.#db.prepare(turnSql(unique.length));
+      this.#turnReads.set(unique.length, statement);
+    }
+    const { tenant, project, processId } = key;
+    const row = statement.get(
+      cached?.version ?? 0,
+      tenant,
+      project,
+      processId,
+      ...unique,
+      tenant,
+      project,
+      processId,
+    ) as TurnRow;
+    const generations = generationsOf(markers, row.generations);
+    if (row.version === null) return { process: null, generations };
+    // No text: the row's version is the one parsed (a row of version 0 always answers its text).
+    const text = row.record;
+    if (
+      text !== null &&
+      (cached?.version !== row.version || cached.text !== (row.version === 0 ? text : null))
+    ) {
+      cached = {
+        version: row.version,
+        // Rows without a version are told apart by their text, as before versions.
+        text: row.version === 0 ? text : null,
+        chars: text.length,
+        record: deepFreeze(JSON.parse(text) as StoredRecord),
+      };
+      this.#rememberRecord(cacheKey, cached);
+    }
+    if (cached === undefined) throw new Error(`process ${cacheKey}: its row answered no text to parse`);
+    const activated = JSON.parse(row.activated) as [string, number][];
+    return { process: this.#withActivations(cached.record, activated, row.expires_at), generations };
+  }
+
+  /** The service's record of a stored one: its activations, its expiry, the lists older rows lack. */
+  #withActivations(
+    record: StoredRecord,
+    activated: readonly (readonly [string, number])[],
+    expiresAt: number | null,
+  ): ProcessRecord {
+    return {
+      ...record,
+      allowedPacks: record.allowedPacks ?? NO_NAMES,
+      excludedTools: record.excludedTools ?? NO_NAMES,
+      activatedTools: Object.fromEntries(activated),
+      ...(expiresAt === null ? {} : { expiresAt }),
+    };
+  }
+
   #readProcess(key: ProcessKey): ProcessRecord | null {
     const found = this.#statements.selectVersion.get(key.tenant, key.project, key.processId) as
       | { version: number; expires_at: number | null }
@@ -228,14 +325,11 @@ export class SqliteProcessStore implements ProcessStore {
       name: string;
       at: number;
     }[];
-    const { record } = cached;
-    return {
-      ...record,
-      allowedPacks: record.allowedPacks ?? NO_NAMES,
-      excludedTools: record.excludedTools ?? NO_NAMES,
-      activatedTools: Object.fromEntries(activated.map((a) => [a.name, a.at])),
-      ...(found.expires_at === null ? {} : { expiresAt: found.expires_at }),
-    };
+    return this.#withActivations(
+      cached.record,
+      activated.map((a) => [a.name, a.at] as const),
+      found.expires_at,
+    );
   }
 
   #rememberRecord(key: string, parsed: ParsedRecord): void {
@@ -259,6 +353,13 @@ export class SqliteProcessStore implements ProcessStore {
       this.#parsedChars -= entry.chars;
     }
   }
+}
+
+/** The generation of each marker from `[[marker, generation], …]` as JSON; 0 for a marker never bumped. */
+function generationsOf(markers: readonly string[], json: string | null): number[] {
+  if (markers.length === 0 || json === null) return markers.map(() => 0);
+  const found = new Map(JSON.parse(json) as [string, number][]);
+  return markers.map((marker) => found.get(marker) ?? 0);
 }
 
 /** `value` with every object and array in it frozen: parsed JSON shared between readers. */
