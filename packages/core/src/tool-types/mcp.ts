@@ -15,6 +15,7 @@ import {
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, upstreamDescription } from "../text";
+import { jsonSchemaText } from "../validation/json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import {
   type McpServerDocument,
@@ -150,13 +151,19 @@ async function openSource(
       } catch (error) {
         throw new Error(scrubber.text(`MCP server '${server}': ${describeError(error)}`));
       }
-      const tools: SourceTool[] = list.tools.map((tool) => ({
-        sourceName: tool.name,
-        // A server's text reaches every surface: its control characters go, and it is cut as an
-        // OpenAPI operation's is (README, *Isolation*).
-        description: upstreamDescription(scrubber.text(tool.description ?? "")),
-        inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
-      }));
+      const tools: SourceTool[] = list.tools.map((tool) => {
+        const inputSchema = scrubber.value(tool.inputSchema) as Record<string, unknown>;
+        // Its text once per listing: every call finds the compiled validator by it.
+        const inputSchemaText = jsonSchemaText(inputSchema);
+        return {
+          sourceName: tool.name,
+          // A server's text reaches every surface: its control characters go, and it is cut as an
+          // OpenAPI operation's is (README, *Isolation*).
+          description: upstreamDescription(scrubber.text(tool.description ?? "")),
+          inputSchema,
+          ...(inputSchemaText === undefined ? {} : { inputSchemaText }),
+        };
+      });
       for (const tool of tools) caches.listed(tool, located);
       return {
         tools,
