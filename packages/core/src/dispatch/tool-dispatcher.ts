@@ -258,7 +258,10 @@ export class ToolDispatcher {
     traced: boolean,
   ): FieldError[] | Promise<FieldError[]> {
     const { jsonSchemas } = this.options.environment;
-    const compiled = jsonSchemas.compiledNow(target.inputSchema);
+    const compiled = jsonSchemas.compiledNow(
+      target.inputSchema,
+      target.kind === "client" ? undefined : target.inputSchemaText,
+    );
     if (compiled) {
       return traced
         ? inSyncSpan("schema.validate", () => problemsOf(target, compiled, input))

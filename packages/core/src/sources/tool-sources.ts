@@ -302,7 +302,9 @@ export function sourceListBytes(list: SourceList): number {
     bytes +=
       stringBytes(tool.sourceName) +
       stringBytes(tool.description) +
-      stringBytes(JSON.stringify(tool.inputSchema));
+      stringBytes(JSON.stringify(tool.inputSchema)) +
+      // The schema's text, when the source keeps it beside the schema (`SourceTool.inputSchemaText`).
+      (tool.inputSchemaText === undefined ? 0 : stringBytes(tool.inputSchemaText));
   }
   for (const note of list.notes ?? []) bytes += stringBytes(note);
   return bytes;

@@ -8,8 +8,10 @@ import {
   type Counter,
   context,
   type Histogram,
+  isSpanContextValid,
   type Meter,
   metrics,
+  ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -176,6 +178,17 @@ export function tracedExchange(
     }
     const host = lastHost;
     const method = request.method.toUpperCase();
+    if (untracedHere()) {
+      // Nothing would record the span or carry its trace: no span, no context, no traceparent.
+      return exchange(url, request).then((answer) => {
+        measured?.upstreamDuration.record(performance.now() - started, {
+          [TraceAttributes.upstream]: upstream,
+          "server.address": host,
+          [TraceAttributes.outcome]: answer.status < 400 ? "ok" : `http_${answer.status}`,
+        });
+        return answer;
+      });
+    }
     return inSpan(
       `${upstream} ${method}`,
       { [TraceAttributes.upstream]: upstream, "http.request.method": method, "server.address": host },
@@ -213,6 +226,23 @@ export function tracedScripts(runner: ScriptRunner): ScriptRunner {
       runner.run(request.callTool ? { ...request, callTool: bindActiveContext(request.callTool) } : request),
   };
 }
+
+/**
+ * Whether the work running now is untraced: inside a span that neither records nor carries a
+ * trace (the dispatcher's call span of an untraced request), or in no span with no SDK
+ * registered — where a span made here would be a no-op and its `traceparent` empty. Outside any
+ * span with an SDK registered, a root span may record: false.
+ */
+function untracedHere(): boolean {
+  const active = trace.getActiveSpan();
+  if (active) return !active.isRecording() && !isSpanContextValid(active.spanContext());
+  // No span active (no context manager either, without an SDK): untraced when no SDK is registered.
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK;
+}
+
+/** The tracer provider the API answers with while no SDK is registered (its no-op one). */
+const NO_SDK = new ProxyTracerProvider().getDelegate();
 
 const HEADER_SETTER = { set: (headers: Headers, key: string, value: string) => headers.set(key, value) };
 const RECORD_SETTER = {

@@ -264,11 +264,18 @@ describe("mcp and mcp_server sourcing: open", () => {
       timeoutMs: 300,
     });
     expect(list.tools).toEqual([
-      { sourceName: "get-issue", description: "Reads an issue (auth ***)", inputSchema: { type: "object" } },
+      {
+        sourceName: "get-issue",
+        description: "Reads an issue (auth ***)",
+        inputSchema: { type: "object" },
+        inputSchemaText: '{"type":"object"}',
+      },
       {
         sourceName: "search",
         description: "",
         inputSchema: { type: "object", properties: { q: { type: "string" } } },
+        // The text its compiled validator is found by, computed once per listing.
+        inputSchemaText: '{"type":"object","properties":{"q":{"type":"string"}}}',
       },
     ]);
     expect(list.current?.()).toBe(true);

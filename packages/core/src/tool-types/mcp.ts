@@ -15,6 +15,7 @@ import {
 } from "../ports/tool-runtime";
 import { SecretScrubber } from "../secrets/scrub";
 import { PlainText, upstreamDescription } from "../text";
+import { jsonSchemaText } from "../validation/json-schema-validator";
 import { OpenJsonSchema, ServerNameSchema } from "./common";
 import {
   type McpServerDocument,
@@ -150,13 +151,19 @@ async function openSource(
       } catch (error) {
         throw new Error(scrubber.text(`MCP server '${server}': ${describeError(error)}`));
       }
-      const tools: SourceTool[] = list.tools.map((tool) => ({
-        sourceName: tool.name,
-        // A server's text reaches every surface: its control characters go, and it is cut as an
-        // OpenAPI operation's is (README, *Isolation*).
-        description: upstreamDescription(scrubber.text(tool.description ?? "")),
-        inputSchema: scrubber.value(tool.inputSchema) as Record<string, unknown>,
-      }));
+      const tools: SourceTool[] = list.tools.map((tool) => {
+        const inputSchema = scrubber.value(tool.inputSchema) as Record<string, unknown>;
+        // Its text once per listing: every call finds the compiled validator by it.
+        const inputSchemaText = jsonSchemaText(inputSchema);
+        return {
+          sourceName: tool.name,
+          // A server's text reaches every surface: its control characters go, and it is cut as an
+          // OpenAPI operation's is (README, *Isolation*).
+          description: upstreamDescription(scrubber.text(tool.description ?? "")),
+          inputSchema,
+          ...(inputSchemaText === undefined ? {} : { inputSchemaText }),
+        };
+      });
       for (const tool of tools) caches.listed(tool, located);
       return {
         tools,
@@ -203,8 +210,10 @@ export class McpServerCaches implements HasCaches {
 
   /** The server `located` opened with `secrets` (values by name, in the document's order). */
   opened(located: LocatedMcpServer, secrets: ReadonlyMap<string, string>): OpenedServer {
-    const values = [...secrets.values()];
     const known = this.#opened.get(located);
+    // No secrets: nothing can have changed since it was opened.
+    if (known && secrets.size === 0 && known.values.length === 0) return known.opened;
+    const values = [...secrets.values()];
     if (
       known &&
       known.values.length === values.length &&
@@ -269,9 +278,12 @@ async function callMcpTool(
 ): Promise<ToolOutcome> {
   const mcp = context.runtime.mcp;
   if (!mcp) return { error: "McpUnavailable", message: "this service has no MCP client configured" };
-  const access = { ...context, tenant: context.caller.tenant };
-  const located = listedFrom ?? (await locateServer(caches, server, access));
-  const opened = "error" in located ? located : await withSecrets(caches, located, access);
+  const located =
+    listedFrom ?? (await locateServer(caches, server, { ...context, tenant: context.caller.tenant }));
+  if ("error" in located) return { error: located.error, message: located.message };
+  // A document without secrets opens at once: no promise to wait for on a warm call.
+  const opening = withSecrets(caches, located, context);
+  const opened = opening instanceof Promise ? await opening : opening;
   if ("error" in opened) return { error: opened.error, message: opened.message };
   const { target, scrubber } = opened;
   const bound = boundByCaller(context.signal, target.timeoutMs + CLIENT_GRACE_MS);
@@ -383,13 +395,24 @@ async function locateServer(
  * The connection target of a located server: `${secret:NAME}` in header values resolved as a
  * document of its layer may (tenant secrets; platform secrets for bundled), and what scrubs them.
  */
-async function withSecrets(
+function withSecrets(
   caches: McpServerCaches,
   located: LocatedMcpServer,
-  access: ServerAccess,
+  access: Pick<ServerAccess, "secretsFor">,
+): OpenedServer | Promise<OpenedServer | ServerFailure> {
+  const names = secretNamesOf(located.document);
+  if (names.length === 0) return caches.opened(located, NO_SECRETS);
+  return withSecretValues(caches, located, names, access);
+}
+
+async function withSecretValues(
+  caches: McpServerCaches,
+  located: LocatedMcpServer,
+  names: readonly string[],
+  access: Pick<ServerAccess, "secretsFor">,
 ): Promise<OpenedServer | ServerFailure> {
-  const { document, path } = located;
-  const secrets = await resolveSecrets(document, access.secretsFor(located.layer));
+  const { path } = located;
+  const secrets = await resolveSecrets(names, access.secretsFor(located.layer));
   if ("missing" in secrets) {
     const message = `the MCP server document '${path}' uses the secret '${secrets.missing}', which is not set; a tenant sets it with PUT /v1/tenants/{tenant}/secrets/${secrets.missing}`;
     return {
@@ -405,16 +428,20 @@ async function withSecrets(
 const SECRET_NAMES = new WeakMap<McpServerDocument, readonly string[]>();
 const NO_SECRETS: ReadonlyMap<string, string> = new Map();
 
-async function resolveSecrets(
-  document: McpServerDocument,
-  lookup: (name: string) => Promise<string | undefined>,
-): Promise<ReadonlyMap<string, string> | { missing: string }> {
+/** The secret names `document`'s headers use (found once per parsed document). */
+function secretNamesOf(document: McpServerDocument): readonly string[] {
   let names = SECRET_NAMES.get(document);
   if (!names) {
     names = secretNames(Object.values(document.headers));
     SECRET_NAMES.set(document, names);
   }
-  if (names.length === 0) return NO_SECRETS;
+  return names;
+}
+
+async function resolveSecrets(
+  names: readonly string[],
+  lookup: (name: string) => Promise<string | undefined>,
+): Promise<ReadonlyMap<string, string> | { missing: string }> {
   const values = await Promise.all(names.map(async (name) => [name, await lookup(name)] as const));
   const missing = values.find(([, value]) => value === undefined);
   return missing ? { missing: missing[0] } : new Map(values as (readonly [string, string])[]);

@@ -66,6 +66,11 @@ export interface SourceTool {
   readonly description: string;
   /** The input schema the source declares (for OpenAPI: built from parameters and body). */
   readonly inputSchema: JsonSchema;
+  /**
+   * `inputSchema`'s JSON text, when the source computed it as it listed the tool: the key of its
+   * compiled validator, so that a call finds it without serialising the schema again.
+   */
+  readonly inputSchemaText?: string;
   /** What the type needs to run it (an OpenAPI operation's method, path and parameter places). */
   readonly target?: unknown;
   /**

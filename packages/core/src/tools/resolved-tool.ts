@@ -16,6 +16,8 @@ interface ResolvedToolBase {
   readonly audit?: ObjectAudit;
   readonly config: ServerToolConfig;
   readonly inputSchema: JsonSchema;
+  /** `inputSchema`'s JSON text when its source computed it once (a listed MCP tool's): see `SourceTool`. */
+  readonly inputSchemaText?: string;
   /** A remote-backed tool shown from its last known list: its source could not be read just now. */
   readonly stale?: boolean;
 }

@@ -283,6 +283,7 @@ function packTools(
       },
       type: pack.type,
       inputSchema: tool.inputSchema,
+      ...(tool.inputSchemaText === undefined ? {} : { inputSchemaText: tool.inputSchemaText }),
       pack: { name: pack.name, tool, ...(hint ? { hint } : {}) },
       ...(sourced.stale ? { stale: true } : {}),
     }),
@@ -306,7 +307,15 @@ function schemaTool(
     ]);
     return Errors.invalidDocument(toolDocumentPath(tool.name), tool.layer, cause);
   }
-  return [{ ...tool, inputSchema: source.inputSchema, source, ...(stale ? { stale: true } : {}) }];
+  return [
+    {
+      ...tool,
+      inputSchema: source.inputSchema,
+      ...(source.inputSchemaText === undefined ? {} : { inputSchemaText: source.inputSchemaText }),
+      source,
+      ...(stale ? { stale: true } : {}),
+    },
+  ];
 }
 
 /** A pack document's source as the listing shows it. */

@@ -8,6 +8,7 @@ import {
   type CompiledJsonSchema,
   JSON_SCHEMA_CACHE_LIMITS,
   JsonSchemaValidator,
+  jsonSchemaText,
   MAX_PATTERN_INSTRUCTIONS,
   OFFLOAD_MIN_NODES,
 } from "./json-schema-validator";
@@ -316,6 +317,23 @@ describe("JsonSchemaValidator.compileAsTenant: each tenant's share of the servin
       { path: "now", message: 'must match pattern "^[a-z]+$"' },
     ]);
     expect(schemas.cacheReport()).toMatchObject({ entries: 1 });
+  });
+
+  it("compiledNow given the text computed once for a tool finds the schema by that text, not by the object", async () => {
+    const schemas = new JsonSchemaValidator(undefined, shares);
+    const listed = fresh("listed");
+    const text = jsonSchemaText(listed);
+    if (text === undefined) throw new Error("expected the schema's text");
+    expect(schemas.compiledNow(listed, text)).toBeUndefined();
+    expect((await schemas.compileAsTenant("acme", [listed]))[0]?.ok).toBe(true);
+    const compiled = schemas.compiledNow(listed, text);
+    if (!compiled?.ok) throw new Error("expected the compiled schema");
+    expect(compiled.validate({ listed: "ABC" })).toEqual([
+      { path: "listed", message: 'must match pattern "^[a-z]+$"' },
+    ]);
+    // The text decides: another schema's text finds nothing, whatever object is given with it.
+    expect(schemas.compiledNow(listed, jsonSchemaText(fresh("other")))).toBeUndefined();
+    expect(jsonSchemaText(JSON.parse(text) as Record<string, unknown>)).toBe(text);
   });
 
   it("inTenantTurn answers work whose schemas are all cached at once, however busy the tenant's turns; new ones wait their turn", async () => {

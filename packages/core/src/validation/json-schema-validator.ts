@@ -312,7 +312,7 @@ export class JsonSchemaValidator {
     schemas: readonly JsonSchema[],
   ): Promise<(string | null)[]> {
     const offload = this.#offload;
-    const texts = schemas.map((schema) => jsonText(schema));
+    const texts = schemas.map((schema) => jsonSchemaText(schema));
     const elsewhere = schemas.map((schema, index) => {
       const text = texts[index];
       if (offload === undefined || text === undefined || this.#compiled.hasShared(text)) return false;
@@ -575,9 +575,12 @@ export class JsonSchemaValidator {
   /**
    * The compiled schema of this text when one is cached, else undefined: nothing compiles and no
    * turn is taken (a call checks its params with it, and falls back to `compileAsTenant`).
+   * `text`, when given, is the schema's JSON text (`jsonSchemaText`) as computed once for the
+   * parsed tool holding it, so that a warm call does not serialise the schema again to find it.
    */
-  compiledNow(schema: JsonSchema): CompiledJsonSchema | undefined {
-    return this.#cached(schema);
+  compiledNow(schema: JsonSchema, text?: string): CompiledJsonSchema | undefined {
+    if (text === undefined) return this.#cached(schema);
+    return this.#compiled.readShared(text)?.result;
   }
 
   /**
@@ -808,8 +811,12 @@ export function inputSchemaProblemOf(schema: JsonSchema, compiled: CompiledJsonS
   return schema.type === "object" ? null : 'the root must be an object schema (type: "object")';
 }
 
-/** The JSON text of `schema`, or undefined when it has none (`compile` answers why). */
-function jsonText(schema: JsonSchema): string | undefined {
+/**
+ * The JSON text of `schema`, the key its compiled validator is cached by, or undefined when it has
+ * none (`compile` answers why): computed once for a parsed tool, it spares each call the
+ * serialisation (`compiledNow(schema, text)`).
+ */
+export function jsonSchemaText(schema: JsonSchema): string | undefined {
   try {
     return JSON.stringify(schema);
   } catch {
@@ -836,7 +843,7 @@ interface Probe {
 
 /** Whether `schema` has at least {@link OFFLOAD_MIN_NODES} nodes (and is within the size caps). */
 function isLarge(schema: JsonSchema): boolean {
-  const text = jsonText(schema);
+  const text = jsonSchemaText(schema);
   if (text === undefined) return false;
   const nodes = measureJsonSchema(schema, text.length);
   return typeof nodes === "number" && nodes >= OFFLOAD_MIN_NODES;
