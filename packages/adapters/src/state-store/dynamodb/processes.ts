@@ -206,12 +206,18 @@ export class DynamoProcessStore implements ProcessStore {
       return {
         process: { ...known.fields, activatedTools: activationsOf(item), ...expiryOf(item) },
         generations,
+        version: String(known.version),
       };
     }
     this.#stats.misses++;
-    const process = this.#remember(id, known ? await this.#getWhole(key) : item);
+    const whole = known ? await this.#getWhole(key) : item;
+    const process = this.#remember(id, whole);
     this.#stats.entries = this.#parsed.size;
-    return { process, generations };
+    // An item stored before versions has none to name its fields by.
+    const version = whole?.recordVersion;
+    return typeof version === "number" && process !== null
+      ? { process, generations, version: String(version) }
+      : { process, generations };
   }
 
   /** The whole item, consistent; `undefined` when it is gone. */
