@@ -243,7 +243,7 @@ export class DynamoProcessStore implements ProcessStore {
     const names =
       fields.allowedTools.length + fields.allowedToolsAdd.length + fields.excludedTools.length + 1;
     if (names > PARSED_RECORD_NAMES) return record;
-    // Deep-frozen: every turn shares it, and the allow-set caches keep only frozen lists.
+    // Deep-frozen: every turn shares it (the allow-set caches go by the version answered with it).
     this.#parsed.set(id, { version: item.recordVersion, fields: deepFreeze(fields), names });
     this.#parsedNames += names;
     for (const [oldId, entry] of this.#parsed) {
