@@ -93,4 +93,37 @@ describe("process record: the allow set's names stored once", () => {
     state.close();
     expect(await client.manifest("old-shape")).toEqual(manifest);
   });
+  it("through SQLite: a record stored anew under its id (another version) gets a manifest of its own tools, not the memo of the one before", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vance-record-"));
+    dirs.push(dataDir);
+    const { app } = await testApp({ dataDir });
+    const client = await projectClient(app);
+    for (const name of ["tool_a", "tool_b"]) await client.putTool(name, docTool(name, "primary: true\n"));
+    const { processId } = await client.spawn({
+      allowedToolsAdd: ["tool_a", "tool_b"],
+      models: ["openai/gpt-4.1"],
+    });
+    expect((await client.manifest(processId)).primary).toEqual(expect.arrayContaining(["tool_a", "tool_b"]));
+
+    const file = join(dataDir, "state.sqlite");
+    const db = new Database(file);
+    const row = db.prepare("SELECT record FROM processes WHERE process_id = ?").get(processId) as {
+      record: string;
+    };
+    db.prepare("DELETE FROM processes WHERE process_id = ?").run(processId);
+    db.close();
+    const stored = JSON.parse(row.record) as ProcessRecord;
+    const state = new SqliteStateStore(file);
+    const { allowedToolsAddAt: _dropped, ...without } = {
+      ...stored,
+      allowedTools: stored.allowedTools.filter((name) => name !== "tool_b"),
+      allowedToolsAdd: ["tool_a"],
+      activatedTools: {},
+    };
+    expect(await state.createProcess(without)).toBe(true);
+    state.close();
+    const after = await client.manifest(processId);
+    expect(after.primary).toContain("tool_a");
+    expect([...after.primary, ...after.deferred, ...after.demoted]).not.toContain("tool_b");
+  });
 });

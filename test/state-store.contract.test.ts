@@ -511,14 +511,30 @@ function stateStoreContract(name: string, factory: StoreFactory): void {
         await store.createProcess(record);
         const marker = unique("documents");
         await store.bumpGeneration(marker);
-        expect(await store.getProcessAndGenerations(key, [marker, unique("never")])).toEqual({
-          process: record,
-          generations: [1, 0],
-        });
+        const read = await store.getProcessAndGenerations(key, [marker, unique("never")]);
+        expect(read).toEqual({ process: record, generations: [1, 0], version: expect.any(String) });
         expect(await store.getProcessAndGenerations(newKey(), [marker])).toEqual({
           process: null,
           generations: [1],
         });
+      });
+
+      it("names the record's spawn-time fields by a version: the same while only activations and expiry change, another for a record stored anew under the id", async () => {
+        const key = newKey();
+        await store.createProcess(processRecord(key, { role: "first" }));
+        const first = await store.getProcessAndGenerations(key, []);
+        expect(first.version).toEqual(expect.any(String));
+        await store.touchActivatedTools(key, ["weather__today"], START);
+        await store.touchProcess(key, Math.ceil(Date.now() / 1000) * 1000 + 365 * 24 * 3600 * 1000);
+        const touched = await store.getProcessAndGenerations(key, []);
+        expect(touched.process?.activatedTools).toEqual({ weather__today: START });
+        expect(touched.version).toBe(first.version);
+        await store.deleteProcess(key);
+        await store.createProcess(processRecord(key, { role: "second" }));
+        const again = await store.getProcessAndGenerations(key, []);
+        expect(again.process?.role).toBe("second");
+        expect(again.version).toEqual(expect.any(String));
+        expect(again.version).not.toBe(first.version);
       });
     });
 
@@ -635,7 +651,10 @@ describe("SqliteStateStore: a record read again by its version", () => {
       edit
         .prepare("UPDATE processes SET record = ? WHERE process_id = ?")
         .run(JSON.stringify({ ...stored, role: "rewritten" }), key.processId);
-      expect((await store.getProcessAndGenerations(key, [])).process?.role).toBe("rewritten");
+      const rewritten = await store.getProcessAndGenerations(key, []);
+      expect(rewritten.process?.role).toBe("rewritten");
+      // A row without a version has none to name its fields by: nothing is kept for it.
+      expect(rewritten.version).toBeUndefined();
       const created = { ...key, processId: "new-1" };
       expect(await store.createProcess(processRecord(created))).toBe(true);
       expect(await store.getProcess(created)).toEqual(processRecord(created));

@@ -764,7 +764,7 @@ function registerCaches(services: {
   caches.register("catalog", () =>
     sumReports(services.catalog.cacheReport(), services.observedLimits.cacheReport()),
   );
-  // Both kept by a parsed record's frozen `allowedTools`: its allow set and its whole `allowedToolsAdd`.
+  // Both kept by the record's stored version: its allow set and its whole `allowedToolsAdd`.
   caches.register("allowSets", () =>
     sumReports(services.recordCaches.allowSetReport(), services.recordCaches.allowedToolsAddReport()),
   );

@@ -68,6 +68,13 @@ export interface ProcessWithGenerations {
   readonly process: ProcessRecord | null;
   /** In the order the markers were asked for; a marker never bumped is 0. */
   readonly generations: readonly number[];
+  /**
+   * The store's version of the record's fields but `activatedTools` and `expiresAt` (written once,
+   * by `createProcess`): the same text while those fields are the same, another one for a record
+   * stored anew under the id. What is derived from those fields is kept by it (`ProcessRecordCaches`).
+   * Absent for a record stored before versions, or by a store without them: nothing is kept then.
+   */
+  readonly version?: string;
 }
 
 export interface ProcessStore {

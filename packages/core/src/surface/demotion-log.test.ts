@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../errors";
 import type { FireOnceStore } from "../ports/fire-once-store";
-import { DemotionLog, type DemotionOutcome } from "./demotion-log";
+import { DemotionLog, type DemotionOutcome, demotedFamiliesLine } from "./demotion-log";
 
 const PROCESS = { tenant: "acme", project: "web", processId: "p1" };
 
@@ -80,6 +80,30 @@ describe("DemotionLog", () => {
     expect(lines).toHaveLength(3);
     // A known outcome costs no request: only the three new ones asked the state store.
     expect(state.calls).toBe(3);
+  });
+
+  it("keeps no line by the families object: a list changed in place is a new outcome", async () => {
+    const { lines, logger } = recorder();
+    const log = new DemotionLog({ logger, state: markers() });
+    const changing = outcome(20);
+    await log.record(PROCESS, changing);
+    changing.families[0]!.tools = 19;
+    await log.record(PROCESS, changing);
+    expect(lines).toHaveLength(2);
+  });
+
+  it("describes an outcome by the caller's line when it keeps one (the surface, once per classification)", async () => {
+    const { lines, logger } = recorder();
+    const state = markers();
+    const log = new DemotionLog({ logger, state });
+    const line = demotedFamiliesLine(outcome(20).families);
+    expect(line).toBe("pack gmail 20, pack jira 15");
+    await log.record(PROCESS, { ...outcome(20), familiesLine: line });
+    // A fresh-but-equal outcome is the same outcome, with or without the caller's line.
+    await log.record(PROCESS, outcome(20));
+    await log.record(PROCESS, { ...outcome(20), familiesLine: line });
+    expect(lines).toHaveLength(1);
+    expect(state.calls).toBe(1);
   });
 
   it("a second instance over the same state store stays silent for a logged outcome", async () => {

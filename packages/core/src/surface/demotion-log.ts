@@ -22,6 +22,12 @@ export interface DemotionOutcome {
   readonly families: TriageResult["demotedUnits"];
   /** Every demoted tool's name, in demotion order: the TRACE line's. */
   readonly tools: readonly string[];
+  /**
+   * `families` as text ({@link demotedFamiliesLine}), when the caller keeps it: the surface writes
+   * it once per classification (hundreds of families at 10,000 tools, the same every turn that
+   * changed nothing) and keeps it on the classification's memo. Written here without it.
+   */
+  readonly familiesLine?: string;
 }
 
 export interface DemotionLogOptions {
@@ -45,11 +51,6 @@ export interface DemotionLogOptions {
 export class DemotionLog {
   private readonly seen: CountedLru<string, true>;
   private readonly ttlSeconds: number;
-  /**
-   * Each demotion's families as text, by the classification's own list: the same list comes back
-   * every turn that changed nothing (hundreds of families at 10,000 tools), so it is written once.
-   */
-  private readonly familyLines = new WeakMap<DemotionOutcome["families"], string>();
 
   constructor(private readonly options: DemotionLogOptions) {
     this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
@@ -58,11 +59,7 @@ export class DemotionLog {
 
   /** Logs `outcome` for the process unless this process's same outcome was logged already. */
   async record(process: ProcessKey, outcome: DemotionOutcome): Promise<void> {
-    let families = this.familyLines.get(outcome.families);
-    if (families === undefined) {
-      families = familiesLine(outcome.families);
-      this.familyLines.set(outcome.families, families);
-    }
+    const families = outcome.familiesLine ?? demotedFamiliesLine(outcome.families);
     const described = `${outcome.maxTools}/${outcome.limit}: ${families}`;
     const key = `${process.tenant}/${process.project}/${process.processId}\n${described}`;
     if (this.seen.has(key)) return;
@@ -94,7 +91,7 @@ export class DemotionLog {
 }
 
 /** The demoted families as one line, e.g. `pack gmail 20, pack jira 15` (after `128/127: `). */
-function familiesLine(families: DemotionOutcome["families"]): string {
+export function demotedFamiliesLine(families: DemotionOutcome["families"]): string {
   return families.map((unit) => `${unit.triageClass} ${unit.family} ${unit.tools}`).join(", ");
 }
 

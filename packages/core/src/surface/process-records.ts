@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import * as v from "valibot";
 import { CacheCounters, type CacheReport } from "../cache/cache-registry";
 import { CAPABILITY_FLOOR } from "../calls/capability-floor";
@@ -143,6 +144,12 @@ export class ProcessRecords {
    * which the next `touch` of that record removes from the store.
    */
   private readonly decayed = new WeakMap<ProcessRecord, readonly string[]>();
+  /**
+   * Per record `get` answered: the version it was read with ({@link versionOf}). Like
+   * {@link decayed}, what one request's read hands on with the object it answered — no memo: the
+   * caches are keyed by the version string, never by a record or one of its arrays.
+   */
+  private readonly versions = new WeakMap<ProcessRecord, string>();
 
   constructor(private readonly options: ProcessRecordsOptions) {
     this.settings = { ...DEFAULT_ACTIVATION_SETTINGS, ...options.settings };
@@ -154,7 +161,7 @@ export class ProcessRecords {
 
   /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */
   allowSet(record: ProcessRecord): AllowSet {
-    return this.caches.allowSet(record);
+    return this.caches.allowSet(record, this.versions.get(record));
   }
 
   /**
@@ -204,7 +211,7 @@ export class ProcessRecords {
     };
     const warnings = [
       ...resolved.warnings,
-      ...hintWarnings(record, this.caches.allowSet(record)),
+      ...hintWarnings(record, processAllowSet(record)),
       ...(await this.modelWarnings(request.models, snapshot)),
     ];
     return { record, stalePacks: resolved.stalePacks, warnings };
@@ -280,16 +287,30 @@ export class ProcessRecords {
     assertProjectId(project);
     assertProcessId(processId);
     const markers = requestMarkers(tenant, project);
-    const record = await read.readAlong(this.options.generations, markers, async () => {
+    const stored = await read.readAlong(this.options.generations, markers, async () => {
       const read = await this.options.state.getProcessAndGenerations({ tenant, project, processId }, markers);
-      return { value: read.process, generations: read.generations };
+      return { value: read, generations: read.generations };
     });
+    const record = stored.process;
     const now = this.now();
     if (!record || (record.expiresAt !== undefined && record.expiresAt <= now)) {
       throw processNotFound(processId);
     }
     await this.keepAlive(record, now);
-    return this.withLiveActivations(this.caches.readRecord(record));
+    const version = stored.version === undefined ? undefined : recordVersionKey(record, stored.version);
+    const answered = this.withLiveActivations(this.caches.readRecord(record, version));
+    if (version !== undefined) this.versions.set(answered, version);
+    return answered;
+  }
+
+  /**
+   * The version of what `record` was read with but its activations and expiry (its tenant,
+   * project and id, and the store's version of the fields written at spawn): the key of what is
+   * derived from those fields, in this instance and in the surface's per-process memo. Undefined
+   * for a record not read by `get` (a draft) or stored before versions: nothing is kept for it.
+   */
+  versionOf(record: ProcessRecord): string | undefined {
+    return this.versions.get(record);
   }
 
   /**
@@ -358,7 +379,6 @@ export class ProcessRecords {
       ...record,
       activatedTools: Object.fromEntries(entries.filter(([name]) => live.has(name))),
     };
-    // A frozen record stays frozen: the allow-set cache trusts only frozen records.
     if (Object.isFrozen(record)) Object.freeze(read);
     this.decayed.set(
       read,
@@ -439,20 +459,30 @@ class ProcessAllowSet implements AllowSet {
 const LOOKUPS_BEFORE_SET = 8;
 
 /**
- * What `ProcessRecords` derives from the records it reads, kept by frozen `allowedTools` array (a
- * store that shares parsed records hands out the same array while the record is unchanged):
- * allow sets, and whole `allowedToolsAdd` lists. One instance per composition root, which lists
- * both in `/v1/metrics`; weak, so entries are not counted.
+ * What `ProcessRecords` derives from the records it reads — allow sets, and whole
+ * `allowedToolsAdd` lists — kept by the record's version ({@link ProcessRecords.versionOf}: its
+ * key and the store's version of the fields written at spawn), never by an object: a record read
+ * again as a fresh-but-equal object (parsed again from the same stored version) finds them, and a
+ * record stored anew under the same id (another version) never gets the old ones. A record without
+ * a version (a draft, a row stored before versions) gets them built for the request. One instance
+ * per composition root, which lists both in `/v1/metrics` (`allowSets`); bounded by the names of
+ * the records they were derived from.
  */
 export class ProcessRecordCaches {
-  readonly #allowSets = new WeakMap<readonly string[], AllowSet>();
+  readonly #derived: LRUCache<string, DerivedFromRecord>;
   readonly #allowSetReads = new CacheCounters();
-  readonly #expandedAdds = new WeakMap<readonly string[], ExpandedAdd>();
   readonly #expandedAddReads = new CacheCounters();
 
-  /** The allow-set cache's counters. */
+  constructor(options: { readonly maxNames?: number } = {}) {
+    this.#derived = new LRUCache<string, DerivedFromRecord>({
+      maxSize: options.maxNames ?? MAX_DERIVED_NAMES,
+      sizeCalculation: (derived) => derived.names,
+    });
+  }
+
+  /** The allow-set cache's counters, with the versions it holds. */
   allowSetReport(): CacheReport {
-    return this.#allowSetReads.report();
+    return this.#allowSetReads.report({ entries: this.#derived.size });
   }
 
   /** The counters of the cache of whole `allowedToolsAdd` lists. */
@@ -460,26 +490,53 @@ export class ProcessRecordCaches {
     return this.#expandedAddReads.report();
   }
 
-  /** {@link processAllowSet}, kept for a frozen record. */
-  allowSet(record: ProcessRecord): AllowSet {
-    const names = record.allowedTools;
-    // Only a frozen array (with its record) cannot change under the cached set.
-    const frozen = Object.isFrozen(names) && Object.isFrozen(record);
-    let allowed = frozen ? this.#allowSetReads.read(this.#allowSets.get(names)) : undefined;
+  /** {@link processAllowSet}, kept for the record's `version` (built for this caller without one). */
+  allowSet(record: ProcessRecord, version: string | undefined): AllowSet {
+    if (version === undefined) return new ProcessAllowSet(record);
+    const derived = this.#entry(version, record);
+    let allowed = this.#allowSetReads.read(derived.allowSet);
     if (!allowed) {
       allowed = new ProcessAllowSet(record);
-      if (frozen) this.#allowSets.set(names, allowed);
+      derived.allowSet = allowed;
     }
     return allowed;
   }
 
-  /** {@link readProcessRecord}, its whole `allowedToolsAdd` kept for a frozen `allowedTools`. */
-  readRecord(stored: ProcessRecord): ProcessRecord {
+  /** {@link readProcessRecord}, its whole `allowedToolsAdd` kept for the record's `version`. */
+  readRecord(stored: ProcessRecord, version: string | undefined): ProcessRecord {
+    if (version === undefined) return readProcessRecord(stored);
     return readProcessRecord(stored, {
-      get: (names) => this.#expandedAddReads.read(this.#expandedAdds.get(names)),
-      set: (names, expanded) => this.#expandedAdds.set(names, expanded),
+      get: () => this.#expandedAddReads.read(this.#derived.get(version)?.add),
+      set: (add) => {
+        this.#entry(version, stored).add = add;
+      },
     });
   }
+
+  #entry(version: string, record: ProcessRecord): DerivedFromRecord {
+    let derived = this.#derived.get(version);
+    if (!derived) {
+      derived = { names: 1 + record.allowedTools.length };
+      this.#derived.set(version, derived);
+    }
+    return derived;
+  }
+}
+
+/** What {@link ProcessRecordCaches} keeps for one record version. */
+interface DerivedFromRecord {
+  /** What the entry is accounted by: the record's allowed names (and one). */
+  readonly names: number;
+  allowSet?: AllowSet;
+  add?: readonly string[];
+}
+
+/** Names of the record versions {@link ProcessRecordCaches} keeps derived values of; the least recently used go past it. */
+const MAX_DERIVED_NAMES = 400_000;
+
+/** The key of a record's stored version: its process and the store's version of its spawn-time fields. */
+function recordVersionKey(record: ProcessKey, version: string): string {
+  return `${record.tenant}/${record.project}/${record.processId}@${version}`;
 }
 
 /**
@@ -557,39 +614,30 @@ export function storedProcessRecord(record: ProcessRecord): ProcessRecord {
   return { ...rest, allowedToolsAdd: others, allowedToolsAddAt: encodeRanges(at) };
 }
 
-/** A whole `allowedToolsAdd` list, with the stored parts it was expanded from. */
-interface ExpandedAdd {
-  readonly at: string;
-  readonly others: readonly string[];
-  readonly add: readonly string[];
-}
-
-/** Where {@link readProcessRecord} keeps whole lists by frozen `allowedTools` array. */
+/** Where {@link readProcessRecord} keeps the whole list of one record version. */
 interface ExpandedAddCache {
-  get(names: readonly string[]): ExpandedAdd | undefined;
-  set(names: readonly string[], expanded: ExpandedAdd): void;
+  get(): readonly string[] | undefined;
+  set(add: readonly string[]): void;
 }
 
 /**
  * A stored record as the service uses it: `allowedToolsAdd` whole again (sorted). A record of the
- * shape before (no `allowedToolsAddAt`) is read as it is. `cache` keeps the whole lists of records
- * whose `allowedTools` is frozen (`ProcessRecordCaches`).
+ * shape before (no `allowedToolsAddAt`) is read as it is. `cache` keeps the whole list of the
+ * record's version (`ProcessRecordCaches`).
  */
 export function readProcessRecord(stored: ProcessRecord, cache?: ExpandedAddCache): ProcessRecord {
   const { allowedToolsAddAt: at, ...rest } = stored;
   if (at === undefined) return stored;
-  const shared = cache !== undefined && Object.isFrozen(stored.allowedTools);
-  let expanded = shared ? cache.get(stored.allowedTools) : undefined;
-  if (expanded?.at !== at || expanded.others !== stored.allowedToolsAdd) {
+  let add = cache?.get();
+  if (add === undefined) {
     const added = decodeRanges(at).flatMap((i) => {
       const name = stored.allowedTools[i];
       return name === undefined ? [] : [name];
     });
-    const add = Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
-    expanded = { at, others: stored.allowedToolsAdd, add };
-    if (shared) cache.set(stored.allowedTools, expanded);
+    add = Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
+    cache?.set(add);
   }
-  return { ...rest, allowedToolsAdd: expanded.add };
+  return { ...rest, allowedToolsAdd: add };
 }
 
 /** 404 `process_not_found`: never stored, ended, or expired after its idle TTL. */

@@ -20,7 +20,7 @@ import {
   type SurfaceTool,
   toolTokens,
 } from "./classify";
-import type { DemotionLog } from "./demotion-log";
+import { type DemotionLog, demotedFamiliesLine } from "./demotion-log";
 import {
   DEMOTED_BLOCK_TOKENS,
   DISCOVERY_BLOCK_TOKENS,
@@ -57,6 +57,8 @@ interface SurfaceMemo {
         readonly value: Classification;
         /** Manifests built from this classification, by format, each with its encoded body once asked. */
         readonly manifests: Record<string, BuiltManifest>;
+        /** Its demoted families as the demotion log's text, once written. */
+        demotedFamilies?: string;
       }
     | undefined;
 }
@@ -143,7 +145,7 @@ export interface ProcessSurface {
 
 export interface ToolSurfaceOptions {
   readonly budget: ToolBudget;
-  readonly records: Pick<ProcessRecords, "liveActivations" | "allowSet">;
+  readonly records: Pick<ProcessRecords, "liveActivations" | "allowSet" | "versionOf">;
   readonly usage: Pick<ToolUsage, "demand">;
   /** Writes the `budget.demoted` line once per process and outcome. */
   readonly demotions: Pick<DemotionLog, "record">;
@@ -231,16 +233,19 @@ export class ToolSurface {
     format: WireFormat,
     additional: readonly string[],
   ): Promise<BuiltManifest> {
-    const { surface, manifests, views } = await this.memoised(record, snapshot, additional);
+    const { surface, manifests, views, finished } = await this.memoised(record, snapshot, additional);
     const { classification } = surface;
     this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
     if (classification.demoted.length > 0) {
+      // Written once per classification, on its memo: a turn that changed nothing has it.
+      finished.demotedFamilies ??= demotedFamiliesLine(classification.demotedUnits);
       await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
         limit: surface.limit,
         demoted: classification.demoted.length,
         families: classification.demotedUnits,
         tools: classification.demoted,
+        familiesLine: finished.demotedFamilies,
       });
     }
     const built = manifests[format] ?? this.assemble(surface, format, views);
@@ -354,7 +359,12 @@ export class ToolSurface {
     snapshot: ToolSnapshot,
     additional: readonly string[],
     keep = true,
-  ): Promise<{ surface: ProcessSurface; manifests: Record<string, BuiltManifest>; views: SurfaceViews }> {
+  ): Promise<{
+    surface: ProcessSurface;
+    manifests: Record<string, BuiltManifest>;
+    views: SurfaceViews;
+    finished: NonNullable<SurfaceMemo["finished"]>;
+  }> {
     // A skill may only bring tools the process can also call: the manifest never offers a 403.
     // The allow set (a set of every allowed name, 10,000 at the largest) is built only to check
     // skill tools, and for the surface when the listing changed — not for every turn's manifest.
@@ -373,16 +383,18 @@ export class ToolSurface {
           }),
     ]);
     const views = version.view(this.views);
-    // The allow set and client tools are frozen at spawn: the listing version alone can change
-    // the tools, and a process's memo lives on the version it was built from.
-    let memo = keep ? views.memos.get(record.processId) : undefined;
+    // The allow set and client tools are frozen at spawn: the listing version and the record's
+    // version alone can change the tools, and a process's memo lives on the listing version it
+    // was built from, under the record's version (a record stored anew under the id is another).
+    const memoKey = `${record.processId}\n${this.options.records.versionOf(record) ?? ""}`;
+    let memo = keep ? views.memos.get(memoKey) : undefined;
     if (!memo) {
       memo = {
         tools: this.surfaceOf(record, version.listing.tools, views),
         tokens: new Map(),
         stalePacks: stalePacksOf(record, version.listing),
       };
-      if (keep) views.memos.set(record.processId, memo);
+      if (keep) views.memos.set(memoKey, memo);
     }
     const { tools, stalePacks, tokens } = memo;
     const activated = this.options.records.liveActivations(record);
@@ -420,8 +432,10 @@ export class ToolSurface {
     if (memo.finished?.key !== demandKey) {
       memo.finished = { key: demandKey, value: prepared.finish(demand), manifests: {} };
     }
-    const { value: classification, manifests } = memo.finished;
+    const { finished } = memo;
+    const { value: classification, manifests } = finished;
     return {
+      finished,
       surface: {
         tools,
         classification,

@@ -206,12 +206,18 @@ export class DynamoProcessStore implements ProcessStore {
       return {
         process: { ...known.fields, activatedTools: activationsOf(item), ...expiryOf(item) },
         generations,
+        version: String(known.version),
       };
     }
     this.#stats.misses++;
-    const process = this.#remember(id, known ? await this.#getWhole(key) : item);
+    const whole = known ? await this.#getWhole(key) : item;
+    const process = this.#remember(id, whole);
     this.#stats.entries = this.#parsed.size;
-    return { process, generations };
+    // An item stored before versions has none to name its fields by.
+    const version = whole?.recordVersion;
+    return typeof version === "number" && process !== null
+      ? { process, generations, version: String(version) }
+      : { process, generations };
   }
 
   /** The whole item, consistent; `undefined` when it is gone. */
@@ -237,7 +243,7 @@ export class DynamoProcessStore implements ProcessStore {
     const names =
       fields.allowedTools.length + fields.allowedToolsAdd.length + fields.excludedTools.length + 1;
     if (names > PARSED_RECORD_NAMES) return record;
-    // Deep-frozen: every turn shares it, and the allow-set caches keep only frozen lists.
+    // Deep-frozen: every turn shares it (the allow-set caches go by the version answered with it).
     this.#parsed.set(id, { version: item.recordVersion, fields: deepFreeze(fields), names });
     this.#parsedNames += names;
     for (const [oldId, entry] of this.#parsed) {

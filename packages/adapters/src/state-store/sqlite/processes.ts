@@ -149,7 +149,7 @@ export class SqliteProcessStore implements ProcessStore {
     };
     this.#readProcessAndGenerationsTx = db.transaction(
       (key: ProcessKey, markers: readonly string[]): ProcessWithGenerations => ({
-        process: this.#readProcess(key),
+        ...this.#readProcess(key),
         generations: generations.read(markers),
       }),
     );
@@ -279,7 +279,11 @@ export class SqliteProcessStore implements ProcessStore {
     } else if (cached !== undefined) this.#stats.hits++;
     if (cached === undefined) throw new Error(`process ${cacheKey}: its row answered no text to parse`);
     const activated = JSON.parse(row.activated) as [string, number][];
-    return { process: this.#withActivations(cached.record, activated, row.expires_at), generations };
+    const process = this.#withActivations(cached.record, activated, row.expires_at);
+    // A row of version 0 (stored before versions) has none to name its fields by.
+    return row.version === 0
+      ? { process, generations }
+      : { process, generations, version: String(row.version) };
   }
 
   /** The service's record of a stored one: its activations, its expiry, the lists older rows lack. */
@@ -297,11 +301,11 @@ export class SqliteProcessStore implements ProcessStore {
     };
   }
 
-  #readProcess(key: ProcessKey): ProcessRecord | null {
+  #readProcess(key: ProcessKey): Omit<ProcessWithGenerations, "generations"> {
     const found = this.#statements.selectVersion.get(key.tenant, key.project, key.processId) as
       | { version: number; expires_at: number | null }
       | undefined;
-    if (found === undefined) return null;
+    if (found === undefined) return { process: null };
     const cacheKey = `${key.tenant}/${key.project}/${key.processId}`;
     let cached = this.#parsedRecords.get(cacheKey);
     if (cached !== undefined && cached.version === found.version && found.version !== 0) this.#stats.hits++;
@@ -309,7 +313,7 @@ export class SqliteProcessStore implements ProcessStore {
       const row = this.#statements.selectProcess.get(key.tenant, key.project, key.processId) as
         | { version: number; record: string }
         | undefined;
-      if (row === undefined) return null;
+      if (row === undefined) return { process: null };
       if (cached?.version !== row.version || cached.text !== (row.version === 0 ? row.record : null)) {
         cached = {
           version: row.version,
@@ -326,11 +330,12 @@ export class SqliteProcessStore implements ProcessStore {
       name: string;
       at: number;
     }[];
-    return this.#withActivations(
+    const process = this.#withActivations(
       cached.record,
       activated.map((a) => [a.name, a.at] as const),
       found.expires_at,
     );
+    return cached.version === 0 ? { process } : { process, version: String(cached.version) };
   }
 
   #rememberRecord(key: string, parsed: ParsedRecord): void {
