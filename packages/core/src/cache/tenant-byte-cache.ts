@@ -141,6 +141,11 @@ export class TenantByteCache<V extends object> {
     return held.value;
   }
 
+  /** Refreshes the recency of `tenant`'s `key`, no read counted; answers whether it is kept. */
+  touch(tenant: string, key: string): boolean {
+    return this.readShared(compose(tenant, key)) !== undefined;
+  }
+
   /** Whether `key` (a key alone names it) is kept, without counting or refreshing it. */
   hasShared(key: string): boolean {
     return this.#entries.has(key);
