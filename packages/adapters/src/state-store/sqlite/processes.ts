@@ -275,7 +275,8 @@ export class SqliteProcessStore implements ProcessStore {
         record: deepFreeze(JSON.parse(text) as StoredRecord),
       };
       this.#rememberRecord(cacheKey, cached);
-    }
+      this.#stats.misses++;
+    } else this.#stats.hits++;
     if (cached === undefined) throw new Error(`process ${cacheKey}: its row answered no text to parse`);
     const activated = JSON.parse(row.activated) as [string, number][];
     return { process: this.#withActivations(cached.record, activated, row.expires_at), generations };
