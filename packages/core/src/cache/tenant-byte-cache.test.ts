@@ -22,6 +22,31 @@ describe("TenantByteCache: each tenant at most its share", () => {
     expect(cache.peek("tenant-a", "k0")).toBeUndefined();
   });
 
+  it("evicts a tenant's least recently used entry: a read or a touch keeps an old entry, in the order of use", () => {
+    const cache = new TenantByteCache<{ bytes: number }>({
+      maxBytes: 400,
+      tenantShare: 1,
+      sizeOf: (entry) => entry.bytes,
+    });
+    for (const key of ["k0", "k1", "k2", "k3"]) cache.set("tenant-a", key, value(100));
+    expect(cache.get("tenant-a", "k0")).toEqual(value(100));
+    expect(cache.touch("tenant-a", "k1")).toBe(true);
+    expect(cache.touch("tenant-a", "gone")).toBe(false);
+    cache.set("tenant-a", "k4", value(100));
+    cache.set("tenant-a", "k5", value(100));
+    // k2 and k3 were the least recently used; k0 (read) and k1 (touched) stay.
+    expect(["k0", "k1", "k2", "k3", "k4", "k5"].filter((key) => cache.peek("tenant-a", key))).toEqual([
+      "k0",
+      "k1",
+      "k4",
+      "k5",
+    ]);
+    cache.set("tenant-a", "k6", value(100));
+    expect(cache.peek("tenant-a", "k0")).toBeUndefined();
+    // A touch counts no read: one hit (the get), no miss.
+    expect(cache.report()).toMatchObject({ hits: 1, misses: 0, entries: 4, bytes: 400 });
+  });
+
   it("charges a value kept by its key alone to the tenant that set it; any tenant reads it", () => {
     const cache = new TenantByteCache<{ bytes: number }>({
       maxBytes: 400,

@@ -233,7 +233,9 @@ export class ParsedToolCache {
     projectVersion: number,
     tenantVersion: number,
   ): MergedListing | undefined {
-    for (const layerProject of layerProjects) this.listedLayers.set(tenant, layerProject, LISTED);
+    // Kept already (every warm turn): its recency refreshed, not set again.
+    for (const layerProject of layerProjects)
+      if (!this.listedLayers.touch(tenant, layerProject)) this.listedLayers.set(tenant, layerProject, LISTED);
     const cached = this.#parsed.get(listingKey(tenant, project));
     if (
       cached?.kind === "listing" &&
