@@ -301,7 +301,7 @@ export async function main(): Promise<void> {
           ? "mcp-hub skipped"
           : `mcp-hub/direct ${hub.toFixed(2)}× (ahead of mcp-hub: ${ours < hub ? "yes" : "NO"})`),
     );
-    if (baselineRow >= 0) {
+    if (baselineRow >= 0 && serviceRow >= 0) {
       const perRound = roundMedians[serviceRow]!.map(
         (value, round) => value / roundMedians[baselineRow]![round]!,
       );
