@@ -185,7 +185,9 @@ export async function main(): Promise<void> {
         0,
         rows.length,
         ...rows.filter(
-          (row) => row.name === DIRECT || row.name.startsWith("baseline service") || only.test(row.name),
+          // A baseline row goes with the row of this service it stands beside: kept alone, it warmed
+          // the baseline's process with calls this service's process never got.
+          (row) => row.name === DIRECT || only.test(row.name.replace(/^baseline service/, "this service")),
         ),
       );
     const clients: RowClient[] = [];
@@ -301,7 +303,7 @@ export async function main(): Promise<void> {
           ? "mcp-hub skipped"
           : `mcp-hub/direct ${hub.toFixed(2)}× (ahead of mcp-hub: ${ours < hub ? "yes" : "NO"})`),
     );
-    if (baselineRow >= 0) {
+    if (baselineRow >= 0 && serviceRow >= 0) {
       const perRound = roundMedians[serviceRow]!.map(
         (value, round) => value / roundMedians[baselineRow]![round]!,
       );

@@ -237,7 +237,6 @@ export function authorOf(claims: Claims): { author?: string } {
 /** Throws 403 `insufficient_scope`, naming the scope needed, unless `caller` reaches what `need` describes. */
 export function permit(caller: Caller, need: Need): void {
   const prefix = caller.scopePrefix;
-  const deny = (detail: string, scope: string) => new BearerError(403, detail, "insufficient_scope", scope);
   const { tenant, project, role } = need;
   if (tenant !== undefined && caller.tenant !== "*" && caller.tenant !== tenant) {
     throw deny(`the token is for tenant '${caller.tenant}', not '${tenant}'`, `${prefix}tenant:${tenant}`);
@@ -264,6 +263,11 @@ export function permit(caller: Caller, need: Need): void {
   }
   if (role && !caller.roles.includes(role))
     throw deny(`this route needs the '${role}' role`, `${prefix}${role}`);
+}
+
+/** A 403 naming the scope that would reach the route (a function, not a closure made on every check). */
+function deny(detail: string, scope: string): BearerError {
+  return new BearerError(403, detail, "insufficient_scope", scope);
 }
 
 /** Mints one of the service's own tokens (HS256), e.g. for `npm run token` and the development token. */

@@ -3,7 +3,7 @@ import { VanceError } from "@vance/core";
 import * as v from "valibot";
 import { authenticate, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
-import type { FastRoute } from "./fast-path";
+import { claimOf, type FastRoute } from "./fast-path";
 import { parseJsonText } from "./http";
 import { CalledNameSchema, InvokeBodySchema, invokeAnswer } from "./routes/tools";
 import { requireJsonMediaType, validJson } from "./validate";
@@ -54,31 +54,27 @@ export function fastInvoke(
     const ids = v.safeParse(CalledNameSchema, { tenant: match[1], project: match[2], name: match[3] });
     if (!ids.success) return undefined;
     const { tenant, project } = ids.output;
-    return {
-      route: INVOKE_ROUTE,
-      tenant,
-      answer: async () => {
-        await authenticate(
-          verifier,
-          headers.get("authorization") ?? undefined,
-          { env, path, tenant, project },
-          "read",
-          {},
-        );
-        requireJsonMediaType(headers.get("content-type"));
-        const bytes = await request.arrayBuffer();
-        let text: string;
-        try {
-          text = STRICT_UTF8.decode(bytes);
-        } catch {
-          throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
-        }
-        const input = validJson(InvokeBodySchema, parseJsonText(text));
-        const result = await invokeAnswer(tools, dispatcher, ids.output, input);
-        // `c.json` states no length: the Node server counts it as it writes.
-        const body = ENCODER.encode(JSON.stringify(result));
-        return { status: 200, contentType: "application/json", body, sized: false };
-      },
-    };
+    return claimOf(INVOKE_ROUTE, tenant, async () => {
+      await authenticate(
+        verifier,
+        headers.get("authorization") ?? undefined,
+        { env, path, tenant, project },
+        "read",
+        {},
+      );
+      requireJsonMediaType(headers.get("content-type"));
+      const bytes = await request.arrayBuffer();
+      let text: string;
+      try {
+        text = STRICT_UTF8.decode(bytes);
+      } catch {
+        throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
+      }
+      const input = validJson(InvokeBodySchema, parseJsonText(text));
+      const result = await invokeAnswer(tools, dispatcher, ids.output, input);
+      // `c.json` states no length: the Node server counts it as it writes.
+      const body = ENCODER.encode(JSON.stringify(result));
+      return { status: 200, contentType: "application/json", body, sized: false };
+    });
   };
 }

@@ -2,7 +2,7 @@ import { type ProcessService, VanceError } from "@vance/core";
 import * as v from "valibot";
 import { authenticate, ENGINE, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
-import type { FastRoute } from "./fast-path";
+import { claimOf, type FastRoute } from "./fast-path";
 import { parseJsonText } from "./http";
 import { browserRefusal } from "./mcp/browser-guard";
 import { type McpSettings, mcpServerOf, NO_ORIGIN_CORS, requireJsonRpcMediaType } from "./routes/mcp";
@@ -56,11 +56,10 @@ export function fastProcessMcp(
     if (!ids.success) return undefined;
     const { tenant, project } = ids.output;
     const processId = match[3]!;
-    return {
-      route: PROCESS_MCP_ROUTE,
+    return claimOf(
+      PROCESS_MCP_ROUTE,
       tenant,
-      headers: NO_ORIGIN_CORS,
-      answer: async () => {
+      async () => {
         const refusal = browserRefusal(options.settings, headers.get("host") ?? new URL(url).host, undefined);
         if (refusal) throw refusal;
         await authenticate(
@@ -86,6 +85,7 @@ export function fastProcessMcp(
         });
         return { ...answered, sized: false };
       },
-    };
+      NO_ORIGIN_CORS,
+    );
   };
 }

@@ -47,6 +47,20 @@ export interface FastAnswer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A claim of `route` answered by `answer`. The answer is passed in, not written as a method of an
+ * object literal: the bundles' `keepNames` names such a function with `Object.defineProperty` on
+ * every request (~0.3 µs measured under tsx), an argument it leaves as it is.
+ */
+export function claimOf(
+  route: string,
+  tenant: string | undefined,
+  answer: () => Promise<FastAnswer>,
+  headers?: Readonly<Record<string, string>>,
+): FastClaim {
+  return headers === undefined ? { route, tenant, answer } : { route, tenant, headers, answer };
+}
+
 /** Claims a request it answers exactly as its Hono route would, or passes it on (`undefined`). */
 export type FastRoute = (request: Request, env: unknown) => FastClaim | undefined;
 

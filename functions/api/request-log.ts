@@ -26,9 +26,24 @@ export interface HeaderReader {
   keys(): string[];
 }
 
-/** The headers of a Web `Request`, read as {@link HeaderReader}. */
+/**
+ * The headers of a Web `Request`, read as {@link HeaderReader}: one object, its methods shared
+ * (two closures a request were two more functions whose names the bundles' `keepNames` defines).
+ */
 export function webHeaders(headers: Headers): HeaderReader {
-  return { get: (name) => headers.get(name) ?? undefined, keys: () => [...headers.keys()] };
+  return new WebHeaderReader(headers);
+}
+
+class WebHeaderReader implements HeaderReader {
+  constructor(private readonly headers: Headers) {}
+
+  get(name: string): string | undefined {
+    return this.headers.get(name) ?? undefined;
+  }
+
+  keys(): string[] {
+    return [...this.headers.keys()];
+  }
 }
 
 /**

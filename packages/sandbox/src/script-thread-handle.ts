@@ -156,8 +156,6 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
         Atomics.notify(this.flag, ANSWER_SLOT);
       };
-      const stopped = cancelledOutcome();
-      const refusedCall: AnswerMessage = { error: stopped.error, message: stopped.message, final: true };
       /** Ends a run that ignored its interrupt checks `graceMs` after it was told to stop. */
       const terminateLater = (outcome: ScriptOutcome) => {
         grace ??= setTimeout(() => {
@@ -168,18 +166,19 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       const onCancel = () => {
         if (ended || cancelled) return;
         cancelled = true;
+        const stopped = cancelledOutcome();
         // Read by the run's next interrupt check; a host call it waits on is answered at once, and
         // so is any later one (`final`): the run ends on its thread, which is kept.
         Atomics.store(this.flag, CANCEL_SLOT, CANCELLED);
         if (pendingCall) {
           this.abortCalls(new Error(stopped.message));
-          answer(pendingCall, refusedCall);
+          answer(pendingCall, refusedCall());
         }
         clearTimeout(deadline);
         terminateLater(stopped);
       };
-      const timedOut = timeoutOutcome(message.timeoutMs);
       const deadline = setTimeout(() => {
+        const timedOut = timeoutOutcome(message.timeoutMs);
         if (pendingCall) {
           this.abortCalls(new Error(timedOut.message));
           answer(pendingCall, { error: "TimeoutError", message: timedOut.message, timedOut: true });
@@ -189,7 +188,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
       let callCount = 0;
       this.onMessage = (received) => {
         if (received.kind === "done") {
-          return finish(cancelled ? stopped : received.outcome, true, received.logs);
+          return finish(cancelled ? cancelledOutcome() : received.outcome, true, received.logs);
         }
         if (received.kind === "log") return void tail?.add(received.line);
         if (received.kind !== "call") return;
@@ -197,7 +196,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
         pendingCall = call;
         callSince = performance.now();
         // Posted before the thread saw the cancel word: refused like the call it was waiting on.
-        if (cancelled) return answer(call, refusedCall);
+        if (cancelled) return answer(call, refusedCall());
         running = received.name;
         const callTool = run.callTool;
         if (!callTool) {
@@ -241,4 +240,13 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
     this.calls.abort(reason);
     this.calls = new AbortController();
   }
+}
+
+/**
+ * The answer to a host call of a cancelled run, and to every later one (`final`). Made when a run
+ * is cancelled, not for every run: most never are.
+ */
+function refusedCall(): AnswerMessage {
+  const { error, message } = cancelledOutcome();
+  return { error, message, final: true };
 }

@@ -479,8 +479,8 @@ describe("ToolDispatcher: calls nested in a call", () => {
 
     expect(bound).toEqual([
       { processId: "p-1", skills: ["inner"], activates: true, invokeTool: true },
-      // `runner` itself (a built-in at the top) activates; the meta-tool it called does not.
-      { processId: "p-1", skills: [], activates: true, invokeTool: true },
+      // `runner` never reads its process surface, so none is bound for it (a built-in's surface
+      // is made when it first asks); the meta-tool it called gets one, which activates nothing.
       { processId: "p-1", skills: [], activates: false, invokeTool: true },
     ]);
     expect(invocations.map((each) => `${each.tool}@${each.context.depth}`)).toEqual(["inner@1", "inner@2"]);

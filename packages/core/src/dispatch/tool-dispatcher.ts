@@ -1,5 +1,5 @@
 import { isSpanContextValid, type Span } from "@opentelemetry/api";
-import type { CallerContext, CallResult, ProcessToolsApi } from "../calls/built-in-tool";
+import type { CallerContext, CallResult, CallScope, ProcessToolsApi } from "../calls/built-in-tool";
 import { CallBudget, type CallLimits, CallRefusal, DEFAULT_CALL_LIMITS } from "../calls/call-budget";
 import type { DocumentCascade } from "../cascade/document-cascade";
 import type { ModelPicker } from "../catalog/model-picker";
@@ -92,6 +92,11 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 export class ToolDispatcher {
   private readonly callLimits: CallLimits;
+
+  /** The script sandbox built-ins run scripts in. */
+  get scripts(): ToolRuntime["scripts"] {
+    return this.options.runtime.scripts;
+  }
 
   constructor(private readonly options: ToolDispatcherOptions) {
     this.callLimits = { ...DEFAULT_CALL_LIMITS, ...options.callLimits };
@@ -209,17 +214,9 @@ export class ToolDispatcher {
     switch (target.kind) {
       case "client":
         return { route: "client", name: target.name, params: input };
-      case "builtin": {
+      case "builtin":
         // A built-in resolves without reading a layer; the meta-tools read the snapshot's listing.
-        const discovery = this.processTools(request, budget);
-        return target.builtIn.invoke(params, request.caller, {
-          budget,
-          signal: request.signal ?? NEVER_ABORTED,
-          ...(discovery ? { process: discovery } : {}),
-          scripts: this.options.runtime.scripts,
-          callTool: this.nestedCall({ ...request, activates: false }, budget),
-        });
-      }
+        return target.builtIn.invoke(params, request.caller, new BuiltInScope(this, request, budget));
       case "pack-sub-tool": {
         const invokeSubTool = target.type.sourcing?.invokeSubTool;
         if (!invokeSubTool) return unsupported(target.config.type);
@@ -275,7 +272,7 @@ export class ToolDispatcher {
   }
 
   /** The discovery API bound to the call's process; its nested calls are charged to `budget`. */
-  private processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
+  processTools(request: DispatchRequest, budget: CallBudget): ProcessToolsApi | undefined {
     const { discovery } = this.options;
     if (!request.process || !discovery) return undefined;
     return discovery.forProcess(
@@ -296,7 +293,7 @@ export class ToolDispatcher {
    * later call of the same caller would be refused alike (the depth is the caller's, the tally
    * only grows), so the sandbox answers those without another round trip.
    */
-  private nestedCall(request: DispatchRequest, budget: CallBudget) {
+  nestedCall(request: DispatchRequest, budget: CallBudget) {
     // The runtime's script runner (`tracedScripts`) binds these to the span the run began in.
     return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
       try {
@@ -345,6 +342,37 @@ export class ToolDispatcher {
       secretsFor: secrets.lookupFor.bind(secrets, caller.tenant),
       callTool: this.nestedCall(request, budget),
     };
+  }
+}
+
+/**
+ * A built-in's {@link CallScope}: its discovery surface and its nested calls are made when the
+ * built-in first asks for them — most (`whoami`, every call an engine makes of one) never do,
+ * and making both is several closures and a copy of the request on every call.
+ */
+class BuiltInScope implements CallScope {
+  readonly signal: AbortSignal;
+  readonly scripts: ToolRuntime["scripts"];
+  #process: ProcessToolsApi | undefined | null = null;
+  #callTool: ReturnType<ToolDispatcher["nestedCall"]> | undefined;
+
+  constructor(
+    private readonly dispatcher: ToolDispatcher,
+    private readonly request: DispatchRequest,
+    readonly budget: CallBudget,
+  ) {
+    this.signal = request.signal ?? NEVER_ABORTED;
+    this.scripts = dispatcher.scripts;
+  }
+
+  get process(): ProcessToolsApi | undefined {
+    if (this.#process === null) this.#process = this.dispatcher.processTools(this.request, this.budget);
+    return this.#process;
+  }
+
+  callTool(name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> {
+    this.#callTool ??= this.dispatcher.nestedCall({ ...this.request, activates: false }, this.budget);
+    return this.#callTool(name, params, signal);
   }
 }
 

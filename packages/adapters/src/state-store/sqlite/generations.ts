@@ -1,13 +1,21 @@
 import type { GenerationStore } from "@vance/core";
 import type Database from "better-sqlite3";
 import { MAX_IN_PARAMS, StatementsByCount } from "./database";
+import { ChangeClock, StampedAnswers } from "./unchanged";
+
+/** Marker lists whose generations are kept between changes of the database (a few per project). */
+const KEPT_READS = 1024;
 
 /** Generation markers in the `generations` table. */
 export class SqliteGenerationStore implements GenerationStore {
   readonly #bump;
   readonly #reads: StatementsByCount;
+  readonly #clock: ChangeClock;
+  /** Answers of {@link read} by marker list, while the database has not changed. */
+  readonly #answered = new StampedAnswers<readonly number[]>(KEPT_READS);
 
   constructor(db: Database.Database) {
+    this.#clock = new ChangeClock(db);
     this.#bump = db.prepare(
       `INSERT INTO generations (marker, generation) VALUES (?, 1)
        ON CONFLICT DO UPDATE SET generation = generation + 1
@@ -29,8 +37,21 @@ export class SqliteGenerationStore implements GenerationStore {
     return this.read(markers);
   }
 
-  /** The markers' generations, synchronously: inside another port's read transaction too. */
+  /**
+   * The markers' generations, synchronously: inside another port's read transaction too. The same
+   * markers read again while the database has not changed (`ChangeClock`) are answered as before.
+   */
   read(markers: readonly string[]): number[] {
+    const stamp = this.#clock.now();
+    const key = markers.join("\n");
+    const answered = this.#answered.get(stamp, key);
+    if (answered !== undefined) return [...answered];
+    const generations = this.#read(markers);
+    this.#answered.set(stamp, key, generations.slice());
+    return generations;
+  }
+
+  #read(markers: readonly string[]): number[] {
     const found = new Map<string, number>();
     const unique = [...new Set(markers)];
     for (let i = 0; i < unique.length; i += MAX_IN_PARAMS) {

@@ -9,6 +9,10 @@ import {
 import type Database from "better-sqlite3";
 import { MAX_IN_PARAMS } from "./database";
 import type { SqliteGenerationStore } from "./generations";
+import { ChangeClock, StampedAnswers } from "./unchanged";
+
+/** Turn reads kept between changes of the database (a few per live process). */
+const KEPT_TURNS = 1024;
 
 /**
  * A stored record without its activations, which live in their own table, and its expiry, which
@@ -95,6 +99,14 @@ export class SqliteProcessStore implements ProcessStore {
   ) => ProcessWithGenerations;
   /** The turn's one statement ({@link turnSql}), prepared once per number of distinct markers. */
   readonly #turnReads = new Map<number, Database.Statement>();
+  readonly #clock: ChangeClock;
+  /**
+   * The turn statement's rows by their parameters, while the database has not changed
+   * (`ChangeClock`): a process read on every call, by this instance or another that wrote
+   * nothing meanwhile, is answered without the read — an end by another instance moves the
+   * stamp, so it is refused as before.
+   */
+  readonly #turnRows = new StampedAnswers<TurnRow>(KEPT_TURNS);
 
   /** {@link #parsedRecords}' reads and extent, listed in `/v1/metrics` (`processes.parsed`). */
   readonly #stats: MemoStats;
@@ -105,6 +117,7 @@ export class SqliteProcessStore implements ProcessStore {
     stats: MemoStats = new MemoStats(),
   ) {
     this.#db = db;
+    this.#clock = new ChangeClock(db);
     this.#stats = stats;
     stats.maxBytes = 2 * PARSED_RECORD_CHARS;
     this.#statements = {
@@ -249,16 +262,24 @@ export class SqliteProcessStore implements ProcessStore {
       this.#turnReads.set(unique.length, statement);
     }
     const { tenant, project, processId } = key;
-    const row = statement.get(
-      cached?.version ?? 0,
-      tenant,
-      project,
-      processId,
-      ...unique,
-      tenant,
-      project,
-      processId,
-    ) as TurnRow;
+    const version = cached?.version ?? 0;
+    const stamp = this.#clock.now();
+    const rowKey = `${version}\n${tenant}\n${project}\n${processId}\n${unique.join("\n")}`;
+    let row = this.#turnRows.get(stamp, rowKey);
+    if (row === undefined) {
+      row = statement.get(
+        version,
+        tenant,
+        project,
+        processId,
+        ...unique,
+        tenant,
+        project,
+        processId,
+      ) as TurnRow;
+      // A row with the record's text is read once: the next turn asks with the parsed version.
+      if (row.record === null) this.#turnRows.set(stamp, rowKey, row);
+    }
     const generations = generationsOf(markers, row.generations);
     if (row.version === null) return { process: null, generations };
     // No text: the row's version is the one parsed (a row of version 0 always answers its text).
