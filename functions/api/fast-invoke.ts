@@ -1,10 +1,9 @@
 import type { ServerToolService, ToolDispatcher } from "@vance/core";
-import { VanceError } from "@vance/core";
 import * as v from "valibot";
 import { authenticate, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
 import { claimOf, type FastRoute } from "./fast-path";
-import { parseJsonText } from "./http";
+import { parseJsonBody } from "./http";
 import { CalledNameSchema, InvokeBodySchema, invokeAnswer } from "./routes/tools";
 import { requireJsonMediaType, validJson } from "./validate";
 
@@ -19,9 +18,6 @@ const INVOKE_PATH = /^\/v1\/tenants\/([\w-]+)\/projects\/([\w-]+)\/tools\/([\w-]
 
 /** The limit `limitBodies` (body-limits.ts) applies to this route. */
 const MAX_BODY_BYTES = ROUTE_BODY_LIMITS[`POST ${INVOKE_ROUTE}`]?.maxBytes ?? DEFAULT_BODY_BYTES;
-
-/** Refuses invalid UTF-8 as `textBody` (http.ts) does for a JSON body. */
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 const ENCODER = new TextEncoder();
 
@@ -63,14 +59,7 @@ export function fastInvoke(
         {},
       );
       requireJsonMediaType(headers.get("content-type"));
-      const bytes = await request.arrayBuffer();
-      let text: string;
-      try {
-        text = STRICT_UTF8.decode(bytes);
-      } catch {
-        throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
-      }
-      const input = validJson(InvokeBodySchema, parseJsonText(text));
+      const input = validJson(InvokeBodySchema, await parseJsonBody(request));
       const result = await invokeAnswer(tools, dispatcher, ids.output, input);
       // `c.json` states no length: the Node server counts it as it writes.
       const body = ENCODER.encode(JSON.stringify(result));

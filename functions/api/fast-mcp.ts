@@ -1,9 +1,9 @@
-import { type ProcessService, VanceError } from "@vance/core";
+import type { ProcessService } from "@vance/core";
 import * as v from "valibot";
 import { authenticate, ENGINE, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
 import { claimOf, type FastRoute } from "./fast-path";
-import { parseJsonText } from "./http";
+import { parseJsonBody } from "./http";
 import { browserRefusal } from "./mcp/browser-guard";
 import { type McpSettings, mcpServerOf, NO_ORIGIN_CORS, requireJsonRpcMediaType } from "./routes/mcp";
 import { ProjectPathSchema } from "./validate";
@@ -20,9 +20,6 @@ const PROCESS_MCP_PATH = /^\/v1\/tenants\/([\w-]+)\/projects\/([\w-]+)\/processe
 
 /** The limit `limitBodies` (body-limits.ts) applies to this route. */
 const MAX_BODY_BYTES = ROUTE_BODY_LIMITS[`POST ${PROCESS_MCP_ROUTE}`]?.maxBytes ?? DEFAULT_BODY_BYTES;
-
-/** Refuses invalid UTF-8 as `textBody` (http.ts) does for a JSON body. */
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * `POST …/processes/{id}/mcp`, every MCP message of an engine's process (issue 39), answered before
@@ -70,14 +67,7 @@ export function fastProcessMcp(
           { ...ENGINE, endpoint: true },
         );
         requireJsonRpcMediaType(headers.get("content-type"));
-        const bytes = await request.arrayBuffer();
-        let text: string;
-        try {
-          text = STRICT_UTF8.decode(bytes);
-        } catch {
-          throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
-        }
-        const message = parseJsonText(text);
+        const message = await parseJsonBody(request);
         const answered = await (await mcpServer()).answerBytes(request, message, {
           tenant,
           project,

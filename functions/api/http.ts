@@ -107,3 +107,18 @@ export function parseJsonText(text: string): unknown {
     throw new VanceError("invalid_json", "the body is not valid JSON");
   }
 }
+
+/**
+ * A fast route's JSON body (`fast-path.ts`): its bytes read once, refused as invalid JSON when they
+ * are not valid UTF-8, then {@link parseJsonText}.
+ */
+export async function parseJsonBody(request: Request): Promise<unknown> {
+  const bytes = await request.arrayBuffer();
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new VanceError("invalid_json", "the body is not valid UTF-8, so it is not valid JSON");
+  }
+  return parseJsonText(text);
+}
