@@ -97,16 +97,8 @@ export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOp
 
   const fetch: HttpFetch = async (input, init) => {
     const request = await outgoingRequest(input, init);
-    const url = new URL(request.url);
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new TypeError(`unsupported protocol ${url.protocol}`);
-    }
-    const host = bareHost(url.hostname);
-    // The platform connects to IP literals without a lookup, so they are judged here.
-    if (isIP(host)) {
-      const refused = refusal(policy, host, [host]);
-      if (refused) throw refused;
-    }
+    const target = urlTarget(policy, request.url);
+    if (target.refused) throw target.refused;
     const { body, headers } = request;
     if (body) headers["content-length"] = String(body.length);
     const signal = init.signal ?? undefined;
@@ -126,15 +118,14 @@ export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOp
         outgoing.destroy();
       };
 
-      const transport = url.protocol === "https:" ? https : http;
-      const outgoing = transport.request({
-        protocol: url.protocol,
-        hostname: host,
-        port: url.port === "" ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
+      const outgoing = target.transport.request({
+        protocol: target.protocol,
+        hostname: target.host,
+        port: target.port,
+        path: target.path,
         method: request.method,
         headers,
-        agent: agents[url.protocol as "http:" | "https:"],
+        agent: agents[target.protocol],
         lookup: guardedLookup,
       });
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -264,25 +255,34 @@ class UrlTargets {
   of(input: string): UrlTarget {
     const cached = this.known.get(input);
     if (cached) return cached;
-    const url = new URL(input);
-    if (url.username !== "" || url.password !== "")
-      throw new TypeError("a request URL may not include credentials");
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new TypeError(`unsupported protocol ${url.protocol}`);
-    }
-    const host = bareHost(url.hostname);
-    const target: UrlTarget = {
-      protocol: url.protocol,
-      transport: url.protocol === "https:" ? https : http,
-      host,
-      port: url.port === "" ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      refused: isIP(host) ? refusal(this.policy, host, [host]) : null,
-    };
+    const target = urlTarget(this.policy, input);
     if (this.known.size >= UrlTargets.MAX) this.known.clear();
     this.known.set(input, target);
     return target;
   }
+}
+
+/**
+ * Where `input` goes, for the fetch and the exchange alike: http(s) only, no credentials, and an
+ * IP literal host judged by the policy here (the platform connects to one without a lookup; a
+ * name is judged at connect time, by the guarded lookup).
+ */
+function urlTarget(policy: NetworkPolicy, input: string): UrlTarget {
+  const url = new URL(input);
+  if (url.username !== "" || url.password !== "")
+    throw new TypeError("a request URL may not include credentials");
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`unsupported protocol ${url.protocol}`);
+  }
+  const host = bareHost(url.hostname);
+  return {
+    protocol: url.protocol,
+    transport: url.protocol === "https:" ? https : http,
+    host,
+    port: url.port === "" ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    refused: isIP(host) ? refusal(policy, host, [host]) : null,
+  };
 }
 
 /** Node's own errors for a header it refuses, as the TypeError fetch throws for it. */
