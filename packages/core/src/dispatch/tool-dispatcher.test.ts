@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import type {
   BuiltInTool,
@@ -306,6 +307,79 @@ describe("ToolDispatcher: refusals the caller must fix", () => {
       error: "SourceUnavailable",
       message: "the source of pack 'jira' has given no list yet",
     });
+  });
+});
+
+describe("ToolDispatcher: the signal a call runs with", () => {
+  /** A tool body that listens on its call's signal while it waits, as a queued script run does. */
+  function waitingOn(signal: AbortSignal, gate: Promise<void>, arrived: () => void): Promise<ToolOutcome> {
+    const onAbort = () => undefined;
+    signal.addEventListener("abort", onAbort, { once: true });
+    arrived();
+    return gate.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      return { value: "done" };
+    });
+  }
+
+  it("gives each call nobody can cancel a signal of its own: 12 calls in flight leave one listener on each, not 12 on one", async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inFlight = 0;
+    let allIn: () => void = () => undefined;
+    const everyoneIn = new Promise<void>((resolve) => {
+      allIn = resolve;
+    });
+    const arrived = () => {
+      inFlight += 1;
+      if (inFlight === 12) allIn();
+    };
+    const signals: AbortSignal[] = [];
+    const invocations: Invocation[] = [];
+    const configured = documentTool("configured", invocations, (_input, context) => {
+      signals.push(context.signal);
+      return waitingOn(context.signal, gate, arrived);
+    });
+    const builtIn = builtInTool("built_in", (_input, scope) => {
+      signals.push(scope.signal);
+      return waitingOn(scope.signal, gate, arrived);
+    });
+    const { snapshot } = snapshotOf([configured, builtIn]);
+    const { dispatcher } = dispatcherWith();
+    const calls = Array.from({ length: 12 }, (_, index) =>
+      index % 2 === 0
+        ? dispatcher.invoke(request(snapshot, "configured", { query: `q${index}` }))
+        : dispatcher.invoke(request(snapshot, "built_in", {})),
+    );
+    await everyoneIn;
+    expect(signals.map((signal) => getEventListeners(signal, "abort").length)).toEqual(Array(12).fill(1));
+    release();
+    expect((await Promise.all(calls)).map((result) => "value" in result && result.value)).toEqual(
+      Array(12).fill("done"),
+    );
+    expect(signals.map((signal) => getEventListeners(signal, "abort").length)).toEqual(Array(12).fill(0));
+  });
+
+  it("hands a caller's own signal on as it is, to a configured tool and a built-in alike", async () => {
+    const caller = new AbortController();
+    const seen: AbortSignal[] = [];
+    const invocations: Invocation[] = [];
+    const configured = documentTool("configured", invocations, async (_input, context) => {
+      seen.push(context.signal);
+      return { value: null };
+    });
+    const builtIn = builtInTool("built_in", async (_input, scope) => {
+      seen.push(scope.signal);
+      return { value: null };
+    });
+    const { snapshot } = snapshotOf([configured, builtIn]);
+    const { dispatcher } = dispatcherWith();
+    await dispatcher.invoke(request(snapshot, "configured", { query: "q" }, { signal: caller.signal }));
+    await dispatcher.invoke(request(snapshot, "built_in", {}, { signal: caller.signal }));
+    // By identity: two signals never aborted are deeply equal.
+    expect(seen.map((signal) => signal === caller.signal)).toEqual([true, true]);
   });
 });
 

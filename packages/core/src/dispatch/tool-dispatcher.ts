@@ -80,8 +80,15 @@ interface ClientTarget extends ClientToolDeclaration {
   readonly kind: "client";
 }
 
-/** The signal of a call nobody can cancel. */
-const NEVER_ABORTED = new AbortController().signal;
+/**
+ * The signal of a call nobody can cancel: one of its own, never aborted. Whatever the call waits
+ * on (a sandbox slot, a script's thread, an upstream request) listens on it until the call ends;
+ * one signal shared by every such call held a listener per call in flight — 11 concurrent
+ * scripts made Node warn of a listener leak, and each removal scanned all the others.
+ */
+function uncancellable(): AbortSignal {
+  return new AbortController().signal;
+}
 
 /**
  * `ToolDispatcher` (spec §7): resolves a name through the configured tools (project, tenant,
@@ -334,7 +341,7 @@ export class ToolDispatcher {
       runtime: this.options.runtime,
       networkPolicy: this.options.environment.networkPolicy,
       jsonSchemas: this.options.environment.jsonSchemas,
-      signal: request.signal ?? NEVER_ABORTED,
+      signal: request.signal ?? uncancellable(),
       depth: budget.depth,
       readDocument: readDocument.bind(null, cascade, caller),
       readHit: cascade.lookup.bind(cascade, caller.tenant, caller.project),
@@ -351,8 +358,8 @@ export class ToolDispatcher {
  * and making both is several closures and a copy of the request on every call.
  */
 class BuiltInScope implements CallScope {
-  readonly signal: AbortSignal;
   readonly scripts: ToolRuntime["scripts"];
+  #signal: AbortSignal | undefined;
   #process: ProcessToolsApi | undefined | null = null;
   #callTool: ReturnType<ToolDispatcher["nestedCall"]> | undefined;
 
@@ -361,8 +368,13 @@ class BuiltInScope implements CallScope {
     private readonly request: DispatchRequest,
     readonly budget: CallBudget,
   ) {
-    this.signal = request.signal ?? NEVER_ABORTED;
     this.scripts = dispatcher.scripts;
+  }
+
+  /** Made when a built-in first asks for it: most (every `tool_list` an engine makes) never do. */
+  get signal(): AbortSignal {
+    this.#signal ??= this.request.signal ?? uncancellable();
+    return this.#signal;
   }
 
   get process(): ProcessToolsApi | undefined {
