@@ -1,5 +1,9 @@
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type McpBehaviour,
   putMcpServer,
   type RpcMessage,
   sseEvent,
@@ -7,6 +11,13 @@ import {
   startTarget,
   type Target,
 } from "./support";
+
+/** The largest upstream answer the service reads, counted after decompression (its default). */
+const RESPONSE_CAP = 10 * 1024 * 1024;
+/** Just over the cap: enough to prove it, and cheap to build and send. */
+const OVER_CAP = RESPONSE_CAP + 256 * 1024;
+/** The calls each exchange case makes at once, on each path. */
+const AT_ONCE = 4;
 
 /** Hostile MCP servers against the real server: each attack bounded, the event loop never blocked. */
 describe("attack suite: hostile MCP servers", () => {
@@ -220,8 +231,213 @@ describe("attack suite: hostile MCP servers", () => {
       await server.close();
     }
   });
+
+  /** One tool call's failure as the caller sees it, whichever path it came by. */
+  interface CallFailure {
+    readonly status: number;
+    readonly error: unknown;
+    readonly message: string;
+  }
+
+  /** `tools/call` on the process's MCP endpoint: the tool's failure from the result's `structuredContent`. */
+  const mcpCall = async (processId: string, name: string, id: number): Promise<CallFailure> => {
+    const answer = await target.request(`${T}/processes/${processId}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } }),
+    });
+    const text = await answer.text();
+    const data = answer.headers.get("content-type")?.startsWith("text/event-stream")
+      ? text
+          .split("\n")
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice("data: ".length))
+          .at(-1)
+      : text;
+    const message = JSON.parse(data ?? "null") as {
+      result?: { isError?: boolean; structuredContent?: { error?: unknown; message?: unknown } };
+    };
+    const failure = message.result?.isError === true ? message.result.structuredContent : undefined;
+    return { status: answer.status, error: failure?.error, message: String(failure?.message) };
+  };
+
+  const failures = (results: readonly CallFailure[]) =>
+    [...new Set(results.map((result) => `${result.status} ${String(result.error)}`))].join(", ");
+
+  /**
+   * An upstream exchange case: a hostile MCP server behind an `mcp_server` pack answers
+   * `initialize` and `tools/list` properly and every `tools/call` with `answer`; the pack's tool
+   * is called `AT_ONCE` times at once through the direct invoke, then as many through a process's
+   * MCP endpoint. Each call must fail with `error` (its message matching `message`), the serving
+   * thread must stay free meanwhile, and every connection a `tools/call` came on must end closed:
+   * the service hangs up on what it refuses rather than leaving it open, or reading on.
+   */
+  async function exchangeCase(options: {
+    label: string;
+    server: string;
+    answer: McpBehaviour;
+    error: string;
+    message: RegExp;
+    timeoutMs?: number;
+    /** What else the upstream must have seen, checked before it closes. */
+    saw?: (server: Awaited<ReturnType<typeof startHostileMcp>>) => Promise<void>;
+  }) {
+    const server = await startHostileMcp((message) => {
+      if (message.method === "tools/list") return { json: rpc(message, { tools: [tool("call")] }) };
+      if (message.method !== "tools/call") return undefined;
+      return options.answer(message);
+    });
+    try {
+      await putMcpServer(
+        target,
+        "mcp",
+        options.server,
+        server.url,
+        { name: options.server, type: "mcp_server" },
+        options.timeoutMs,
+      );
+      const name = `${options.server}__call`;
+      const direct = await target.attack(
+        `${options.label}, ${AT_ONCE} direct invokes at once`,
+        () =>
+          Promise.all(
+            Array.from({ length: AT_ONCE }, async () => {
+              const { status, body } = await invoke(name);
+              return { status, error: body.error, message: String(body.message) };
+            }),
+          ),
+        failures,
+      );
+      const spawned = await target.request(`${T}/processes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ allowedToolsAdd: [options.server], models: ["openai/gpt-4.1"] }),
+      });
+      expect(spawned.status, await spawned.clone().text()).toBe(201);
+      const { processId } = (await spawned.json()) as { processId: string };
+      const served = await target.attack(
+        `${options.label}, ${AT_ONCE} tools/call at once on a process's MCP endpoint`,
+        () => Promise.all(Array.from({ length: AT_ONCE }, (_, index) => mcpCall(processId, name, index + 1))),
+        failures,
+      );
+      for (const result of [...direct, ...served]) {
+        expect(result).toMatchObject({ status: 200, error: options.error });
+        expect(result.message).toMatch(options.message);
+      }
+      // Each call reached the upstream once (a refused answer is not asked for again) …
+      expect(server.calls).toHaveLength(2 * AT_ONCE);
+      // … and the service hung up on every one: no answer ends by itself (one just over the cap
+      // is still arriving at it), and the upstream closes no connection of its own.
+      await expect.poll(() => server.calls.filter((call) => !call.closed).length).toBe(0);
+      // Read no further than the cap: what was written beyond it is what the sockets' buffers held.
+      for (const call of server.calls) expect(call.written).toBeLessThan(4 * RESPONSE_CAP);
+      await options.saw?.(server);
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("a gzip bomb that never ends (1 MiB of JSON per 1 KB member) is refused at the cap counted after decompression", async () => {
+    const opening = gzipSync('{"jsonrpc":"2.0","id":"bomb","result":{"content":[{"type":"text","text":"');
+    const member = gzipSync("a".repeat(1024 * 1024), { level: 9 });
+    await exchangeCase({
+      label: `MCP tools/call answered by a gzip bomb that never ends (${member.length} bytes → 1 MiB, for ever)`,
+      server: "bomb",
+      answer: () => ({
+        raw: {
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+          // Gzip members one after another decode as one body.
+          body: async function* () {
+            yield opening;
+            for (;;) yield member;
+          },
+        },
+      }),
+      error: "ResponseTooLarge",
+      message: new RegExp(`larger than ${RESPONSE_CAP} bytes \\(counted after decompression\\)`),
+    });
+  });
+
+  it("endless garbage labelled content-encoding: gzip is McpUnavailable, not valid gzip", async () => {
+    const garbage = randomBytes(64 * 1024);
+    garbage[0] = 0; // never gzip's magic number
+    await exchangeCase({
+      label: "MCP tools/call answered by garbage as gzip, for ever",
+      server: "garbage",
+      answer: () => ({
+        raw: {
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+          body: async function* () {
+            for (;;) yield garbage;
+          },
+        },
+      }),
+      error: "McpUnavailable",
+      message: /not valid 'gzip' data/,
+    });
+  });
+
+  it("one event-stream event over the cap is refused as too large", async () => {
+    const event = sseEvent(rpc({ id: "big" }, { content: [{ type: "text", text: "e".repeat(OVER_CAP) }] }));
+    await exchangeCase({
+      label: `MCP tools/call answered by one event of ${event.length} bytes`,
+      server: "bigevent",
+      answer: () => ({ sse: event }),
+      error: "ResponseTooLarge",
+      message: new RegExp(`${RESPONSE_CAP}`),
+    });
+  });
+
+  it("an event line that never ends is cut at the cap", async () => {
+    const chunk = "x".repeat(64 * 1024);
+    await exchangeCase({
+      label: "MCP tools/call answered by an event line that never ends",
+      server: "endless",
+      answer: () => ({
+        sse: async function* () {
+          yield 'event: message\ndata: {"jsonrpc":"2.0","id":"endless","result":{"text":"';
+          for (;;) yield chunk;
+        },
+      }),
+      error: "ResponseTooLarge",
+      message: new RegExp(`${RESPONSE_CAP}`),
+    });
+  });
+
+  it("an answer dripping one byte every 50 ms ends at the document's deadline, cancelled on the server", async () => {
+    await exchangeCase({
+      label: "MCP tools/call answered one byte every 50 ms, for ever (timeoutMs 1000)",
+      server: "drip",
+      timeoutMs: 1_000,
+      answer: () => ({
+        sse: async function* () {
+          yield "event: message\ndata: {";
+          for (;;) {
+            // The attack's own pace, not a wait of the test's.
+            await sleep(50);
+            yield "x";
+          }
+        },
+      }),
+      error: "TimeoutError",
+      message: /within 1000 ms/,
+      // MCP asks a client to cancel a request it gave up on: each call was.
+      saw: async (server) => {
+        const asked = server.messages.filter((m) => m.method === "tools/call").map((m) => String(m.id));
+        const cancelled = () =>
+          server.messages
+            .filter((m) => m.method === "notifications/cancelled")
+            .map((m) => String(m.params?.requestId));
+        await expect.poll(() => cancelled().sort()).toEqual(asked.sort());
+      },
+    });
+  });
 });
 
-function rpc(message: RpcMessage, result: unknown) {
+function rpc(message: Pick<RpcMessage, "id">, result: unknown) {
   return { jsonrpc: "2.0", id: message.id, result };
 }

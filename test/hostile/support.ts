@@ -264,9 +264,13 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-/** Starts `handle` on 127.0.0.1; bodies are read whole before it runs. */
+/**
+ * Starts `handle` on 127.0.0.1; bodies are read whole before it runs. `keepAliveTimeoutMs` is how
+ * long an idle connection stays open (node:http's 5 s by default).
+ */
 export async function startUpstream(
   handle: (request: IncomingMessage, body: string, response: ServerResponse) => void | Promise<void>,
+  options: { keepAliveTimeoutMs?: number } = {},
 ): Promise<Upstream> {
   const requests: Upstream["requests"] = [];
   const server: Server = createServer((request, response) => {
@@ -280,6 +284,7 @@ export async function startUpstream(
       Promise.resolve(handle(request, body, response)).catch(() => response.destroy());
     });
   });
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -301,62 +306,119 @@ export interface RpcMessage {
   readonly result?: unknown;
 }
 
+/** A body written as it comes: chunks from `source` (awaited between writes), until it ends or the reader hangs up. */
+export type WrittenBody = () => AsyncIterable<string | Buffer>;
+
 /**
  * What a hostile MCP server answers each request with: a JSON body, an event stream written as
- * given (`sse`, whole events), or nothing (`null`: 202 Accepted). `initialize` and notifications
- * are answered as a well-behaved server would unless the handler says otherwise.
+ * given (`sse`, whole events), any answer at all (`raw`: a status 200 with these headers and
+ * bytes, e.g. a `content-encoding` the bytes do not hold), or nothing (`null`: 202 Accepted).
+ * `initialize` and notifications are answered as a well-behaved server would unless the handler
+ * says otherwise.
  */
 export type McpBehaviour = (
   message: RpcMessage,
-) => { json: unknown } | { sse: string | (() => AsyncIterable<string>) } | null | undefined;
+) =>
+  | { json: unknown }
+  | { sse: string | WrittenBody }
+  | { raw: { headers: Record<string, string>; body: Buffer | WrittenBody } }
+  | null
+  | undefined;
+
+/** One `tools/call` a hostile MCP server got: the bytes of its answer written, and its connection. */
+export interface HostileCall {
+  readonly id: string | number | undefined;
+  /** Bytes of the answer's body written to the connection so far. */
+  readonly written: number;
+  /** Whether the connection it came on is closed (the client hung up, or the answer ended it). */
+  readonly closed: boolean;
+}
 
 /**
  * A Streamable HTTP MCP server (stateless, no session) whose answers to `tools/list` and
  * `tools/call` the case decides. It counts the messages it got, answers to its own requests
- * (pings) included.
+ * (pings) included, and follows each `tools/call`'s answer and connection (`calls`). It never
+ * closes an idle connection itself, so a connection seen closed is one the client hung up on.
  */
-export async function startHostileMcp(behave: McpBehaviour): Promise<Upstream & { messages: RpcMessage[] }> {
+export async function startHostileMcp(
+  behave: McpBehaviour,
+): Promise<Upstream & { messages: RpcMessage[]; calls: HostileCall[] }> {
   const messages: RpcMessage[] = [];
-  const upstream = await startUpstream(async (request, body, response) => {
-    if (request.method !== "POST") {
-      response.writeHead(405).end();
-      return;
-    }
-    const message = JSON.parse(body) as RpcMessage;
-    messages.push(message);
-    const decided = behave(message);
-    if (decided === undefined) {
-      if (message.method === "initialize") {
-        return void json(response, {
-          jsonrpc: "2.0",
-          id: message.id,
-          result: {
-            protocolVersion: "2025-06-18",
-            capabilities: { tools: {} },
-            serverInfo: { name: "hostile", version: "1" },
-          },
+  const calls: HostileCall[] = [];
+  const upstream = await startUpstream(
+    async (request, body, response) => {
+      if (request.method !== "POST") {
+        response.writeHead(405).end();
+        return;
+      }
+      const message = JSON.parse(body) as RpcMessage;
+      messages.push(message);
+      const call =
+        message.method === "tools/call"
+          ? { id: message.id, written: 0, closed: request.socket.destroyed }
+          : null;
+      if (call) {
+        calls.push(call);
+        request.socket.once("close", () => {
+          call.closed = true;
         });
       }
-      response.writeHead(202).end();
-      return;
-    }
-    if (decided === null) {
-      response.writeHead(202).end();
-      return;
-    }
-    if ("json" in decided) return void json(response, decided.json);
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    if (typeof decided.sse === "string") {
-      response.end(decided.sse);
-      return;
-    }
-    for await (const chunk of decided.sse()) {
-      if (!response.write(chunk)) await new Promise((resolve) => response.once("drain", resolve));
-      if (response.destroyed) return;
-    }
-    response.end();
-  });
-  return { ...upstream, messages };
+      const decided = behave(message);
+      if (decided === undefined) {
+        if (message.method === "initialize") {
+          return void json(response, {
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              protocolVersion: "2025-06-18",
+              capabilities: { tools: {} },
+              serverInfo: { name: "hostile", version: "1" },
+            },
+          });
+        }
+        response.writeHead(202).end();
+        return;
+      }
+      if (decided === null) {
+        response.writeHead(202).end();
+        return;
+      }
+      if ("json" in decided) return void json(response, decided.json);
+      const { headers, body: answer } =
+        "raw" in decided
+          ? decided.raw
+          : {
+              headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+              body: decided.sse,
+            };
+      response.writeHead(200, headers);
+      const counted = call ?? { written: 0 };
+      if (typeof answer === "string" || Buffer.isBuffer(answer)) {
+        counted.written += Buffer.byteLength(answer);
+        response.end(answer);
+        return;
+      }
+      for await (const chunk of answer()) {
+        if (response.destroyed) return;
+        counted.written += Buffer.byteLength(chunk);
+        if (!response.write(chunk)) {
+          // A reader that hung up never drains: its close ends the wait as well.
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              response.off("drain", done);
+              response.off("close", done);
+              resolve();
+            };
+            response.on("drain", done);
+            response.on("close", done);
+          });
+        }
+      }
+      response.end();
+    },
+    { keepAliveTimeoutMs: 0 },
+  );
+  return { ...upstream, messages, calls };
 }
 
 function json(response: ServerResponse, body: unknown): void {
@@ -377,6 +439,8 @@ export async function putMcpServer(
   server: string,
   url: string,
   tool: { name: string; type: "mcp" | "mcp_server"; toolName?: string },
+  /** The document's deadline of every request to the server. */
+  timeoutMs = 8000,
 ): Promise<void> {
   const T = `/v1/tenants/hostile/projects/${project}`;
   const put = async (path: string, body: string) => {
@@ -387,7 +451,7 @@ export async function putMcpServer(
     });
     expect(answer.status, `${path}: ${await answer.clone().text()}`).toBeLessThan(300);
   };
-  await put(`documents/mcp-servers/${server}.yaml`, `url: ${url}/mcp\ntimeoutMs: 8000\n`);
+  await put(`documents/mcp-servers/${server}.yaml`, `url: ${url}/mcp\ntimeoutMs: ${timeoutMs}\n`);
   await put(
     `tools/${tool.name}`,
     [
