@@ -16,7 +16,7 @@ import {
 const RESPONSE_CAP = 10 * 1024 * 1024;
 /** Just over the cap: enough to prove it, and cheap to build and send. */
 const OVER_CAP = RESPONSE_CAP + 256 * 1024;
-/** The calls each exchange case makes at once, on each path. */
+/** The calls each exchange case makes at once, on each path (unless it says otherwise). */
 const AT_ONCE = 4;
 
 /** Hostile MCP servers against the real server: each attack bounded, the event loop never blocked. */
@@ -271,10 +271,11 @@ describe("attack suite: hostile MCP servers", () => {
   /**
    * An upstream exchange case: a hostile MCP server behind an `mcp_server` pack answers
    * `initialize` and `tools/list` properly and every `tools/call` with `answer`; the pack's tool
-   * is called `AT_ONCE` times at once through the direct invoke, then as many through a process's
+   * is called `atOnce` times at once through the direct invoke, then as many through a process's
    * MCP endpoint. Each call must fail with `error` (its message matching `message`), the serving
-   * thread must stay free meanwhile, and every connection a `tools/call` came on must end closed:
-   * the service hangs up on what it refuses rather than leaving it open, or reading on.
+   * thread must stay free meanwhile, every connection a `tools/call` came on must end closed (the
+   * service hangs up on what it refuses rather than leaving it open, or reading on), and the
+   * server must print no listener-leak warning meanwhile.
    */
   async function exchangeCase(options: {
     label: string;
@@ -283,6 +284,7 @@ describe("attack suite: hostile MCP servers", () => {
     error: string;
     message: RegExp;
     timeoutMs?: number;
+    atOnce?: number;
     /** What else the upstream must have seen, checked before it closes. */
     saw?: (server: Awaited<ReturnType<typeof startHostileMcp>>) => Promise<void>;
   }) {
@@ -291,6 +293,7 @@ describe("attack suite: hostile MCP servers", () => {
       if (message.method !== "tools/call") return undefined;
       return options.answer(message);
     });
+    const warned = target.warnings.length;
     try {
       await putMcpServer(
         target,
@@ -301,11 +304,12 @@ describe("attack suite: hostile MCP servers", () => {
         options.timeoutMs,
       );
       const name = `${options.server}__call`;
+      const atOnce = options.atOnce ?? AT_ONCE;
       const direct = await target.attack(
-        `${options.label}, ${AT_ONCE} direct invokes at once`,
+        `${options.label}, ${atOnce} direct invokes at once`,
         () =>
           Promise.all(
-            Array.from({ length: AT_ONCE }, async () => {
+            Array.from({ length: atOnce }, async () => {
               const { status, body } = await invoke(name);
               return { status, error: body.error, message: String(body.message) };
             }),
@@ -320,8 +324,8 @@ describe("attack suite: hostile MCP servers", () => {
       expect(spawned.status, await spawned.clone().text()).toBe(201);
       const { processId } = (await spawned.json()) as { processId: string };
       const served = await target.attack(
-        `${options.label}, ${AT_ONCE} tools/call at once on a process's MCP endpoint`,
-        () => Promise.all(Array.from({ length: AT_ONCE }, (_, index) => mcpCall(processId, name, index + 1))),
+        `${options.label}, ${atOnce} tools/call at once on a process's MCP endpoint`,
+        () => Promise.all(Array.from({ length: atOnce }, (_, index) => mcpCall(processId, name, index + 1))),
         failures,
       );
       for (const result of [...direct, ...served]) {
@@ -329,13 +333,15 @@ describe("attack suite: hostile MCP servers", () => {
         expect(result.message).toMatch(options.message);
       }
       // Each call reached the upstream once (a refused answer is not asked for again) …
-      expect(server.calls).toHaveLength(2 * AT_ONCE);
+      expect(server.calls).toHaveLength(2 * atOnce);
       // … and the service hung up on every one: no answer ends by itself (one just over the cap
       // is still arriving at it), and the upstream closes no connection of its own.
       await expect.poll(() => server.calls.filter((call) => !call.closed).length).toBe(0);
       // Read no further than the cap: what was written beyond it is what the sockets' buffers held.
       for (const call of server.calls) expect(call.written).toBeLessThan(4 * RESPONSE_CAP);
       await options.saw?.(server);
+      // No call waited on a signal shared with the others: Node warns of a listener leak past 10.
+      expect(target.warnings.slice(warned).filter((line) => line.includes("MaxListeners"))).toEqual([]);
     } finally {
       await server.close();
     }
@@ -413,6 +419,8 @@ describe("attack suite: hostile MCP servers", () => {
       label: "MCP tools/call answered one byte every 50 ms, for ever (timeoutMs 1000)",
       server: "drip",
       timeoutMs: 1_000,
+      // More calls waiting at once than Node's 10 listeners per signal (see `exchangeCase`).
+      atOnce: 12,
       answer: () => ({
         sse: async function* () {
           yield "event: message\ndata: {";

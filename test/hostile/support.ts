@@ -78,6 +78,8 @@ export interface Target {
   readonly dataDir: string;
   /** The JSON log lines it wrote since it started, parsed. */
   readonly logs: Record<string, unknown>[];
+  /** The process warnings Node printed in its output (`(node:PID) …Warning: …`) since it started. */
+  readonly warnings: string[];
   /** The development token: every tenant, roles read, write and admin. */
   readonly token: string;
   /** A token of one tenant with the given roles (minted by the server's own secret). */
@@ -207,9 +209,11 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
   });
   const poller = Poller.start(server.base);
   const logs: Record<string, unknown>[] = [];
+  const warnings: string[] = [];
   for (const output of [server.child.stdout!, server.child.stderr!]) {
     createInterface({ input: output }).on("line", (line) => {
       if (line.startsWith("{")) logs.push(JSON.parse(line) as Record<string, unknown>);
+      else if (/^\(node:\d+\) \w*Warning: /.test(line)) warnings.push(line);
     });
   }
   const cases: CaseReport[] = [];
@@ -223,6 +227,7 @@ export async function startTarget(env: Record<string, string> = {}): Promise<Tar
         : server.child.pid!,
     dataDir: server.dataDir,
     logs,
+    warnings,
     token: server.token,
     token_: (tenant, roles) => mintToken(secret, { tenant, roles: [...roles] as never }, 3600),
     request: (path, init = {}) => {
