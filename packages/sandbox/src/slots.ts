@@ -29,12 +29,25 @@ export class Slots {
 
   /** A release function once a slot is held, or why none was granted. */
   acquire(request: SlotRequest): Promise<(() => void) | SlotRefusal> {
-    if (request.signal?.aborted) return Promise.resolve("cancelled");
+    const now = this.answerNow(request);
+    return now === undefined ? this.wait(request) : Promise.resolve(now);
+  }
+
+  /**
+   * {@link acquire}'s answer when it needs no wait (a free slot, or a refusal), else undefined:
+   * the caller then waits with `acquire`. Taking a free slot this way makes no promise.
+   */
+  answerNow(request: SlotRequest): (() => void) | SlotRefusal | undefined {
+    if (request.signal?.aborted) return "cancelled";
     if (this.held < this.limit) {
       this.held += 1;
-      return Promise.resolve(this.releaser());
+      return this.releaser();
     }
-    if (!request.wait || this.queue.length >= this.maxQueued) return Promise.resolve("busy");
+    if (!request.wait || this.queue.length >= this.maxQueued) return "busy";
+    return undefined;
+  }
+
+  private wait(request: SlotRequest): Promise<(() => void) | SlotRefusal> {
     return new Promise((resolve) => {
       const leave = (answer: SlotRefusal) => {
         const index = this.queue.indexOf(waiter);
@@ -126,22 +139,20 @@ export class TenantSlots {
   ): Promise<T | Refused> {
     const nested = request.nested === true;
     const deadline = performance.now() + request.waitMs;
-    // One wait for all three slots: each step waits only for what is left of it.
-    const step = (): SlotRequest => ({
-      wait: !nested,
-      waitMs: Math.max(0, deadline - performance.now()),
-      signal: request.signal,
-    });
-    const whose = `tenant '${tenant}'`;
     const releaseRun = nested
-      ? () => undefined
-      : await this.slotsOf(this.runs, tenant, "runs").acquire(step());
-    if (typeof releaseRun === "string") return { refused: releaseRun, whose };
+      ? releaseNothing
+      : await take(this.slotsOf(this.runs, tenant, "runs"), nested, deadline, request.signal);
+    if (typeof releaseRun === "string") return { refused: releaseRun, whose: tenantNamed(tenant) };
     try {
-      const releaseShare = await this.slotsOf(this.shares, tenant, "share").acquire(step());
-      if (typeof releaseShare === "string") return { refused: releaseShare, whose };
+      const releaseShare = await take(
+        this.slotsOf(this.shares, tenant, "share"),
+        nested,
+        deadline,
+        request.signal,
+      );
+      if (typeof releaseShare === "string") return { refused: releaseShare, whose: tenantNamed(tenant) };
       try {
-        const releaseThread = await this.threads.acquire(step());
+        const releaseThread = await take(this.threads, nested, deadline, request.signal);
         if (typeof releaseThread === "string") return { refused: releaseThread, whose: this.settings.pool };
         try {
           return await work();
@@ -182,6 +193,27 @@ export class TenantSlots {
     }
     return slots;
   }
+}
+
+/**
+ * One of a run's three slots, within what is left of its one wait for all three. A slot free now
+ * is answered as it is (`await` of it costs one turn), not as a promise of it: most runs find
+ * every slot free.
+ */
+function take(
+  slots: Slots,
+  nested: boolean,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): (() => void) | SlotRefusal | Promise<(() => void) | SlotRefusal> {
+  const request: SlotRequest = { wait: !nested, waitMs: Math.max(0, deadline - performance.now()), signal };
+  return slots.answerNow(request) ?? slots.acquire(request);
+}
+
+function releaseNothing(): void {}
+
+function tenantNamed(tenant: string): string {
+  return `tenant '${tenant}'`;
 }
 
 /** Whether `run`'s answer is a refusal. */

