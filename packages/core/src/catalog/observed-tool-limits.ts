@@ -169,6 +169,17 @@ function splitLimitKey(key: string): { scope: string; instance: string } {
   return { scope: key.slice(0, at), instance: key.slice(at + 1) };
 }
 
+/**
+ * The keys of the limits that bind `model` for a process of `tenant` (null: only the platform's).
+ * A function of the module, not a closure made per call, which the bundles' `keepNames` would name.
+ */
+function limitKeysOf(model: string, tenant: string | null): string[] {
+  const { instance } = parseModelId(model);
+  return tenant === null || tenant === PLATFORM_SCOPE
+    ? [observedLimitKey(PLATFORM_SCOPE, instance)]
+    : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
+}
+
 /** Keys an instance keeps (with their limit or its absence); a forgotten one is read again. */
 const KNOWN_KEYS = 10_000;
 
@@ -291,18 +302,12 @@ export class ObservedToolLimits {
     catalog: Pick<CatalogSnapshot, "ensure">,
   ): Promise<Map<string, number>> {
     if (models.length === 0) return new Map();
-    const keysOf = (model: string): string[] => {
-      const { instance } = parseModelId(model);
-      return tenant === null || tenant === PLATFORM_SCOPE
-        ? [observedLimitKey(PLATFORM_SCOPE, instance)]
-        : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
-    };
-    const keys = [...new Set(models.flatMap(keysOf))];
+    const keys = [...new Set(models.flatMap((model) => limitKeysOf(model, tenant)))];
     await catalog.ensure(this.#generations, [OBSERVED_LIMITS_MARKER]);
     const limits = await this.#limitsByKey(keys);
     const result = new Map<string, number>();
     for (const model of models) {
-      const found = keysOf(model).flatMap((key) => {
+      const found = limitKeysOf(model, tenant).flatMap((key) => {
         const limit = limits.get(key) ?? NONE_OBSERVED;
         return limit === NONE_OBSERVED ? [] : [limit];
       });

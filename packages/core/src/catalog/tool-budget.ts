@@ -74,10 +74,6 @@ export class ToolBudgetService {
       }
       return { model, ...known, ...maxToolTokens };
     });
-    const smallest = (values: (number | null | undefined)[]) => {
-      const known = values.filter((value): value is number => typeof value === "number");
-      return known.length > 0 ? Math.min(...known) : null;
-    };
     const maxToolTokens = smallest(budgets.map((budget) => budget.maxToolTokens));
     return {
       maxTools: smallest(budgets.map((budget) => budget.maxTools)),
@@ -85,4 +81,13 @@ export class ToolBudgetService {
       models: budgets,
     };
   }
+}
+
+/**
+ * The smallest known value, null when none is: a function of the module, not a closure made per
+ * call, which the bundles' `keepNames` would name every time.
+ */
+function smallest(values: readonly (number | null | undefined)[]): number | null {
+  const known = values.filter((value): value is number => typeof value === "number");
+  return known.length > 0 ? Math.min(...known) : null;
 }
