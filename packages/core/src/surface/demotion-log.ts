@@ -56,7 +56,12 @@ export class DemotionLog {
 
   constructor(private readonly options: DemotionLogOptions) {
     this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
-    this.seen = new CountedLru({ max: REMEMBERED_OUTCOMES, ttl: this.ttlSeconds * 1000 });
+    // A day's TTL needs no millisecond clock: refreshed once a second, not a timer every few turns.
+    this.seen = new CountedLru({
+      max: REMEMBERED_OUTCOMES,
+      ttl: this.ttlSeconds * 1000,
+      ttlResolution: 1000,
+    });
   }
 
   /** Logs `outcome` for the process unless this process's same outcome was logged already. */
