@@ -480,7 +480,7 @@ async function benchStores(
           `${formatNumber(median(cpuPerRound(floorOf(bench), bench)), 3)}×`,
       );
     }
-    for (const before of cases.filter((bench) => bench.tree === trees[1])) {
+    for (const before of trees.length < 2 ? [] : cases.filter((bench) => bench.tree === trees[1])) {
       const after = cases.find((bench) => bench.tree === trees[0] && bench.size === before.size)!;
       const cpu = measured.get(before)!.cpu.map((micros, round) => measured.get(after)!.cpu[round]! / micros);
       const rates = perRound(after, before);

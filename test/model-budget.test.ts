@@ -8,6 +8,7 @@ import {
   CATALOG_KEY,
   CatalogEditor,
   compileCatalog,
+  Generations,
   type GetResult,
   type Logger,
   ModelCatalogService,
@@ -301,6 +302,54 @@ describe("observed tool limits", () => {
     expect(
       await second.budget.budgetForChain(["cortecs/some-model"], { catalog: second.catalog.begin() }),
     ).toEqual(expected);
+  });
+
+  it("with generation markers a warm chain's budget is answered again, and a limit learned or withdrawn elsewhere moves it at the next read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vance-observed-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, "state.sqlite");
+    /** An instance whose catalog and learned limits are kept by generation, as the composition root builds them. */
+    const instance = () => {
+      const state = sqlite(file);
+      const generations = new Generations({ state });
+      const { logger } = recordingLogger();
+      const catalog = new ModelCatalogService({
+        store: new MemoryObjectStore({ objects: {} }),
+        bundled: BUNDLED,
+        logger,
+        generations,
+      });
+      const observed = new ObservedToolLimits({ state, catalog, logger, now: () => NOW, generations });
+      return { catalog, observed, budget: new ToolBudgetService({ observed, generations }) };
+    };
+    const learner = instance();
+    const engine = instance();
+    const chain = ["openai/gpt-4.1", "cortecs/some-model"];
+    const maxTools = async () =>
+      (await engine.budget.budgetForChain(chain, { tenant: "acme", catalog: engine.catalog.begin() }))
+        .maxTools;
+    expect(await maxTools()).toBe(128);
+    const warm = await engine.budget.budgetForChain(chain, {
+      tenant: "acme",
+      catalog: engine.catalog.begin(),
+    });
+    expect(
+      await engine.budget.budgetForChain(chain, { tenant: "acme", catalog: engine.catalog.begin() }),
+    ).toBe(warm);
+
+    await learner.observed.learn("cortecs/some-model", "Too many tools provided: 163 > 64");
+    expect(await maxTools()).toBe(64);
+    await learner.observed.learn("openai/gpt-4.1", "Too many tools provided: 163 > 40", "acme");
+    expect(await maxTools()).toBe(40);
+    // Another tenant's chain of the same models is its own: acme's limit does not bind it.
+    expect(
+      (await engine.budget.budgetForChain(chain, { tenant: "other", catalog: engine.catalog.begin() }))
+        .maxTools,
+    ).toBe(64);
+    expect(await learner.observed.withdraw("acme", "openai")).toBe(true);
+    expect(await maxTools()).toBe(64);
+    expect(await learner.observed.withdraw("*", "cortecs")).toBe(true);
+    expect(await maxTools()).toBe(128);
   });
 
   it("learning logs exactly one WARN, naming the endpoint, the scope and the catalog fix", async () => {

@@ -42,10 +42,15 @@ function agentFor(url: URL, concurrency: number): Agent {
   return agent;
 }
 
+/**
+ * One GET. A kept socket the server closed just as it was reused (the keep-alive race: a window
+ * comes back to an origin after the others' windows) is sent again once on a fresh one.
+ */
 function get(
   url: URL,
   agent: Agent,
   headers: Readonly<Record<string, string>>,
+  retry = true,
 ): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: "GET", agent, headers }, (res) => {
@@ -56,7 +61,11 @@ function get(
       res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes }));
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (retry && req.reusedSocket && error.code === "ECONNRESET") {
+        get(url, agent, headers, false).then(resolve, reject);
+      } else reject(error);
+    });
     req.end();
   });
 }

@@ -1,7 +1,7 @@
 import type { ProcessService } from "@vance/core";
 import * as v from "valibot";
 import { authenticate, ENGINE, type TokenVerifier } from "./auth";
-import type { FastRoute } from "./fast-path";
+import { claimOf, type FastRoute } from "./fast-path";
 import { ManifestQuerySchema, manifestAnswer, ProcessPathSchema } from "./routes/processes";
 
 /** The manifest route's template, as Hono registers it (app.ts mounts `processRoutes` under the project). */
@@ -41,21 +41,17 @@ export function fastManifest(
     const query = v.safeParse(ManifestQuerySchema, fields);
     if (!query.success) return undefined;
     const { tenant, project } = ids.output;
-    return {
-      route: MANIFEST_ROUTE,
-      tenant,
-      answer: async () => {
-        await authenticate(
-          verifier,
-          request.headers.get("authorization") ?? undefined,
-          { env, path, tenant, project },
-          "read",
-          ENGINE,
-        );
-        const body = await manifestAnswer(processes, ids.output, query.output);
-        return { status: 200, contentType: "application/json", body };
-      },
-    };
+    return claimOf(MANIFEST_ROUTE, tenant, async () => {
+      await authenticate(
+        verifier,
+        request.headers.get("authorization") ?? undefined,
+        { env, path, tenant, project },
+        "read",
+        ENGINE,
+      );
+      const body = await manifestAnswer(processes, ids.output, query.output);
+      return { status: 200, contentType: "application/json", body };
+    });
   };
 }
 

@@ -11,8 +11,12 @@ import { LRUCache } from "lru-cache";
 export class CountedLru<K extends {}, V extends {}> extends LRUCache<K, V> {
   readonly #entries: number;
 
-  /** `ttl` in ms, as lru-cache's own option. */
-  constructor(options: { readonly max: number; readonly ttl?: number }) {
+  /**
+   * `ttl` and `ttlResolution` in ms, as lru-cache's own options. `ttlResolution` is how long
+   * lru-cache trusts its clock: each refresh sets a timer, every millisecond by default (a cache
+   * read on every request under load then schedules a timer every few requests).
+   */
+  constructor(options: { readonly max: number; readonly ttl?: number; readonly ttlResolution?: number }) {
     super({ ...options, max: 0, maxSize: options.max, sizeCalculation: () => 1 });
     this.#entries = options.max;
   }

@@ -169,8 +169,34 @@ function splitLimitKey(key: string): { scope: string; instance: string } {
   return { scope: key.slice(0, at), instance: key.slice(at + 1) };
 }
 
+/**
+ * The keys of the limits that bind `model` for a process of `tenant` (null: only the platform's).
+ * A function of the module, not a closure made per call, which the bundles' `keepNames` would name.
+ */
+function limitKeysOf(model: string, tenant: string | null): string[] {
+  const { instance } = parseModelId(model);
+  return tenant === null || tenant === PLATFORM_SCOPE
+    ? [observedLimitKey(PLATFORM_SCOPE, instance)]
+    : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
+}
+
 /** Keys an instance keeps (with their limit or its absence); a forgotten one is read again. */
 const KNOWN_KEYS = 10_000;
+
+/** Chains (a tenant and its models) whose limits an instance keeps answered under one generation. */
+const KNOWN_CHAINS = 1_024;
+
+/** The one marker the learned limits are kept by. */
+const LIMITS_MARKERS: readonly string[] = Object.freeze([OBSERVED_LIMITS_MARKER]);
+
+/** What an instance knows under one generation of the learned limits. */
+interface KnownLimits {
+  readonly stamp: GenerationStamp;
+  /** The limit under each key read (`NONE_OBSERVED` for none). */
+  readonly limits: CountedLru<string, number>;
+  /** Each chain's answer (`limitsFor`), shared by its callers, and the keys it read. */
+  readonly chains: Map<string, { readonly keys: number; readonly limits: ReadonlyMap<string, number> }>;
+}
 
 /** Stands for "no limit observed" in the cache, which holds no nulls. */
 const NONE_OBSERVED = 0;
@@ -191,7 +217,7 @@ export class ObservedToolLimits {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #generations: Generations | undefined;
-  #known: { readonly stamp: GenerationStamp; readonly limits: CountedLru<string, number> } | null = null;
+  #known: KnownLimits | null = null;
   readonly #reads = new CacheCounters();
 
   constructor(options: ObservedToolLimitsOptions) {
@@ -289,26 +315,52 @@ export class ObservedToolLimits {
     models: readonly string[],
     tenant: string | null,
     catalog: Pick<CatalogSnapshot, "ensure">,
-  ): Promise<Map<string, number>> {
+  ): Promise<ReadonlyMap<string, number>> {
     if (models.length === 0) return new Map();
-    const keysOf = (model: string): string[] => {
-      const { instance } = parseModelId(model);
-      return tenant === null || tenant === PLATFORM_SCOPE
-        ? [observedLimitKey(PLATFORM_SCOPE, instance)]
-        : [observedLimitKey(PLATFORM_SCOPE, instance), observedLimitKey(tenant, instance)];
-    };
-    const keys = [...new Set(models.flatMap(keysOf))];
-    await catalog.ensure(this.#generations, [OBSERVED_LIMITS_MARKER]);
+    // A chain answered before: its ids were valid then (parsing them is pure), so they are now.
+    const chain = `${tenant ?? ""}\n${models.join("\n")}`;
+    const answered = this.#known?.chains.get(chain);
+    const keys = answered ? [] : [...new Set(models.flatMap((model) => limitKeysOf(model, tenant)))];
+    await catalog.ensure(this.#generations, LIMITS_MARKERS);
+    // Under the generation it was answered in, a chain's answer stands (a learned or withdrawn
+    // limit bumps it): a turn reads one map instead of each key's.
+    const known = this.#currentKnown();
+    const kept = known?.chains.get(chain);
+    if (kept) {
+      this.#reads.hits += kept.keys;
+      return kept.limits;
+    }
+    if (answered) keys.push(...new Set(models.flatMap((model) => limitKeysOf(model, tenant))));
     const limits = await this.#limitsByKey(keys);
     const result = new Map<string, number>();
     for (const model of models) {
-      const found = keysOf(model).flatMap((key) => {
+      const found = limitKeysOf(model, tenant).flatMap((key) => {
         const limit = limits.get(key) ?? NONE_OBSERVED;
         return limit === NONE_OBSERVED ? [] : [limit];
       });
       if (found.length > 0) result.set(model, Math.min(...found));
     }
+    if (known !== null && this.#known === known) {
+      if (known.chains.size >= KNOWN_CHAINS) known.chains.clear();
+      known.chains.set(chain, { keys: keys.length, limits: result });
+    }
     return result;
+  }
+
+  /** What this instance knows under the limits' current generation (null without generations). */
+  #currentKnown(): KnownLimits | null {
+    const generations = this.#generations;
+    if (!generations) return null;
+    let known = this.#known;
+    if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
+      known = {
+        stamp: generations.stamp(OBSERVED_LIMITS_MARKER),
+        limits: new CountedLru({ max: KNOWN_KEYS }),
+        chains: new Map(),
+      };
+      this.#known = known;
+    }
+    return known;
   }
 
   /**
@@ -324,18 +376,10 @@ export class ObservedToolLimits {
    * the generation the caller's read made known.
    */
   async #limitsByKey(keys: readonly string[]): Promise<Map<string, number>> {
-    const generations = this.#generations;
-    if (!generations) {
+    const known = this.#currentKnown();
+    if (!known) {
       const found = await this.#state.getObservedToolLimits(keys);
       return new Map(found.map((limit) => [limit.key, limit.maxTools]));
-    }
-    let known = this.#known;
-    if (!known || !generations.isCurrent(OBSERVED_LIMITS_MARKER, known.stamp)) {
-      known = {
-        stamp: generations.stamp(OBSERVED_LIMITS_MARKER),
-        limits: new CountedLru({ max: KNOWN_KEYS }),
-      };
-      this.#known = known;
     }
     const missing = keys.filter((key) => !known.limits.has(key));
     this.#reads.hits += keys.length - missing.length;

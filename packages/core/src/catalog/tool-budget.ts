@@ -1,6 +1,12 @@
 import { CATALOG_MARKER, type Generations, OBSERVED_LIMITS_MARKER } from "../cascade/generations";
 import { VanceError } from "../errors";
-import { type LimitSource, maxToolsFor, maxToolTokensFor, parseModelId } from "./model-catalog";
+import {
+  type CompiledCatalog,
+  type LimitSource,
+  maxToolsFor,
+  maxToolTokensFor,
+  parseModelId,
+} from "./model-catalog";
 import type { CatalogSnapshot } from "./model-catalog-service";
 import type { ObservedToolLimits } from "./observed-tool-limits";
 
@@ -36,6 +42,19 @@ export interface ToolBudgetServiceOptions {
 export class ToolBudgetService {
   readonly #observed: ObservedToolLimits;
   readonly #generations: Generations | undefined;
+  /**
+   * Each chain's last budget (by tenant and models) with the catalog and learned limits it was
+   * computed from: both are the one answer of their generation, so while they are the same
+   * objects the budget is the same — an engine's every turn asks it again.
+   */
+  readonly #answered = new Map<
+    string,
+    {
+      readonly catalog: CompiledCatalog;
+      readonly observed: ReadonlyMap<string, number>;
+      readonly budget: ChainBudget;
+    }
+  >();
 
   constructor(options: ToolBudgetServiceOptions) {
     this.#observed = options.observed;
@@ -54,15 +73,30 @@ export class ToolBudgetService {
   ): Promise<ChainBudget> {
     const { catalog: snapshot } = options;
     if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
-    // Validate every id before any I/O, so a typo answers 400 and costs no request.
-    for (const model of models) parseModelId(model);
+    const chain = `${options.tenant ?? ""}\n${models.join("\n")}`;
+    const answered = this.#answered.get(chain);
+    // Validate every id before any I/O, so a typo answers 400 and costs no request. A chain
+    // answered before had valid ids (parsing them is pure).
+    if (!answered) for (const model of models) parseModelId(model);
     const generations = this.#generations;
-    await snapshot.ensure(generations, [OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
+    await snapshot.ensure(generations, BUDGET_MARKERS);
     const [catalog, observed] = await Promise.all([
       snapshot.catalog(),
       this.#observed.limitsFor(models, options.tenant ?? null, snapshot),
     ]);
+    // The same catalog and the same learned limits (each the one answer of its generation): the same budget.
+    if (answered && answered.catalog === catalog && answered.observed === observed) return answered.budget;
+    const budget = this.#budget(models, catalog, observed);
+    if (this.#answered.size >= KEPT_CHAINS) this.#answered.clear();
+    this.#answered.set(chain, { catalog, observed, budget });
+    return budget;
+  }
 
+  #budget(
+    models: readonly string[],
+    catalog: CompiledCatalog,
+    observed: ReadonlyMap<string, number>,
+  ): ChainBudget {
     const budgets = models.map((model): ModelBudget => {
       const known = maxToolsFor(catalog, model);
       const tokens = maxToolTokensFor(catalog, model);
@@ -74,10 +108,6 @@ export class ToolBudgetService {
       }
       return { model, ...known, ...maxToolTokens };
     });
-    const smallest = (values: (number | null | undefined)[]) => {
-      const known = values.filter((value): value is number => typeof value === "number");
-      return known.length > 0 ? Math.min(...known) : null;
-    };
     const maxToolTokens = smallest(budgets.map((budget) => budget.maxToolTokens));
     return {
       maxTools: smallest(budgets.map((budget) => budget.maxTools)),
@@ -85,4 +115,19 @@ export class ToolBudgetService {
       models: budgets,
     };
   }
+}
+
+/** Chains whose last budget an instance keeps (a tenant's processes share a few). */
+const KEPT_CHAINS = 1_024;
+
+/** What a budget reads by generation: the learned limits and the catalog. */
+const BUDGET_MARKERS: readonly string[] = Object.freeze([OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
+
+/**
+ * The smallest known value, null when none is: a function of the module, not a closure made per
+ * call, which the bundles' `keepNames` would name every time.
+ */
+function smallest(values: readonly (number | null | undefined)[]): number | null {
+  const known = values.filter((value): value is number => typeof value === "number");
+  return known.length > 0 ? Math.min(...known) : null;
 }

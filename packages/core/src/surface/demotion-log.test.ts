@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../errors";
 import type { FireOnceStore } from "../ports/fire-once-store";
-import { DemotionLog, type DemotionOutcome, demotedFamiliesLine } from "./demotion-log";
+import { DemotionLog, type DemotionOutcome, demotedFamiliesLine, demotionOutcomeKey } from "./demotion-log";
 
 const PROCESS = { tenant: "acme", project: "web", processId: "p1" };
 
@@ -92,18 +92,22 @@ describe("DemotionLog", () => {
     expect(lines).toHaveLength(2);
   });
 
-  it("describes an outcome by the caller's line when it keeps one (the surface, once per classification)", async () => {
+  it("knows an outcome by the caller's key when it keeps one (the surface, once per classification)", async () => {
     const { lines, logger } = recorder();
     const state = markers();
     const log = new DemotionLog({ logger, state });
-    const line = demotedFamiliesLine(outcome(20).families);
-    expect(line).toBe("pack gmail 20, pack jira 15");
-    await log.record(PROCESS, { ...outcome(20), familiesLine: line });
-    // A fresh-but-equal outcome is the same outcome, with or without the caller's line.
+    expect(demotedFamiliesLine(outcome(20).families)).toBe("pack gmail 20, pack jira 15");
+    const key = demotionOutcomeKey(outcome(20));
+    expect(demotionOutcomeKey(outcome(19))).not.toBe(key);
+    expect(demotionOutcomeKey({ ...outcome(20), limit: 126 })).not.toBe(key);
+    await log.record(PROCESS, { ...outcome(20), key });
+    // A fresh-but-equal outcome is the same outcome, with or without the caller's key.
     await log.record(PROCESS, outcome(20));
-    await log.record(PROCESS, { ...outcome(20), familiesLine: line });
+    await log.record(PROCESS, { ...outcome(20), key });
     expect(lines).toHaveLength(1);
     expect(state.calls).toBe(1);
+    await log.record(PROCESS, { ...outcome(19), key: demotionOutcomeKey(outcome(19)) });
+    expect(lines).toHaveLength(2);
   });
 
   it("a second instance over the same state store stays silent for a logged outcome", async () => {

@@ -23,11 +23,13 @@ export interface DemotionOutcome {
   /** Every demoted tool's name, in demotion order: the TRACE line's. */
   readonly tools: readonly string[];
   /**
-   * `families` as text ({@link demotedFamiliesLine}), when the caller keeps it: the surface writes
-   * it once per classification (hundreds of families at 10,000 tools, the same every turn that
-   * changed nothing) and keeps it on the classification's memo. Written here without it.
+   * The outcome's key ({@link demotionOutcomeKey}), when the caller keeps it: the surface computes
+   * it once per classification and keeps it on the classification's memo — the outcome's text
+   * runs to hundreds of families at 5,000 tools, the same every turn that changed nothing, and
+   * writing and hashing it again on every turn was a fifth of a warm manifest's own work.
+   * Computed here without it.
    */
-  readonly familiesLine?: string;
+  readonly key?: string;
 }
 
 export interface DemotionLogOptions {
@@ -54,18 +56,22 @@ export class DemotionLog {
 
   constructor(private readonly options: DemotionLogOptions) {
     this.ttlSeconds = options.ttlSeconds ?? DEMOTION_LOG_TTL_SECONDS;
-    this.seen = new CountedLru({ max: REMEMBERED_OUTCOMES, ttl: this.ttlSeconds * 1000 });
+    // A day's TTL needs no millisecond clock: refreshed once a second, not a timer every few turns.
+    this.seen = new CountedLru({
+      max: REMEMBERED_OUTCOMES,
+      ttl: this.ttlSeconds * 1000,
+      ttlResolution: 1000,
+    });
   }
 
   /** Logs `outcome` for the process unless this process's same outcome was logged already. */
   async record(process: ProcessKey, outcome: DemotionOutcome): Promise<void> {
-    const families = outcome.familiesLine ?? demotedFamiliesLine(outcome.families);
-    const described = `${outcome.maxTools}/${outcome.limit}: ${families}`;
-    const key = `${process.tenant}/${process.project}/${process.processId}\n${described}`;
+    const outcomeKey = outcome.key ?? demotionOutcomeKey(outcome);
+    const key = `${process.tenant}/${process.project}/${process.processId}/${outcomeKey}`;
     if (this.seen.has(key)) return;
     // Remembered before the request: a concurrent manifest of the same outcome asks no second time.
     this.seen.set(key, true);
-    const marker = `budget.demoted/${process.tenant}/${process.project}/${process.processId}/${hash(described)}`;
+    const marker = `budget.demoted/${key}`;
     let first: boolean;
     try {
       first = this.options.state ? await this.options.state.markOnce(marker, this.ttlSeconds) : true;
@@ -93,6 +99,17 @@ export class DemotionLog {
 /** The demoted families as one line, e.g. `pack gmail 20, pack jira 15` (after `128/127: `). */
 export function demotedFamiliesLine(families: DemotionOutcome["families"]): string {
   return families.map((unit) => `${unit.triageClass} ${unit.family} ${unit.tools}`).join(", ");
+}
+
+/**
+ * An outcome's key: a hash of what its line says — the budget and the demoted families, e.g.
+ * `128/127: pack gmail 20, pack jira 15` —, so equal outcomes have equal keys (the marker's
+ * last segment, as before).
+ */
+export function demotionOutcomeKey(
+  outcome: Pick<DemotionOutcome, "maxTools" | "limit" | "families">,
+): string {
+  return hash(`${outcome.maxTools}/${outcome.limit}: ${demotedFamiliesLine(outcome.families)}`);
 }
 
 /** cyrb53 (a 53-bit string hash, public domain), base 36: a short marker for a long outcome. */

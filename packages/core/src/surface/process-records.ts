@@ -504,13 +504,14 @@ export class ProcessRecordCaches {
 
   /** {@link readProcessRecord}, its whole `allowedToolsAdd` kept for the record's `version`. */
   readRecord(stored: ProcessRecord, version: string | undefined): ProcessRecord {
-    if (version === undefined) return readProcessRecord(stored);
-    return readProcessRecord(stored, {
-      get: () => this.#expandedAddReads.read(this.#derived.get(version)?.add),
-      set: (add) => {
-        this.#entry(version, stored).add = add;
-      },
-    });
+    if (version === undefined || stored.allowedToolsAddAt === undefined) return readProcessRecord(stored);
+    // No cache object of two closures a turn: the bundles' `keepNames` names each one it makes.
+    let add = this.#expandedAddReads.read(this.#derived.get(version)?.add);
+    if (add === undefined) {
+      add = expandedToolsAdd(stored, stored.allowedToolsAddAt);
+      this.#entry(version, stored).add = add;
+    }
+    return withToolsAdd(stored, add);
   }
 
   #entry(version: string, record: ProcessRecord): DerivedFromRecord {
@@ -614,29 +615,28 @@ export function storedProcessRecord(record: ProcessRecord): ProcessRecord {
   return { ...rest, allowedToolsAdd: others, allowedToolsAddAt: encodeRanges(at) };
 }
 
-/** Where {@link readProcessRecord} keeps the whole list of one record version. */
-interface ExpandedAddCache {
-  get(): readonly string[] | undefined;
-  set(add: readonly string[]): void;
-}
-
 /**
  * A stored record as the service uses it: `allowedToolsAdd` whole again (sorted). A record of the
- * shape before (no `allowedToolsAddAt`) is read as it is. `cache` keeps the whole list of the
- * record's version (`ProcessRecordCaches`).
+ * shape before (no `allowedToolsAddAt`) is read as it is. `ProcessRecordCaches.readRecord` keeps
+ * the whole list of the record's version.
  */
-export function readProcessRecord(stored: ProcessRecord, cache?: ExpandedAddCache): ProcessRecord {
-  const { allowedToolsAddAt: at, ...rest } = stored;
-  if (at === undefined) return stored;
-  let add = cache?.get();
-  if (add === undefined) {
-    const added = decodeRanges(at).flatMap((i) => {
-      const name = stored.allowedTools[i];
-      return name === undefined ? [] : [name];
-    });
-    add = Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
-    cache?.set(add);
-  }
+export function readProcessRecord(stored: ProcessRecord): ProcessRecord {
+  const at = stored.allowedToolsAddAt;
+  return at === undefined ? stored : withToolsAdd(stored, expandedToolsAdd(stored, at));
+}
+
+/** The whole `allowedToolsAdd` of a stored record (`at`: its `allowedToolsAddAt`), sorted and frozen. */
+function expandedToolsAdd(stored: ProcessRecord, at: string): readonly string[] {
+  const added = decodeRanges(at).flatMap((i) => {
+    const name = stored.allowedTools[i];
+    return name === undefined ? [] : [name];
+  });
+  return Object.freeze([...new Set([...added, ...stored.allowedToolsAdd])].sort());
+}
+
+/** `stored` as the service reads it: `add` as its whole `allowedToolsAdd`, no `allowedToolsAddAt`. */
+function withToolsAdd(stored: ProcessRecord, add: readonly string[]): ProcessRecord {
+  const { allowedToolsAddAt: _at, ...rest } = stored;
   return { ...rest, allowedToolsAdd: add };
 }
 

@@ -20,7 +20,7 @@ import {
   type SurfaceTool,
   toolTokens,
 } from "./classify";
-import { type DemotionLog, demotedFamiliesLine } from "./demotion-log";
+import { type DemotionLog, demotionOutcomeKey } from "./demotion-log";
 import {
   DEMOTED_BLOCK_TOKENS,
   DISCOVERY_BLOCK_TOKENS,
@@ -57,8 +57,8 @@ interface SurfaceMemo {
         readonly value: Classification;
         /** Manifests built from this classification, by format, each with its encoded body once asked. */
         readonly manifests: Record<string, BuiltManifest>;
-        /** Its demoted families as the demotion log's text, once written. */
-        demotedFamilies?: string;
+        /** Its demotion outcome's key for the demotion log, once computed. */
+        demotionKey?: string;
       }
     | undefined;
 }
@@ -238,14 +238,19 @@ export class ToolSurface {
     this.options.metrics?.manifestBuilt(record.tenant, classification.demoted.length);
     if (classification.demoted.length > 0) {
       // Written once per classification, on its memo: a turn that changed nothing has it.
-      finished.demotedFamilies ??= demotedFamiliesLine(classification.demotedUnits);
+      // Its limit is in the classification's key, so the outcome's key is the classification's.
+      finished.demotionKey ??= demotionOutcomeKey({
+        maxTools: surface.maxTools,
+        limit: surface.limit,
+        families: classification.demotedUnits,
+      });
       await this.options.demotions.record(record, {
         maxTools: surface.maxTools,
         limit: surface.limit,
         demoted: classification.demoted.length,
         families: classification.demotedUnits,
         tools: classification.demoted,
-        familiesLine: finished.demotedFamilies,
+        key: finished.demotionKey,
       });
     }
     const built = manifests[format] ?? this.assemble(surface, format, views);

@@ -9,9 +9,9 @@ import {
   NO_MODEL_CATALOG,
 } from "../catalog/model-catalog-service";
 import type { Logger } from "../ports/logger";
-import type { ToolListing } from "./resolved-tool";
+import type { PackSource, ToolListing, ToolLookup } from "./resolved-tool";
 import type { ToolReader } from "./tool-reader";
-import { ListingVersion, ToolSnapshot } from "./tool-snapshot";
+import { ListingVersion, type SnapshotSource, ToolSnapshot } from "./tool-snapshot";
 
 /** Bytes of snapshots (listings and their derived views) one instance keeps by default. */
 export const DEFAULT_SNAPSHOT_CACHE_BYTES = 256 * MIB;
@@ -49,6 +49,8 @@ export class ToolCatalog {
   readonly #models: ToolCatalogOptions["models"];
   readonly #versions: TenantByteCache<ListingVersion>;
   #lastVersion = 0;
+  /** {@link #listingVersion}, made once: a snapshot's source calls it (no closures per request). */
+  readonly #versionOf = (tenant: string, project: string) => this.#listingVersion(tenant, project);
 
   constructor(options: ToolCatalogOptions) {
     this.#reader = options.reader;
@@ -78,11 +80,12 @@ export class ToolCatalog {
         async () => NO_MODEL_CATALOG,
         (generations, markers) => read.ensure(generations, markers),
       );
-    return new ToolSnapshot(tenant, project, models, {
-      listingVersion: () => this.#listingVersion(tenant, project),
-      lookup: (name) => this.#reader.lookup(tenant, project, name),
-      packSource: (name) => this.#reader.packSource(tenant, project, name),
-    });
+    return new ToolSnapshot(
+      tenant,
+      project,
+      models,
+      new ProjectTools(this.#versionOf, this.#reader, tenant, project),
+    );
   }
 
   /**
@@ -123,6 +126,31 @@ export class ToolCatalog {
     );
     this.#versions.set(tenant, project, version);
     return version;
+  }
+}
+
+/**
+ * What a snapshot of one project reads through. A class, not an object of three closures: the
+ * bundles' `keepNames` names each closure made per request with `Object.defineProperty`.
+ */
+class ProjectTools implements SnapshotSource {
+  constructor(
+    private readonly versionOf: (tenant: string, project: string) => Promise<ListingVersion>,
+    private readonly reader: ToolCatalogOptions["reader"],
+    private readonly tenant: string,
+    private readonly project: string,
+  ) {}
+
+  listingVersion(): Promise<ListingVersion> {
+    return this.versionOf(this.tenant, this.project);
+  }
+
+  lookup(name: string): Promise<ToolLookup> {
+    return this.reader.lookup(this.tenant, this.project, name);
+  }
+
+  packSource(name: string): Promise<PackSource | null> {
+    return this.reader.packSource(this.tenant, this.project, name);
   }
 }
 

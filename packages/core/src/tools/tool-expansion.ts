@@ -133,7 +133,7 @@ export class ToolExpansion {
    */
   async expandAll(tenant: string, project: string, listing: UnexpandedListing): Promise<KeyedListing> {
     const layers = `${listing.projectVersion}.${listing.tenantVersion}`;
-    if (!listing.sourced || !this.active) return { key: layers, listing: () => listing.view };
+    if (!listing.sourced || !this.active) return new LayersListing(layers, listing.view);
     const expansions = await Promise.all(
       listing.tools.map(async (tool) =>
         tool.kind === "document" && this.sourcing(tool)
@@ -348,4 +348,19 @@ export function sourceUnavailable(pack: string, problem: VanceError | null): Van
     "source_unavailable",
     `pack '${pack}' has no sub-tools right now: ${why}; they come back as soon as its source answers`,
   );
+}
+
+/**
+ * A listing without remote sources, keyed by its layers' versions: a class, not an object with a
+ * closure, which the bundles' `keepNames` would name on every listing of a request.
+ */
+class LayersListing implements KeyedListing {
+  constructor(
+    readonly key: string,
+    private readonly view: ToolListing,
+  ) {}
+
+  listing(): ToolListing {
+    return this.view;
+  }
 }
