@@ -639,7 +639,6 @@ function rpcError(error: unknown): McpError {
  * content blocks with a `type`, an object for `structuredContent`, a boolean `isError`.
  */
 function callToolResult(result: unknown): McpCallResult {
-  const fail = (why: string) => new Error(`the MCP server's tools/call result is not one: ${why}`);
   if (typeof result !== "object" || result === null || Array.isArray(result)) throw fail("not an object");
   const { content = [], structuredContent, isError } = result as Record<string, unknown>;
   if (!Array.isArray(content)) throw fail("content is not a list");
@@ -660,6 +659,11 @@ function callToolResult(result: unknown): McpCallResult {
       : { structuredContent: structuredContent as McpCallResult["structuredContent"] & object }),
     ...(isError === undefined ? {} : { isError }),
   };
+}
+
+/** Why a `tools/call` result is refused. A function of the module, not a closure made per call. */
+function fail(why: string): Error {
+  return new Error(`the MCP server's tools/call result is not one: ${why}`);
 }
 
 /**
