@@ -1,12 +1,10 @@
-import type { ProcessService } from "@vance/core";
-import * as v from "valibot";
+import { ID_PATTERN, type ProcessService, TENANT_PROJECT } from "@vance/core";
 import { authenticate, ENGINE, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
 import { claimOf, type FastRoute } from "./fast-path";
 import { parseJsonBody } from "./http";
 import { browserRefusal } from "./mcp/browser-guard";
 import { type McpSettings, mcpServerOf, NO_ORIGIN_CORS, requireJsonRpcMediaType } from "./routes/mcp";
-import { ProjectPathSchema } from "./validate";
 
 /** The process MCP endpoint's template, as Hono registers it (app.ts mounts `mcpRoutes` under the project). */
 export const PROCESS_MCP_ROUTE = "/v1/tenants/:tenant/projects/:project/processes/:id/mcp";
@@ -55,9 +53,11 @@ export function fastProcessMcp(
     const path = mark < 0 ? url.slice(start) : url.slice(start, mark);
     const match = PROCESS_MCP_PATH.exec(path);
     if (!match) return undefined;
-    const ids = v.safeParse(ProjectPathSchema, { tenant: match[1], project: match[2] });
-    if (!ids.success) return undefined;
-    const { tenant, project } = ids.output;
+    const tenant = match[1]!;
+    const project = match[2]!;
+    // ProjectPathSchema's rules, tested directly: its `safeParse` cost ~1% of a call's CPU.
+    if (!ID_PATTERN.test(tenant) || !(project === TENANT_PROJECT || ID_PATTERN.test(project)))
+      return undefined;
     const processId = match[3]!;
     return claimOf(
       PROCESS_MCP_ROUTE,
