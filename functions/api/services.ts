@@ -546,14 +546,22 @@ export async function buildServices(
     waitMs: config.VANCE_SOURCE_WAIT_MS,
     maxBytes: config.VANCE_CACHE_SOURCES_MB * MIB,
     tenantShare: config.VANCE_CACHE_TENANT_PERCENT / 100,
+    // Methods, not arrow properties: the bundle's `keepNames` renames each named closure made
+    // per call with `Object.defineProperty` (~0.7 µs each).
     context: (tenant, project) => ({
       tenant,
       project,
       runtime,
       networkPolicy,
-      readHit: (path) => cascade.lookup(tenant, project, path),
-      readVersion: (path) => cascade.lookupVersion(tenant, project, path),
-      secretsFor: (layer) => secrets.lookupFor(tenant, layer),
+      readHit(path) {
+        return cascade.lookup(tenant, project, path);
+      },
+      readVersion(path) {
+        return cascade.lookupVersion(tenant, project, path);
+      },
+      secretsFor(layer) {
+        return secrets.lookupFor(tenant, layer);
+      },
     }),
   });
   const tools = new ServerToolService(cascade, types, BUILT_IN_TOOLS, logger, {

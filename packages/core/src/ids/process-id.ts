@@ -26,5 +26,7 @@ export const ProcessIdSchema = v.pipe(
 
 /** Throws `invalid_id` unless `id` is a valid process id. */
 export function assertProcessId(id: string): void {
-  if (!v.is(ProcessIdSchema, id)) throw Errors.invalidId("process id", id, PROCESS_ID_RULE);
+  // The schema's rule, tested directly: `v.is` costs a few µs, and every request asserts its ids.
+  if (typeof id !== "string" || processIdProblem(id) !== null)
+    throw Errors.invalidId("process id", id, PROCESS_ID_RULE);
 }

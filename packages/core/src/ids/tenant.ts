@@ -1,4 +1,3 @@
-import * as v from "valibot";
 import { Errors } from "../errors";
 import { ID_PATTERN, ID_RULE } from "./id";
 import { ruleSchema } from "./rule-schema";
@@ -8,5 +7,7 @@ export const TenantIdSchema = ruleSchema("tenant id", (tenant) => (ID_PATTERN.te
 
 /** Throws `invalid_id` unless `tenant` is a valid tenant id. */
 export function assertTenantId(tenant: string): void {
-  if (!v.is(TenantIdSchema, tenant)) throw Errors.invalidId("tenant", tenant, ID_RULE);
+  // The schema's rule, tested directly: `v.is` costs a few µs, and every request asserts its ids.
+  if (typeof tenant !== "string" || !ID_PATTERN.test(tenant))
+    throw Errors.invalidId("tenant", tenant, ID_RULE);
 }

@@ -547,7 +547,12 @@ function recordVersionKey(record: ProcessKey, version: string): string {
  * nothing new: its target passes the process's own allow set.
  */
 export function servedAllowSet(allowed: AllowSet): AllowSet {
-  return { has: (name) => name === META_TOOL.invoke || allowed.has(name) };
+  // A method, not an arrow property, which `keepNames` would rename on every call.
+  return {
+    has(name) {
+      return name === META_TOOL.invoke || allowed.has(name);
+    },
+  };
 }
 
 /** What the process may invoke: its frozen allow set, its packs' sub-tools and the capability floor. */

@@ -107,6 +107,8 @@ export class SqliteProcessStore implements ProcessStore {
    * stamp, so it is refused as before.
    */
   readonly #turnRows = new StampedAnswers<TurnRow>(KEPT_TURNS);
+  /** The JSON columns of a row the turn repeats, parsed once per row rather than on every turn. */
+  readonly #parsedRows = new WeakMap<TurnRow, ParsedTurnRow>();
 
   /** {@link #parsedRecords}' reads and extent, listed in `/v1/metrics` (`processes.parsed`). */
   readonly #stats: MemoStats;
@@ -280,7 +282,16 @@ export class SqliteProcessStore implements ProcessStore {
       // A row with the record's text is read once: the next turn asks with the parsed version.
       if (row.record === null) this.#turnRows.set(stamp, rowKey, row);
     }
-    const generations = generationsOf(markers, row.generations);
+    let parsed = this.#parsedRows.get(row);
+    if (parsed === undefined) {
+      parsed = {
+        activated: JSON.parse(row.activated) as [string, number][],
+        generations:
+          row.generations === null ? null : new Map(JSON.parse(row.generations) as [string, number][]),
+      };
+      this.#parsedRows.set(row, parsed);
+    }
+    const generations = generationsOf(markers, parsed.generations);
     if (row.version === null) return { process: null, generations };
     // No text: the row's version is the one parsed (a row of version 0 always answers its text).
     const text = row.record;
@@ -299,8 +310,7 @@ export class SqliteProcessStore implements ProcessStore {
       this.#stats.misses++;
     } else if (cached !== undefined) this.#stats.hits++;
     if (cached === undefined) throw new Error(`process ${cacheKey}: its row answered no text to parse`);
-    const activated = JSON.parse(row.activated) as [string, number][];
-    const process = this.#withActivations(cached.record, activated, row.expires_at);
+    const process = this.#withActivations(cached.record, parsed.activated, row.expires_at);
     // A row of version 0 (stored before versions) has none to name its fields by.
     return row.version === 0
       ? { process, generations }
@@ -382,10 +392,16 @@ export class SqliteProcessStore implements ProcessStore {
   }
 }
 
-/** The generation of each marker from `[[marker, generation], …]` as JSON; 0 for a marker never bumped. */
-function generationsOf(markers: readonly string[], json: string | null): number[] {
-  if (markers.length === 0 || json === null) return markers.map(() => 0);
-  const found = new Map(JSON.parse(json) as [string, number][]);
+/** A turn row's JSON columns, parsed. */
+interface ParsedTurnRow {
+  readonly activated: readonly (readonly [string, number])[];
+  /** The markers' generations (`[[marker, generation], …]`), or null when no marker was asked. */
+  readonly generations: ReadonlyMap<string, number> | null;
+}
+
+/** The generation of each marker; 0 for a marker never bumped. */
+function generationsOf(markers: readonly string[], found: ReadonlyMap<string, number> | null): number[] {
+  if (markers.length === 0 || found === null) return markers.map(() => 0);
   return markers.map((marker) => found.get(marker) ?? 0);
 }
 

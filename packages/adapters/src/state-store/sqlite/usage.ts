@@ -1,6 +1,7 @@
 import type { ToolUsageDelta, ToolUsageKey, ToolUsageRow, UsageStore } from "@vance/core";
 import { compareStrings, USAGE_TOKEN_WINDOW_MS } from "@vance/core";
 import type Database from "better-sqlite3";
+import { writeUnstamped } from "./unchanged";
 
 /**
  * Tool usage counters in the `tool_usage` table. A delta's token is kept in `usage_tokens` in the
@@ -12,11 +13,13 @@ export class SqliteUsageStore implements UsageStore {
   readonly #addOnce;
   readonly #list;
   readonly #listOfRole;
+  readonly #db: Database.Database;
 
   constructor(
     db: Database.Database,
     private readonly now: () => number = Date.now,
   ) {
+    this.#db = db;
     this.#add = db.prepare(
       `INSERT INTO tool_usage (tenant, project, role, tool, calls, discovery_hits, last_used_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -45,8 +48,11 @@ export class SqliteUsageStore implements UsageStore {
   }
 
   async addToolUsage(key: ToolUsageKey, delta: ToolUsageDelta): Promise<void> {
-    if (delta.token === undefined) this.#addRow(key, delta);
-    else this.#addOnce(key, delta, delta.token, this.now());
+    // Usage rows are read by no stamped read: a count leaves the repeated turn reads standing.
+    writeUnstamped(this.#db, () => {
+      if (delta.token === undefined) this.#addRow(key, delta);
+      else this.#addOnce(key, delta, delta.token, this.now());
+    });
   }
 
   #addRow(key: ToolUsageKey, delta: ToolUsageDelta): void {
