@@ -110,6 +110,7 @@ describe("attack suite: hostile MCP servers", () => {
       const tools = page === 1 ? [tool("first")] : [];
       return { json: rpc(message, { tools, nextCursor: `cursor-${page}` }) };
     });
+    const warned = target.warnings.length;
     try {
       await putMcpServer(target, "mcp", "pager", server.url, { name: "pages", type: "mcp_server" });
       const answer = await target.attack(
@@ -121,6 +122,50 @@ describe("attack suite: hostile MCP servers", () => {
       const listed = (await answer.json()) as { tools: { name: string }[] };
       expect(listed.tools.map((entry) => entry.name)).toContain("pages__first");
       expect(page).toBe(50);
+      // Each page waited on a signal of its own: one signal for all 50 held a listener per page.
+      expect(target.warnings.slice(warned).filter((line) => line.includes("MaxListeners"))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a tools/list that stops answering at page 20 times out, and only that page is cancelled", async () => {
+    let page = 0;
+    const server = await startHostileMcp((message) => {
+      if (message.method !== "tools/list") return undefined;
+      page += 1;
+      if (page < 20)
+        return { json: rpc(message, { tools: [tool(`t${page}`)], nextCursor: `cursor-${page}` }) };
+      return {
+        sse: async function* () {
+          // Never answers: the listing's deadline ends it.
+          await new Promise(() => {});
+          yield "";
+        },
+      };
+    });
+    try {
+      await putMcpServer(target, "mcp", "stalled", server.url, { name: "stalled", type: "mcp_server" }, 1000);
+      const answer = await target.attack(
+        "MCP tools/list stalling at page 20",
+        () =>
+          target.request(`${T}/tools/stalled__t1/invoke`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ params: {} }),
+          }),
+        (result) => `${result.status}, ${page} pages asked`,
+      );
+      expect(page).toBe(20);
+      const listed = server.messages.filter((m) => m.method === "tools/list").map((m) => String(m.id));
+      const cancelled = () =>
+        server.messages
+          .filter((m) => m.method === "notifications/cancelled")
+          .map((m) => String(m.params?.requestId));
+      // The stalled page is cancelled once; the 19 answered before it are not.
+      await expect.poll(cancelled).toEqual([listed[19]]);
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ error: "SourceUnavailable" });
     } finally {
       await server.close();
     }

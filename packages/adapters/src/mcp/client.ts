@@ -359,11 +359,22 @@ export class SdkMcpClient implements McpClient {
       const seen = new Set<string>();
       let cursor: string | undefined;
       for (let page = 1; ; page++) {
-        const answer = await connection.client.request(
-          { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-          ListToolsResultSchema,
-          options(),
-        );
+        // Each page on a signal of its own, linked to the call's until it is answered: the SDK
+        // leaves its abort listener on the signal a request was given, so one signal for every
+        // page held a listener per page read (Node warned of a leak past 10), and a listing that
+        // timed out asked the server to cancel every page it had already answered.
+        const { signal, timeout } = options();
+        const pageSignal = new LinkedSignal(signal);
+        let answer: Awaited<ReturnType<typeof connection.client.request<typeof ListToolsResultSchema>>>;
+        try {
+          answer = await connection.client.request(
+            { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+            ListToolsResultSchema,
+            { signal: pageSignal.signal, timeout },
+          );
+        } finally {
+          pageSignal.unlink();
+        }
         for (const tool of answer.tools) {
           if (tools.length >= this.maxTools) break;
           // This client declares no `tasks` capability, so a tool that answers only as a task
@@ -796,6 +807,31 @@ class Bound<T> implements EventListenerObject {
     this.signal.removeEventListener("abort", this);
     if (failed) this.reject(error);
     return true;
+  }
+}
+
+/**
+ * A signal of its own that aborts with `parent` until {@link unlink}ed: one request's signal, so
+ * what listens on it (the SDK, which never removes its listener) ends with the request.
+ */
+class LinkedSignal implements EventListenerObject {
+  readonly #controller = new AbortController();
+
+  constructor(private readonly parent: AbortSignal) {
+    if (parent.aborted) this.#controller.abort(parent.reason);
+    else parent.addEventListener("abort", this, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  handleEvent(): void {
+    this.#controller.abort(this.parent.reason);
+  }
+
+  unlink(): void {
+    this.parent.removeEventListener("abort", this);
   }
 }
 
