@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bearer, testApp } from "./support/app";
 import { ADD_NUMBERS } from "./support/spec-examples";
 
@@ -160,6 +160,34 @@ describe("POST …/tools/{name}/invoke", () => {
     expect(missing.body).toMatchObject({ code: "invalid_params", errors: [{ path: "b" }] });
     const extra = await invoke("add_numbers", { a: 1, b: 2, c: 3 });
     expect(extra.status).toBe(422);
+  });
+
+  it("serialises a document tool's input schema once per version, not on each call", async () => {
+    // The compiled schema is found by the schema's JSON text, computed when the document is read.
+    const schemaOf = (input: string) => (value: unknown) =>
+      typeof value === "object" &&
+      value !== null &&
+      input in ((value as { properties?: object }).properties ?? {});
+    await put("tools/kiwi_sum", scripted("kiwiCount + 1", "[{ name: kiwiCount, type: number }]"));
+    expect((await invoke("kiwi_sum", { kiwiCount: 1 })).body.value).toBe(2);
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      for (let n = 0; n < 20; n += 1) {
+        expect((await invoke("kiwi_sum", { kiwiCount: n })).body.value).toBe(n + 1);
+      }
+      expect((await invoke("kiwi_sum", { kiwiCount: "one" })).status).toBe(422);
+      expect(stringify.mock.calls.filter(([value]) => schemaOf("kiwiCount")(value))).toHaveLength(0);
+      // A new version of the document is checked against its new schema.
+      await put("tools/kiwi_sum", scripted("kiwiTotal + 2", "[{ name: kiwiTotal, type: number }]"));
+      expect((await invoke("kiwi_sum", { kiwiCount: 1 })).status).toBe(422);
+      stringify.mockClear();
+      for (let n = 0; n < 20; n += 1) {
+        expect((await invoke("kiwi_sum", { kiwiTotal: n })).body.value).toBe(n + 2);
+      }
+      expect(stringify.mock.calls.filter(([value]) => schemaOf("kiwiTotal")(value))).toHaveLength(0);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it("answers 404 for unknown tools and 403 tool_not_allowed outside allowedTools", async () => {

@@ -5,6 +5,7 @@ import { Errors, type VanceError } from "../errors";
 import type { JsonSchema } from "../json-schema";
 import type { ObjectAudit, PutOptions } from "../ports/object-store";
 import type { AnyToolType, SourceTool } from "../tool-types/tool-type";
+import { jsonSchemaText } from "../validation/json-schema-validator";
 
 /** What every resolved tool carries: its winning layer, normalised configuration and LLM input schema. */
 interface ResolvedToolBase {
@@ -16,7 +17,11 @@ interface ResolvedToolBase {
   readonly audit?: ObjectAudit;
   readonly config: ServerToolConfig;
   readonly inputSchema: JsonSchema;
-  /** `inputSchema`'s JSON text when its source computed it once (a listed MCP tool's): see `SourceTool`. */
+  /**
+   * `inputSchema`'s JSON text, computed once where the tool is resolved (a document's version, a
+   * built-in, a listed MCP tool: see `SourceTool`): a call finds the compiled schema by it
+   * (`compiledNow`) without serialising the schema again. Absent when the schema has no JSON text.
+   */
   readonly inputSchemaText?: string;
   /** A remote-backed tool shown from its last known list: its source could not be read just now. */
   readonly stale?: boolean;
@@ -158,6 +163,7 @@ export function byInvalidDocument(a: InvalidToolDocument, b: InvalidToolDocument
 
 /** A built-in as the built-in layer resolves it. */
 export function resolveBuiltIn(tool: BuiltInTool): ResolvedBuiltIn {
+  const inputSchemaText = jsonSchemaText(tool.inputSchema);
   return {
     kind: "builtin",
     name: tool.name,
@@ -165,6 +171,7 @@ export function resolveBuiltIn(tool: BuiltInTool): ResolvedBuiltIn {
     etag: null,
     builtIn: tool,
     inputSchema: tool.inputSchema,
+    ...(inputSchemaText === undefined ? {} : { inputSchemaText }),
     config: {
       name: tool.name,
       type: "builtin",
@@ -187,6 +194,11 @@ export function resolveDocument(
   etag: string | null,
   audit: ObjectAudit | null,
 ): ResolvedDocument {
+  const inputSchema = type.inputSchema(config.parameters);
+  // Once per document version (the parsed-tool cache keeps this by ETag), not once per call. Not
+  // for a sourced type: its tools take their schema, and its text, from the source
+  // (`tool-expansion.ts`), which must never find this document's text beside another schema.
+  const inputSchemaText = type.sourcing === undefined ? jsonSchemaText(inputSchema) : undefined;
   return {
     kind: "document",
     name: config.name,
@@ -195,6 +207,7 @@ export function resolveDocument(
     ...(audit ? { audit } : {}),
     config,
     type,
-    inputSchema: type.inputSchema(config.parameters),
+    inputSchema,
+    ...(inputSchemaText === undefined ? {} : { inputSchemaText }),
   };
 }
