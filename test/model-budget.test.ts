@@ -304,7 +304,7 @@ describe("observed tool limits", () => {
     ).toEqual(expected);
   });
 
-  it("with generation markers a warm chain's budget is answered again, and a limit learned or withdrawn elsewhere moves it at the next read", async () => {
+  it("with generation markers a warm chain's budget is the same, and a limit learned or withdrawn elsewhere moves it at the next read", async () => {
     const dir = mkdtempSync(join(tmpdir(), "vance-observed-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, "state.sqlite");
@@ -335,7 +335,7 @@ describe("observed tool limits", () => {
     });
     expect(
       await engine.budget.budgetForChain(chain, { tenant: "acme", catalog: engine.catalog.begin() }),
-    ).toBe(warm);
+    ).toEqual(warm);
 
     await learner.observed.learn("cortecs/some-model", "Too many tools provided: 163 > 64");
     expect(await maxTools()).toBe(64);

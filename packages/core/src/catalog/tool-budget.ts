@@ -42,20 +42,6 @@ export interface ToolBudgetServiceOptions {
 export class ToolBudgetService {
   readonly #observed: ObservedToolLimits;
   readonly #generations: Generations | undefined;
-  /**
-   * Each chain's last budget (by tenant and models) with the catalog and learned limits it was
-   * computed from: both are the one answer of their generation, so while they are the same
-   * objects the budget is the same — an engine's every turn asks it again.
-   */
-  readonly #answered = new Map<
-    string,
-    {
-      readonly catalog: CompiledCatalog;
-      readonly observed: ReadonlyMap<string, number>;
-      readonly budget: ChainBudget;
-    }
-  >();
-
   constructor(options: ToolBudgetServiceOptions) {
     this.#observed = options.observed;
     this.#generations = options.generations;
@@ -73,23 +59,16 @@ export class ToolBudgetService {
   ): Promise<ChainBudget> {
     const { catalog: snapshot } = options;
     if (models.length === 0) throw new VanceError("invalid_model", "the chain names no model");
-    const chain = `${options.tenant ?? ""}\n${models.join("\n")}`;
-    const answered = this.#answered.get(chain);
-    // Validate every id before any I/O, so a typo answers 400 and costs no request. A chain
-    // answered before had valid ids (parsing them is pure).
-    if (!answered) for (const model of models) parseModelId(model);
-    const generations = this.#generations;
-    await snapshot.ensure(generations, BUDGET_MARKERS);
+    // Validate every id before any I/O, so a typo answers 400 and costs no request.
+    for (const model of models) parseModelId(model);
+    await snapshot.ensure(this.#generations, BUDGET_MARKERS);
+    // Both kept by their generations (the catalog by its ETag, a chain's learned limits under the
+    // limits' generation, listed in `/v1/metrics` as `catalog`): what is left is a few look-ups.
     const [catalog, observed] = await Promise.all([
       snapshot.catalog(),
       this.#observed.limitsFor(models, options.tenant ?? null, snapshot),
     ]);
-    // The same catalog and the same learned limits (each the one answer of its generation): the same budget.
-    if (answered && answered.catalog === catalog && answered.observed === observed) return answered.budget;
-    const budget = this.#budget(models, catalog, observed);
-    if (this.#answered.size >= KEPT_CHAINS) this.#answered.clear();
-    this.#answered.set(chain, { catalog, observed, budget });
-    return budget;
+    return this.#budget(models, catalog, observed);
   }
 
   #budget(
@@ -116,9 +95,6 @@ export class ToolBudgetService {
     };
   }
 }
-
-/** Chains whose last budget an instance keeps (a tenant's processes share a few). */
-const KEPT_CHAINS = 1_024;
 
 /** What a budget reads by generation: the learned limits and the catalog. */
 const BUDGET_MARKERS: readonly string[] = Object.freeze([OBSERVED_LIMITS_MARKER, CATALOG_MARKER]);
