@@ -29,7 +29,7 @@ export {
   ProcessIdSchema,
   processIdProblem,
 } from "./ids/process-id";
-export { assertProjectId, ProjectIdSchema, TENANT_PROJECT } from "./ids/project";
+export { assertProjectId, isProjectId, ProjectIdSchema, TENANT_PROJECT } from "./ids/project";
 export { ruleOfIssue } from "./ids/rule-schema";
 export {
   assertSecretName,
@@ -44,7 +44,7 @@ export {
   layerKeyPrefix,
   parseLayerDocumentKey,
 } from "./ids/store-keys";
-export { assertTenantId, TenantIdSchema } from "./ids/tenant";
+export { assertTenantId, isTenantId, TenantIdSchema } from "./ids/tenant";
 export {
   isToolDocumentPath,
   SPEC_DOCUMENTS_DIR,

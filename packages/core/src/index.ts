@@ -84,6 +84,8 @@ export {
   InvocableToolNameSchema,
   invocableToolNameProblem,
   isCompiledKey,
+  isProjectId,
+  isTenantId,
   LabelSchema,
   MAX_PATH_LENGTH,
   META_TOOL,
