@@ -35,7 +35,7 @@ export class Slots {
 
   /**
    * {@link acquire}'s answer when it needs no wait (a free slot, or a refusal), else undefined:
-   * the caller then waits with `acquire`. Taking a free slot this way makes no promise.
+   * the caller then waits with `wait`. Taking a free slot this way makes no promise.
    */
   answerNow(request: SlotRequest): (() => void) | SlotRefusal | undefined {
     if (request.signal?.aborted) return "cancelled";
@@ -47,7 +47,8 @@ export class Slots {
     return undefined;
   }
 
-  private wait(request: SlotRequest): Promise<(() => void) | SlotRefusal> {
+  /** Waits in the queue for a slot: {@link acquire}'s answer after `answerNow` answered undefined. */
+  wait(request: SlotRequest): Promise<(() => void) | SlotRefusal> {
     return new Promise((resolve) => {
       const leave = (answer: SlotRefusal) => {
         const index = this.queue.indexOf(waiter);
@@ -207,7 +208,7 @@ function take(
   signal: AbortSignal | undefined,
 ): (() => void) | SlotRefusal | Promise<(() => void) | SlotRefusal> {
   const request: SlotRequest = { wait: !nested, waitMs: Math.max(0, deadline - performance.now()), signal };
-  return slots.answerNow(request) ?? slots.acquire(request);
+  return slots.answerNow(request) ?? slots.wait(request);
 }
 
 function releaseNothing(): void {}
