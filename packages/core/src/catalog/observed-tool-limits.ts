@@ -317,10 +317,10 @@ export class ObservedToolLimits {
     catalog: Pick<CatalogSnapshot, "ensure">,
   ): Promise<ReadonlyMap<string, number>> {
     if (models.length === 0) return new Map();
-    // A chain answered before: its ids were valid then (parsing them is pure), so they are now.
+    // Every id valid before any I/O, so a typo answers 400 and costs no read; a chain answered
+    // before had valid ids then (parsing them is pure), so they are now.
     const chain = `${tenant ?? ""}\n${models.join("\n")}`;
-    const answered = this.#known?.chains.get(chain);
-    const keys = answered ? [] : [...new Set(models.flatMap((model) => limitKeysOf(model, tenant)))];
+    if (!this.#known?.chains.has(chain)) for (const model of models) parseModelId(model);
     await catalog.ensure(this.#generations, LIMITS_MARKERS);
     // Under the generation it was answered in, a chain's answer stands (a learned or withdrawn
     // limit bumps it): a turn reads one map instead of each key's.
@@ -330,7 +330,7 @@ export class ObservedToolLimits {
       this.#reads.hits += kept.keys;
       return kept.limits;
     }
-    if (answered) keys.push(...new Set(models.flatMap((model) => limitKeysOf(model, tenant))));
+    const keys = [...new Set(models.flatMap((model) => limitKeysOf(model, tenant)))];
     const limits = await this.#limitsByKey(keys);
     const result = new Map<string, number>();
     for (const model of models) {
