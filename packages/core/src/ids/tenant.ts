@@ -13,6 +13,5 @@ export const TenantIdSchema = ruleSchema("tenant id", (tenant) => (isTenantId(te
 /** Throws `invalid_id` unless `tenant` is a valid tenant id. */
 export function assertTenantId(tenant: string): void {
   // The schema's rule, tested directly: `v.is` costs a few µs, and every request asserts its ids.
-  if (typeof tenant !== "string" || !isTenantId(tenant))
-    throw Errors.invalidId("tenant", tenant, ID_RULE);
+  if (typeof tenant !== "string" || !isTenantId(tenant)) throw Errors.invalidId("tenant", tenant, ID_RULE);
 }
