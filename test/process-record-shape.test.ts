@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
-import { docTool } from "./support/fixtures";
+import { docTool, processRecordOf } from "./support/fixtures";
 
 /**
  * Issue 24: a process record stores its allow set's names once. Names added one by one (an MCP
@@ -23,26 +23,10 @@ afterEach(() => {
 const names = Array.from({ length: 3000 }, (_, i) => `tool_${String(i).padStart(4, "0")}`);
 
 function record(overrides: Partial<ProcessRecord> = {}): ProcessRecord {
-  return {
-    tenant: "acme",
-    project: "shop",
-    processId: "p-1",
-    createdAt: "2026-01-01T00:00:00.000Z",
-    recipe: null,
-    engine: null,
-    role: "default",
-    allowedTools: names,
-    allowedPacks: [],
-    excludedTools: [],
-    allowedToolsAdd: names,
-    allowedToolsKeep: [],
-    allowedToolsDefer: [],
-    allowedToolsDropFirst: [],
-    models: ["openai/gpt-4.1"],
-    clientTools: [],
-    activatedTools: {},
-    ...overrides,
-  };
+  return processRecordOf(
+    { tenant: "acme", project: "shop", processId: "p-1" },
+    { allowedTools: names, allowedToolsAdd: names, ...overrides },
+  );
 }
 
 describe("process record: the allow set's names stored once", () => {

@@ -10,6 +10,7 @@ import {
 } from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord } from "@vance/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { processRecordOf } from "./support/fixtures";
 
 /**
  * The SQLite store answers a repeated read (a process's turn, a request's generation markers)
@@ -36,24 +37,13 @@ describe("SQLite reads answered again while the database is unchanged", () => {
   });
 
   function record(overrides: Partial<ProcessRecord> = {}): ProcessRecord {
-    return {
-      ...key,
+    return processRecordOf(key, {
       createdAt: "2025-01-01T12:00:00.000Z",
       recipe: "research",
-      engine: null,
       role: "research",
       allowedTools: ["whoami"],
-      allowedPacks: [],
-      excludedTools: [],
-      allowedToolsAdd: [],
-      allowedToolsKeep: [],
-      allowedToolsDefer: [],
-      allowedToolsDropFirst: [],
-      models: ["openai/gpt-4.1"],
-      clientTools: [],
-      activatedTools: {},
       ...overrides,
-    };
+    });
   }
 
   it("refuses a process another instance ended, and one this instance ended", async () => {
