@@ -15,6 +15,9 @@
  *   (no upstream): the service's own side of a call alone;
  * - a bare `node:http` pass-through hop (no parsing, keep-alive upstream) in front of
  *   server-everything: what any HTTP hop costs, the floor of every gateway;
+ * - a lean JSON-RPC gateway (`startLeanGateway` in bench/peers): reads the call, sends it on, answers
+ *   the upstream's result as one JSON message (as this service answers) with no auth, lookups, limits
+ *   or log line — the floor of a gateway that answers a call itself;
  * - mcp-hub over its MCP endpoint (HTTP+SSE, the only transport its hub endpoint speaks) →
  *   server-everything over Streamable HTTP; supergateway and mcp-proxy over Streamable HTTP, each
  *   → a stdio child of server-everything of its own (what they are made for: no HTTP client leg).
@@ -27,7 +30,7 @@
  *
  * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 30),
  * `MCP_BENCH_CALLS` per row and round (default 40: short turns, so that a loaded machine's swings
- * fall on every row alike); `MCP_BENCH_PROFILE=<dir>` starts the service
+ * fall on every row alike), `MCP_BENCH_WARMUP` unrecorded calls per row first (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
  * with `--cpu-prof` into that directory (the profile is written when it stops); `MCP_BENCH_ROWS=<regex>`
  * runs the matching rows and direct only; `MCP_BENCH_BASELINE=<checkout>` adds a row for the service
  * of another checkout of this repository (its own `node_modules` in place), set up the same way,
@@ -49,7 +52,7 @@ import { median, percentile, renderTable, runIfMain } from "./support/report";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.MCP_BENCH_ROUNDS ?? 30);
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 40);
-const WARMUP = 200;
+const WARMUP = Number(process.env.MCP_BENCH_WARMUP ?? 200);
 const TENANT = "bench";
 const PROJECT = "p";
 const DIRECT = "direct";
@@ -97,8 +100,10 @@ export async function main(): Promise<void> {
       ? await spawnServiceProcess(baseline.base, baselineAuth, everything.url)
       : undefined;
     const baselineBuiltInUrl = baseline ? await spawnBuiltInProcess(baseline.base, baselineAuth) : undefined;
-    const hop = await passThrough(everything.url);
+    const hop = await forkedPeer("pass-through-main.ts", everything.url);
     stops.push(hop.stop);
+    const lean = await forkedPeer("lean-gateway-main.ts", everything.url);
+    stops.push(lean.stop);
     const entry = join(
       dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
       "dist",
@@ -161,6 +166,12 @@ export async function main(): Promise<void> {
         name: "node:http pass-through hop",
         topology: "SDK client → bare proxy (HTTP, no parsing) → server-everything (Streamable HTTP)",
         plan: { url: hop.url, transport: "streamable", tool: "echo", headers: {} },
+      },
+      {
+        name: "lean JSON-RPC gateway",
+        topology:
+          "SDK client → 60-line gateway (reads the call, answers its result as JSON; no auth, lookups or log) → server-everything (Streamable HTTP)",
+        plan: { url: lean.url, transport: "streamable", tool: "echo", headers: {} },
       },
       ...peers.started.map((peer): Row => {
         const sse = peer.name === "mcp-hub";
@@ -486,8 +497,9 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** The bare pass-through proxy in a process of its own. */
-async function passThrough(target: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const { child, first } = await forkChild(join(HERE, "peers", "pass-through-main.ts"), [target]);
+/** A peer of bench/peers forked in front of `target`: its URL once it listens, and its stop. */
+async function forkedPeer(main: string, target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const { child, first } = await forkChild(join(HERE, "peers", main), [target]);
   return { url: String(first.url), stop: () => stopChild(child) };
 }
 

@@ -425,3 +425,111 @@ async function stopChild(child: ChildProcess): Promise<void> {
   // What the peer left of its group (a stdio child that outlived it).
   signal("SIGKILL");
 }
+
+/**
+ * The least a gateway that reads the call can do, on 127.0.0.1: a POST whose body is a
+ * `tools/call` is parsed, sent on to `target` over a keep-alive agent, and its answer (JSON, or
+ * an event stream read until the event with the call's id) is answered as one JSON message;
+ * every other request is passed through as {@link startPassThroughProxy} passes it. No auth, no
+ * lookups, no limits, no log: the floor under any gateway that answers a call itself rather
+ * than streaming the upstream's bytes (as this service does), measured beside it.
+ */
+export async function startLeanGateway(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const call = toolsCallId(body);
+      const forwarded = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: request.method,
+          path: request.url,
+          headers: { ...request.headers, host: upstream.host },
+          agent,
+        },
+        (answer) => {
+          if (call === undefined) {
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(response);
+            return;
+          }
+          answerCall(call, answer, response);
+        },
+      );
+      forwarded.on("error", () => {
+        if (!response.headersSent) response.writeHead(502);
+        response.end();
+      });
+      forwarded.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}`,
+    stop: async () => {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The id of a `tools/call` request in `body`, or undefined for anything else. */
+function toolsCallId(body: Buffer): string | number | undefined {
+  try {
+    const message = JSON.parse(body.toString("utf8")) as { method?: unknown; id?: unknown };
+    const id = message.id;
+    return message.method === "tools/call" && (typeof id === "string" || typeof id === "number")
+      ? id
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the upstream's answer to call `id` (JSON or events) and answers it as one JSON message. */
+function answerCall(
+  id: string | number,
+  answer: import("node:http").IncomingMessage,
+  response: import("node:http").ServerResponse,
+): void {
+  let text = "";
+  let done = false;
+  const send = (message: string) => {
+    done = true;
+    response.writeHead(200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(message),
+    });
+    response.end(message);
+    answer.resume();
+  };
+  answer.setEncoding("utf8");
+  answer.on("data", (chunk: string) => {
+    if (done) return;
+    text += chunk;
+    if (!String(answer.headers["content-type"]).startsWith("text/event-stream")) return;
+    const lines = text.split("\n");
+    text = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.startsWith("data:")) continue;
+      const data = line.slice(5).trim();
+      if (data === "") continue;
+      if ((JSON.parse(data) as { id?: unknown }).id === id) return send(data);
+    }
+  });
+  answer.on("end", () => {
+    if (done) return;
+    if (text !== "" && !String(answer.headers["content-type"]).startsWith("text/event-stream"))
+      return send(text);
+    response.writeHead(502);
+    response.end();
+  });
+}
