@@ -114,132 +114,230 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
    * once, through the shared cancel word: the run answers `Cancelled` when its thread stopped it,
    * and the thread serves the next run. Never rejects.
    */
-  run(run: WorkerRun): Promise<{ outcome: ScriptOutcome; reusable: boolean; activeMs: number }> {
-    const { message } = run;
+  run(run: WorkerRun): Promise<RunResult> {
     return new Promise((resolve) => {
-      const started = performance.now();
-      // The thread's own time is the run's less its waits for sibling calls (they run elsewhere
-      // and are charged there): what a tenant's worker time counts.
-      let waitedMs = 0;
-      let callSince = 0;
-      let pendingCall = 0;
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      // How far the run got, for an outcome that says so (a deadline mid-call): the calls the
-      // host answered, the one it was still working on, and the lines the thread printed.
-      let completed = 0;
-      let running: string | undefined;
-      const tail = message.report ? new LogTail() : undefined;
-      let ended = false;
-      // Set once the caller ended: the outcome is `Cancelled`, whatever the thread answers.
-      let cancelled = false;
-      const finish = (outcome: ScriptOutcome, reusable: boolean, logs = tail?.snapshot()) => {
-        if (ended) return;
-        ended = true;
-        this.onMessage = undefined;
-        this.onExit = undefined;
-        clearTimeout(deadline);
-        clearTimeout(grace);
-        run.signal?.removeEventListener("abort", onCancel);
-        // A host call still in flight (the thread was terminated or crashed meanwhile) ends with the run.
-        if (pendingCall) this.abortCalls(new Error("the calling script ended"));
-        const calls = message.report ? { calls: { completed, ...(running ? { running } : {}) } } : {};
-        const now = performance.now();
-        const activeMs = now - started - waitedMs - (callSince > 0 ? now - callSince : 0);
-        resolve({ outcome: { ...outcome, ...calls, ...(logs ? { logs } : {}) }, reusable, activeMs });
-      };
-      const answer = (call: number, reply: AnswerMessage) => {
-        if (call !== pendingCall) return;
-        pendingCall = 0;
-        waitedMs += performance.now() - callSince;
-        callSince = 0;
-        this.answers.postMessage(reply);
-        Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
-        Atomics.notify(this.flag, ANSWER_SLOT);
-      };
-      /** Ends a run that ignored its interrupt checks `graceMs` after it was told to stop. */
-      const terminateLater = (outcome: ScriptOutcome) => {
-        grace ??= setTimeout(() => {
-          this.terminate();
-          finish(outcome, false);
-        }, run.graceMs);
-      };
-      const onCancel = () => {
-        if (ended || cancelled) return;
-        cancelled = true;
-        const stopped = cancelledOutcome();
-        // Read by the run's next interrupt check; a host call it waits on is answered at once, and
-        // so is any later one (`final`): the run ends on its thread, which is kept.
-        Atomics.store(this.flag, CANCEL_SLOT, CANCELLED);
-        if (pendingCall) {
-          this.abortCalls(new Error(stopped.message));
-          answer(pendingCall, refusedCall());
-        }
-        clearTimeout(deadline);
-        terminateLater(stopped);
-      };
-      const deadline = setTimeout(() => {
-        const timedOut = timeoutOutcome(message.timeoutMs);
-        if (pendingCall) {
-          this.abortCalls(new Error(timedOut.message));
-          answer(pendingCall, { error: "TimeoutError", message: timedOut.message, timedOut: true });
-        }
-        terminateLater(timedOut);
-      }, message.timeoutMs);
-      let callCount = 0;
-      this.onMessage = (received) => {
-        if (received.kind === "done") {
-          return finish(cancelled ? cancelledOutcome() : received.outcome, true, received.logs);
-        }
-        if (received.kind === "log") return void tail?.add(received.line);
-        if (received.kind !== "call") return;
-        const call = ++callCount;
-        pendingCall = call;
-        callSince = performance.now();
-        // Posted before the thread saw the cancel word: refused like the call it was waiting on.
-        if (cancelled) return answer(call, refusedCall());
-        running = received.name;
-        const callTool = run.callTool;
-        if (!callTool) {
-          answer(call, {
-            error: "ToolCallError",
-            message: "vance.tools.call is not available in this invocation",
-          });
-          return;
-        }
-        const { signal } = this.calls;
-        // From a resolved promise, so a host that throws synchronously still answers.
-        Promise.resolve()
-          .then(() => callTool(received.name, received.params, signal))
-          .catch(
-            (error: unknown): ToolCallOutcome => ({
-              error: "ToolCallError",
-              message: error instanceof Error ? error.message : String(error),
-            }),
-          )
-          .then((reply) => {
-            if (call === pendingCall) {
-              completed += 1;
-              running = undefined;
-            }
-            answer(call, reply);
-          });
-      };
-      this.onExit = (reason) => finish({ ok: false, error: "SandboxError", message: reason }, false);
-      run.signal?.addEventListener("abort", onCancel, { once: true });
+      const current = new RunInFlight(this, run, resolve);
+      this.current = current;
+      this.onMessage = this.forward;
+      this.onExit = this.exited;
+      run.signal?.addEventListener("abort", current, { once: true });
       // The deadline timer keeps the process alive while the (unreferenced) thread runs. The
       // thread sleeps on the count of runs, not in its event loop: waking it is one notify.
       // The thread answered the previous run before this one is posted: the word is that run's.
       Atomics.store(this.flag, CANCEL_SLOT, 0);
-      this.jobs.postMessage(message);
+      this.jobs.postMessage(run.message);
       Atomics.add(this.flag, JOBS_SLOT, 1);
       Atomics.notify(this.flag, JOBS_SLOT);
     });
   }
 
-  private abortCalls(reason: Error): void {
+  /** The run in flight, which the thread's messages and its end go to. */
+  private current: RunInFlight | undefined;
+
+  /**
+   * The thread's messages and end, handed to the run in flight: made once per thread (bound
+   * methods), not as closures per run — the bundles' `keepNames` renames every named closure with
+   * `Object.defineProperty`, and a run made seven.
+   */
+  private readonly forward = (received: WorkerMessage): void => this.current?.received(received);
+  private readonly exited = (reason: string): void =>
+    this.current?.finish({ ok: false, error: "SandboxError", message: reason }, false);
+
+  /** Ends `run`'s hold on the thread: its messages and end go nowhere until the next run. */
+  released(run: RunInFlight): void {
+    if (this.current !== run) return;
+    this.current = undefined;
+    this.onMessage = undefined;
+    this.onExit = undefined;
+  }
+
+  /** Answers the thread's pending host call (it sleeps on the answer word meanwhile). */
+  answerCall(reply: AnswerMessage): void {
+    this.answers.postMessage(reply);
+    Atomics.store(this.flag, ANSWER_SLOT, ANSWERED);
+    Atomics.notify(this.flag, ANSWER_SLOT);
+  }
+
+  /** Tells the thread, through the shared cancel word, that its run was cancelled. */
+  cancelWord(): void {
+    Atomics.store(this.flag, CANCEL_SLOT, CANCELLED);
+  }
+
+  /** The signal the current run's host calls get. */
+  get callSignal(): AbortSignal {
+    return this.calls.signal;
+  }
+
+  abortCalls(reason: Error): void {
     this.calls.abort(reason);
     this.calls = new AbortController();
   }
+}
+
+/** What a run answers: its outcome, whether its thread may serve again, and its own time on the thread. */
+export interface RunResult {
+  readonly outcome: ScriptOutcome;
+  readonly reusable: boolean;
+  readonly activeMs: number;
+}
+
+/**
+ * One run on a {@link ScriptWorker}, from its post to its answer: the deadline, a cancel by the
+ * caller (it is the signal's listener), the host calls the script makes and the answer. Its
+ * handlers are methods, not closures made per run (see `ScriptWorker.forward`).
+ */
+class RunInFlight implements EventListenerObject {
+  private readonly started = performance.now();
+  /**
+   * The thread's own time is the run's less its waits for sibling calls (they run elsewhere and
+   * are charged there): what a tenant's worker time counts.
+   */
+  private waitedMs = 0;
+  private callSince = 0;
+  private pendingCall = 0;
+  private callCount = 0;
+  private grace: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * How far the run got, for an outcome that says so (a deadline mid-call): the calls the host
+   * answered, the one it was still working on, and the lines the thread printed.
+   */
+  private completed = 0;
+  private running: string | undefined;
+  private readonly tail: LogTail | undefined;
+  private ended = false;
+  /** Set once the caller ended: the outcome is `Cancelled`, whatever the thread answers. */
+  private cancelled = false;
+  private readonly deadline: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly worker: ScriptWorker,
+    private readonly run: WorkerRun,
+    private readonly resolve: (result: RunResult) => void,
+  ) {
+    this.tail = run.message.report ? new LogTail() : undefined;
+    this.deadline = setTimeout(deadlinePassed, run.message.timeoutMs, this);
+  }
+
+  /** The caller's signal aborted: the run is cancelled. */
+  handleEvent(): void {
+    if (this.ended || this.cancelled) return;
+    this.cancelled = true;
+    const stopped = cancelledOutcome();
+    // Read by the run's next interrupt check; a host call it waits on is answered at once, and
+    // so is any later one (`final`): the run ends on its thread, which is kept.
+    this.worker.cancelWord();
+    if (this.pendingCall) {
+      this.worker.abortCalls(new Error(stopped.message));
+      this.answer(this.pendingCall, refusedCall());
+    }
+    clearTimeout(this.deadline);
+    this.terminateLater(stopped);
+  }
+
+  /** The run's deadline passed: a host call it waits on is answered with a timeout. */
+  deadlinePassed(): void {
+    const timedOut = timeoutOutcome(this.run.message.timeoutMs);
+    if (this.pendingCall) {
+      this.worker.abortCalls(new Error(timedOut.message));
+      this.answer(this.pendingCall, { error: "TimeoutError", message: timedOut.message, timedOut: true });
+    }
+    this.terminateLater(timedOut);
+  }
+
+  /** A message of the thread during this run. */
+  received(received: WorkerMessage): void {
+    if (received.kind === "done") {
+      this.finish(this.cancelled ? cancelledOutcome() : received.outcome, true, received.logs);
+      return;
+    }
+    if (received.kind === "log") return void this.tail?.add(received.line);
+    if (received.kind !== "call") return;
+    const call = ++this.callCount;
+    this.pendingCall = call;
+    this.callSince = performance.now();
+    // Posted before the thread saw the cancel word: refused like the call it was waiting on.
+    if (this.cancelled) {
+      this.answer(call, refusedCall());
+      return;
+    }
+    this.running = received.name;
+    const callTool = this.run.callTool;
+    if (!callTool) {
+      this.answer(call, {
+        error: "ToolCallError",
+        message: "vance.tools.call is not available in this invocation",
+      });
+      return;
+    }
+    const signal = this.worker.callSignal;
+    // From a resolved promise, so a host that throws synchronously still answers.
+    Promise.resolve()
+      .then(() => callTool(received.name, received.params, signal))
+      .catch(
+        (error: unknown): ToolCallOutcome => ({
+          error: "ToolCallError",
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      )
+      .then((reply) => {
+        if (call === this.pendingCall) {
+          this.completed += 1;
+          this.running = undefined;
+        }
+        this.answer(call, reply);
+      });
+  }
+
+  finish(outcome: ScriptOutcome, reusable: boolean, logs = this.tail?.snapshot()): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.worker.released(this);
+    clearTimeout(this.deadline);
+    clearTimeout(this.grace);
+    this.run.signal?.removeEventListener("abort", this);
+    // A host call still in flight (the thread was terminated or crashed meanwhile) ends with the run.
+    if (this.pendingCall) this.worker.abortCalls(new Error("the calling script ended"));
+    const now = performance.now();
+    const activeMs = now - this.started - this.waitedMs - (this.callSince > 0 ? now - this.callSince : 0);
+    this.resolve({ outcome: this.reported(outcome, logs), reusable, activeMs });
+  }
+
+  /** The outcome with what the run was asked to report (its calls) and the lines it printed. */
+  private reported(outcome: ScriptOutcome, logs: ScriptOutcome["logs"]): ScriptOutcome {
+    if (!this.run.message.report && logs === undefined) return outcome;
+    const calls = this.run.message.report
+      ? { calls: { completed: this.completed, ...(this.running ? { running: this.running } : {}) } }
+      : {};
+    return { ...outcome, ...calls, ...(logs ? { logs } : {}) };
+  }
+
+  private answer(call: number, reply: AnswerMessage): void {
+    if (call !== this.pendingCall) return;
+    this.pendingCall = 0;
+    this.waitedMs += performance.now() - this.callSince;
+    this.callSince = 0;
+    this.worker.answerCall(reply);
+  }
+
+  /** Ends a run that ignored its interrupt checks `graceMs` after it was told to stop. */
+  private terminateLater(outcome: ScriptOutcome): void {
+    this.grace ??= setTimeout(graceEnded, this.run.graceMs, this, outcome);
+  }
+
+  /** The grace after a deadline or a cancel ended with the run still going: its thread is stopped. */
+  graceEnded(outcome: ScriptOutcome): void {
+    this.worker.terminate();
+    this.finish(outcome, false);
+  }
+}
+
+/** The timers' callbacks, functions of the module: a timer passes them the run. */
+function deadlinePassed(run: RunInFlight): void {
+  run.deadlinePassed();
+}
+
+function graceEnded(run: RunInFlight, outcome: ScriptOutcome): void {
+  run.graceEnded(outcome);
 }
 
 /**

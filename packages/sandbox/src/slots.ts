@@ -140,20 +140,20 @@ export class TenantSlots {
   ): Promise<T | Refused> {
     const nested = request.nested === true;
     const deadline = performance.now() + request.waitMs;
-    const releaseRun = nested
-      ? releaseNothing
-      : await take(this.slotsOf(this.runs, tenant, "runs"), nested, deadline, request.signal);
+    // A slot free now is taken without an `await` (each costs a turn of the microtask queue).
+    let releaseRun: (() => void) | SlotRefusal = releaseNothing;
+    if (!nested) {
+      const taken = take(this.slotsOf(this.runs, tenant, "runs"), nested, deadline, request.signal);
+      releaseRun = taken instanceof Promise ? await taken : taken;
+    }
     if (typeof releaseRun === "string") return { refused: releaseRun, whose: tenantNamed(tenant) };
     try {
-      const releaseShare = await take(
-        this.slotsOf(this.shares, tenant, "share"),
-        nested,
-        deadline,
-        request.signal,
-      );
+      const share = take(this.slotsOf(this.shares, tenant, "share"), nested, deadline, request.signal);
+      const releaseShare = share instanceof Promise ? await share : share;
       if (typeof releaseShare === "string") return { refused: releaseShare, whose: tenantNamed(tenant) };
       try {
-        const releaseThread = await take(this.threads, nested, deadline, request.signal);
+        const thread = take(this.threads, nested, deadline, request.signal);
+        const releaseThread = thread instanceof Promise ? await thread : thread;
         if (typeof releaseThread === "string") return { refused: releaseThread, whose: this.settings.pool };
         try {
           return await work();
