@@ -50,25 +50,14 @@ export class Slots {
   /** Waits in the queue for a slot: {@link acquire}'s answer after `answerNow` answered undefined. */
   wait(request: SlotRequest): Promise<(() => void) | SlotRefusal> {
     return new Promise((resolve) => {
-      const leave = (answer: SlotRefusal) => {
-        const index = this.queue.indexOf(waiter);
-        if (index >= 0) this.queue.splice(index, 1);
-        clearTimeout(timer);
-        request.signal?.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
-      const onAbort = () => leave("cancelled");
-      const timer = setTimeout(() => leave("busy"), request.waitMs);
-      const waiter: Waiter = {
-        grant: () => {
-          clearTimeout(timer);
-          request.signal?.removeEventListener("abort", onAbort);
-          resolve(this.releaser());
-        },
-      };
-      request.signal?.addEventListener("abort", onAbort, { once: true });
-      this.queue.push(waiter);
+      this.queue.push(new QueuedWaiter(this, request, resolve));
     });
+  }
+
+  /** Takes `waiter` out of the queue (it left: cancelled, or waited too long). */
+  leave(waiter: Waiter): void {
+    const index = this.queue.indexOf(waiter);
+    if (index >= 0) this.queue.splice(index, 1);
   }
 
   /** Holders and waiters, for stats. */
@@ -76,7 +65,8 @@ export class Slots {
     return { held: this.held, queued: this.queue.length };
   }
 
-  private releaser(): () => void {
+  /** What releases one slot held (or passes it to the next waiter), once. */
+  releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
@@ -87,6 +77,48 @@ export class Slots {
       else this.held -= 1;
     };
   }
+}
+
+/**
+ * One caller in a {@link Slots} queue: granted a slot, or leaving when its signal aborts or its
+ * wait runs out. Its handlers are methods (it is the signal's listener; the timer is handed it),
+ * not closures made per wait, which the bundles' `keepNames` renames one by one.
+ */
+class QueuedWaiter implements Waiter, EventListenerObject {
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly slots: Slots,
+    private readonly request: SlotRequest,
+    private readonly resolve: (answer: (() => void) | SlotRefusal) => void,
+  ) {
+    this.timer = setTimeout(waitedTooLong, request.waitMs, this);
+    request.signal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.leave("cancelled");
+  }
+
+  leave(answer: SlotRefusal): void {
+    this.slots.leave(this);
+    this.settle(answer);
+  }
+
+  grant(): void {
+    this.settle(this.slots.releaser());
+  }
+
+  private settle(answer: (() => void) | SlotRefusal): void {
+    clearTimeout(this.timer);
+    this.request.signal?.removeEventListener("abort", this);
+    this.resolve(answer);
+  }
+}
+
+function waitedTooLong(waiter: QueuedWaiter): void {
+  waiter.leave("busy");
 }
 
 /** A slot refused, and whose limit refused it (the tenant's, or the pool's threads). */
