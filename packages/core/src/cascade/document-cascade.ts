@@ -7,6 +7,7 @@ import {
   innermostFirst,
   layerDocumentKey,
   layerKeyPrefix,
+  type ReadLayers,
   readLayersOf,
   TENANT_PROJECT,
 } from "../ids";
@@ -180,6 +181,18 @@ export class DocumentCascade {
     return layerDocumentKey(tenant, project, path);
   }
 
+  /**
+   * The object keys of a document in the layers a request for `project` reads (its own and the
+   * tenant's), each part validated once: a lookup asked {@link key} per layer, which checked the
+   * same path and tenant again for the tenant layer on every call.
+   */
+  static layerKeys(tenant: string, project: string, path: string): ReadLayers<string> {
+    assertTenantId(tenant);
+    assertProjectId(project);
+    assertDocumentPath(path);
+    return readLayersOf(project, (layerProject) => layerDocumentKey(tenant, layerProject, path));
+  }
+
   /** Hits and misses of the document cache, and its size. */
   get stats(): CacheStats {
     return this.#cache.stats;
@@ -203,9 +216,7 @@ export class DocumentCascade {
 
   /** The first hit of project → tenant → bundled, or null. Trusts the known generations (see `refresh`). */
   async lookup(tenant: string, project: string, path: string): Promise<CascadeHit | null> {
-    const { project: projectKey, tenant: tenantKey } = readLayersOf(project, (layerProject) =>
-      DocumentCascade.key(tenant, layerProject, path),
-    );
+    const { project: projectKey, tenant: tenantKey } = DocumentCascade.layerKeys(tenant, project, path);
     const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
     const [projectHit, tenantHit] = await Promise.all([
       projectKey && projectIndex ? this.#read(projectIndex, projectKey, path) : Promise.resolve(null),
@@ -222,9 +233,7 @@ export class DocumentCascade {
    * is not read again only to learn that it did not change.
    */
   async lookupVersion(tenant: string, project: string, path: string): Promise<DocumentVersion | null> {
-    const { project: projectKey, tenant: tenantKey } = readLayersOf(project, (layerProject) =>
-      DocumentCascade.key(tenant, layerProject, path),
-    );
+    const { project: projectKey, tenant: tenantKey } = DocumentCascade.layerKeys(tenant, project, path);
     const [projectIndex, tenantIndex] = await this.#indexes(tenant, project);
     const etagOf = async (index: LayerIndex, key: string): Promise<string | null> => {
       const known = this.#known(index, path);
