@@ -170,7 +170,7 @@ export async function main(): Promise<void> {
       {
         name: "lean JSON-RPC gateway",
         topology:
-          "SDK client → 60-line gateway (reads the call, answers its result as JSON; no auth, lookups or log) → server-everything (Streamable HTTP)",
+          "SDK client → lean gateway (reads the call, answers its result as JSON; no auth, lookups or log) → server-everything (Streamable HTTP)",
         plan: { url: lean.url, transport: "streamable", tool: "echo", headers: {} },
       },
       ...peers.started.map((peer): Row => {
