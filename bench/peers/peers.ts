@@ -10,7 +10,14 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, createServer, request as httpRequest, type Server } from "node:http";
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -341,7 +348,27 @@ export function post(
  * headers, body) over a keep-alive agent to `target`'s origin, the answer streamed back.
  * No parsing, no auth: what one HTTP hop costs, the floor of any gateway.
  */
-export async function startPassThroughProxy(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+export function startPassThroughProxy(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  return startForwarder(target, pipeAnswer);
+}
+
+/** What a forwarder does with the upstream's answer to a request whose body was `body`. */
+type AnswerHandler = (body: Buffer, answer: IncomingMessage, response: ServerResponse) => void;
+
+/** The upstream's answer sent back as it came. */
+function pipeAnswer(_body: Buffer, answer: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(answer.statusCode ?? 502, answer.headers);
+  answer.pipe(response);
+}
+
+/**
+ * A server on 127.0.0.1 that forwards every request as it came (method, path, headers, body) over
+ * a keep-alive agent to `target`'s origin, and hands the answer to `onAnswer`.
+ */
+async function startForwarder(
+  target: string,
+  onAnswer: AnswerHandler,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const server: Server = createServer((request, response) => {
@@ -361,10 +388,7 @@ export async function startPassThroughProxy(target: string): Promise<{ url: stri
             headers: { ...request.headers, host: upstream.host },
             agent,
           },
-          (answer) => {
-            response.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(response);
-          },
+          (answer) => onAnswer(body, answer, response),
         );
         forwarded.on("error", (error: NodeJS.ErrnoException) => {
           if (retry && forwarded.reusedSocket && error.code === "ECONNRESET") return send(false);
@@ -431,54 +455,15 @@ async function stopChild(child: ChildProcess): Promise<void> {
  * `tools/call` is parsed, sent on to `target` over a keep-alive agent, and its answer (JSON, or
  * an event stream read until the event with the call's id) is answered as one JSON message;
  * every other request is passed through as {@link startPassThroughProxy} passes it. No auth, no
- * lookups, no limits, no log: the floor under any gateway that answers a call itself rather
- * than streaming the upstream's bytes (as this service does), measured beside it.
+ * lookups, no limits, no log: the floor under any gateway that, as this service does, answers a
+ * call itself rather than streaming the upstream's bytes; measured beside it.
  */
-export async function startLeanGateway(target: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks);
-      const call = toolsCallId(body);
-      const forwarded = httpRequest(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: request.method,
-          path: request.url,
-          headers: { ...request.headers, host: upstream.host },
-          agent,
-        },
-        (answer) => {
-          if (call === undefined) {
-            response.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(response);
-            return;
-          }
-          answerCall(call, answer, response);
-        },
-      );
-      forwarded.on("error", () => {
-        if (!response.headersSent) response.writeHead(502);
-        response.end();
-      });
-      forwarded.end(body);
-    });
+export function startLeanGateway(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  return startForwarder(target, (body, answer, response) => {
+    const call = toolsCallId(body);
+    if (call === undefined) pipeAnswer(body, answer, response);
+    else answerCall(call, answer, response);
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${upstream.pathname}`,
-    stop: async () => {
-      agent.destroy();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
 
 /** The id of a `tools/call` request in `body`, or undefined for anything else. */
@@ -495,11 +480,7 @@ function toolsCallId(body: Buffer): string | number | undefined {
 }
 
 /** Reads the upstream's answer to call `id` (JSON or events) and answers it as one JSON message. */
-function answerCall(
-  id: string | number,
-  answer: import("node:http").IncomingMessage,
-  response: import("node:http").ServerResponse,
-): void {
+function answerCall(id: string | number, answer: IncomingMessage, response: ServerResponse): void {
   let text = "";
   let done = false;
   const send = (message: string) => {
