@@ -168,6 +168,7 @@ export class ScriptWorker extends WorkerThread<WorkerMessage> {
     return this.calls.signal;
   }
 
+  /** Aborts the host calls in flight with `reason`; later calls get a fresh signal. */
   abortCalls(reason: Error): void {
     this.calls.abort(reason);
     this.calls = new AbortController();
