@@ -7,7 +7,8 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { testApp } from "./support/app";
 import { projectClient } from "./support/client";
-import { docTool, processRecordOf } from "./support/fixtures";
+import { docTool } from "./support/fixtures";
+import { processRecordOf } from "./support/process-record";
 
 /**
  * Issue 24: a process record stores its allow set's names once. Names added one by one (an MCP

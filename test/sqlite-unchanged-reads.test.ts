@@ -10,7 +10,7 @@ import {
 } from "@vance/adapters/sqlite";
 import type { ProcessKey, ProcessRecord } from "@vance/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { processRecordOf } from "./support/fixtures";
+import { processRecordOf } from "./support/process-record";
 
 /**
  * The SQLite store answers a repeated read (a process's turn, a request's generation markers)

@@ -8,8 +8,6 @@ import {
   type Generations,
   NO_INPUT_SCHEMA,
   type ObjectStore,
-  type ProcessKey,
-  type ProcessRecord,
   ServerToolService,
   type ToolDispatcher,
   ToolTypeRegistry,
@@ -70,27 +68,5 @@ export function snapshotting(dispatcher: ToolDispatcher, tools: Pick<ServerToolS
         ...request,
         snapshot: await tools.snapshot(request.caller.tenant, request.caller.project),
       }),
-  };
-}
-
-/** A process record of `key` with an empty allow set and one model, `overrides` set over it. */
-export function processRecordOf(key: ProcessKey, overrides: Partial<ProcessRecord> = {}): ProcessRecord {
-  return {
-    ...key,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    recipe: null,
-    engine: null,
-    role: "default",
-    allowedTools: [],
-    allowedPacks: [],
-    excludedTools: [],
-    allowedToolsAdd: [],
-    allowedToolsKeep: [],
-    allowedToolsDefer: [],
-    allowedToolsDropFirst: [],
-    models: ["openai/gpt-4.1"],
-    clientTools: [],
-    activatedTools: {},
-    ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { processRecordOf } from "../../../../test/support/process-record";
 import type { ProcessRecord } from "../ports/state-store";
 import type { SurfaceTool } from "../surface/classify";
 import type { ProcessSurface } from "../surface/tool-surface";
@@ -8,25 +9,10 @@ import { searchDocument } from "./search-document";
 import { buildSearchIndex, SearchIndex } from "./search-index";
 import { inProcessSearchIndexBuilder, searchIndexView } from "./search-index-cache";
 
-const RECORD: ProcessRecord = {
-  tenant: "acme",
-  project: "shop",
-  processId: "p1",
-  createdAt: "2026-01-01T00:00:00.000Z",
-  recipe: null,
-  engine: null,
-  role: "default",
-  allowedTools: [],
-  allowedPacks: [],
-  excludedTools: [],
-  allowedToolsAdd: [],
-  allowedToolsKeep: [],
-  allowedToolsDefer: [],
-  allowedToolsDropFirst: [],
-  models: [],
-  clientTools: [],
-  activatedTools: {},
-};
+const RECORD: ProcessRecord = processRecordOf(
+  { tenant: "acme", project: "shop", processId: "p1" },
+  { models: [] },
+);
 
 const tool = (name: string, description: string): SurfaceTool => ({
   name,
