@@ -5,11 +5,10 @@ import {
   isSpanContextValid,
   propagation,
   type Span,
-  SpanKind,
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { type Logger, TRACER_NAME, TraceAttributes } from "@vance/core";
+import { type Logger, serverSpanUnder, TraceAttributes } from "@vance/core";
 import type { Context as HonoContext } from "hono";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
@@ -58,7 +57,8 @@ export class RequestTrace {
   readonly #logger: Logger;
   readonly #method: string;
   readonly #started = performance.now();
-  readonly #span: Span;
+  /** The request's span; null when untraced (no SDK, no incoming trace): then nothing is made. */
+  readonly #span: Span | null;
   readonly #active: Context;
 
   constructor(logger: Logger, method: string, headers: HeaderReader) {
@@ -68,50 +68,54 @@ export class RequestTrace {
     this.requestId =
       incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const parent = propagation.extract(context.active(), headers, HEADER_GETTER);
-    this.#span = trace
-      .getTracer(TRACER_NAME)
-      .startSpan(
-        `HTTP ${method}`,
-        { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
-        parent,
-      );
-    // Untraced (no provider, no incoming trace): the span records nothing and names no trace, so
-    // making it active would change nothing anything reads — and cost a context per request.
+    const span = serverSpanUnder(parent, `HTTP ${method}`, { "http.request.method": method });
+    this.#span = span;
+    // A span that records nothing and names no trace (a provider's sampler said no) changes nothing
+    // anything reads when active: no context is made for it either.
     this.#active =
-      this.#span.isRecording() || isSpanContextValid(this.#span.spanContext())
-        ? trace.setSpan(parent, this.#span)
+      span !== null && (span.isRecording() || isSpanContextValid(span.spanContext()))
+        ? trace.setSpan(parent, span)
         : parent;
   }
 
   /** Runs `fn` (the route) with the request's span active. */
   within<T>(fn: () => T): T {
-    return context.with(this.#active, fn);
+    return this.#span === null ? fn() : context.with(this.#active, fn);
   }
 
   /** Names the span after the route template that answered, with its status and tenant. */
   answered(route: string, tenant: string | undefined, status: number): void {
-    this.#span.updateName(`${this.#method} ${route}`);
-    this.#span.setAttributes({
+    const span = this.#span;
+    if (span === null) return;
+    span.updateName(`${this.#method} ${route}`);
+    span.setAttributes({
       "http.route": route,
       "http.response.status_code": status,
       ...(tenant !== undefined ? { [TraceAttributes.tenant]: tenant } : {}),
     });
-    if (status >= 500) this.#span.setStatus({ code: SpanStatusCode.ERROR });
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   }
 
   /** Ends the span and writes the `http.request` line: the answer's body (`bytes`) has been sent. */
   done(route: string, tenant: string | undefined, status: number, bytes: number | null): void {
-    context.with(this.#active, () => {
-      this.#span.end();
-      this.#logger.info("http.request", {
-        requestId: this.requestId,
-        method: this.#method,
-        route,
-        ...(tenant !== undefined ? { tenant } : {}),
-        status,
-        durationMs: Math.round((performance.now() - this.#started) * 10) / 10,
-        bytes,
-      });
+    if (this.#span === null) this.#line(route, tenant, status, bytes);
+    else context.with(this.#active, this.#ended, this, route, tenant, status, bytes);
+  }
+
+  #ended(route: string, tenant: string | undefined, status: number, bytes: number | null): void {
+    this.#span?.end();
+    this.#line(route, tenant, status, bytes);
+  }
+
+  #line(route: string, tenant: string | undefined, status: number, bytes: number | null): void {
+    this.#logger.info("http.request", {
+      requestId: this.requestId,
+      method: this.#method,
+      route,
+      ...(tenant !== undefined ? { tenant } : {}),
+      status,
+      durationMs: Math.round((performance.now() - this.#started) * 10) / 10,
+      bytes,
     });
   }
 }

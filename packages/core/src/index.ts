@@ -223,6 +223,7 @@ export { type Manifest, ToolSurface } from "./surface/tool-surface";
 export { manifestBytes, manifestJson, wireTool } from "./surface/wire";
 export {
   ServiceMetrics,
+  serverSpanUnder,
   TRACER_NAME,
   TraceAttributes,
   tracedExchange,

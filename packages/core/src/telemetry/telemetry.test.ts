@@ -1,7 +1,7 @@
-import type { Histogram } from "@opentelemetry/api";
+import { context, type Histogram, isSpanContextValid, TraceFlags, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import type { HttpExchangeAnswer } from "../ports/tool-runtime";
-import { inSpan, type ServiceMetrics, tracedExchange } from "./telemetry";
+import { inSpan, type ServiceMetrics, serverSpanUnder, tracedExchange } from "./telemetry";
 
 function answerWith(status: number): HttpExchangeAnswer {
   return {
@@ -63,5 +63,24 @@ describe("tracedExchange without an SDK (untraced: the fast path)", () => {
       "ECONNREFUSED",
     );
     expect(recorded).toEqual([]);
+  });
+});
+
+describe("serverSpanUnder without an SDK", () => {
+  it("makes no span for a request that names no trace", () => {
+    expect(serverSpanUnder(context.active(), "HTTP POST", { "http.request.method": "POST" })).toBeNull();
+  });
+
+  it("keeps an incoming trace: the span carries the caller's trace id", () => {
+    const incoming = {
+      traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+      spanId: "00f067aa0ba902b7",
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    };
+    const span = serverSpanUnder(trace.setSpanContext(context.active(), incoming), "HTTP POST", {});
+    expect(span).not.toBeNull();
+    expect(isSpanContextValid(span!.spanContext())).toBe(true);
+    expect(span!.spanContext().traceId).toBe(incoming.traceId);
   });
 });

@@ -5,6 +5,7 @@
  */
 import {
   type Attributes,
+  type Context,
   type Counter,
   context,
   type Histogram,
@@ -248,6 +249,21 @@ function untracedHere(): boolean {
   const active = trace.getActiveSpan();
   if (active) return !active.isRecording() && !isSpanContextValid(active.spanContext());
   // No span active (no context manager either, without an SDK): untraced when no SDK is registered.
+  return noSdk();
+}
+
+/**
+ * A request's SERVER span under `parent` (the context its incoming headers were extracted into),
+ * or null when it would be untraced: no SDK is registered and `parent` names no trace — the span
+ * would record nothing and carry no trace, so nothing is made (the API's span, its attribute
+ * checks and a context cost ~25 µs a request on Node 20).
+ */
+export function serverSpanUnder(parent: Context, name: string, attributes: Attributes): Span | null {
+  if (noSdk() && trace.getSpanContext(parent) === undefined) return null;
+  return tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+}
+
+function noSdk(): boolean {
   const provider = trace.getTracerProvider();
   return provider instanceof ProxyTracerProvider && provider.getDelegate() === NO_SDK;
 }
