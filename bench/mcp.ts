@@ -31,7 +31,9 @@
  * Run: `npm run bench -- mcp` (or `npx tsx bench/mcp.ts`). `MCP_BENCH_ROUNDS` (default 30),
  * `MCP_BENCH_CALLS` per row and round (default 40: short turns, so that a loaded machine's swings
  * fall on every row alike), `MCP_BENCH_WARMUP` unrecorded calls per row first (default 200); `MCP_BENCH_PROFILE=<dir>` starts the service
- * with `--cpu-prof` into that directory (the profile is written when it stops); `MCP_BENCH_ROWS=<regex>`
+ * with `--cpu-prof` into that directory (the profile is written when it stops; the bare hop and the
+ * lean gateway are profiled there too); `MCP_BENCH_SERVICE_FLAGS` adds Node or V8 flags to this
+ * service's process alone (a baseline's starts without them); `MCP_BENCH_ROWS=<regex>`
  * runs the matching rows and direct only; `MCP_BENCH_BASELINE=<checkout>` adds a row for the service
  * of another checkout of this repository (its own `node_modules` in place), set up the same way,
  * and prints this service's ratio to it round by round with both CPU figures: an A/B of a change
@@ -62,6 +64,8 @@ const BUILT_IN = "this service, built-in tool";
 const LEAN = "lean JSON-RPC gateway";
 const BASELINE_BUILT_IN = "baseline service, built-in tool";
 const GOAL = 1.3;
+/** `MCP_BENCH_SERVICE_FLAGS`: Node or V8 flags this service's process starts with (`--no-flush-bytecode`, say). */
+const SERVICE_FLAGS = (process.env.MCP_BENCH_SERVICE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
 /** USER_HZ of /proc/{pid}/stat on Linux. */
 const CLOCK_TICKS = 100;
 
@@ -226,6 +230,9 @@ export async function main(): Promise<void> {
     const builtInRow = rows.findIndex((row) => row.name === BUILT_IN);
     const baselineBuiltInRow = rows.findIndex((row) => row.name === BASELINE_BUILT_IN);
     const builtInCpu = { service: 0, baseline: 0, calls: 0 };
+    // CPU of the lean gateway while its row runs: the floor's own cost of a call.
+    const leanRow = rows.findIndex((row) => row.name === LEAN);
+    const leanCpu = { used: 0, calls: 0 };
     const samples = rows.map((): number[] => []);
     const roundMedians = rows.map((): number[] => []);
     const started = Date.now();
@@ -239,7 +246,12 @@ export async function main(): Promise<void> {
         const builtInPid =
           i === builtInRow ? service.pid : baseline && i === baselineBuiltInRow ? baseline.pid : undefined;
         const builtInBefore = builtInPid === undefined ? 0 : cpuMs(builtInPid);
+        const leanBefore = i === leanRow ? cpuMs(lean.pid) : 0;
         const times = await clients[i]!.run(CALLS);
+        if (i === leanRow) {
+          leanCpu.used += cpuMs(lean.pid) - leanBefore;
+          leanCpu.calls += CALLS;
+        }
         if (builtInPid !== undefined) {
           const used = cpuMs(builtInPid) - builtInBefore;
           if (i === builtInRow) {
@@ -350,7 +362,10 @@ export async function main(): Promise<void> {
       console.log(
         `CPU per call of this service's row (user + system, /proc): the service ${(cpu.service / cpu.calls).toFixed(2)} ms ` +
           `(system ${(cpu.serviceSystem / cpu.calls).toFixed(2)} ms), ` +
-          `server-everything ${(cpu.everything / cpu.calls).toFixed(2)} ms`,
+          `server-everything ${(cpu.everything / cpu.calls).toFixed(2)} ms` +
+          (leanCpu.calls > 0
+            ? `; the lean gateway's row: the gateway ${(leanCpu.used / leanCpu.calls).toFixed(2)} ms`
+            : ""),
       );
     }
   } finally {
@@ -373,6 +388,8 @@ async function startService(
     process.execPath,
     [
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      // Node or V8 flags for this checkout's service alone (not the baseline's): an A/B of a runtime setting.
+      ...(checkout === join(HERE, "..") ? SERVICE_FLAGS : []),
       "--import",
       "tsx",
       "functions/api/node.ts",
@@ -483,9 +500,10 @@ async function spawnBuiltInProcess(base: string, auth: Record<string, string>): 
 function forkChild(
   script: string,
   args: string[],
+  profileDir?: string,
 ): Promise<{ child: ChildProcess; first: Record<string, unknown> }> {
   const child = fork(script, args, {
-    execArgv: ["--import", "tsx"],
+    execArgv: [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
@@ -503,9 +521,16 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 /** The bare pass-through proxy in a process of its own. */
 /** A peer of bench/peers forked in front of `target`: its URL once it listens, and its stop. */
-async function forkedPeer(main: string, target: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const { child, first } = await forkChild(join(HERE, "peers", main), [target]);
-  return { url: String(first.url), stop: () => stopChild(child) };
+async function forkedPeer(
+  main: string,
+  target: string,
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const { child, first } = await forkChild(
+    join(HERE, "peers", main),
+    [target],
+    process.env.MCP_BENCH_PROFILE,
+  );
+  return { url: String(first.url), pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
 /** One row's client process, connected and ready. */

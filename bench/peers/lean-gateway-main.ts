@@ -9,3 +9,5 @@ const target = process.argv[2];
 if (!target) throw new Error("usage: lean-gateway-main.ts <target url>");
 const gateway = await startLeanGateway(target);
 process.send?.({ url: gateway.url });
+// A normal exit on the parent's SIGTERM, so that `--cpu-prof` (MCP_BENCH_PROFILE) writes its profile.
+process.once("SIGTERM", () => process.exit(0));

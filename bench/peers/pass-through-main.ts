@@ -9,3 +9,5 @@ const target = process.argv[2];
 if (!target) throw new Error("usage: pass-through-main.ts <target url>");
 const proxy = await startPassThroughProxy(target);
 process.send?.({ url: proxy.url });
+// A normal exit on the parent's SIGTERM, so that `--cpu-prof` (MCP_BENCH_PROFILE) writes its profile.
+process.once("SIGTERM", () => process.exit(0));
