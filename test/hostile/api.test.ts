@@ -461,6 +461,85 @@ describe("attack suite: hostile requests", () => {
     expect(repeated).toMatchObject({ status: 400, body: { code: "invalid_format" } });
   });
 
+  it("400 requests with hostile trace and request-id headers are answered as plain ones: fresh ids, one log line each, no span", async () => {
+    const spawned = await answered(
+      await target.request(`${T}/processes`, json({ models: [], engineDefault: ["whoami"] }, reader)),
+    );
+    expect(spawned.status, JSON.stringify(spawned.body)).toBe(201);
+    const mcp = `${T}/processes/${String(spawned.body.processId)}/mcp`;
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "whoami", arguments: {} },
+    });
+    // What a caller controls of a request's telemetry: its trace context and its request id.
+    const hostile: Record<string, string>[] = [
+      {
+        traceparent: `00-${"f".repeat(4_000)}-00f067aa0ba902b7-01`,
+        "x-request-id": `id <script>\t${"x".repeat(4_000)}`,
+      },
+      {
+        traceparent: "00-00000000000000000000000000000000-0000000000000000-01",
+        tracestate: "a=".repeat(2_000),
+      },
+      {
+        traceparent: "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "x-request-id": "a".repeat(129),
+      },
+      { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "x-request-id": "lb-7.ok" },
+    ];
+    const from = target.logs.length;
+    const answers = await target.attack(
+      "400 requests (MCP fast route and Hono) with 4 KB traceparent and x-request-id, zero and bad-version traces, 4 KB tracestate (read token)",
+      () =>
+        Promise.all(
+          Array.from({ length: 400 }, async (_, i) => {
+            const headers = hostile[i % hostile.length]!;
+            const response =
+              i % 2 === 0
+                ? await target.request(mcp, {
+                    method: "POST",
+                    headers: {
+                      ...headers,
+                      "content-type": "application/json",
+                      accept: "application/json, text/event-stream",
+                    },
+                    body: call,
+                    token: reader,
+                  })
+                : await target.request(`${T}/tools`, { headers, token: reader });
+            await response.arrayBuffer();
+            return {
+              status: response.status,
+              id: response.headers.get("x-request-id"),
+              sent: headers["x-request-id"],
+            };
+          }),
+        ),
+      (result) => [...new Set(result.map((one) => one.status))].join(", "),
+    );
+    expect(new Set(answers.map((one) => one.status))).toEqual(new Set([200]));
+    for (const answer of answers) {
+      // A sane caller id is kept; any other is replaced by a fresh UUID, never echoed.
+      if (answer.sent === "lb-7.ok") expect(answer.id).toBe("lb-7.ok");
+      else expect(answer.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }
+    // One line per request, with the id it answered, once its body was sent; no SDK, so no trace.
+    const routes = new Set([
+      "/v1/tenants/:tenant/projects/:project/processes/:id/mcp",
+      "/v1/tenants/:tenant/projects/:project/tools",
+    ]);
+    const ours = () =>
+      target.logs
+        .slice(from)
+        .filter((line) => line.event === "http.request" && routes.has(String(line.route)));
+    await expect.poll(() => ours().length).toBe(400);
+    const lines = ours();
+    expect(new Set(lines.map((line) => line.requestId))).toEqual(new Set(answers.map((one) => one.id)));
+    expect(lines.filter((line) => line.traceId !== undefined)).toEqual([]);
+  });
+
   it("path parameters of 8,000 characters and a JSON body of 8,000 unknown keys are refused by the validators", async () => {
     const long = "a".repeat(8_000);
     const path = await target.attack(
