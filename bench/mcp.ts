@@ -519,7 +519,6 @@ function stopChild(child: ChildProcess): Promise<void> {
   return exited;
 }
 
-/** The bare pass-through proxy in a process of its own. */
 /** A peer of bench/peers forked in front of `target`: its URL once it listens, and its stop. */
 async function forkedPeer(
   main: string,

@@ -68,7 +68,7 @@ export class RequestTrace {
     this.requestId =
       incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const parent = propagation.extract(context.active(), headers, HEADER_GETTER);
-    const span = serverSpanUnder(parent, `HTTP ${method}`, { "http.request.method": method });
+    const span = serverSpanUnder(parent, method);
     this.#span = span;
     // A span that records nothing and names no trace (a provider's sampler said no) changes nothing
     // anything reads when active: no context is made for it either.
@@ -103,7 +103,7 @@ export class RequestTrace {
   }
 
   #ended(route: string, tenant: string | undefined, status: number, bytes: number | null): void {
-    this.#span?.end();
+    this.#span!.end();
     this.#line(route, tenant, status, bytes);
   }
 
